@@ -1,0 +1,20 @@
+"""llmjury: judge LLM systems with LLMs, as pytest tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from llmjury.cases import Case, parametrize
+from llmjury.jury import Jury, Outcome
+from llmjury.verdicts import JudgeConfig, Verdict
+
+__all__ = ["Case", "JudgeConfig", "Jury", "Outcome", "Verdict", "parametrize", "pipeline"]
+
+
+def pipeline(fn: object) -> pytest.MarkDecorator:
+    """Mark a test with the coroutine `async def fn(case, jury) -> Outcome` that judges its case.
+
+    The plugin runs these concurrently for all selected cases before tests start; the test's
+    `outcome` fixture then returns the result.
+    """
+    return pytest.mark.llmjury_pipeline.with_args(fn)

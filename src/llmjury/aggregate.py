@@ -1,0 +1,101 @@
+"""From verdict records to the summary: core counts for every family, plus each family's own
+metrics from the aggregator it registers. Pure functions of records, so a saved
+`verdicts.jsonl` can be re-aggregated without a single model call."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from llmjury.pricing import PriceTable
+from llmjury.stats import proportion
+
+Records = list[dict[str, Any]]
+
+
+@dataclass
+class Family:
+    """What a family contributes after the run: metrics, a Markdown section, extra report files."""
+
+    name: str
+    aggregate: Callable[[Records], dict[str, Any]]
+    markdown: Callable[[dict[str, Any]], str] | None = None
+    files: Callable[[dict[str, Any], Records], dict[str, str]] | None = None
+    markers: dict[str, str] = field(default_factory=dict)
+
+
+FAMILIES: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    FAMILIES[family.name] = family
+    return family
+
+
+def core_section(records: Records) -> dict[str, Any]:
+    """Counts every family shares: cases, verdicts, how many were unscored and why."""
+    valid = [r for r in records if r["valid"]]
+    reasons = Counter((r.get("error") or "").split(":")[0] for r in records if not r["valid"])
+    judges = sorted({_judge_label(r["judge"]) for r in records})
+    return {
+        "cases": len({r["case_id"] for r in records}),
+        "verdicts": len(records),
+        "valid": len(valid),
+        "invalid": len(records) - len(valid),
+        "invalid_rate": proportion(len(records) - len(valid), len(records)),
+        "invalid_reasons": dict(sorted(reasons.items())),
+        "judges": judges,
+        "judge_config": _judge_configs(records),
+        "offline": any(r["judge"]["provider"].startswith("offline") for r in records),
+    }
+
+
+def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dict[str, dict[str, float]],
+              prices: PriceTable) -> dict[str, Any]:
+    """The whole summary: run metadata, usage and cost, and a section per family that ran."""
+    by_family: dict[str, Records] = {}
+    for record in sorted(records, key=lambda r: (r["family"], r["case_id"])):
+        by_family.setdefault(record["family"], []).append(record)
+    summary: dict[str, Any] = {"run": run, "usage": usage_section(usage, prices)}
+    for name, family_records in sorted(by_family.items()):
+        section = core_section(family_records)
+        family = FAMILIES.get(name)
+        if family is not None:
+            section.update(family.aggregate(family_records))
+        summary[name] = section
+    summary["run"]["families"] = sorted(by_family)
+    summary["run"]["offline"] = all(summary[f]["offline"] for f in by_family) if by_family else True
+    return summary
+
+
+def usage_section(usage: dict[str, dict[str, float]], prices: PriceTable) -> dict[str, Any]:
+    rows: dict[str, Any] = {}
+    for provider, entry in sorted(usage.items()):
+        cost = prices.cost(provider, int(entry.get("prompt_tokens", 0)), int(entry.get("completion_tokens", 0)))
+        rows[provider] = {**entry, "cost_usd": cost}
+    known = [r["cost_usd"] for r in rows.values() if r["cost_usd"] is not None]
+    return {"providers": rows, "total_cost_usd": sum(known),
+            "unpriced": sorted(p for p, r in rows.items() if r["cost_usd"] is None)}
+
+
+def merge_usage(*ledgers: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Add up per-provider ledgers from several processes."""
+    merged: dict[str, Counter[str]] = {}
+    for ledger in ledgers:
+        for provider, entry in ledger.items():
+            merged.setdefault(provider, Counter()).update(entry)
+    return {p: dict(c) for p, c in sorted(merged.items())}
+
+
+def _judge_label(judge: dict[str, Any]) -> str:
+    return judge["provider"]
+
+
+def _judge_configs(records: Records) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for r in records:
+        key = repr(sorted(r["judge"].items()))
+        seen.setdefault(key, r["judge"])
+    return list(seen.values())

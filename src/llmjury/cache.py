@@ -1,0 +1,122 @@
+"""Response cache: one entry per (request, provider, sample index), shared by every xdist worker.
+
+SQLite in WAL mode is the store: it ships with Python, lets many processes read while one
+writes, commits each entry atomically and survives `kill -9` (a transaction is either in the
+WAL or not). Recordings shipped with the suite are JSONL shards, one entry a line, so they
+review well in a diff and load with one pass of `json.loads`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from enum import Enum
+from pathlib import Path
+
+from llmjury.chat import Sample
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS samples (
+    key TEXT PRIMARY KEY,
+    provider TEXT NOT NULL,
+    task TEXT NOT NULL,
+    request TEXT NOT NULL,
+    sample TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+class CacheMode(str, Enum):
+    """VCR-style record modes."""
+
+    REPLAY = "replay"  # never call out; a miss fails the case
+    RECORD = "record"  # call on a miss, keep what came back
+    REFRESH = "refresh"  # call again once per run, overwrite
+    OFF = "off"  # no persistent cache (the run still reuses its own answers)
+
+
+class SampleStore:
+    """Persistent key → `Sample` map; safe for concurrent processes."""
+
+    def __init__(self, path: Path, recordings: Iterable[Path] = ()) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=60000")
+        self._db.execute(SCHEMA)
+        self._recorded: dict[str, str] = {}
+        for shard in recordings:
+            self._recorded.update(_read_shard(shard))
+
+    def get(self, key: str, *, written_by: str | None = None) -> Sample | None:
+        """The stored sample, or None; with `written_by`, only entries this run wrote count."""
+        with self._lock:
+            row = self._db.execute("SELECT sample, run_id FROM samples WHERE key = ?", (key,)).fetchone()
+        if row is not None and (written_by is None or row[1] == written_by):
+            return Sample.model_validate_json(row[0])
+        if written_by is None and key in self._recorded:
+            return Sample.model_validate_json(self._recorded[key])
+        return None
+
+    def put(self, key: str, provider: str, task: str, request_json: str, sample: Sample, run_id: str) -> None:
+        """Store one successful sample; errors are never cached."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time()),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            (count,) = self._db.execute("SELECT COUNT(*) FROM samples").fetchone()
+        return count + len(self._recorded)
+
+    def export(self, destination: Path, *, run_id: str | None = None) -> int:
+        """Write the database's entries (optionally one run's) as a JSONL shard, sorted by key."""
+        query = "SELECT key, provider, task, request, sample FROM samples"
+        params: tuple[str, ...] = ()
+        if run_id is not None:
+            query += " WHERE run_id = ?"
+            params = (run_id,)
+        with self._lock:
+            rows = self._db.execute(query + " ORDER BY key", params).fetchall()
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        tmp = destination.with_suffix(destination.suffix + ".tmp")
+        with tmp.open("w", encoding="utf-8") as out:
+            for key, provider, task, request, sample in rows:
+                line = {"key": key, "provider": provider, "task": task,
+                        "request": json.loads(request), "sample": json.loads(sample)}
+                out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+        tmp.replace(destination)
+        return len(rows)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _read_shard(path: Path) -> Iterator[tuple[str, str]]:
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                yield entry["key"], json.dumps(entry["sample"])
+            except (json.JSONDecodeError, KeyError) as exc:
+                raise ValueError(f"{path}:{number}: not a recording entry ({exc})") from exc
+
+
+def shards(directory: Path | None) -> list[Path]:
+    """Every `*.jsonl` recording under `directory`, in a stable order."""
+    if directory is None or not directory.is_dir():
+        return []
+    return sorted(directory.rglob("*.jsonl"))

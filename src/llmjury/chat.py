@@ -1,0 +1,120 @@
+"""The provider-neutral shape of one chat call: what we ask (`ChatRequest`) and what comes back (`Completion`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant"]
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    role: Role
+    content: str
+
+
+class ChatRequest(BaseModel):
+    """Everything that determines a response; its canonical JSON is the cache key."""
+
+    model_config = ConfigDict(frozen=True)
+    messages: tuple[Message, ...]
+    n: int = Field(default=1, ge=1)
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    logprobs: bool = False
+    top_logprobs: int | None = None
+    json_schema: dict[str, Any] | None = None
+    schema_name: str | None = None
+    # Which prompt produced the messages (template path + content hash); the offline
+    # provider dispatches on it and reports quote it, so it is part of the key too.
+    task: str = ""
+
+    def sample_key(self, provider_spec: str, sample_index: int) -> str:
+        """Content hash of this request's `sample_index`-th sample from one provider."""
+        payload = self.model_dump(mode="json", exclude={"n"})
+        payload["provider"] = provider_spec
+        payload["sample_index"] = sample_index
+        canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+    def with_n(self, n: int) -> ChatRequest:
+        return self.model_copy(update={"n": n})
+
+
+def chat(*turns: tuple[Role, str], **params: Any) -> ChatRequest:
+    """Build a request from (role, text) pairs; a convenience for pipelines and tests."""
+    return ChatRequest(messages=tuple(Message(role=r, content=c) for r, c in turns), **params)
+
+
+class TopLogprob(BaseModel):
+    token: str
+    logprob: float
+
+
+class TokenLogprob(BaseModel):
+    token: str
+    logprob: float
+    top: list[TopLogprob] = Field(default_factory=list)
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+class Sample(BaseModel):
+    """One generated alternative; samples are cached one by one under their sample index."""
+
+    text: str
+    finish_reason: str | None = None
+    refusal: str | None = None
+    logprobs: list[TokenLogprob] | None = None
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+
+
+class Completion(BaseModel):
+    """The n samples answering one request, with where each came from."""
+
+    provider: str
+    samples: list[Sample]
+    cached: list[bool]
+
+    @property
+    def text(self) -> str:
+        return self.samples[0].text
+
+    @property
+    def texts(self) -> list[str]:
+        return [s.text for s in self.samples]
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for sample in self.samples:
+            total = total + sample.usage
+        return total
+
+    @property
+    def fresh_usage(self) -> Usage:
+        """Tokens actually paid for in this call (cache hits cost nothing)."""
+        total = Usage()
+        for sample, hit in zip(self.samples, self.cached, strict=True):
+            if not hit:
+                total = total + sample.usage
+        return total
+
+    @property
+    def latency_s(self) -> float:
+        return max((s.latency_s for s in self.samples), default=0.0)

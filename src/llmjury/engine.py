@@ -1,0 +1,195 @@
+"""The engine: every LLM call of a process goes through here.
+
+It owns one asyncio loop on a background thread, so any number of calls can be in flight
+while pytest itself stays synchronous: the planner submits all collected cases at once,
+and a test submits its own pipeline and waits. The engine layers, in order: the run's own
+memory of answers, the persistent cache, de-duplication of identical in-flight requests,
+per-provider limits, and retries. Only successful samples are cached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import defaultdict
+from collections.abc import Coroutine
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from llmjury.cache import CacheMode, SampleStore
+from llmjury.chat import ChatRequest, Completion, Sample
+from llmjury.errors import CacheMissError, PermanentProviderError
+from llmjury.limits import Limiter, estimate_tokens
+from llmjury.providers import Provider, resolve
+from llmjury.retry import with_retries
+from llmjury.settings import Settings
+
+T = TypeVar("T")
+
+
+@dataclass
+class ProviderLedger:
+    """What one provider cost this process: the figures behind the usage table in reports."""
+
+    calls: int = 0
+    fresh_samples: int = 0
+    cached_samples: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    failures: int = 0
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(self.__dict__)
+
+
+class Engine:
+    def __init__(self, settings: Settings, store: SampleStore | None, run_id: str) -> None:
+        self.settings = settings
+        self.store = store
+        self.run_id = run_id
+        self.ledger: dict[str, ProviderLedger] = defaultdict(ProviderLedger)
+        self._providers: dict[str, Provider] = {}
+        self._limiters: dict[str, Limiter] = {}
+        self._memory: dict[str, Sample] = {}
+        self._inflight: dict[tuple[str, str, int], asyncio.Future[Completion]] = {}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="llmjury-engine", daemon=True)
+        self._thread.start()
+
+    # -- bridging pytest's synchronous world -------------------------------------------------
+    def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        """Schedule a coroutine on the engine loop from any thread."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run a coroutine on the engine loop and wait for its result."""
+        return self.submit(coro).result()
+
+    def close(self) -> None:
+        async def shutdown() -> None:
+            for provider in self._providers.values():
+                await provider.aclose()
+
+        if self._thread.is_alive():
+            self.run(shutdown())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)
+        if self.store is not None:
+            self.store.close()
+
+    # -- calls ---------------------------------------------------------------------------------
+    def provider(self, spec: str) -> Provider:
+        if spec not in self._providers:
+            self._providers[spec] = resolve(spec)
+        return self._providers[spec]
+
+    async def complete(self, spec: str, request: ChatRequest) -> Completion:
+        """n samples for `request` from the provider `spec` names, cached one by one."""
+        provider = self.provider(spec)
+        flight = (provider.name, request.sample_key(provider.name, 0), request.n)
+        if flight in self._inflight:
+            return await asyncio.shield(self._inflight[flight])
+        future: asyncio.Future[Completion] = self._loop.create_future()
+        self._inflight[flight] = future
+        try:
+            result = await self._complete(provider, request)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiting callers re-raise it themselves
+            raise
+        else:
+            future.set_result(result)
+            return result
+        finally:
+            del self._inflight[flight]
+
+    async def _complete(self, provider: Provider, request: ChatRequest) -> Completion:
+        keys = [request.sample_key(provider.name, i) for i in range(request.n)]
+        found: dict[int, Sample] = {}
+        cached: dict[int, bool] = {}
+        for index, key in enumerate(keys):
+            sample = self._lookup(provider, key)
+            if sample is not None:
+                found[index], cached[index] = sample, True
+        missing = [i for i in range(request.n) if i not in found]
+        ledger = self.ledger[provider.name]
+        ledger.cached_samples += request.n - len(missing)
+        if missing and provider.cacheable and self.settings.cache_mode is CacheMode.REPLAY:
+            raise CacheMissError(
+                f"--llm-cache replay: no recorded response from {provider.name} for prompt "
+                f"{request.task or '(untemplated)'} sample(s) {missing} (key {keys[missing[0]][:16]}); "
+                "run once with --llm-cache record to record it"
+            )
+        if missing:
+            fresh = await self._call(provider, request, len(missing))
+            request_json = request.model_dump_json()
+            for index, sample in zip(missing, fresh, strict=True):
+                found[index], cached[index] = sample, False
+                if sample.refusal is None:
+                    self._remember(provider, keys[index], request, request_json, sample)
+        return Completion(
+            provider=provider.name,
+            samples=[found[i] for i in range(request.n)],
+            cached=[cached[i] for i in range(request.n)],
+        )
+
+    def _lookup(self, provider: Provider, key: str) -> Sample | None:
+        if key in self._memory:
+            return self._memory[key]
+        mode = self.settings.cache_mode
+        if self.store is None or not provider.cacheable or mode is CacheMode.OFF:
+            return None
+        # refresh: an entry counts only if this very run wrote it (another worker may have).
+        return self.store.get(key, written_by=self.run_id if mode is CacheMode.REFRESH else None)
+
+    def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
+                  sample: Sample) -> None:
+        self._memory[key] = sample
+        if self.store is not None and provider.cacheable and self.settings.cache_mode is not CacheMode.OFF:
+            self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
+
+    async def _call(self, provider: Provider, request: ChatRequest, n: int) -> list[Sample]:
+        """Fetch n fresh samples, in as many calls as the provider's per-call limit needs."""
+        limiter = self._limiter(provider)
+        chunks = [min(provider.max_samples_per_call, n - start)
+                  for start in range(0, n, provider.max_samples_per_call)]
+        ledger = self.ledger[provider.name]
+
+        async def one(size: int) -> list[Sample]:
+            async def attempt() -> list[Sample]:
+                async with limiter.slot(estimate_tokens(request, size)):
+                    ledger.calls += 1
+                    return await provider.generate(request, size)
+
+            try:
+                samples = await with_retries(
+                    attempt,
+                    attempts=self.settings.retry_attempts,
+                    base_wait=self.settings.retry_base_wait,
+                    max_wait=self.settings.retry_max_wait,
+                )
+            except Exception:
+                ledger.failures += 1
+                raise
+            if len(samples) != size:
+                raise PermanentProviderError(provider.name, f"returned {len(samples)} samples, asked {size}")
+            for sample in samples:
+                ledger.fresh_samples += 1
+                ledger.prompt_tokens += sample.usage.prompt_tokens
+                ledger.completion_tokens += sample.usage.completion_tokens
+                ledger.latency_s += sample.latency_s
+            return samples
+
+        parts = await asyncio.gather(*(one(size) for size in chunks))
+        return [sample for part in parts for sample in part]
+
+    def _limiter(self, provider: Provider) -> Limiter:
+        if provider.name not in self._limiters:
+            self._limiters[provider.name] = Limiter(self.settings.limit_for(provider.name))
+        return self._limiters[provider.name]
+
+    def ledger_dict(self) -> dict[str, dict[str, float]]:
+        """Plain JSON-able usage per provider, for xdist's workeroutput and reports."""
+        return {name: entry.as_dict() for name, entry in sorted(self.ledger.items())}

@@ -1,0 +1,55 @@
+"""Exceptions that say which item failed, why, and what to do about it."""
+
+from __future__ import annotations
+
+
+class LLMJuryError(Exception):
+    """Base class for every error llmjury raises on purpose."""
+
+
+class ConfigError(LLMJuryError):
+    """A provider spec, option or gate that cannot be understood."""
+
+
+class DatasetError(LLMJuryError):
+    """A dataset file or record that does not have the expected shape."""
+
+    def __init__(self, source: str, item: str | int | None, cause: str) -> None:
+        where = f"{source}" if item is None else f"{source} [item {item}]"
+        super().__init__(f"{where}: {cause}")
+        self.source, self.item, self.cause = source, item, cause
+
+
+class ProviderError(LLMJuryError):
+    """A call that did not produce a response."""
+
+    def __init__(self, provider: str, cause: str, *, status: int | None = None) -> None:
+        super().__init__(f"{provider}: {cause}")
+        self.provider, self.cause, self.status = provider, cause, status
+
+
+class TransientProviderError(ProviderError):
+    """Worth retrying: rate limits, server errors, timeouts, dropped connections."""
+
+    def __init__(
+        self, provider: str, cause: str, *, status: int | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(provider, cause, status=status)
+        self.retry_after = retry_after
+
+
+class PermanentProviderError(ProviderError):
+    """Not worth retrying: bad requests, auth failures, content refusals."""
+
+
+class CacheMissError(LLMJuryError):
+    """`--llm-cache replay` found no recorded response for a request."""
+
+
+class JudgeParseError(LLMJuryError):
+    """A judge answer that does not contain a decision the parser can read."""
+
+    def __init__(self, parser: str, raw: str, cause: str) -> None:
+        snippet = raw if len(raw) <= 200 else raw[:200] + "…"
+        super().__init__(f"{parser}: {cause}; judge said {snippet!r}")
+        self.parser, self.raw, self.cause = parser, raw, cause

@@ -1,0 +1,13 @@
+"""Evaluation families. Each registers its aggregator, report sections and markers on import."""
+
+from __future__ import annotations
+
+import importlib
+
+FAMILY_MODULES: tuple[str, ...] = ()
+
+
+def load() -> None:
+    """Import every family so its aggregator and markers are known before collection."""
+    for module in FAMILY_MODULES:
+        importlib.import_module(module)

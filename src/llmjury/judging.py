@@ -1,0 +1,103 @@
+"""Asking a judge k times and reading its answers, without ever losing an answer.
+
+Runs that share one request are samples 0..m-1 of it, so k runs of a judge are k distinct
+cached samples, never one sample replayed k times. An answer the parser cannot read is asked
+again as the next unused sample index (so the retry is cached too); a run that still fails,
+or a refused or failed call, comes back as an unscored answer carrying the raw text and cause.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from llmjury.chat import ChatRequest, Usage
+from llmjury.errors import JudgeParseError, ProviderError
+from llmjury.jury import Jury
+
+
+@dataclass
+class JudgeAnswer:
+    """One run's answer: the parsed decision, or None with the reason it is unscored."""
+
+    raw: str
+    parsed: Any | None
+    error: str | None = None
+    cached: bool = False
+    attempts: int = 1
+
+    @property
+    def scored(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class JudgeRuns:
+    answers: list[JudgeAnswer]
+    provider: str
+    usage: Usage
+    latency_s: float
+
+    @property
+    def raw(self) -> list[str]:
+        return [a.raw for a in self.answers]
+
+    @property
+    def cached(self) -> bool:
+        return all(a.cached for a in self.answers)
+
+
+async def ask_judge(
+    jury: Jury,
+    family: str,
+    requests: Sequence[ChatRequest],
+    parse: Callable[[str], Any],
+    *,
+    role: str = "judge",
+    retries: int | None = None,
+) -> JudgeRuns:
+    """One answer per request (a run); equal requests become distinct samples of one request."""
+    retries = jury.settings.parse_retries if retries is None else retries
+    provider = jury.spec(role, family)
+    answers: list[JudgeAnswer | None] = [None] * len(requests)
+    usage, latency = Usage(), 0.0
+    groups: dict[str, list[int]] = {}
+    for run, request in enumerate(requests):
+        groups.setdefault(request.sample_key(provider, 0), []).append(run)
+
+    for runs in groups.values():
+        request = requests[runs[0]]
+        index_of = {run: position for position, run in enumerate(runs)}
+        next_index = len(runs)
+        pending = list(runs)
+        for round_ in range(retries + 1):
+            need = max(index_of[run] for run in pending) + 1
+            try:
+                completion = await jury.engine.complete(provider, request.with_n(need))
+            except ProviderError as exc:
+                for run in pending:
+                    answers[run] = JudgeAnswer(raw="", parsed=None, error=f"call failed: {exc}")
+                break
+            latency = max(latency, completion.latency_s)
+            still: list[int] = []
+            for run in pending:
+                sample = completion.samples[index_of[run]]
+                usage = usage + sample.usage
+                cached = completion.cached[index_of[run]]
+                if sample.refusal is not None:
+                    answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=f"refused: {sample.refusal}",
+                                               cached=cached, attempts=round_ + 1)
+                    continue
+                try:
+                    answers[run] = JudgeAnswer(raw=sample.text, parsed=parse(sample.text), cached=cached,
+                                               attempts=round_ + 1)
+                except JudgeParseError as exc:
+                    answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=f"unparseable: {exc.cause}",
+                                               cached=cached, attempts=round_ + 1)
+                    index_of[run], next_index = next_index, next_index + 1
+                    still.append(run)
+            pending = still
+            if not pending:
+                break
+    return JudgeRuns(answers=[a for a in answers if a is not None], provider=provider, usage=usage, latency_s=latency)

@@ -1,0 +1,54 @@
+"""What a family pipeline sees: roles resolved to providers, prompts, and cached calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from llmjury.chat import ChatRequest, Completion, Message
+from llmjury.engine import Engine
+from llmjury.pricing import PriceTable
+from llmjury.prompts import PromptLibrary, RenderedPrompt
+from llmjury.settings import Settings
+from llmjury.verdicts import Verdict
+
+
+@dataclass
+class Outcome:
+    """What a pipeline returns for one case: its verdicts and whatever the test wants to inspect."""
+
+    verdicts: list[Verdict]
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> Verdict:
+        if len(self.verdicts) != 1:
+            raise ValueError(f"outcome holds {len(self.verdicts)} verdicts; use .verdicts")
+        return self.verdicts[0]
+
+
+class Jury:
+    def __init__(self, engine: Engine, settings: Settings, prompts: PromptLibrary, prices: PriceTable) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.prompts = prompts
+        self.prices = prices
+
+    def spec(self, role: str, family: str) -> str:
+        return self.settings.provider_for(role, family)
+
+    def render(self, template: str, **variables: Any) -> RenderedPrompt:
+        return self.prompts.render(template, **variables)
+
+    def request(self, prompt: RenderedPrompt, *, system: RenderedPrompt | None = None, **params: Any) -> ChatRequest:
+        """A one-turn request (optionally with a system prompt) stamped with its template."""
+        messages = [Message(role="user", content=prompt.text)]
+        if system is not None:
+            messages.insert(0, Message(role="system", content=system.text))
+        return ChatRequest(messages=tuple(messages), task=prompt.task, **params)
+
+    async def complete(self, role: str, family: str, request: ChatRequest) -> Completion:
+        return await self.engine.complete(self.spec(role, family), request)
+
+    def cost(self, provider: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+        return self.prices.cost(provider, prompt_tokens, completion_tokens)

@@ -1,0 +1,70 @@
+"""Per-provider concurrency and rate limits.
+
+aiolimiter's leaky bucket does requests- and tokens-per-minute: it is small, asyncio-native
+and maintained, and a token budget is just `acquire(amount)` on a second bucket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from aiolimiter import AsyncLimiter
+
+from llmjury.chat import ChatRequest
+from llmjury.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """Limits for one provider: concurrent calls, requests per minute, tokens per minute."""
+
+    concurrency: int
+    rpm: float | None = None
+    tpm: float | None = None
+
+    @classmethod
+    def parse(cls, text: str, default_concurrency: int) -> tuple[str, RateLimit]:
+        """Parse an ini line `openai:gpt-4o-mini rpm=500 tpm=200000 concurrency=32`."""
+        spec, *fields = text.split()
+        values: dict[str, float] = {}
+        for field in fields:
+            key, _, raw = field.partition("=")
+            if key not in {"rpm", "tpm", "concurrency"}:
+                raise ConfigError(f"rate limit {text!r}: unknown field {key!r} (use rpm, tpm, concurrency)")
+            try:
+                values[key] = float(raw)
+            except ValueError as exc:
+                raise ConfigError(f"rate limit {text!r}: {key} must be a number") from exc
+        return spec, cls(
+            concurrency=int(values.get("concurrency", default_concurrency)),
+            rpm=values.get("rpm"),
+            tpm=values.get("tpm"),
+        )
+
+
+def estimate_tokens(request: ChatRequest, n: int) -> int:
+    """A cheap upper-ish estimate (4 characters a token) for the tokens-per-minute bucket."""
+    prompt = sum(len(m.content) for m in request.messages) // 4 + 1
+    return prompt + n * (request.max_tokens or 256)
+
+
+class Limiter:
+    """Gates calls to one provider; must be created on the loop that uses it."""
+
+    def __init__(self, limit: RateLimit) -> None:
+        self.limit = limit
+        self._slots = asyncio.Semaphore(limit.concurrency)
+        self._requests = AsyncLimiter(limit.rpm, 60) if limit.rpm else None
+        self._tokens = AsyncLimiter(limit.tpm, 60) if limit.tpm else None
+
+    @contextlib.asynccontextmanager
+    async def slot(self, tokens: int) -> AsyncIterator[None]:
+        if self._requests is not None:
+            await self._requests.acquire()
+        if self._tokens is not None:
+            await self._tokens.acquire(min(tokens, self.limit.tpm or tokens))
+        async with self._slots:
+            yield

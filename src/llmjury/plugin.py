@@ -1,0 +1,331 @@
+"""The pytest plugin: options, the planning phase, verdict transport across xdist, reports, gates.
+
+Roles are decided once: an xdist worker plans and runs tests and ships verdicts on its test
+reports (and its usage ledger in `workeroutput`); the controller, or the only process under
+`-n 0`, collects verdicts from `pytest_runtest_logreport` and writes reports in
+`pytest_sessionfinish`. Both paths share one collector and one report writer.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.register_assert_rewrite("llmjury.assertions")
+
+from llmjury import aggregate, families  # noqa: E402  (families register their aggregators)
+from llmjury.cache import CacheMode, SampleStore, shards  # noqa: E402
+from llmjury.cases import Case  # noqa: E402
+from llmjury.engine import Engine  # noqa: E402
+from llmjury.errors import ConfigError  # noqa: E402
+from llmjury.gates import Gate, GateResult  # noqa: E402
+from llmjury.jury import Jury, Outcome  # noqa: E402
+from llmjury.limits import RateLimit  # noqa: E402
+from llmjury.planner import Pipeline, Planner, in_share, work_key  # noqa: E402
+from llmjury.pricing import PriceTable  # noqa: E402
+from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
+from llmjury.reports import terminal_lines, write_run  # noqa: E402
+from llmjury.settings import Settings, parse_roles  # noqa: E402
+from llmjury.verdicts import Verdict  # noqa: E402
+
+PIPELINE_MARK = "llmjury_pipeline"
+VERDICTS = pytest.StashKey[list[dict[str, Any]]]()
+GATE_FAILED_EXIT = 6
+GATE_INCONCLUSIVE_EXIT = 7
+
+families.load()
+
+
+# -- options --------------------------------------------------------------------------------------
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("llmjury", "judging LLM systems with LLMs")
+    group.addoption("--llm-judge", help="judge provider spec, e.g. openai:gpt-4o-mini (default: offline)")
+    group.addoption("--llm-role", action="append", default=[], metavar="ROLE=SPEC",
+                    help="provider for a role, optionally per family: candidate=http:..., socratic.judge=gemini:...")
+    group.addoption("--llm-cache", choices=[m.value for m in CacheMode], help="cache mode (default: record)")
+    group.addoption("--llm-cache-path", help="SQLite cache file (default: .llmjury/cache.sqlite)")
+    group.addoption("--llm-concurrency", type=int, help="calls in flight per provider per process (default 16)")
+    group.addoption("--llm-runs", type=int, help="judge runs per case for majority verdicts (default 3)")
+    group.addoption("--llm-seed", type=int, help="seed for data generation, sampling and bootstraps (default 0)")
+    group.addoption("--llm-sample", type=int, help="run a seeded random subset of N cases")
+    group.addoption("--llm-gate", action="append", default=[], metavar="EXPR",
+                    help="threshold checked at session end, e.g. 'socratic.win_rate>=0.55'")
+    group.addoption("--llm-gate-uncertain", choices=["pass", "inconclusive"],
+                    help="a gate whose interval straddles its threshold: decide on the point estimate "
+                         "(pass, default) or report inconclusive (exit 7)")
+    group.addoption("--llm-reports", help="reports directory (default: reports)")
+    group.addoption("--llm-no-plan", action="store_true", default=False,
+                    help="skip the concurrent planning phase; each test makes its own calls")
+    parser.addini("llm_judge", "judge provider spec")
+    parser.addini("llm_roles", "ROLE=SPEC lines", type="linelist", default=[])
+    parser.addini("llm_cache", "cache mode: replay, record, refresh, off")
+    parser.addini("llm_cache_path", "SQLite cache file")
+    parser.addini("llm_recordings", "directory of JSONL recordings shipped with the suite")
+    parser.addini("llm_prompts", "directory of prompt templates that shadow the bundled ones")
+    parser.addini("llm_reports", "reports directory")
+    parser.addini("llm_concurrency", "calls in flight per provider per process")
+    parser.addini("llm_rate_limits", "lines 'SPEC rpm=N tpm=N concurrency=N'", type="linelist", default=[])
+    parser.addini("llm_retry_attempts", "attempts for transient provider errors (default 4)")
+    parser.addini("llm_judge_runs", "judge runs per case (default 3)")
+    parser.addini("llm_seed", "seed (default 0)")
+    parser.addini("llm_gates", "gates checked at session end", type="linelist", default=[])
+    parser.addini("llm_gate_uncertain", "pass or inconclusive")
+    parser.addini("llm_prices", "TOML price table overriding the bundled one")
+    parser.addini("llm_openai_base_url", "base URL for openai: providers when OPENAI_BASE_URL is unset")
+    parser.addini("llm_gemini_base_url", "base URL for gemini: providers when GOOGLE_GEMINI_BASE_URL is unset")
+
+
+def resolve_settings(config: pytest.Config) -> Settings:
+    """One place where command line, ini and defaults meet."""
+
+    def pick(option: str, ini: str) -> Any:
+        value = config.getoption(option)
+        return value if value not in (None, [], "") else (config.getini(ini) or None)
+
+    def path(value: str | None, default: str) -> Path:
+        raw = Path(value or default)
+        return raw if raw.is_absolute() else config.rootpath / raw
+
+    concurrency = int(pick("llm_concurrency", "llm_concurrency") or 16)
+    limits = dict(RateLimit.parse(line, concurrency) for line in config.getini("llm_rate_limits"))
+    recordings = config.getini("llm_recordings")
+    prompts = config.getini("llm_prompts")
+    prices = config.getini("llm_prices")
+    return Settings(
+        judge=pick("llm_judge", "llm_judge") or "offline",
+        roles=parse_roles(list(config.getini("llm_roles")) + list(config.getoption("llm_role"))),
+        cache_mode=CacheMode(pick("llm_cache", "llm_cache") or "record"),
+        cache_path=path(pick("llm_cache_path", "llm_cache_path"), ".llmjury/cache.sqlite"),
+        recordings=path(recordings, "") if recordings else None,
+        prompts=path(prompts, "") if prompts else None,
+        reports=path(pick("llm_reports", "llm_reports"), "reports"),
+        concurrency=concurrency,
+        rate_limits=limits,
+        retry_attempts=int(config.getini("llm_retry_attempts") or 4),
+        judge_runs=int(pick("llm_runs", "llm_judge_runs") or 3),
+        seed=int(pick("llm_seed", "llm_seed") or 0),
+        sample=config.getoption("llm_sample"),
+        gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
+        gate_uncertain=pick("llm_gate_uncertain", "llm_gate_uncertain") or "pass",
+        prices=path(prices, "") if prices else None,
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{PIPELINE_MARK}(pipeline): the coroutine that turns a case into verdicts")
+    for family in aggregate.FAMILIES.values():
+        config.addinivalue_line("markers", f"{family.name}: cases of the {family.name} family")
+        for name, description in family.markers.items():
+            config.addinivalue_line("markers", f"{name}: {description}")
+    for variable, ini in (("OPENAI_BASE_URL", "llm_openai_base_url"), ("GOOGLE_GEMINI_BASE_URL", "llm_gemini_base_url")):
+        if config.getini(ini) and not os.environ.get(variable):
+            os.environ[variable] = config.getini(ini)
+    try:
+        settings = resolve_settings(config)
+        gates = [Gate.parse(text) for text in settings.gates]
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    session = JurySession(config, settings, gates)
+    config.pluginmanager.register(session, "llmjury-session")
+    if config.pluginmanager.hasplugin("xdist") and not session.is_worker:
+        config.pluginmanager.register(XdistController(session), "llmjury-xdist")
+
+
+# -- fixtures --------------------------------------------------------------------------------------
+@pytest.fixture
+def jury(request: pytest.FixtureRequest) -> Jury:
+    """The pipeline context: providers by role, prompts, cached calls."""
+    return request.config.pluginmanager.get_plugin("llmjury-session").jury
+
+
+@pytest.fixture
+def case(request: pytest.FixtureRequest) -> Case:
+    """The case a test was parametrized with by `llmjury.parametrize`."""
+    return request.param
+
+
+@pytest.fixture
+def record_verdict(request: pytest.FixtureRequest) -> Any:
+    """Attach a verdict to this test's report, to be merged and aggregated at session end."""
+
+    def record(verdict: Verdict) -> None:
+        request.node.stash.setdefault(VERDICTS, []).append(verdict.record())
+
+    return record
+
+
+@pytest.fixture
+def outcome(request: pytest.FixtureRequest, case: Case, record_verdict: Any) -> Outcome:
+    """The outcome of this test's pipeline on its `case`, with its verdicts already recorded."""
+    marker = request.node.get_closest_marker(PIPELINE_MARK)
+    if marker is None:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: the `outcome` fixture needs @llmjury.pipeline(...) and a `case` "
+            "parameter from llmjury.parametrize(...)")
+    session: JurySession = request.config.pluginmanager.get_plugin("llmjury-session")
+    result = session.planner.outcome(marker.args[0], case)
+    for verdict in result.verdicts:
+        record_verdict(verdict)
+    return result
+
+
+# -- the session ---------------------------------------------------------------------------------
+class JurySession:
+    def __init__(self, config: pytest.Config, settings: Settings, gates: list[Gate]) -> None:
+        self.config = config
+        self.settings = settings
+        self.gates = gates
+        self.is_worker = hasattr(config, "workerinput")
+        if self.is_worker:
+            self.run_id = config.workerinput["llmjury_run_id"]
+            self.worker_index = int(config.workerinput["workerid"].lstrip("gw") or 0)
+            self.worker_count = int(config.workerinput["workercount"])
+        else:
+            self.run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+            self.worker_index, self.worker_count = 0, 1
+        self.started = time.time()
+        self.records: dict[str, list[dict[str, Any]]] = {}
+        self.worker_ledgers: list[dict[str, dict[str, float]]] = []
+        self.workers = 0
+        self._jury: Jury | None = None
+        self._planner: Planner | None = None
+        self.summary_lines: list[str] = []
+
+    # lazily built so a session with no llmjury tests opens no cache and starts no thread
+    @property
+    def jury(self) -> Jury:
+        if self._jury is None:
+            settings = self.settings
+            store = None
+            if settings.cache_mode is not CacheMode.OFF:
+                store = SampleStore(settings.cache_path, shards(settings.recordings))
+            prompts = PromptLibrary([settings.prompts] if settings.prompts else [])
+            use_library(prompts)
+            self._jury = Jury(Engine(settings, store, self.run_id), settings, prompts,
+                              PriceTable.load(settings.prices))
+        return self._jury
+
+    @property
+    def planner(self) -> Planner:
+        if self._planner is None:
+            self._planner = Planner(self.jury)
+        return self._planner
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """`--llm-sample N`: keep a seeded random subset of the case tests (same on every worker)."""
+        if self.settings.sample is None:
+            return
+        cased = [item for item in items if _case_of(item) is not None]
+        rng = random.Random(self.settings.seed)
+        keep = set(rng.sample(sorted(i.nodeid for i in cased), min(self.settings.sample, len(cased))))
+        dropped = [i for i in cased if i.nodeid not in keep]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = [i for i in items if i.nodeid in keep or _case_of(i) is None]
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if self.config.getoption("llm_no_plan") or self.config.getoption("collectonly"):
+            return
+        work: list[tuple[Pipeline, Case]] = []
+        for item in session.items:
+            marker, case = item.get_closest_marker(PIPELINE_MARK), _case_of(item)
+            if marker is not None and case is not None:
+                pipeline = marker.args[0]
+                if in_share(work_key(pipeline, case), self.worker_index, self.worker_count):
+                    work.append((pipeline, case))
+        if work:
+            self.planner.plan(work)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report = yield
+        if report.when == "teardown":
+            # Only the teardown report carries verdicts, so nothing is counted twice.
+            report.llmjury_verdicts = list(item.stash.get(VERDICTS, []))
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.is_worker or report.when != "teardown":
+            return
+        verdicts = getattr(report, "llmjury_verdicts", None)
+        if verdicts:
+            self.records[report.nodeid] = verdicts  # a rerun replaces, never adds
+
+    def all_records(self) -> list[dict[str, Any]]:
+        return [r for nodeid in sorted(self.records) for r in self.records[nodeid]]
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        ledger = self._jury.engine.ledger_dict() if self._jury is not None else {}
+        if self.is_worker:
+            self.config.workeroutput["llmjury_ledger"] = ledger
+            return
+        records = self.all_records()
+        if not records and not any([ledger, *self.worker_ledgers]):
+            return
+        usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
+        summary = aggregate.summarize(records, self.run_info(), usage, PriceTable.load(self.settings.prices))
+        results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
+        run_dir = write_run(self.settings.reports, summary, records, results)
+        self.summary_lines = terminal_lines(summary, results, run_dir)
+        if session.exitstatus == 0:
+            session.exitstatus = gate_exit_status(results)
+
+    def run_info(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "id": self.run_id, "started": _iso(self.started), "finished": _iso(time.time()),
+            "judge": s.judge, "roles": s.roles, "cache_mode": s.cache_mode.value, "seed": s.seed,
+            "judge_runs": s.judge_runs, "sample": s.sample, "workers": self.workers or 1,
+            "args": list(self.config.invocation_params.args),
+        }
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.summary_lines:
+            terminalreporter.section("llmjury")
+            for line in self.summary_lines:
+                terminalreporter.write_line(line)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._jury is not None:
+            self._jury.engine.close()
+
+
+class XdistController:
+    """Registered only when xdist is installed, so its hooks are never 'unknown'."""
+
+    def __init__(self, session: JurySession) -> None:
+        self.session = session
+
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput["llmjury_run_id"] = self.session.run_id
+        self.session.workers += 1
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", None) or {}  # a crashed worker has none
+        if "llmjury_ledger" in output:
+            self.session.worker_ledgers.append(output["llmjury_ledger"])
+
+
+def gate_exit_status(results: list[GateResult]) -> int:
+    """Exit 6 when a gate fails, 7 when none fails but one is inconclusive, else 0."""
+    if any(r.status == "fail" for r in results):
+        return GATE_FAILED_EXIT
+    if any(r.status == "inconclusive" for r in results):
+        return GATE_INCONCLUSIVE_EXIT
+    return 0
+
+
+def _case_of(item: pytest.Item) -> Case | None:
+    case = getattr(getattr(item, "callspec", None), "params", {}).get("case")
+    return case if isinstance(case, Case) else None
+
+
+def _iso(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(timestamp))

@@ -1,0 +1,76 @@
+"""Prompt templates live in files under `prompts/`; code only renders them.
+
+Jinja2 is the renderer because it is the templating library Python projects already know,
+it fails loudly on missing variables (StrictUndefined), and a project can shadow any bundled
+prompt by putting a file with the same relative path in its own prompts directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+BUNDLED_PROMPTS = Path(__file__).with_name("prompts")
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    """A rendered template plus the identity of the template that produced it."""
+
+    name: str
+    version: str
+    text: str
+
+    @property
+    def task(self) -> str:
+        """`name@version`: stamped on requests so caches and reports know the exact prompt."""
+        return f"{self.name}@{self.version}"
+
+
+class PromptLibrary:
+    """Finds templates in the project's prompt directories first, then in the bundled ones."""
+
+    def __init__(self, directories: Sequence[Path] = ()) -> None:
+        search = [str(d) for d in directories if d.is_dir()]
+        if BUNDLED_PROMPTS.is_dir() and str(BUNDLED_PROMPTS) not in search:
+            search.append(str(BUNDLED_PROMPTS))
+        self._env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(search),
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=False,
+            autoescape=False,
+        )
+
+    def source(self, name: str) -> str:
+        """The raw template text, for hashing and for snapshot review."""
+        src, _, _ = self._env.loader.get_source(self._env, name)  # type: ignore[union-attr]
+        return src
+
+    def version(self, name: str) -> str:
+        return hashlib.sha256(self.source(name).encode()).hexdigest()[:12]
+
+    def render(self, name: str, **variables: Any) -> RenderedPrompt:
+        """Render `name` with `variables`; a missing variable raises instead of rendering blank."""
+        template = self._env.get_template(name)
+        return RenderedPrompt(name=name, version=self.version(name), text=template.render(**variables))
+
+
+_default: PromptLibrary | None = None
+
+
+def library() -> PromptLibrary:
+    """The process-wide library; the plugin replaces it with one that knows the project's dirs."""
+    global _default
+    if _default is None:
+        _default = PromptLibrary()
+    return _default
+
+
+def use_library(lib: PromptLibrary) -> None:
+    global _default
+    _default = lib

@@ -1,0 +1,5 @@
+"""Providers turn a `ChatRequest` into samples; `resolve` builds one from a spec string."""
+
+from llmjury.providers.base import Provider, ProviderSpec, resolve
+
+__all__ = ["Provider", "ProviderSpec", "resolve"]

@@ -1,0 +1,74 @@
+"""`http:<url>`: a system under test that is a plain HTTP service, such as a tutor server.
+
+Options: `body=<template>` names a prompt template that renders the JSON request body from
+`messages` (list of {role, content}), `history` (the dialogue as text) and `last` (the last
+message); without it the body is `{"messages": [...]}`. `reply=<dotted.path>` picks the reply
+text out of the JSON answer (default `reply`; list indices are numbers: `choices.0.text`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import httpx2
+
+from llmjury.chat import ChatRequest, Sample
+from llmjury.errors import PermanentProviderError, TransientProviderError
+from llmjury.prompts import library
+from llmjury.providers.base import Provider, ProviderSpec
+from llmjury.providers.status import is_retryable, retry_after
+
+
+class HttpServiceProvider(Provider):
+    def __init__(self, spec: ProviderSpec) -> None:
+        super().__init__(spec)
+        self.url = spec.model
+        self.body_template = spec.options.get("body")
+        self.reply_path = spec.options.get("reply", "reply")
+        self.client = httpx2.AsyncClient(timeout=float(spec.options.get("timeout", 120)))
+
+    async def generate(self, request: ChatRequest, n: int) -> list[Sample]:
+        return [await self._one(request) for _ in range(n)]
+
+    async def _one(self, request: ChatRequest) -> Sample:
+        started = time.perf_counter()
+        try:
+            response = await self.client.post(self.url, json=self.body(request))
+        except httpx2.TransportError as exc:
+            raise TransientProviderError(self.name, f"{type(exc).__name__}: {exc}") from exc
+        if response.status_code >= 400:
+            cause = f"HTTP {response.status_code}: {response.text[:200]}"
+            if is_retryable(response.status_code):
+                raise TransientProviderError(
+                    self.name, cause, status=response.status_code, retry_after=retry_after(response)
+                )
+            raise PermanentProviderError(self.name, cause, status=response.status_code)
+        try:
+            text = extract(response.json(), self.reply_path)
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise PermanentProviderError(
+                self.name, f"reply path {self.reply_path!r} not found in {response.text[:200]!r}"
+            ) from exc
+        return Sample(text=str(text), finish_reason="stop", latency_s=time.perf_counter() - started)
+
+    def body(self, request: ChatRequest) -> Any:
+        """The JSON body for one request: the default shape or the configured template."""
+        messages = [m.model_dump() for m in request.messages]
+        if self.body_template is None:
+            return {"messages": messages}
+        history = "\n".join(f"[{m['role']}]: {m['content']}" for m in messages)
+        rendered = library().render(self.body_template, messages=messages, history=history, last=messages[-1])
+        return json.loads(rendered.text)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
+def extract(document: Any, path: str) -> Any:
+    """Follow a dotted path (`a.0.b`) through nested dicts and lists."""
+    node = document
+    for part in path.split("."):
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node

@@ -1,0 +1,114 @@
+"""`openai:<model>`: the OpenAI SDK, for OpenAI and every OpenAI-compatible server.
+
+vLLM, Ollama, llama.cpp's server and GPT4All all speak `/v1/chat/completions`; point
+`base_url` at them (spec option, `OPENAI_BASE_URL`, or the `llm_openai_base_url` ini key).
+The SDK's own retries are switched off: the engine retries every provider the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import openai
+
+from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob, Usage
+from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError
+from llmjury.providers.base import Provider, ProviderSpec
+from llmjury.providers.status import is_retryable, retry_after
+from llmjury.providers.usage import split_usage
+
+class OpenAIProvider(Provider):
+    max_samples_per_call = 128
+
+    def __init__(self, spec: ProviderSpec) -> None:
+        super().__init__(spec)
+        options = spec.options
+        api_key = options.get("api_key") or os.environ.get(options.get("api_key_env", "OPENAI_API_KEY"))
+        self.client = openai.AsyncOpenAI(
+            api_key=api_key or "not-needed-for-local-servers",
+            base_url=options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or None,
+            timeout=float(options.get("timeout", 120)),
+            max_retries=0,
+        )
+        self.max_samples_per_call = int(options.get("max_n", self.max_samples_per_call))
+
+    async def generate(self, request: ChatRequest, n: int) -> list[Sample]:
+        started = time.perf_counter()
+        try:
+            response = await self.client.chat.completions.create(**self._params(request, n))
+        except openai.APIStatusError as exc:
+            raise _status_error(self.name, exc) from exc
+        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            raise TransientProviderError(self.name, f"{type(exc).__name__}: {exc}") from exc
+        except openai.OpenAIError as exc:
+            raise ProviderError(self.name, f"{type(exc).__name__}: {exc}") from exc
+        latency = time.perf_counter() - started
+        usage = Usage(
+            prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(response.usage, "completion_tokens", 0) or 0,
+        )
+        choices = sorted(response.choices, key=lambda c: c.index)
+        if len(choices) != n:
+            raise TransientProviderError(self.name, f"asked for {n} choices, got {len(choices)}")
+        shares = split_usage(usage, n)
+        return [_sample(choice, share, latency) for choice, share in zip(choices, shares, strict=True)]
+
+    def _params(self, request: ChatRequest, n: int) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.spec.model,
+            "messages": [m.model_dump() for m in request.messages],
+        }
+        if n != 1:
+            params["n"] = n
+        for name in ("temperature", "top_p", "max_tokens"):
+            value = getattr(request, name)
+            if value is not None:
+                params[name] = value
+        if request.logprobs:
+            params["logprobs"] = True
+            if request.top_logprobs is not None:
+                params["top_logprobs"] = request.top_logprobs
+        if request.json_schema is not None:
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": request.schema_name or "response", "schema": request.json_schema},
+            }
+        return params
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def _sample(choice: Any, usage: Usage, latency: float) -> Sample:
+    message = choice.message
+    refusal = getattr(message, "refusal", None)
+    if choice.finish_reason == "content_filter" and not refusal:
+        refusal = "content_filter"
+    logprobs = None
+    if choice.logprobs is not None and choice.logprobs.content is not None:
+        logprobs = [
+            TokenLogprob(
+                token=item.token,
+                logprob=item.logprob,
+                top=[TopLogprob(token=t.token, logprob=t.logprob) for t in item.top_logprobs or []],
+            )
+            for item in choice.logprobs.content
+        ]
+    return Sample(
+        text=message.content or "",
+        finish_reason=choice.finish_reason,
+        refusal=refusal,
+        logprobs=logprobs,
+        usage=usage,
+        latency_s=latency,
+    )
+
+
+def _status_error(provider: str, exc: openai.APIStatusError) -> ProviderError:
+    status = exc.status_code
+    cause = f"HTTP {status}: {exc.message}"
+    if is_retryable(status):
+        return TransientProviderError(provider, cause, status=status, retry_after=retry_after(exc.response))
+    return PermanentProviderError(provider, cause, status=status)

@@ -1,0 +1,131 @@
+"""Writing a run's reports. `summary.json` is the single source: Markdown, CSV and the terminal
+table are rendered from it (and from the saved verdicts), never from live state."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from llmjury.aggregate import FAMILIES
+from llmjury.gates import GateResult
+
+OFFLINE_BANNER = (
+    "> **Offline run.** Every response and verdict here came from llmjury's built-in offline "
+    "heuristics, not from an LLM: the numbers exercise the pipeline, they say nothing about any model."
+)
+
+
+def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, Any]],
+              gates: list[GateResult]) -> Path:
+    """Write `directory/<run-id>/` and mirror it to `directory/latest/`; returns the run folder."""
+    run_dir = directory / summary["run"]["id"]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    summary = {**summary, "gates": [g.__dict__ for g in gates]}
+    _write(run_dir / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+    _write(run_dir / "verdicts.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    for name in summary["run"].get("families", []):
+        family_records = [r for r in records if r["family"] == name]
+        _write(run_dir / f"{name}.csv", verdict_table(family_records).to_csv(index=False))
+        family = FAMILIES.get(name)
+        if family is not None and family.files is not None:
+            for filename, content in family.files(summary[name], family_records).items():
+                _write(run_dir / filename, content)
+    _write(run_dir / "summary.md", markdown(summary, gates))
+    latest = directory / "latest"
+    if latest.exists():
+        shutil.rmtree(latest)
+    shutil.copytree(run_dir, latest)
+    return run_dir
+
+
+def _write(path: Path, text: str) -> None:
+    """Write through a temporary file so a reader never sees half a report."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def verdict_table(records: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per verdict, nested fields flattened (`result.winner`, `judge.provider`, ...)."""
+    if not records:
+        return pd.DataFrame()
+    slim = [{k: v for k, v in r.items() if k != "raw"} | {"raw": " ||| ".join(r.get("raw", []))} for r in records]
+    return pd.json_normalize(slim, sep=".")
+
+
+def metric_rows(section: dict[str, Any], prefix: str = "") -> list[tuple[str, dict[str, Any]]]:
+    """Every metric (a dict with value/low/high/n) in a section, with its gate path."""
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for key, value in section.items():
+        if isinstance(value, dict) and "value" in value and "n" in value:
+            rows.append((prefix + key, value))
+        elif isinstance(value, dict) and key not in {"judge_config"}:
+            rows.extend(metric_rows(value, f"{prefix}{key}."))
+    return rows
+
+
+def format_metric(m: dict[str, Any]) -> str:
+    if m["value"] is None:
+        return "n/a"
+    text = f"{m['value']:.3f}"
+    if m.get("low") is not None and m.get("high") is not None:
+        text += f" [{m['low']:.3f}, {m['high']:.3f}]"
+    return text
+
+
+def markdown(summary: dict[str, Any], gates: list[GateResult]) -> str:
+    run = summary["run"]
+    lines = [f"# llmjury run `{run['id']}`", ""]
+    if run.get("offline"):
+        lines += [OFFLINE_BANNER, ""]
+    lines += [f"- judge: `{run.get('judge')}`; cache: `{run.get('cache_mode')}`; seed: {run.get('seed')}; "
+              f"workers: {run.get('workers')}", ""]
+    if gates:
+        lines += ["## Gates", "", "| status | gate | value | interval | threshold |", "|---|---|---|---|---|"]
+        for g in gates:
+            interval = "" if g.interval is None else f"[{g.interval[0]}, {g.interval[1]}]"
+            lines.append(f"| {g.status} | `{g.gate}` | {g.value} | {interval} | {g.threshold} |")
+        lines.append("")
+    for name in run.get("families", []):
+        section = summary[name]
+        lines += [f"## {name}", "", f"{section['cases']} cases, {section['verdicts']} verdicts, "
+                  f"{section['invalid']} unscored ({', '.join(f'{k}: {v}' for k, v in section['invalid_reasons'].items()) or 'none'}); "
+                  f"judge: {', '.join(f'`{j}`' for j in section['judges'])}", ""]
+        family = FAMILIES.get(name)
+        if family is not None and family.markdown is not None:
+            lines += [family.markdown(section), ""]
+        rows = metric_rows({k: v for k, v in section.items() if k != "invalid_rate"})
+        if rows:
+            lines += ["| metric | value [95% CI] | n | method |", "|---|---|---|---|"]
+            lines += [f"| `{name}.{path}` | {format_metric(m)} | {m['n']} | {m['method']} |" for path, m in rows]
+            lines.append("")
+    usage = summary.get("usage", {})
+    if usage.get("providers"):
+        lines += ["## Usage", "", "| provider | calls | fresh samples | cached samples | prompt tokens | "
+                  "completion tokens | est. cost (USD) |", "|---|---|---|---|---|---|---|"]
+        for provider, u in usage["providers"].items():
+            cost = "unpriced" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
+            lines.append(f"| `{provider}` | {int(u.get('calls', 0))} | {int(u.get('fresh_samples', 0))} | "
+                         f"{int(u.get('cached_samples', 0))} | {int(u.get('prompt_tokens', 0))} | "
+                         f"{int(u.get('completion_tokens', 0))} | {cost} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Path) -> list[str]:
+    """The compact table printed at the end of a pytest run."""
+    lines: list[str] = []
+    if summary["run"].get("offline"):
+        lines.append("offline run: numbers come from heuristics, not an LLM")
+    for name in summary["run"].get("families", []):
+        section = summary[name]
+        lines.append(f"{name}: {section['cases']} cases, {section['verdicts']} verdicts, {section['invalid']} unscored")
+        for path, m in metric_rows({k: v for k, v in section.items() if k != "invalid_rate"})[:12]:
+            lines.append(f"  {name}.{path:<34} {format_metric(m):<28} n={m['n']}")
+    lines.extend(g.line() for g in gates)
+    lines.append(f"reports: {run_dir}")
+    return lines

@@ -1,0 +1,56 @@
+"""Every llmjury setting, resolved once: command line over ini/pyproject over defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from llmjury.cache import CacheMode
+from llmjury.errors import ConfigError
+from llmjury.limits import RateLimit
+
+DEFAULT_PROVIDER = "offline"
+
+
+@dataclass(frozen=True)
+class Settings:
+    judge: str = DEFAULT_PROVIDER
+    roles: dict[str, str] = field(default_factory=dict)
+    cache_mode: CacheMode = CacheMode.RECORD
+    cache_path: Path = Path(".llmjury/cache.sqlite")
+    recordings: Path | None = None
+    prompts: Path | None = None
+    reports: Path = Path("reports")
+    concurrency: int = 16
+    rate_limits: dict[str, RateLimit] = field(default_factory=dict)
+    retry_attempts: int = 4
+    retry_base_wait: float = 0.5
+    retry_max_wait: float = 60.0
+    parse_retries: int = 1
+    judge_runs: int = 3
+    seed: int = 0
+    sample: int | None = None
+    gates: tuple[str, ...] = ()
+    gate_uncertain: str = "pass"
+    prices: Path | None = None
+
+    def provider_for(self, role: str, family: str | None = None) -> str:
+        """Spec for a role: `family.role`, then `role`, then the judge (for judges) or offline."""
+        for key in ((f"{family}.{role}" if family else None), role):
+            if key and key in self.roles:
+                return self.roles[key]
+        return self.judge if role == "judge" else DEFAULT_PROVIDER
+
+    def limit_for(self, provider: str) -> RateLimit:
+        return self.rate_limits.get(provider, RateLimit(concurrency=self.concurrency))
+
+
+def parse_roles(lines: list[str]) -> dict[str, str]:
+    """`role=spec` or `family.role=spec` assignments from the command line or ini."""
+    roles: dict[str, str] = {}
+    for line in lines:
+        role, eq, spec = line.partition("=")
+        if not eq or not role.strip() or not spec.strip():
+            raise ConfigError(f"--llm-role {line!r}: write ROLE=SPEC, e.g. socratic.candidate=openai:gpt-4o")
+        roles[role.strip()] = spec.strip()
+    return roles

@@ -1,0 +1,43 @@
+"""A verdict: one judged outcome for one case, as plain data that crosses xdist intact."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class JudgeConfig(BaseModel):
+    """Everything needed to reproduce a judgement: which model, which prompt, how sampled."""
+
+    provider: str
+    prompt: str = ""
+    temperature: float | None = None
+    n: int = 1
+    runs: int = 1
+    parser: str = ""
+    scoring: str = ""
+
+
+class Verdict(BaseModel):
+    """One judged case. `result` holds the family's parsed decision; `valid` is False when the
+    judge could not be asked or understood (refusal, failed call, unparseable answer), in which
+    case `error` says why and `raw` keeps what the judge said."""
+
+    case_id: str
+    family: str
+    judge: JudgeConfig
+    result: dict[str, Any] = Field(default_factory=dict)
+    valid: bool = True
+    error: str | None = None
+    raw: list[str] = Field(default_factory=list)
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    cached: bool = False
+
+    def record(self) -> dict[str, Any]:
+        """The JSON-safe dict that travels on test reports (execnet takes only builtin types)."""
+        return self.model_dump(mode="json")

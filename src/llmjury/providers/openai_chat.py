@@ -108,7 +108,8 @@ def _sample(choice: Any, usage: Usage, latency: float) -> Sample:
 
 def _status_error(provider: str, exc: openai.APIStatusError) -> ProviderError:
     status = exc.status_code
-    cause = f"HTTP {status}: {exc.message}"
+    detail = exc.body.get("message") if isinstance(exc.body, dict) else None
+    cause = f"HTTP {status}: {detail or exc.message}"
     if is_retryable(status):
         return TransientProviderError(provider, cause, status=status, retry_after=retry_after(exc.response))
     return PermanentProviderError(provider, cause, status=status)

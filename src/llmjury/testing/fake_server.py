@@ -1,0 +1,140 @@
+"""A scriptable HTTP server on 127.0.0.1 that subclasses teach a provider's wire format.
+
+Tests drive it through the real SDK clients: the fake decides what each request gets back
+(a reply function), can inject latency and a queue of faults (an HTTP error with headers, or
+a dropped connection), and records every request body it received.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class FakeChoice:
+    """One generated alternative; `logprobs` is a list of (token, logprob, [(alt, logprob), ...])."""
+
+    text: str
+    logprobs: list[tuple[str, float, list[tuple[str, float]]]] | None = None
+    refusal: str | None = None
+    finish_reason: str = "stop"
+
+
+@dataclass
+class Fault:
+    """What the next request gets instead of an answer."""
+
+    status: int = 500
+    headers: dict[str, str] = field(default_factory=dict)
+    message: str = "injected fault"
+    drop: bool = False  # close the connection without answering
+
+
+Reply = Callable[[dict[str, Any], int], "str | FakeChoice"]
+
+
+def default_reply(body: dict[str, Any], index: int) -> str:
+    return f"reply {index}"
+
+
+class FakeServer:
+    def __init__(self, reply: Reply = default_reply, *, latency: float = 0.0) -> None:
+        self.reply = reply
+        self.latency = latency
+        self.faults: deque[Fault] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                server._handle(self)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    @property
+    def origin(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FakeServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- protocol hooks for subclasses ----------------------------------------------------------
+    def route(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        raise NotImplementedError
+
+    def error_body(self, fault: Fault) -> dict[str, Any]:
+        return {"error": {"message": fault.message, "code": fault.status}}
+
+    # -- plumbing ---------------------------------------------------------------------------------
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length) if length else b"{}"
+        body = json.loads(raw or b"{}")
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append({k.lower(): v for k, v in handler.headers.items()})
+            fault = self.faults.popleft() if self.faults else None
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.latency:
+                time.sleep(self.latency)
+            if fault is not None and fault.drop:
+                handler.close_connection = True
+                handler.connection.shutdown(2)
+                return
+            if fault is not None:
+                status, payload, extra = fault.status, self.error_body(fault), fault.headers
+            else:
+                status, payload = self.route(handler.path, body, dict(handler.headers.items()))
+                extra = {}
+            data = json.dumps(payload).encode()
+            handler.send_response(status)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(data)))
+            for key, value in extra.items():
+                handler.send_header(key, value)
+            handler.end_headers()
+            handler.wfile.write(data)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def choice(self, body: dict[str, Any], index: int) -> FakeChoice:
+        answer = self.reply(body, index)
+        return answer if isinstance(answer, FakeChoice) else FakeChoice(text=answer)
+
+
+def count_tokens(text: str) -> int:
+    """Whitespace tokens: a stand-in tokenizer good enough for usage figures."""
+    return len(text.split())

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from llmjury.cache import CacheMode, SampleStore
+from llmjury.engine import Engine
+from llmjury.settings import Settings
+from llmjury.testing import FakeGemini, FakeOpenAI
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def openai_server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def gemini_server() -> Iterator[FakeGemini]:
+    with FakeGemini() as server:
+        yield server
+
+
+@pytest.fixture
+def make_engine(tmp_path: Path) -> Iterator[Callable[..., Engine]]:
+    """Engines over a temporary cache; fast retries so fault tests take milliseconds."""
+    engines: list[Engine] = []
+
+    def make(*, mode: CacheMode = CacheMode.RECORD, run_id: str = "run-1", cache: Path | None = None,
+             **overrides: object) -> Engine:
+        settings = Settings(cache_mode=mode, retry_base_wait=0.01, retry_max_wait=0.2, **overrides)
+        store = SampleStore(cache or tmp_path / "cache.sqlite")
+        engine = Engine(settings, store, run_id)
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.close()

@@ -1,0 +1,47 @@
+"""The http: provider posts the dialogue to a plain service and reads the reply by path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from llmjury.chat import chat
+from llmjury.errors import PermanentProviderError
+from llmjury.providers.http_service import extract
+from llmjury.testing import FakeServer, Fault
+
+
+class TutorService(FakeServer):
+    def route(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        last = body["messages"][-1]["content"]
+        return 200, {"data": {"choices": [{"text": f"What do you think about {last}?"}]}}
+
+
+def test_reply_is_read_from_the_configured_json_path(make_engine):
+    with TutorService() as service:
+        engine = make_engine()
+        spec = f"http:{service.origin}/chat;reply=data.choices.0.text"
+        completion = engine.run(engine.complete(spec, chat(("user", "pointers"))))
+        assert completion.text == "What do you think about pointers?"
+        assert service.requests[0] == {"messages": [{"role": "user", "content": "pointers"}]}
+
+
+def test_missing_reply_path_is_a_permanent_error_quoting_the_body(make_engine):
+    with TutorService() as service:
+        engine = make_engine()
+        with pytest.raises(PermanentProviderError, match="reply path 'answer' not found"):
+            engine.run(engine.complete(f"http:{service.origin}/chat;reply=answer", chat(("user", "x"))))
+
+
+def test_service_errors_are_retried(make_engine):
+    with TutorService() as service:
+        service.faults.append(Fault(status=502))
+        engine = make_engine()
+        spec = f"http:{service.origin}/chat;reply=data.choices.0.text"
+        assert engine.run(engine.complete(spec, chat(("user", "x")))).text.endswith("x?")
+        assert len(service.requests) == 2
+
+
+def test_extract_walks_dicts_and_lists():
+    assert extract({"a": [{"b": 1}, {"b": 2}]}, "a.1.b") == 2

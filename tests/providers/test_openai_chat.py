@@ -1,0 +1,88 @@
+"""The openai: provider against a local server speaking the Chat Completions protocol."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from llmjury.chat import chat
+from llmjury.errors import PermanentProviderError, TransientProviderError
+from llmjury.testing import FakeChoice, Fault
+
+
+def spec(server) -> str:
+    return f"openai:gpt-4o-mini;base_url={server.base_url}"
+
+
+def test_texts_usage_and_parameters_reach_the_server(openai_server, make_engine):
+    engine = make_engine()
+    request = chat(("system", "be brief"), ("user", "hi there"), n=3, temperature=0.7, top_p=0.9, max_tokens=50)
+    completion = engine.run(engine.complete(spec(openai_server), request))
+    assert completion.texts == ["reply 0", "reply 1", "reply 2"]
+    body = openai_server.requests[0]
+    assert body["n"] == 3 and body["temperature"] == 0.7 and body["top_p"] == 0.9 and body["max_tokens"] == 50
+    assert body["messages"][0] == {"role": "system", "content": "be brief"}
+    assert completion.usage.prompt_tokens == 4  # "be brief" + "hi there", counted once
+    assert completion.usage.completion_tokens == 6
+
+
+def test_top_logprobs_are_parsed_per_token(openai_server, make_engine):
+    openai_server.reply = lambda body, i: FakeChoice("4", logprobs=[("4", -0.2, [("4", -0.2), ("3", -1.9)])])
+    engine = make_engine()
+    completion = engine.run(engine.complete(spec(openai_server), chat(("user", "score?"), logprobs=True, top_logprobs=2)))
+    (token,) = completion.samples[0].logprobs
+    assert token.token == "4" and [t.token for t in token.top] == ["4", "3"]
+    assert openai_server.requests[0]["top_logprobs"] == 2
+
+
+def test_json_schema_is_sent_as_response_format(openai_server, make_engine):
+    engine = make_engine()
+    schema = {"type": "object", "properties": {"grade": {"type": "string"}}}
+    engine.run(engine.complete(spec(openai_server), chat(("user", "grade"), json_schema=schema, schema_name="Grade")))
+    sent = openai_server.requests[0]["response_format"]
+    assert sent == {"type": "json_schema", "json_schema": {"name": "Grade", "schema": schema}}
+
+
+def test_rate_limit_is_retried_after_the_time_the_server_asks(openai_server, make_engine):
+    openai_server.faults.append(Fault(status=429, headers={"retry-after-ms": "150"}))
+    engine = make_engine()
+    started = time.perf_counter()
+    completion = engine.run(engine.complete(spec(openai_server), chat(("user", "hi"))))
+    assert completion.text == "reply 0"
+    assert time.perf_counter() - started >= 0.15
+    assert len(openai_server.requests) == 2
+
+
+def test_server_errors_and_dropped_connections_are_retried(openai_server, make_engine):
+    openai_server.faults.extend([Fault(status=503), Fault(drop=True)])
+    engine = make_engine()
+    assert engine.run(engine.complete(spec(openai_server), chat(("user", "hi")))).text == "reply 0"
+    assert len(openai_server.requests) == 3
+    assert engine.ledger["openai:gpt-4o-mini"].calls == 3
+
+
+def test_retries_give_up_with_a_transient_error_naming_the_provider(openai_server, make_engine):
+    openai_server.faults.extend([Fault(status=500)] * 5)
+    engine = make_engine(retry_attempts=3)
+    with pytest.raises(TransientProviderError, match=r"openai:gpt-4o-mini: HTTP 500"):
+        engine.run(engine.complete(spec(openai_server), chat(("user", "hi"))))
+    assert len(openai_server.requests) == 3
+
+
+def test_bad_request_is_permanent_and_not_retried(openai_server, make_engine):
+    openai_server.faults.append(Fault(status=400, message="bad schema"))
+    engine = make_engine()
+    with pytest.raises(PermanentProviderError, match="HTTP 400: bad schema"):
+        engine.run(engine.complete(spec(openai_server), chat(("user", "hi"))))
+    assert len(openai_server.requests) == 1
+
+
+def test_refusals_come_back_marked_and_are_not_cached(openai_server, make_engine):
+    openai_server.reply = lambda body, i: FakeChoice("", refusal="I can't help with that")
+    engine = make_engine()
+    first = engine.run(engine.complete(spec(openai_server), chat(("user", "x"))))
+    assert first.samples[0].refusal == "I can't help with that"
+    openai_server.reply = lambda body, i: "fine"
+    again = make_engine(cache=engine.store.path, run_id="run-2")
+    assert again.run(again.complete(spec(openai_server), chat(("user", "x")))).text == "fine"

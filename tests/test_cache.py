@@ -1,0 +1,84 @@
+"""The sample store under concurrent writers and sudden death."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from llmjury.cache import SampleStore, shards
+from llmjury.chat import Sample
+
+
+def _writer(path: str, worker: int, count: int) -> None:
+    store = SampleStore(Path(path))
+    for i in range(count):
+        # Half the keys are shared between workers: the same request answered twice.
+        key = f"shared-{i}" if i % 2 else f"w{worker}-{i}"
+        store.put(key, "openai:m", "t", "{}", Sample(text=f"{worker}:{i}"), "run")
+    store.close()
+
+
+def test_concurrent_processes_lose_and_duplicate_nothing(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    SampleStore(path).close()
+    procs = [multiprocessing.Process(target=_writer, args=(str(path), w, 200)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+    assert all(p.exitcode == 0 for p in procs)
+    store = SampleStore(path)
+    assert len(store) == 4 * 100 + 100  # own keys + one row per shared key
+    assert store.get("shared-1").text.endswith(":1")
+
+
+KILLED_WRITER = """
+import sys, pathlib
+from llmjury.cache import SampleStore
+from llmjury.chat import Sample
+store = SampleStore(pathlib.Path(sys.argv[1]))
+i = 0
+while True:
+    store.put(f"k{i}", "openai:m", "t", "{}", Sample(text="x" * 2000 + str(i)), "run")
+    if i == 50:
+        print("ready", flush=True)
+    i += 1
+"""
+
+
+def test_kill_mid_write_leaves_only_whole_entries(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.2)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    store = SampleStore(path)
+    count = len(store)
+    assert count > 50
+    for i in range(count):  # every committed entry parses back whole
+        assert store.get(f"k{i}").text == "x" * 2000 + str(i)
+
+
+def test_export_and_recordings_round_trip(tmp_path):
+    store = SampleStore(tmp_path / "a.sqlite")
+    store.put("k1", "openai:m", "judge.j2@abc", '{"n": 1}', Sample(text="one"), "run-a")
+    store.put("k2", "openai:m", "judge.j2@abc", '{"n": 1}', Sample(text="two"), "run-b")
+    assert store.export(tmp_path / "rec" / "shard.jsonl", run_id="run-a") == 1
+    replayed = SampleStore(tmp_path / "b.sqlite", shards(tmp_path / "rec"))
+    assert replayed.get("k1").text == "one"
+    assert replayed.get("k2") is None
+
+
+def test_refresh_lookup_only_accepts_this_runs_entries(tmp_path):
+    store = SampleStore(tmp_path / "a.sqlite")
+    store.put("k", "openai:m", "t", "{}", Sample(text="old"), "run-old")
+    assert store.get("k", written_by="run-new") is None
+    assert store.get("k").text == "old"

@@ -1,0 +1,82 @@
+"""Caching by sample index, record modes, de-duplication and limits in the engine."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from llmjury.cache import CacheMode
+from llmjury.chat import chat
+from llmjury.errors import CacheMissError
+from llmjury.limits import RateLimit
+
+
+def spec(server) -> str:
+    return f"openai:gpt-4o-mini;base_url={server.base_url}"
+
+
+def test_more_samples_later_fetch_only_the_missing_ones(openai_server, make_engine):
+    engine = make_engine()
+    three = engine.run(engine.complete(spec(openai_server), chat(("user", "q"), n=3)))
+    five = engine.run(engine.complete(spec(openai_server), chat(("user", "q"), n=5)))
+    assert five.texts[:3] == three.texts
+    assert five.cached == [True, True, True, False, False]
+    assert [r.get("n", 1) for r in openai_server.requests] == [3, 2]
+
+
+def test_replay_miss_names_the_prompt_and_how_to_record(openai_server, make_engine):
+    engine = make_engine(mode=CacheMode.REPLAY)
+    request = chat(("user", "q")).model_copy(update={"task": "socratic/judge.j2@abc123"})
+    with pytest.raises(CacheMissError, match=r"socratic/judge.j2@abc123.*--llm-cache record"):
+        engine.run(engine.complete(spec(openai_server), request))
+    assert openai_server.requests == []
+
+
+def test_replay_serves_what_record_stored(openai_server, make_engine, tmp_path):
+    first = make_engine(cache=tmp_path / "c.sqlite")
+    first.run(first.complete(spec(openai_server), chat(("user", "q"))))
+    replay = make_engine(mode=CacheMode.REPLAY, cache=tmp_path / "c.sqlite", run_id="run-2")
+    assert replay.run(replay.complete(spec(openai_server), chat(("user", "q")))).cached == [True]
+    assert len(openai_server.requests) == 1
+
+
+def test_refresh_calls_once_per_run_then_reuses(openai_server, make_engine, tmp_path):
+    make = lambda run: make_engine(mode=CacheMode.REFRESH, cache=tmp_path / "c.sqlite", run_id=run)  # noqa: E731
+    a = make("run-a")
+    a.run(a.complete(spec(openai_server), chat(("user", "q"))))
+    b1, b2 = make("run-b"), make("run-b")  # two workers of one run
+    b1.run(b1.complete(spec(openai_server), chat(("user", "q"))))
+    assert b2.run(b2.complete(spec(openai_server), chat(("user", "q")))).cached == [True]
+    assert len(openai_server.requests) == 2
+
+
+def test_identical_requests_in_flight_share_one_call(openai_server, make_engine):
+    openai_server.latency = 0.2
+    engine = make_engine(mode=CacheMode.OFF)
+
+    async def both():
+        return await asyncio.gather(*(engine.complete(spec(openai_server), chat(("user", "q"))) for _ in range(5)))
+
+    results = engine.run(both())
+    assert {r.text for r in results} == {"reply 0"}
+    assert len(openai_server.requests) == 1
+
+
+def test_concurrency_limit_caps_calls_in_flight(openai_server, make_engine):
+    openai_server.latency = 0.1
+    engine = make_engine(rate_limits={"openai:gpt-4o-mini": RateLimit(concurrency=3)})
+
+    async def many():
+        return await asyncio.gather(*(engine.complete(spec(openai_server), chat(("user", f"q{i}")))
+                                      for i in range(12)))
+
+    engine.run(many())
+    assert openai_server.max_in_flight == 3
+
+
+def test_rate_limit_line_parses_and_rejects_unknown_fields():
+    name, limit = RateLimit.parse("openai:gpt-4o rpm=60 tpm=1000", 8)
+    assert name == "openai:gpt-4o" and limit == RateLimit(concurrency=8, rpm=60.0, tpm=1000.0)
+    with pytest.raises(Exception, match="unknown field 'rps'"):
+        RateLimit.parse("openai:gpt-4o rps=1", 8)

@@ -1,0 +1,63 @@
+"""Asking a judge k times: distinct samples, bounded re-asks, nothing lost."""
+
+from __future__ import annotations
+
+import itertools
+
+from llmjury.chat import chat
+from llmjury.errors import JudgeParseError
+from llmjury.judging import ask_judge
+from llmjury.jury import Jury
+from llmjury.pricing import PriceTable
+from llmjury.prompts import PromptLibrary
+from llmjury.testing import Fault
+
+
+def parse_letter(text: str) -> str:
+    if text not in {"A", "B"}:
+        raise JudgeParseError("letter", text, "no A or B")
+    return text
+
+
+def make_jury(engine, server) -> Jury:
+    engine.settings.roles["judge"] = f"openai:judge;base_url={server.base_url}"
+    return Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+
+
+def scripted(*answers):
+    stream = itertools.chain(answers, itertools.repeat("A"))
+    return lambda body, index: next(stream)
+
+
+def test_runs_of_one_request_are_distinct_samples(openai_server, make_engine):
+    openai_server.reply = scripted("A", "B", "A")
+    jury = make_jury(make_engine(), openai_server)
+    runs = jury.engine.run(ask_judge(jury, "toy", [chat(("user", "q"))] * 3, parse_letter))
+    assert [a.parsed for a in runs.answers] == ["A", "B", "A"]
+    assert openai_server.requests[0]["n"] == 3
+
+
+def test_unparseable_answer_is_asked_again_as_a_new_sample(openai_server, make_engine):
+    openai_server.reply = scripted("A", "rambling", "B", "A")
+    jury = make_jury(make_engine(), openai_server)
+    runs = jury.engine.run(ask_judge(jury, "toy", [chat(("user", "q"))] * 3, parse_letter, retries=1))
+    assert [a.parsed for a in runs.answers] == ["A", "A", "B"]
+    assert runs.answers[1].attempts == 2
+    assert [r.get("n", 1) for r in openai_server.requests] == [3, 1]
+
+
+def test_still_unparseable_is_unscored_with_raw_text_kept(openai_server, make_engine):
+    openai_server.reply = scripted("nope", "still nope")
+    jury = make_jury(make_engine(), openai_server)
+    runs = jury.engine.run(ask_judge(jury, "toy", [chat(("user", "q"))], parse_letter, retries=1))
+    (answer,) = runs.answers
+    assert not answer.scored and answer.raw == "still nope" and "unparseable" in answer.error
+
+
+def test_failed_call_is_unscored_not_raised(openai_server, make_engine):
+    openai_server.faults.append(Fault(status=401, message="bad key"))
+    openai_server.reply = scripted()
+    jury = make_jury(make_engine(), openai_server)
+    runs = jury.engine.run(ask_judge(jury, "toy", [chat(("user", "q")), chat(("user", "r"))], parse_letter))
+    assert runs.answers[0].error.startswith("call failed") and "401" in runs.answers[0].error
+    assert runs.answers[1].parsed == "A"

@@ -1,0 +1,139 @@
+"""The plugin end to end, through pytester: verdicts merged across xdist, reports, gates, sampling."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+TOY = """
+import llmjury
+from llmjury import Case, JudgeConfig, Outcome, Verdict
+from llmjury.chat import chat
+
+
+class Item(Case):
+    text: str
+
+
+CASES = [Item(id=f"item-{i:02d}", family="toy", text=f"hello {i}") for i in range(12)]
+
+
+async def judge(case, jury):
+    completion = await jury.complete("judge", "toy", chat(("user", case.text)))
+    valid = case.id != "item-03"
+    return Outcome([
+        Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider=completion.provider),
+                result={"aspect": aspect}, valid=valid, error=None if valid else "unparseable: test")
+        for aspect in ("a", "b")
+    ])
+
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize(CASES)
+def test_toy(outcome):
+    assert len(outcome.verdicts) == 2
+"""
+
+INI = """
+[pytest]
+addopts = -p no:deepeval -p no:cacheprovider --strict-markers
+markers =
+    toy: toy family
+"""
+
+
+@pytest.fixture
+def toy(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini(INI)
+    pytester.makepyfile(test_toy=TOY)
+    return pytester
+
+
+def summary(pytester: pytest.Pytester) -> dict:
+    return json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
+
+
+@pytest.mark.parametrize("workers", ["0", "2", "4"])
+def test_verdicts_are_counted_once_whatever_the_worker_count(toy, workers):
+    result = toy.runpytest_subprocess("-n", workers)
+    result.assert_outcomes(passed=12)
+    section = summary(toy)["toy"]
+    assert (section["cases"], section["verdicts"], section["invalid"]) == (12, 24, 2)
+    lines = (toy.path / "reports" / "latest" / "verdicts.jsonl").read_text().splitlines()
+    pairs = [(json.loads(x)["case_id"], json.loads(x)["result"]["aspect"]) for x in lines]
+    assert len(pairs) == len(set(pairs)) == 24
+
+
+def test_runs_without_xdist_installed(toy):
+    toy.runpytest_subprocess("-p", "no:xdist").assert_outcomes(passed=12)
+    assert summary(toy)["toy"]["verdicts"] == 24
+
+
+def test_failing_gate_exits_6_and_names_metric_value_and_threshold(toy):
+    result = toy.runpytest_subprocess("--llm-gate", "toy.invalid_rate<=0.01")
+    assert result.ret == 6
+    result.stdout.fnmatch_lines(["*FAIL*toy.invalid_rate<=0.01: value 0.08333 [[]0.023*, 0.258*[]] vs 0.01*"])
+
+
+def test_passing_gate_exits_0(toy):
+    assert toy.runpytest_subprocess("--llm-gate", "toy.valid>=20").ret == 0
+
+
+def test_gate_on_an_interval_that_straddles_is_inconclusive_when_asked(toy):
+    result = toy.runpytest_subprocess("--llm-gate", "toy.invalid_rate<=0.2", "--llm-gate-uncertain", "inconclusive")
+    assert result.ret == 7
+    result.stdout.fnmatch_lines(["*INCONCLUSIVE*straddles*"])
+    gates = summary(toy)["gates"]
+    assert gates[0]["status"] == "inconclusive"
+
+
+def test_gate_on_the_lower_bound(toy):
+    assert toy.runpytest_subprocess("--llm-gate", "toy.invalid_rate.low>=0.1").ret == 6
+    assert toy.runpytest_subprocess("--llm-gate", "toy.invalid_rate.low>=0.01").ret == 0
+
+
+def test_malformed_gate_is_a_usage_error(toy):
+    result = toy.runpytest_subprocess("--llm-gate", "toy.win_rate about 0.5")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*METRIC OP THRESHOLD*"])
+
+
+def test_sample_picks_the_same_subset_under_xdist(toy):
+    first = toy.runpytest_subprocess("--llm-sample", "5", "--llm-seed", "7", "-v")
+    first.assert_outcomes(passed=5)
+    chosen = sorted(line.split("::")[1].split(" ")[0] for line in first.outlines if "PASSED" in line)
+    again = toy.runpytest_subprocess("--llm-sample", "5", "--llm-seed", "7", "-n", "2", "-v")
+    again.assert_outcomes(passed=5)
+    assert sorted({json.loads(x)["case_id"] for x in
+                   (toy.path / "reports/latest/verdicts.jsonl").read_text().splitlines()}) == \
+        sorted(c.split("[")[1].rstrip("]") for c in chosen)
+
+
+def test_family_marker_selects_under_strict_markers(toy):
+    result = toy.runpytest_subprocess("-m", "toy", "-k", "item-01 or item-02")
+    result.assert_outcomes(passed=2)
+
+
+def test_planning_runs_cases_concurrently(pytester, openai_server):
+    openai_server.latency = 0.5
+    pytester.makeini(INI)
+    pytester.makepyfile(test_toy=TOY)
+    result = pytester.runpytest_subprocess("--llm-judge", f"openai:m;base_url={openai_server.base_url}")
+    result.assert_outcomes(passed=12)
+    assert openai_server.max_in_flight >= 6  # one process; a test-by-test run would keep 1 in flight
+    assert len(openai_server.requests) == 12  # the tests reused the planned answers
+    usage = summary(pytester)["usage"]["providers"]["openai:m"]
+    assert usage["fresh_samples"] == 12
+
+
+def test_verdicts_survive_the_report_json_round_trip(pytester):
+    pytester.makeini(INI)
+    pytester.makepyfile(test_toy=TOY)
+    reprec = pytester.inline_run("-k", "item-00")
+    (teardown,) = [r for r in reprec.getreports("pytest_runtest_logreport") if r.when == "teardown"]
+    config = pytester.parseconfig()
+    data = config.hook.pytest_report_to_serializable(config=config, report=teardown)
+    restored = config.hook.pytest_report_from_serializable(config=config, data=json.loads(json.dumps(data)))
+    assert restored.llmjury_verdicts == teardown.llmjury_verdicts
+    assert len(restored.llmjury_verdicts) == 2

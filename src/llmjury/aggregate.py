@@ -5,33 +5,14 @@ metrics from the aggregator it registers. Pure functions of records, so a saved
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import Any
 
+from llmjury.families.registry import FAMILIES
 from llmjury.pricing import PriceTable
 from llmjury.stats import proportion
 
 Records = list[dict[str, Any]]
-
-
-@dataclass
-class Family:
-    """What a family contributes after the run: metrics, a Markdown section, extra report files."""
-
-    name: str
-    aggregate: Callable[[Records], dict[str, Any]]
-    markdown: Callable[[dict[str, Any]], str] | None = None
-    files: Callable[[dict[str, Any], Records], dict[str, str]] | None = None
-    markers: dict[str, str] = field(default_factory=dict)
-
-
-FAMILIES: dict[str, Family] = {}
-
-
-def register(family: Family) -> Family:
-    FAMILIES[family.name] = family
-    return family
 
 
 def core_section(records: Records) -> dict[str, Any]:
@@ -61,9 +42,9 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
     summary: dict[str, Any] = {"run": run, "usage": usage_section(usage, prices)}
     for name, family_records in sorted(by_family.items()):
         section = core_section(family_records)
-        family = FAMILIES.get(name)
-        if family is not None:
-            section.update(family.aggregate(family_records))
+        report = FAMILIES[name].report() if name in FAMILIES else None
+        if report is not None:
+            section.update(report.aggregate(family_records))
         summary[name] = section
     summary["run"]["families"] = sorted(by_family)
     summary["run"]["offline"] = all(summary[f]["offline"] for f in by_family) if by_family else True

@@ -37,7 +37,7 @@ class CacheMode(str, Enum):
     REPLAY = "replay"  # never call out; a miss fails the case
     RECORD = "record"  # call on a miss, keep what came back
     REFRESH = "refresh"  # call again once per run, overwrite
-    OFF = "off"  # no persistent cache (the run still reuses its own answers)
+    OFF = "off"  # nothing kept: the run shares its answers through a scratch store, then deletes it
 
 
 class SampleStore:
@@ -113,6 +113,16 @@ def _read_shard(path: Path) -> Iterator[tuple[str, str]]:
                 yield entry["key"], json.dumps(entry["sample"])
             except (json.JSONDecodeError, KeyError) as exc:
                 raise ValueError(f"{path}:{number}: not a recording entry ({exc})") from exc
+
+
+def scratch_path(cache_path: Path, run_id: str) -> Path:
+    """Where `--llm-cache off` keeps one run's answers, so xdist workers still share them."""
+    return cache_path.with_name(f"scratch-{run_id}.sqlite")
+
+
+def remove_scratch(cache_path: Path, run_id: str) -> None:
+    for path in cache_path.parent.glob(scratch_path(cache_path, run_id).name + "*"):
+        path.unlink(missing_ok=True)
 
 
 def shards(directory: Path | None) -> list[Path]:

@@ -139,7 +139,7 @@ class Engine:
         if key in self._memory:
             return self._memory[key]
         mode = self.settings.cache_mode
-        if self.store is None or not provider.cacheable or mode is CacheMode.OFF:
+        if self.store is None or not provider.cacheable:
             return None
         # refresh: an entry counts only if this very run wrote it (another worker may have).
         return self.store.get(key, written_by=self.run_id if mode is CacheMode.REFRESH else None)
@@ -147,7 +147,7 @@ class Engine:
     def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
                   sample: Sample) -> None:
         self._memory[key] = sample
-        if self.store is not None and provider.cacheable and self.settings.cache_mode is not CacheMode.OFF:
+        if self.store is not None and provider.cacheable:
             self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
 
     async def _call(self, provider: Provider, request: ChatRequest, n: int) -> list[Sample]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -42,6 +43,14 @@ class RateLimit:
             concurrency=int(values.get("concurrency", default_concurrency)),
             rpm=values.get("rpm"),
             tpm=values.get("tpm"),
+        )
+
+
+    def share(self, workers: int) -> RateLimit:
+        return RateLimit(
+            concurrency=max(1, math.ceil(self.concurrency / workers)),
+            rpm=None if self.rpm is None else self.rpm / workers,
+            tpm=None if self.tpm is None else self.tpm / workers,
         )
 
 

@@ -19,8 +19,8 @@ import pytest
 
 pytest.register_assert_rewrite("llmjury.assertions")
 
-from llmjury import aggregate, families  # noqa: E402  (families register their aggregators)
-from llmjury.cache import CacheMode, SampleStore, shards  # noqa: E402
+from llmjury import families  # noqa: E402  (families register their markers and reports)
+from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, shards  # noqa: E402
 from llmjury.cases import Case  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
 from llmjury.errors import ConfigError  # noqa: E402
@@ -30,7 +30,6 @@ from llmjury.limits import RateLimit  # noqa: E402
 from llmjury.planner import Pipeline, Planner, in_share, work_key  # noqa: E402
 from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
-from llmjury.reports import terminal_lines, write_run  # noqa: E402
 from llmjury.settings import Settings, parse_roles  # noqa: E402
 from llmjury.verdicts import Verdict  # noqa: E402
 
@@ -50,7 +49,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="provider for a role, optionally per family: candidate=http:..., socratic.judge=gemini:...")
     group.addoption("--llm-cache", choices=[m.value for m in CacheMode], help="cache mode (default: record)")
     group.addoption("--llm-cache-path", help="SQLite cache file (default: .llmjury/cache.sqlite)")
-    group.addoption("--llm-concurrency", type=int, help="calls in flight per provider per process (default 16)")
+    group.addoption("--llm-concurrency", type=int, help="calls in flight per provider, for the whole run (split across xdist workers; default 16)")
     group.addoption("--llm-runs", type=int, help="judge runs per case for majority verdicts (default 3)")
     group.addoption("--llm-seed", type=int, help="seed for data generation, sampling and bootstraps (default 0)")
     group.addoption("--llm-sample", type=int, help="run a seeded random subset of N cases")
@@ -119,7 +118,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{PIPELINE_MARK}(pipeline): the coroutine that turns a case into verdicts")
-    for family in aggregate.FAMILIES.values():
+    for family in families.FAMILIES.values():
         config.addinivalue_line("markers", f"{family.name}: cases of the {family.name} family")
         for name, description in family.markers.items():
             config.addinivalue_line("markers", f"{name}: {description}")
@@ -186,6 +185,7 @@ class JurySession:
             self.run_id = config.workerinput["llmjury_run_id"]
             self.worker_index = int(config.workerinput["workerid"].lstrip("gw") or 0)
             self.worker_count = int(config.workerinput["workercount"])
+            self.settings = settings.share(self.worker_count)
         else:
             self.run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
             self.worker_index, self.worker_count = 0, 1
@@ -202,8 +202,9 @@ class JurySession:
     def jury(self) -> Jury:
         if self._jury is None:
             settings = self.settings
-            store = None
-            if settings.cache_mode is not CacheMode.OFF:
+            if settings.cache_mode is CacheMode.OFF:
+                store = SampleStore(scratch_path(settings.cache_path, self.run_id))
+            else:
                 store = SampleStore(settings.cache_path, shards(settings.recordings))
             prompts = PromptLibrary([settings.prompts] if settings.prompts else [])
             use_library(prompts)
@@ -269,6 +270,10 @@ class JurySession:
         records = self.all_records()
         if not records and not any([ledger, *self.worker_ledgers]):
             return
+        # Imported here: statistics and tables are needed only when there is something to report.
+        from llmjury import aggregate
+        from llmjury.reports import terminal_lines, write_run
+
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
         summary = aggregate.summarize(records, self.run_info(), usage, PriceTable.load(self.settings.prices))
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
@@ -295,6 +300,8 @@ class JurySession:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self._jury is not None:
             self._jury.engine.close()
+        if not self.is_worker and self.settings.cache_mode is CacheMode.OFF:
+            remove_scratch(self.settings.cache_path, self.run_id)
 
 
 class XdistController:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from llmjury.aggregate import FAMILIES
+from llmjury.families.registry import FAMILIES
 from llmjury.gates import GateResult
 
 OFFLINE_BANNER = (
@@ -30,9 +30,9 @@ def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, 
     for name in summary["run"].get("families", []):
         family_records = [r for r in records if r["family"] == name]
         _write(run_dir / f"{name}.csv", verdict_table(family_records).to_csv(index=False))
-        family = FAMILIES.get(name)
-        if family is not None and family.files is not None:
-            for filename, content in family.files(summary[name], family_records).items():
+        report = FAMILIES[name].report() if name in FAMILIES else None
+        if report is not None and hasattr(report, "files"):
+            for filename, content in report.files(summary[name], family_records).items():
                 _write(run_dir / filename, content)
     _write(run_dir / "summary.md", markdown(summary, gates))
     latest = directory / "latest"
@@ -95,9 +95,9 @@ def markdown(summary: dict[str, Any], gates: list[GateResult]) -> str:
         lines += [f"## {name}", "", f"{section['cases']} cases, {section['verdicts']} verdicts, "
                   f"{section['invalid']} unscored ({', '.join(f'{k}: {v}' for k, v in section['invalid_reasons'].items()) or 'none'}); "
                   f"judge: {', '.join(f'`{j}`' for j in section['judges'])}", ""]
-        family = FAMILIES.get(name)
-        if family is not None and family.markdown is not None:
-            lines += [family.markdown(section), ""]
+        report = FAMILIES[name].report() if name in FAMILIES else None
+        if report is not None and hasattr(report, "markdown"):
+            lines += [report.markdown(section), ""]
         rows = metric_rows({k: v for k, v in section.items() if k != "invalid_rate"})
         if rows:
             lines += ["| metric | value [95% CI] | n | method |", "|---|---|---|---|"]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from llmjury.cache import CacheMode
@@ -43,6 +44,16 @@ class Settings:
 
     def limit_for(self, provider: str) -> RateLimit:
         return self.rate_limits.get(provider, RateLimit(concurrency=self.concurrency))
+
+    def share(self, workers: int) -> Settings:
+        """One worker's part of run-wide limits, so `-n` never multiplies what a provider sees."""
+        if workers <= 1:
+            return self
+        return replace(
+            self,
+            concurrency=max(1, math.ceil(self.concurrency / workers)),
+            rate_limits={name: limit.share(workers) for name, limit in self.rate_limits.items()},
+        )
 
 
 def parse_roles(lines: list[str]) -> dict[str, str]:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import importlib
 
+from llmjury.families.registry import FAMILIES, Family, register
+
+__all__ = ["FAMILIES", "Family", "load", "register"]
+
 FAMILY_MODULES: tuple[str, ...] = ()
 
 

@@ -1,0 +1,74 @@
+"""`llmjury`: re-aggregate saved verdicts and manage recordings, without calling any model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from llmjury import aggregate, families
+from llmjury.cache import SampleStore
+from llmjury.gates import Gate
+from llmjury.plugin import gate_exit_status
+from llmjury.pricing import PriceTable
+from llmjury.reports import terminal_lines, write_run
+
+
+def read_verdicts(paths: Sequence[Path]) -> list[dict]:
+    """Verdict records from `verdicts.jsonl` files (or run folders holding one)."""
+    records: list[dict] = []
+    for path in paths:
+        path = path / "verdicts.jsonl" if path.is_dir() else path
+        with path.open(encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                if line.strip():
+                    try:
+                        records.append(json.loads(line))
+                    except json.JSONDecodeError as exc:
+                        raise SystemExit(f"{path}:{number}: not a verdict record ({exc})") from exc
+    return records
+
+
+def report(args: argparse.Namespace) -> int:
+    families.load()
+    records = read_verdicts(args.verdicts)
+    run = {"id": args.run_id or time.strftime("%Y%m%d-%H%M%S") + "-reaggregated",
+           "reaggregated_from": [str(p) for p in args.verdicts], "judge": "recorded", "cache_mode": "none",
+           "seed": None, "workers": 0}
+    summary = aggregate.summarize(records, run, {}, PriceTable.load())
+    results = [Gate.parse(text).check(summary) for text in args.gate]
+    run_dir = write_run(args.out, summary, records, results)
+    print("\n".join(terminal_lines(summary, results, run_dir)))
+    return gate_exit_status(results)
+
+
+def export(args: argparse.Namespace) -> int:
+    store = SampleStore(args.cache)
+    count = store.export(args.to, run_id=args.run_id)
+    print(f"wrote {count} entries to {args.to}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="llmjury")
+    commands = parser.add_subparsers(dest="command", required=True)
+    rep = commands.add_parser("report", help="re-aggregate saved verdicts into a new report (no model calls)")
+    rep.add_argument("verdicts", nargs="+", type=Path, help="verdicts.jsonl files or run folders")
+    rep.add_argument("--out", type=Path, default=Path("reports"))
+    rep.add_argument("--run-id")
+    rep.add_argument("--gate", action="append", default=[])
+    rep.set_defaults(handler=report)
+    exp = commands.add_parser("export", help="write cached responses as a JSONL recording shard")
+    exp.add_argument("--cache", type=Path, default=Path(".llmjury/cache.sqlite"))
+    exp.add_argument("--to", type=Path, required=True)
+    exp.add_argument("--run-id", help="only entries written by this run")
+    exp.set_defaults(handler=export)
+    args = parser.parse_args(argv)
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

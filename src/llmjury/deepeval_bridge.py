@@ -1,0 +1,88 @@
+"""deepeval in both directions: our providers as deepeval models, deepeval metrics as our judges.
+
+Importing this module is the only way llmjury touches deepeval, and it first switches off
+deepeval's telemetry, `.env` loading and file writes (its environment switches), so a run
+makes no network attempt. The plugin never imports it at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import Any
+
+for _variable, _value in (("DEEPEVAL_TELEMETRY_OPT_OUT", "1"), ("DEEPEVAL_DISABLE_DOTENV", "1"),
+                          ("DEEPEVAL_FILE_SYSTEM", "READ_ONLY"), ("ERROR_REPORTING", "0")):
+    os.environ.setdefault(_variable, _value)
+
+from deepeval.metrics import BaseMetric  # noqa: E402
+from deepeval.models import DeepEvalBaseLLM  # noqa: E402
+from deepeval.test_case import LLMTestCase  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
+
+from llmjury.chat import ChatRequest, Message  # noqa: E402
+from llmjury.engine import Engine  # noqa: E402
+from llmjury.verdicts import JudgeConfig, Verdict  # noqa: E402
+
+
+class JuryModel(DeepEvalBaseLLM):
+    """An llmjury provider, with its cache, limits and retries, usable wherever deepeval takes a model."""
+
+    def __init__(self, engine: Engine, spec: str) -> None:
+        self.engine = engine
+        self.spec = spec
+        super().__init__(model=spec)
+
+    def load_model(self) -> JuryModel:
+        return self
+
+    def get_model_name(self) -> str:
+        return self.spec
+
+    def _request(self, prompt: str, schema: type[BaseModel] | None) -> ChatRequest:
+        return ChatRequest(
+            messages=(Message(role="user", content=prompt),),
+            json_schema=schema.model_json_schema() if schema is not None else None,
+            schema_name=schema.__name__ if schema is not None else None,
+            task="deepeval",
+        )
+
+    async def _generate(self, prompt: str, schema: type[BaseModel] | None) -> str | BaseModel:
+        completion = await self.engine.complete(self.spec, self._request(prompt, schema))
+        return schema.model_validate_json(completion.text) if schema is not None else completion.text
+
+    def generate(self, prompt: str, schema: type[BaseModel] | None = None) -> str | BaseModel:
+        return self.engine.run(self._generate(prompt, schema))
+
+    async def a_generate(self, prompt: str, schema: type[BaseModel] | None = None) -> str | BaseModel:
+        if asyncio.get_running_loop() is self.engine._loop:
+            return await self._generate(prompt, schema)
+        return await asyncio.wrap_future(self.engine.submit(self._generate(prompt, schema)))
+
+    def supports_structured_outputs(self) -> bool:
+        return True
+
+
+def metric_verdict(metric: BaseMetric, test_case: LLMTestCase, *, case_id: str, family: str,
+                   attributes: dict[str, Any] | None = None) -> Verdict:
+    """Measure `test_case` with a deepeval metric and record the outcome as our verdict.
+
+    `measure()` is called directly (not `assert_test`, which re-creates the metric and leaves the
+    object you passed without a score). A metric that raises becomes an unscored verdict.
+    """
+    started = time.perf_counter()
+    judge = JudgeConfig(provider=str(getattr(metric, "evaluation_model", None) or "deepeval"),
+                        prompt=f"deepeval:{type(metric).__name__}", parser="deepeval")
+    try:
+        metric.measure(test_case)
+    except Exception as exc:  # deepeval raises plain exceptions for unparseable judge output
+        return Verdict(case_id=case_id, family=family, judge=judge, valid=False,
+                       error=f"deepeval {type(metric).__name__} failed: {exc}", attributes=attributes or {},
+                       latency_s=time.perf_counter() - started)
+    return Verdict(
+        case_id=case_id, family=family, judge=judge,
+        result={"score": metric.score, "success": bool(metric.success), "threshold": metric.threshold,
+                "metric": getattr(metric, "__name__", type(metric).__name__)},
+        raw=[metric.reason or ""], attributes=attributes or {}, latency_s=time.perf_counter() - started,
+    )

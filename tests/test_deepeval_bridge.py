@@ -1,0 +1,53 @@
+"""deepeval interop, offline: our provider as its model, its metric as our judge."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("deepeval")
+
+# The bridge goes first: it switches deepeval's telemetry and file writes off before deepeval loads.
+from llmjury.deepeval_bridge import JuryModel, metric_verdict  # noqa: E402, I001
+
+from deepeval.metrics import GEval  # noqa: E402
+from deepeval.test_case import LLMTestCase, SingleTurnParams  # noqa: E402
+
+
+def geval(model: JuryModel) -> GEval:
+    return GEval(
+        name="Helpfulness",
+        evaluation_steps=["Check the answer addresses the question.", "Penalise vagueness."],
+        evaluation_params=[SingleTurnParams.INPUT, SingleTurnParams.ACTUAL_OUTPUT],
+        model=model, async_mode=False, threshold=0.5,
+    )
+
+
+def test_geval_scores_through_our_openai_provider(openai_server, make_engine):
+    openai_server.reply = lambda body, i: json.dumps({"score": 8, "reason": "Addresses the question."})
+    engine = make_engine()
+    model = JuryModel(engine, f"openai:gpt-4o-mini;base_url={openai_server.base_url}")
+    verdict = metric_verdict(geval(model), LLMTestCase(input="What is 2+2?", actual_output="4"),
+                             case_id="q1", family="toy")
+    assert verdict.valid and verdict.result["score"] == pytest.approx(0.8)
+    assert verdict.raw == ["Addresses the question."]
+    sent = openai_server.requests[0]
+    assert sent["response_format"]["type"] == "json_schema"
+    assert "What is 2+2?" in sent["messages"][0]["content"]
+
+
+def test_unparseable_metric_output_becomes_an_unscored_verdict(openai_server, make_engine):
+    openai_server.reply = lambda body, i: "no json at all"
+    engine = make_engine()
+    model = JuryModel(engine, f"openai:gpt-4o-mini;base_url={openai_server.base_url}")
+    verdict = metric_verdict(geval(model), LLMTestCase(input="q", actual_output="a"), case_id="q1", family="toy")
+    assert not verdict.valid and "GEval failed" in verdict.error
+
+
+def test_importing_llmjury_plugin_does_not_import_deepeval():
+    code = "import sys, llmjury.plugin; print('deepeval' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from llmjury.cases import Case, parametrize
+from llmjury.cases import Case, generate, parametrize
 from llmjury.jury import Jury, Outcome
 from llmjury.verdicts import JudgeConfig, Verdict
 
-__all__ = ["Case", "JudgeConfig", "Jury", "Outcome", "Verdict", "parametrize", "pipeline"]
+__all__ = ["Case", "JudgeConfig", "Jury", "Outcome", "Verdict", "generate", "parametrize", "pipeline"]
 
 
 def pipeline(fn: object) -> pytest.MarkDecorator:

@@ -31,7 +31,16 @@ def slug(text: Any) -> str:
 
 def parametrize(cases: Iterable[Case]) -> pytest.MarkDecorator:
     """`pytest.mark.parametrize` over cases, with their ids and markers applied."""
-    argname = "case"
+    # Indirect through the plugin's `case` fixture, so a test may ask only for `outcome`.
+    return pytest.mark.parametrize("case", case_params(cases), indirect=["case"])
+
+
+def generate(metafunc: pytest.Metafunc, cases: Iterable[Case]) -> None:
+    """The same, from a `pytest_generate_tests` hook, for cases that depend on options."""
+    metafunc.parametrize("case", case_params(cases), indirect=["case"])
+
+
+def case_params(cases: Iterable[Case]) -> list[Any]:
     params: list[Any] = []
     seen: set[str] = set()
     for case in cases:
@@ -40,5 +49,4 @@ def parametrize(cases: Iterable[Case]) -> pytest.MarkDecorator:
         seen.add(case.id)
         marks: Sequence[pytest.MarkDecorator] = [getattr(pytest.mark, name) for name in case.marks()]
         params.append(pytest.param(case, id=case.id, marks=marks))
-    # Indirect through the plugin's `case` fixture, so a test may ask only for `outcome`.
-    return pytest.mark.parametrize(argname, params, indirect=[argname])
+    return params

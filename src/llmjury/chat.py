@@ -30,6 +30,9 @@ class ChatRequest(BaseModel):
     top_logprobs: int | None = None
     json_schema: dict[str, Any] | None = None
     schema_name: str | None = None
+    # Distinguishes otherwise identical requests that must get independent answers (dialogue i
+    # vs dialogue j); passed to providers that accept a sampling seed.
+    seed: int | None = None
     # Which prompt produced the messages (template path + content hash); the offline
     # provider dispatches on it and reports quote it, so it is part of the key too.
     task: str = ""

@@ -45,6 +45,29 @@ def report(args: argparse.Namespace) -> int:
     return gate_exit_status(results)
 
 
+def socratic_aggregate(args: argparse.Namespace) -> int:
+    """Seed 003's `--existing_files`: combine single-run evaluation files, any number of them."""
+    from llmjury.families.socratic.report import robust_summary
+
+    runs = []
+    for path in args.files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise SystemExit(f"{path}: not a readable evaluation file ({exc})") from exc
+        evaluations = data.get("evaluations", data) if isinstance(data, dict) else None
+        if not isinstance(evaluations, dict):
+            raise SystemExit(f"{path}: expected {{subset_id: verdict}} or {{'evaluations': {{...}}}}")
+        runs.append({str(k): v for k, v in evaluations.items()})
+    result = robust_summary(runs, ours=args.ours, baseline=args.baseline)
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    out = args.output_dir / "robust_evaluation.json"
+    out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+    print(json.dumps(result["summary"], indent=2, ensure_ascii=False))
+    print(f"wrote {out}")
+    return 0
+
+
 def export(args: argparse.Namespace) -> int:
     store = SampleStore(args.cache)
     count = store.export(args.to, run_id=args.run_id)
@@ -61,6 +84,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep.add_argument("--run-id")
     rep.add_argument("--gate", action="append", default=[])
     rep.set_defaults(handler=report)
+    soc = commands.add_parser("socratic-aggregate",
+                              help="robust majority over existing single-run evaluation files (seed 003)")
+    soc.add_argument("files", nargs="+", type=Path)
+    soc.add_argument("--output-dir", type=Path, default=Path("reports/socratic"))
+    soc.add_argument("--ours", default="ours", help="label of our system in the files (seed 003: chat)")
+    soc.add_argument("--baseline", default="baseline", help="label of the baseline (seed 003: simple-chat)")
+    soc.set_defaults(handler=socratic_aggregate)
     exp = commands.add_parser("export", help="write cached responses as a JSONL recording shard")
     exp.add_argument("--cache", type=Path, default=Path(".llmjury/cache.sqlite"))
     exp.add_argument("--to", type=Path, required=True)

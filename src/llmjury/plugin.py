@@ -30,7 +30,7 @@ from llmjury.limits import RateLimit  # noqa: E402
 from llmjury.planner import Pipeline, Planner, in_share, work_key  # noqa: E402
 from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
-from llmjury.settings import Settings, parse_roles  # noqa: E402
+from llmjury.settings import Settings, parse_assignments, parse_roles  # noqa: E402
 from llmjury.verdicts import Verdict  # noqa: E402
 
 PIPELINE_MARK = "llmjury_pipeline"
@@ -47,6 +47,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llm-judge", help="judge provider spec, e.g. openai:gpt-4o-mini (default: offline)")
     group.addoption("--llm-role", action="append", default=[], metavar="ROLE=SPEC",
                     help="provider for a role, optionally per family: candidate=http:..., socratic.judge=gemini:...")
+    group.addoption("--llm-option", action="append", default=[], metavar="FAMILY.KEY=VALUE",
+                    help="family option, e.g. socratic.dialogues=100 or socratic.positions=random")
     group.addoption("--llm-cache", choices=[m.value for m in CacheMode], help="cache mode (default: record)")
     group.addoption("--llm-cache-path", help="SQLite cache file (default: .llmjury/cache.sqlite)")
     group.addoption("--llm-concurrency", type=int, help="calls in flight per provider, for the whole run (split across xdist workers; default 16)")
@@ -63,6 +65,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="skip the concurrent planning phase; each test makes its own calls")
     parser.addini("llm_judge", "judge provider spec")
     parser.addini("llm_roles", "ROLE=SPEC lines", type="linelist", default=[])
+    parser.addini("llm_options", "FAMILY.KEY=VALUE lines", type="linelist", default=[])
     parser.addini("llm_cache", "cache mode: replay, record, refresh, off")
     parser.addini("llm_cache_path", "SQLite cache file")
     parser.addini("llm_recordings", "directory of JSONL recordings shipped with the suite")
@@ -113,6 +116,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
         gate_uncertain=pick("llm_gate_uncertain", "llm_gate_uncertain") or "pass",
         prices=path(prices, "") if prices else None,
+        options=parse_assignments(list(config.getini("llm_options")) + list(config.getoption("llm_option")),
+                                  "--llm-option", "socratic.dialogues=100"),
     )
 
 
@@ -175,6 +180,11 @@ def outcome(request: pytest.FixtureRequest, case: Case, record_verdict: Any) -> 
 
 
 # -- the session ---------------------------------------------------------------------------------
+def settings_of(config: pytest.Config) -> Settings:
+    """The run's settings, for `pytest_generate_tests` hooks that build cases from options."""
+    return config.pluginmanager.get_plugin("llmjury-session").settings
+
+
 class JurySession:
     def __init__(self, config: pytest.Config, settings: Settings, gates: list[Gate]) -> None:
         self.config = config

@@ -34,6 +34,7 @@ class Settings:
     gates: tuple[str, ...] = ()
     gate_uncertain: str = "pass"
     prices: Path | None = None
+    options: dict[str, str] = field(default_factory=dict)
 
     def provider_for(self, role: str, family: str | None = None) -> str:
         """Spec for a role: `family.role`, then `role`, then the judge (for judges) or offline."""
@@ -56,12 +57,23 @@ class Settings:
         )
 
 
+def parse_assignments(lines: list[str], what: str, example: str) -> dict[str, str]:
+    """`key=value` lines from the command line or ini, e.g. roles and family options."""
+    values: dict[str, str] = {}
+    for line in lines:
+        key, eq, value = line.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise ConfigError(f"{what} {line!r}: write KEY=VALUE, e.g. {example}")
+        values[key.strip()] = value.strip()
+    return values
+
+
 def parse_roles(lines: list[str]) -> dict[str, str]:
     """`role=spec` or `family.role=spec` assignments from the command line or ini."""
-    roles: dict[str, str] = {}
-    for line in lines:
-        role, eq, spec = line.partition("=")
-        if not eq or not role.strip() or not spec.strip():
-            raise ConfigError(f"--llm-role {line!r}: write ROLE=SPEC, e.g. socratic.candidate=openai:gpt-4o")
-        roles[role.strip()] = spec.strip()
-    return roles
+    return parse_assignments(lines, "--llm-role", "socratic.candidate=openai:gpt-4o")
+
+
+def family_options(settings: Settings, family: str) -> dict[str, str]:
+    """The `family.key=value` options for one family, prefix removed."""
+    prefix = family + "."
+    return {k[len(prefix):]: v for k, v in settings.options.items() if k.startswith(prefix)}

@@ -54,6 +54,7 @@ class GeminiProvider(Provider):
             temperature=request.temperature,
             top_p=request.top_p,
             max_output_tokens=request.max_tokens,
+            seed=request.seed,
             response_logprobs=request.logprobs or None,
             logprobs=request.top_logprobs if request.logprobs else None,
             response_mime_type="application/json" if request.json_schema else None,

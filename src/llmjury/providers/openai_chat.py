@@ -62,7 +62,7 @@ class OpenAIProvider(Provider):
         }
         if n != 1:
             params["n"] = n
-        for name in ("temperature", "top_p", "max_tokens"):
+        for name in ("temperature", "top_p", "max_tokens", "seed"):
             value = getattr(request, name)
             if value is not None:
                 params[name] = value

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from llmjury.errors import JudgeParseError
+from llmjury.families.socratic.decision import parse_decision, robust_verdict
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("...comparison...\n### (a) Teacher A", "a"),
+        ("### ( b )", "b"),
+        ("###(c) Equivalent", "c"),
+        ("Overall B is kinder.\n### Final decision\nTeacher B", "b"),
+        ("### b", "b"),
+        ("### **A**", "a"),
+        ("draft ### (b)\nfinal:\n### (a) Teacher A", "a"),
+        ("### Teacher A is better than Teacher B", "a"),
+        ("### They are equivalent.", "c"),
+    ],
+)
+def test_reads_the_last_decision_block(text, expected):
+    assert parse_decision(text) == expected
+
+
+@pytest.mark.parametrize("text", ["Teacher A is better.", "### I cannot decide", "###"])
+def test_unreadable_decisions_raise_with_the_text(text):
+    with pytest.raises(JudgeParseError, match="socratic-decision/1"):
+        parse_decision(text)
+
+
+@pytest.mark.parametrize(
+    ("votes", "winner", "confidence"),
+    [
+        (["ours", "ours", "ours"], "ours", "unanimous"),
+        (["ours", "baseline", "ours"], "ours", "majority"),
+        (["ours", "baseline", "tie"], "tie", "no_consensus"),
+        (["tie", "tie", "ours"], "tie", "majority"),
+        (["ours", "baseline"], "tie", "no_consensus"),
+        (["baseline"], "baseline", "unanimous"),
+        (["ours", "ours", "baseline", "baseline", "tie"], "tie", "no_consensus"),
+    ],
+)
+def test_robust_verdict_follows_seed_003(votes, winner, confidence):
+    result = robust_verdict(votes)
+    assert (result.winner, result.confidence, result.counted) == (winner, confidence, len(votes))
+
+
+def test_no_counted_run_gives_no_verdict():
+    assert robust_verdict([]) is None
+
+
+@given(st.lists(st.sampled_from(["ours", "baseline", "tie"]), min_size=1, max_size=9), st.randoms())
+def test_robust_verdict_ignores_run_order(votes, rng):
+    shuffled = list(votes)
+    rng.shuffle(shuffled)
+    assert robust_verdict(votes) == robust_verdict(shuffled)

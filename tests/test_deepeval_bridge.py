@@ -11,10 +11,10 @@ import pytest
 pytest.importorskip("deepeval")
 
 # The bridge goes first: it switches deepeval's telemetry and file writes off before deepeval loads.
-from llmjury.deepeval_bridge import JuryModel, metric_verdict  # noqa: E402, I001
+from llmjury.deepeval_bridge import JuryModel, metric_verdict  # noqa: I001
 
-from deepeval.metrics import GEval  # noqa: E402
-from deepeval.test_case import LLMTestCase, SingleTurnParams  # noqa: E402
+from deepeval.metrics import GEval
+from deepeval.test_case import LLMTestCase, SingleTurnParams
 
 
 def geval(model: JuryModel) -> GEval:

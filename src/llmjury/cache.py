@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 from llmjury.chat import Sample
@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS samples (
 """
 
 
-class CacheMode(str, Enum):
+class CacheMode(StrEnum):
     """VCR-style record modes."""
 
     REPLAY = "replay"  # never call out; a miss fails the case

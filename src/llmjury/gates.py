@@ -33,7 +33,8 @@ class GateResult:
 
     def line(self) -> str:
         ci = "" if self.interval is None else f" [{_fmt(self.interval[0])}, {_fmt(self.interval[1])}]"
-        return f"{self.status.upper():<12} {self.gate}: value {_fmt(self.value)}{ci} vs {_fmt(self.threshold)}{self.reason}"
+        value, threshold = _fmt(self.value), _fmt(self.threshold)
+        return f"{self.status.upper():<12} {self.gate}: value {value}{ci} vs {threshold}{self.reason}"
 
 
 def _fmt(x: float | None) -> str:
@@ -91,7 +92,10 @@ def parse_path(text: str, gate: str) -> tuple[str, ...]:
     return tuple(steps)
 
 
-def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | None, tuple[float | None, float | None] | None]:
+Interval = tuple[float | None, float | None]
+
+
+def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | None, Interval | None]:
     """The number a path names, and the interval around it when it is a metric."""
     node: Any = summary
     bound = None

@@ -8,6 +8,7 @@ or a refused or failed call, comes back as an unscored answer carrying the raw t
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -61,13 +62,13 @@ async def ask_judge(
     retries = jury.settings.parse_retries if retries is None else retries
     provider = jury.spec(role, family)
     answers: list[JudgeAnswer | None] = [None] * len(requests)
-    usage, latency = Usage(), 0.0
     groups: dict[str, list[int]] = {}
     for run, request in enumerate(requests):
         groups.setdefault(request.sample_key(provider, 0), []).append(run)
 
-    for runs in groups.values():
+    async def ask_group(runs: list[int]) -> tuple[Usage, float]:
         request = requests[runs[0]]
+        usage, latency = Usage(), 0.0
         index_of = {run: position for position, run in enumerate(runs)}
         next_index = len(runs)
         pending = list(runs)
@@ -100,4 +101,9 @@ async def ask_judge(
             pending = still
             if not pending:
                 break
+        return usage, latency
+
+    totals = await asyncio.gather(*(ask_group(runs) for runs in groups.values()))
+    usage = sum((u for u, _ in totals), Usage())
+    latency = max((lat for _, lat in totals), default=0.0)
     return JudgeRuns(answers=[a for a in answers if a is not None], provider=provider, usage=usage, latency_s=latency)

@@ -51,7 +51,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="family option, e.g. socratic.dialogues=100 or socratic.positions=random")
     group.addoption("--llm-cache", choices=[m.value for m in CacheMode], help="cache mode (default: record)")
     group.addoption("--llm-cache-path", help="SQLite cache file (default: .llmjury/cache.sqlite)")
-    group.addoption("--llm-concurrency", type=int, help="calls in flight per provider, for the whole run (split across xdist workers; default 16)")
+    group.addoption("--llm-concurrency", type=int,
+                    help="calls in flight per provider for the whole run, split across xdist workers (default 16)")
     group.addoption("--llm-runs", type=int, help="judge runs per case for majority verdicts (default 3)")
     group.addoption("--llm-seed", type=int, help="seed for data generation, sampling and bootstraps (default 0)")
     group.addoption("--llm-sample", type=int, help="run a seeded random subset of N cases")
@@ -127,7 +128,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{family.name}: cases of the {family.name} family")
         for name, description in family.markers.items():
             config.addinivalue_line("markers", f"{name}: {description}")
-    for variable, ini in (("OPENAI_BASE_URL", "llm_openai_base_url"), ("GOOGLE_GEMINI_BASE_URL", "llm_gemini_base_url")):
+    base_urls = (("OPENAI_BASE_URL", "llm_openai_base_url"), ("GOOGLE_GEMINI_BASE_URL", "llm_gemini_base_url"))
+    for variable, ini in base_urls:
         if config.getini(ini) and not os.environ.get(variable):
             os.environ[variable] = config.getini(ini)
     try:

@@ -92,9 +92,10 @@ def markdown(summary: dict[str, Any], gates: list[GateResult]) -> str:
         lines.append("")
     for name in run.get("families", []):
         section = summary[name]
+        reasons = ", ".join(f"{k}: {v}" for k, v in section["invalid_reasons"].items()) or "none"
+        judges = ", ".join(f"`{j}`" for j in section["judges"])
         lines += [f"## {name}", "", f"{section['cases']} cases, {section['verdicts']} verdicts, "
-                  f"{section['invalid']} unscored ({', '.join(f'{k}: {v}' for k, v in section['invalid_reasons'].items()) or 'none'}); "
-                  f"judge: {', '.join(f'`{j}`' for j in section['judges'])}", ""]
+                  f"{section['invalid']} unscored ({reasons}); judge: {judges}", ""]
         report = FAMILIES[name].report() if name in FAMILIES else None
         if report is not None and hasattr(report, "markdown"):
             lines += [report.markdown(section), ""]

@@ -30,7 +30,8 @@ def test_texts_usage_and_parameters_reach_the_server(openai_server, make_engine)
 def test_top_logprobs_are_parsed_per_token(openai_server, make_engine):
     openai_server.reply = lambda body, i: FakeChoice("4", logprobs=[("4", -0.2, [("4", -0.2), ("3", -1.9)])])
     engine = make_engine()
-    completion = engine.run(engine.complete(spec(openai_server), chat(("user", "score?"), logprobs=True, top_logprobs=2)))
+    request = chat(("user", "score?"), logprobs=True, top_logprobs=2)
+    completion = engine.run(engine.complete(spec(openai_server), request))
     (token,) = completion.samples[0].logprobs
     assert token.token == "4" and [t.token for t in token.top] == ["4", "3"]
     assert openai_server.requests[0]["top_logprobs"] == 2

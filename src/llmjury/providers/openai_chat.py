@@ -19,6 +19,7 @@ from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.status import is_retryable, retry_after
 from llmjury.providers.usage import split_usage
 
+
 class OpenAIProvider(Provider):
     max_samples_per_call = 128
 

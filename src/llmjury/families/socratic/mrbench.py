@@ -17,8 +17,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from llmjury.cases import Case, slug
 from llmjury.errors import DatasetError
 from llmjury.families.socratic.cases import FAMILY

@@ -83,7 +83,8 @@ def plain_teacher(request: ChatRequest, rng: random.Random) -> str:
 def socratic_tutor(request: ChatRequest, rng: random.Random) -> str:
     said = request.messages[-1].content
     subject = topic(said, rng)
-    opener = rng.choice(["You mentioned {t}.", "Let's stay with {t} for a moment.", "Good, you are thinking about {t}."])
+    opener = rng.choice(["You mentioned {t}.", "Let's stay with {t} for a moment.",
+                         "Good, you are thinking about {t}."])
     question = rng.choice(["What do you think happens to {t} when the input grows?",
                            "Consider a small example: how would {t} behave there?",
                            "Try to imagine the worst case for {t}: what would it look like?"])

@@ -1,1 +1,0 @@
-"""The evaluation suite's shared settings live in pyproject.toml ([tool.pytest.ini_options])."""

@@ -57,8 +57,13 @@ async def ask_judge(
     *,
     role: str = "judge",
     retries: int | None = None,
+    round_index: int = 0,
 ) -> JudgeRuns:
-    """One answer per request (a run); equal requests become distinct samples of one request."""
+    """One answer per request (a run); equal requests become distinct samples of one request.
+
+    `round_index` r asks for fresh samples (judging the same battle again in a later round):
+    each round owns its own block of sample indices, retries included, so rounds never collide.
+    """
     retries = jury.settings.parse_retries if retries is None else retries
     provider = jury.spec(role, family)
     answers: list[JudgeAnswer | None] = [None] * len(requests)
@@ -69,8 +74,9 @@ async def ask_judge(
     async def ask_group(runs: list[int]) -> tuple[Usage, float]:
         request = requests[runs[0]]
         usage, latency = Usage(), 0.0
-        index_of = {run: position for position, run in enumerate(runs)}
-        next_index = len(runs)
+        block = round_index * len(runs) * (retries + 1)
+        index_of = {run: block + position for position, run in enumerate(runs)}
+        next_index = block + len(runs)
         pending = list(runs)
         for round_ in range(retries + 1):
             need = max(index_of[run] for run in pending) + 1

@@ -44,6 +44,7 @@ def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, 
 
 def _write(path: Path, text: str) -> None:
     """Write through a temporary file so a reader never sees half a report."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
@@ -57,15 +58,24 @@ def verdict_table(records: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.json_normalize(slim, sep=".")
 
 
-def metric_rows(section: dict[str, Any], prefix: str = "") -> list[tuple[str, dict[str, Any]]]:
-    """Every metric (a dict with value/low/high/n) in a section, with its gate path."""
+def metric_rows(section: dict[str, Any], prefix: str = "", hidden: frozenset[str] = frozenset()
+                ) -> list[tuple[str, dict[str, Any]]]:
+    """Every metric (a dict with value/low/high/n) in a section, with its gate path; keys in
+    `hidden` (bulky sub-sections a family renders itself) are left out."""
     rows: list[tuple[str, dict[str, Any]]] = []
     for key, value in section.items():
+        if key in hidden or (key == "invalid_rate" and not prefix):
+            continue
         if isinstance(value, dict) and "value" in value and "n" in value:
             rows.append((prefix + key, value))
-        elif isinstance(value, dict) and key not in {"judge_config"}:
-            rows.extend(metric_rows(value, f"{prefix}{key}."))
+        elif isinstance(value, dict):
+            rows.extend(metric_rows(value, f"{prefix}{key}.", hidden))
     return rows
+
+
+def hidden_keys(family: str) -> frozenset[str]:
+    report = FAMILIES[family].report() if family in FAMILIES else None
+    return frozenset(getattr(report, "HIDDEN_FROM_TABLES", ()))
 
 
 def format_metric(m: dict[str, Any]) -> str:
@@ -99,7 +109,7 @@ def markdown(summary: dict[str, Any], gates: list[GateResult]) -> str:
         report = FAMILIES[name].report() if name in FAMILIES else None
         if report is not None and hasattr(report, "markdown"):
             lines += [report.markdown(section), ""]
-        rows = metric_rows({k: v for k, v in section.items() if k != "invalid_rate"})
+        rows = metric_rows(section, hidden=hidden_keys(name))
         if rows:
             lines += ["| metric | value [95% CI] | n | method |", "|---|---|---|---|"]
             lines += [f"| `{name}.{path}` | {format_metric(m)} | {m['n']} | {m['method']} |" for path, m in rows]
@@ -125,7 +135,7 @@ def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Pa
     for name in summary["run"].get("families", []):
         section = summary[name]
         lines.append(f"{name}: {section['cases']} cases, {section['verdicts']} verdicts, {section['invalid']} unscored")
-        for path, m in metric_rows({k: v for k, v in section.items() if k != "invalid_rate"})[:12]:
+        for path, m in metric_rows(section, hidden=hidden_keys(name))[:20]:
             lines.append(f"  {name}.{path:<34} {format_metric(m):<28} n={m['n']}")
     lines.extend(g.line() for g in gates)
     lines.append(f"reports: {run_dir}")

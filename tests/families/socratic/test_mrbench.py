@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from llmjury.datasets.mrbench import human_score, parse_history
 from llmjury.errors import DatasetError
-from llmjury.families.socratic.mrbench import human_score, pair_cases, parse_history
+from llmjury.families.socratic.mrbench import pair_cases
 from llmjury.families.socratic.pipeline import judge_tutor_pair
 from llmjury.families.socratic.report import agreement_with_humans
 

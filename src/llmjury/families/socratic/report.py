@@ -13,6 +13,7 @@ from llmjury.families.socratic.decision import robust_verdict
 from llmjury.stats import proportion, sign_test
 
 Records = list[dict[str, Any]]
+HIDDEN_FROM_TABLES = ("seed003",)
 OURS, BASELINE, TIE = "ours", "baseline", "tie"
 
 

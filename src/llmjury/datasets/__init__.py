@@ -1,0 +1,1 @@
+"""Loaders for the public datasets with human judgements that several families use."""

@@ -1,0 +1,48 @@
+"""Reading arena judges: seed 002's score lines and MT-Bench's `[[A]]`/`[[B]]`/`[[C]]`."""
+
+from __future__ import annotations
+
+import re
+
+from llmjury.errors import JudgeParseError
+
+SCORE_PARSER = "arena-score/1"
+PAIR_PARSER = "mtbench-pair/1"
+_SCORE = re.compile(r"score\s+of\s+model\s*([12])\s*[:=]\s*\**\s*([01])\b", re.IGNORECASE)
+_VERDICT = re.compile(r"\[\[\s*([ABC])\s*\]\]")
+
+
+def parse_scores(text: str) -> tuple[int, int]:
+    """`- Score of Model 1: 0` / `- Score of Model 2: 1` → (0, 1); the last line for each model wins."""
+    found: dict[str, int] = {}
+    for model, score in _SCORE.findall(text):
+        found[model] = int(score)
+    if set(found) != {"1", "2"}:
+        raise JudgeParseError(SCORE_PARSER, text, "no 'Score of Model 1/2: 0|1' lines for both models")
+    return found["1"], found["2"]
+
+
+def winner_from_scores(first: int, second: int) -> str:
+    """1-0 → model_a, 0-1 → model_b, 1-1 → tie, 0-0 → tie (bothbad)."""
+    if first != second:
+        return "model_a" if first > second else "model_b"
+    return "tie" if first else "tie (bothbad)"
+
+
+def parse_pair(text: str) -> str:
+    """MT-Bench pair-v2: the last `[[A]]`, `[[B]]` or `[[C]]` → model_a, model_b or tie."""
+    found = _VERDICT.findall(text)
+    if not found:
+        raise JudgeParseError(PAIR_PARSER, text, "no [[A]], [[B]] or [[C]] verdict")
+    return {"A": "model_a", "B": "model_b", "C": "tie"}[found[-1]]
+
+
+def swap(winner: str) -> str:
+    """The same outcome seen with the answers in the other order."""
+    return {"model_a": "model_b", "model_b": "model_a"}.get(winner, winner)
+
+
+def score_text(winner: str) -> str:
+    """seed 002's `gpt_4_score` column for an outcome: `{'model_a': '1', 'model_b': '0'}`."""
+    a, b = {"model_a": (1, 0), "model_b": (0, 1), "tie": (1, 1), "tie (bothbad)": (0, 0)}[winner]
+    return str({"model_a": str(a), "model_b": str(b)})

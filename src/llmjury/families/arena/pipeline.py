@@ -1,0 +1,103 @@
+"""One battle: both answers (recorded or live), then the judge in both orders."""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from llmjury.chat import ChatRequest, Message
+from llmjury.errors import ProviderError
+from llmjury.families.arena import layout
+from llmjury.families.arena.cases import FAMILY, ArenaOptions, BattleCase, is_live
+from llmjury.families.arena.judge import PAIR_PARSER, SCORE_PARSER, parse_pair, parse_scores, swap, winner_from_scores
+from llmjury.judging import ask_judge
+from llmjury.jury import Jury, Outcome
+from llmjury.settings import family_options
+from llmjury.verdicts import JudgeConfig, Verdict
+
+
+def options(jury: Jury) -> ArenaOptions:
+    return ArenaOptions.model_validate(family_options(jury.settings, FAMILY))
+
+
+@cache
+def recorded_answers(files: tuple[Path, ...]) -> dict[str, dict[str, str]]:
+    table: dict[str, dict[str, str]] = {}
+    for path in files:
+        for question, row in layout.answers(path).items():
+            table.setdefault(question, {}).update(row)
+    return table
+
+
+async def answer(jury: Jury, opts: ArenaOptions, question: str, model: str) -> str:
+    """A model's answer: live from its provider spec, else from the recorded q_and_as files."""
+    if is_live(model):
+        request = ChatRequest(messages=(Message(role="user", content=question),), task="arena/question")
+        return (await jury.engine.complete(model, request)).text
+    recorded = recorded_answers(tuple(opts.answer_files())).get(question, {})
+    if model not in recorded:
+        raise ProviderError(model, "no recorded answer for this question in the q_and_as files")
+    return recorded[model]
+
+
+def judge_request(jury: Jury, opts: ArenaOptions, question: str, first: str, second: str) -> ChatRequest:
+    if opts.judge_prompt == "mtbench-pair-v2":
+        system = jury.render("arena/mtbench_pair_v2_system.j2")
+        prompt = jury.render("arena/mtbench_pair_v2.j2", question=question, answer_a=first, answer_b=second)
+        return jury.request(prompt, system=system)
+    return jury.request(jury.render("arena/judge.j2", question=question, answer_a=first, answer_b=second))
+
+
+def parse_outcome(prompt_kind: str) -> tuple[Any, str]:
+    if prompt_kind == "mtbench-pair-v2":
+        return parse_pair, PAIR_PARSER
+    return (lambda text: winner_from_scores(*parse_scores(text))), SCORE_PARSER
+
+
+async def judge_battle(jury: Jury, opts: ArenaOptions, case_id: str, question: str, answer_a: str,
+                       answer_b: str, attributes: dict[str, Any], round_index: int = 0) -> Verdict:
+    """Judge in the given order, and swapped when `swap`; orders that disagree make a tie."""
+    requests = [judge_request(jury, opts, question, answer_a, answer_b)]
+    if opts.swap:
+        requests.append(judge_request(jury, opts, question, answer_b, answer_a))
+    parse, parser = parse_outcome(opts.judge_prompt)
+    runs = await ask_judge(jury, FAMILY, requests, parse, round_index=round_index)
+    outcomes = [None if not a.scored else (a.parsed if i == 0 else swap(a.parsed))
+                for i, a in enumerate(runs.answers)]
+    counted = [o for o in outcomes if o is not None]
+    usage = runs.usage
+    config = JudgeConfig(provider=runs.provider, prompt=requests[0].task, runs=len(requests), parser=parser)
+    common: dict[str, Any] = dict(
+        case_id=case_id, family=FAMILY, judge=config, raw=runs.raw, attributes=attributes,
+        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+        cost_usd=jury.cost(runs.provider, usage.prompt_tokens, usage.completion_tokens),
+        latency_s=runs.latency_s, cached=runs.cached)
+    per_run = [{"order": "ab" if i == 0 else "ba", "winner": o, "error": a.error}
+               for i, (o, a) in enumerate(zip(outcomes, runs.answers, strict=True))]
+    if not counted:
+        first_error = next(a.error for a in runs.answers if a.error)
+        return Verdict(valid=False, error=first_error, result={"runs": per_run}, **common)
+    consistent = len(set(counted)) == 1
+    winner = counted[0] if consistent else "tie"
+    return Verdict(result={"winner": winner, "consistent": consistent, "counted_runs": len(counted),
+                           "runs": per_run}, **common)
+
+
+async def battle(case: BattleCase, jury: Jury) -> Outcome:
+    opts = options(jury)
+    attributes: dict[str, Any] = {"dataset": case.dataset, "question": case.question,
+                                  "question_index": case.question_index, "model_a": case.model_a,
+                                  "model_b": case.model_b, "round": case.round, "experiment": opts.experiment,
+                                  "anchor": opts.anchor, "tstamp": time.strftime("%Y-%m-%d %H:%M:%S")}
+    try:
+        answer_a = await answer(jury, opts, case.question, case.model_a)
+        answer_b = await answer(jury, opts, case.question, case.model_b)
+    except ProviderError as exc:
+        config = JudgeConfig(provider=jury.spec("judge", FAMILY))
+        return Outcome([Verdict(case_id=case.id, family=FAMILY, judge=config, valid=False,
+                                error=f"call failed: answer from {exc}", attributes=attributes)])
+    attributes |= {"answer_a": answer_a, "answer_b": answer_b}
+    verdict = await judge_battle(jury, opts, case.id, case.question, answer_a, answer_b, attributes, case.round)
+    return Outcome([verdict])

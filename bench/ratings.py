@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 
 import numpy as np
 
@@ -47,11 +48,12 @@ def main() -> None:
     print(f"{'battles':>9} {'elo':>8} {'bt':>8} {'bt bootstrap':>14} {'elo bootstrap':>15}")
     for n in (int(s) for s in args.sizes.split(",")):
         battles = synthetic(n, args.models, 0)
-        elo = timed(lambda: online_elo(battles))
-        bt = timed(lambda: bradley_terry(win_counts(battles)))
-        bt_boot = timed(lambda: bootstrap_bradley_terry(battles, rounds=args.bt_rounds))
-        elo_boot = timed(lambda: bootstrap_elo(battles, rounds=args.elo_rounds))
-        print(f"{n:>9} {elo:>7.2f}s {bt:>7.3f}s {bt_boot:>8.2f}s ({args.bt_rounds}) {elo_boot:>8.2f}s ({args.elo_rounds})")
+        elo = timed(partial(online_elo, battles))
+        bt = timed(lambda b=battles: bradley_terry(win_counts(b)))
+        bt_boot = timed(partial(bootstrap_bradley_terry, battles, rounds=args.bt_rounds))
+        elo_boot = timed(partial(bootstrap_elo, battles, rounds=args.elo_rounds))
+        print(f"{n:>9} {elo:>7.2f}s {bt:>7.3f}s {bt_boot:>8.2f}s ({args.bt_rounds}) "
+              f"{elo_boot:>8.2f}s ({args.elo_rounds})")
 
 
 if __name__ == "__main__":

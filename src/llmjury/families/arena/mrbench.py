@@ -54,7 +54,8 @@ def battles(path: Path | None, *, pairs_per_conversation: int, seed: int) -> lis
         for a, b in chosen:
             ra, rb = conv.replies[a], conv.replies[b]
             cases.append(TutorBattleCase(
-                id=mrbench.case_id(conv, a, b), dataset=DATASET, question=conv.id, question_index=conv.index, model_a=a, model_b=b, history=history_text(conv.history),
+                id=mrbench.case_id(conv, a, b), dataset=DATASET, question=conv.id, question_index=conv.index,
+                model_a=a, model_b=b, history=history_text(conv.history),
                 answer_a=ra.text, answer_b=rb.text, human=WINNER[mrbench.preference(ra.score, rb.score)]))
     return cases
 

@@ -46,8 +46,8 @@ def is_human(record: dict[str, Any]) -> bool:
 
 def battles_of(records: Records) -> Battles:
     ordered = sorted(records, key=lambda r: r["case_id"])
-    return Battles.from_rows([r["attributes"]["model_a"] for r in ordered], [r["attributes"]["model_b"] for r in ordered],
-                             [r["result"]["winner"] for r in ordered])
+    return Battles.from_rows([r["attributes"]["model_a"] for r in ordered],
+                             [r["attributes"]["model_b"] for r in ordered], [r["result"]["winner"] for r in ordered])
 
 
 def anchor_of(records: Records, models: list[str]) -> tuple[int, float] | None:
@@ -156,7 +156,8 @@ def markdown(section: dict[str, Any]) -> str:
     lines: list[str] = []
     for name, board in section.get("leaderboards", {}).items():
         lines += [f"### Leaderboard `{name}` ({board['battles']} battles; Bradley-Terry anchored at {board['anchor']})",
-                  "", "| rank | model | Bradley-Terry [95% CI] | online Elo [95% CI] | battles |", "|---|---|---|---|---|"]
+                  "", "| rank | model | Bradley-Terry [95% CI] | online Elo [95% CI] | battles |",
+                  "|---|---|---|---|---|"]
         for model in board["order"]:
             bt, elo, rank = board["rating"][model], board["elo"][model], board["rank"][model]
             lines.append(f"| {rank['value']:.0f} | `{model}` | {bt['value']:.0f} [{bt['low']:.0f}, {bt['high']:.0f}] | "
@@ -169,7 +170,8 @@ def markdown(section: dict[str, Any]) -> str:
                   f"Per battle: {_pct(agree['with_ties'])} agreement with ties, {_pct(agree['without_ties'])} "
                   f"without ties. Ranking of {ranking['models']} tutors: Spearman {ranking['spearman']:.3f}, "
                   f"Kendall {ranking['kendall']:.3f}.", "",
-                  f"Human order: {', '.join(validity['human_order'])}  ", f"Judge order: {', '.join(validity['judge_order'])}", ""]
+                  f"Human order: {', '.join(validity['human_order'])}  ",
+                  f"Judge order: {', '.join(validity['judge_order'])}", ""]
     return "\n".join(lines)
 
 

@@ -83,6 +83,8 @@ def parse_path(text: str, gate: str) -> tuple[str, ...]:
     steps: list[str] = []
     position = 0
     text = text.strip()
+    if not text:
+        raise ConfigError(f"gate {gate!r}: a side of the comparison is empty")
     while position < len(text):
         match = _STEP.match(text, position)
         if not match or match.end() == position:

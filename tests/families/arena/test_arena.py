@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from llmjury.errors import DatasetError, JudgeParseError
+from llmjury.families.arena import layout
+from llmjury.families.arena.cases import ArenaOptions, arrange
+from llmjury.families.arena.importers import by_judge, chatbot_arena, mtbench_judgements
+from llmjury.families.arena.judge import parse_pair, parse_scores, score_text, winner_from_scores
+from llmjury.families.arena.pipeline import battle
+from llmjury.families.arena.report import agreement, files
+
+
+def test_seed_score_lines_and_winner_rules():
+    text = "- Score of Model 1: 0\n- Score of Model 2: 1\n- Brief Explanation: Model 1 repeats itself."
+    assert parse_scores(text) == (0, 1)
+    assert [winner_from_scores(*s) for s in [(1, 0), (0, 1), (1, 1), (0, 0)]] == \
+        ["model_a", "model_b", "tie", "tie (bothbad)"]
+    assert score_text("model_b") == "{'model_a': '0', 'model_b': '1'}"
+    with pytest.raises(JudgeParseError, match="arena-score/1"):
+        parse_scores("Model 1 is better.")
+
+
+def test_mtbench_verdict_takes_the_last_bracket():
+    assert parse_pair("I considered [[A]] but final: [[B]]") == "model_b"
+    assert parse_pair("[[C]]") == "tie"
+
+
+def write_dataset(tmp_path: Path, questions, answers: dict[str, dict[str, str]]) -> ArenaOptions:
+    (tmp_path / "data" / "toy").mkdir(parents=True)
+    pd.DataFrame({"question": questions}).to_csv(tmp_path / "data" / "toy" / "questions.csv", index=False)
+    rows = [{"question": q, **answers.get(q, {})} for q in dict.fromkeys(questions)]
+    pd.DataFrame(rows).to_csv(tmp_path / "q_and_as.csv", index=False)
+    return ArenaOptions(data=str(tmp_path / "data"), dataset="toy", answers=str(tmp_path / "q_and_as.csv"),
+                        models="m1,m2,m3")
+
+
+def test_arrangement_pairs_only_models_that_answered_in_question_then_combination_order(tmp_path):
+    options = write_dataset(tmp_path, ["q1", "q2", "q1"], {"q1": {"m1": "x", "m2": "y", "m3": "z"},
+                                                          "q2": {"m1": "x", "m3": "z"}})
+    cases = arrange(options)
+    assert [(c.question, c.model_a, c.model_b) for c in cases] == [
+        ("q1", "m1", "m2"), ("q1", "m1", "m3"), ("q1", "m2", "m3"), ("q2", "m1", "m3")]
+    rounds = arrange(options.model_copy(update={"rounds": 2}))
+    assert len(rounds) == 8 and rounds[-1].id.endswith("-r1")
+
+
+def test_a_given_arrangement_file_is_reproduced(tmp_path):
+    options = write_dataset(tmp_path, ["q1"], {"q1": {"m1": "x", "m2": "y"}})
+    pd.DataFrame([{"question": "q1", "model_a": "m2", "model_b": "m1", "winner": "model_a"}]).to_csv(
+        tmp_path / "arr.csv", index=False)
+    cases = arrange(options.model_copy(update={"arrangement": str(tmp_path / "arr.csv")}))
+    assert [(c.model_a, c.model_b) for c in cases] == [("m2", "m1")]
+
+
+def test_missing_column_names_the_file(tmp_path):
+    (tmp_path / "q.csv").write_text("prompt\nhello\n")
+    with pytest.raises(DatasetError, match=r"q\.csv: missing column\(s\) \['question'\]"):
+        layout.questions(tmp_path / "q.csv")
+
+
+def test_battle_judged_in_both_orders_ties_when_orders_disagree(tmp_path, make_engine, openai_server):
+    options = write_dataset(tmp_path, ["Which is bigger, 2 or 3?"],
+                            {"Which is bigger, 2 or 3?": {"m1": "THREE-IS-BIGGER", "m2": "TWO-IS-BIGGER"}})
+    # Always prefers the first answer shown: the two orders disagree, so the battle is a tie.
+    openai_server.reply = lambda body, i: "- Score of Model 1: 1\n- Score of Model 2: 0\n- Brief Explanation: x"
+    from llmjury.jury import Jury
+    from llmjury.pricing import PriceTable
+    from llmjury.prompts import PromptLibrary
+
+    opts = {f"arena.{k}": str(v) for k, v in options.model_dump().items() if v is not None}
+    engine = make_engine(roles={"judge": f"openai:judge;base_url={openai_server.base_url}"}, options=opts)
+    jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+    case = arrange(options)[0]
+    verdict = engine.run(battle(case, jury)).verdict
+    assert verdict.result["winner"] == "tie" and verdict.result["consistent"] is False
+    assert [r["winner"] for r in verdict.result["runs"]] == ["model_a", "model_b"]
+    shown_first = sorted(b["messages"][0]["content"].split("[Model 1's Answer]\n")[1][:5]
+                         for b in openai_server.requests)
+    assert shown_first == ["THREE", "TWO-I"]
+    record = verdict.record()
+    written = files({}, [record])
+    table = pd.read_csv(pd.io.common.StringIO(written["arena/results/default/battle_records.csv"]))
+    assert list(table.columns) == layout.RECORD_COLUMNS
+    assert table.loc[0, "gpt_4_score"] == "{'model_a': '1', 'model_b': '1'}"
+    assert "arena/cache/toy/q_and_as.csv" in written
+
+
+def test_chatbot_arena_logs_and_mtbench_judgements_import(tmp_path):
+    (tmp_path / "arena.json").write_text(json.dumps([
+        {"model_a": "x", "model_b": "y", "winner": "model_a", "question_id": "q1"},
+        {"model_a": "y", "model_b": "x", "winner": "tie (bothbad)", "question_id": "q2"}]))
+    rows = chatbot_arena(tmp_path / "arena.json")
+    assert [r["winner"] for r in rows] == ["model_a", "tie (bothbad)"]
+    (tmp_path / "bad.json").write_text(json.dumps([{"model_a": "x", "model_b": "y", "winner": "draw"}]))
+    with pytest.raises(DatasetError, match=r"bad\.json \[item 0\]: winner 'draw'"):
+        chatbot_arena(tmp_path / "bad.json")
+
+    human = [{"question_id": 81, "model_a": "x", "model_b": "y", "winner": "model_a", "judge": "expert_1", "turn": 1},
+             {"question_id": 82, "model_a": "y", "model_b": "x", "winner": "model_b", "judge": "expert_1", "turn": 1},
+             {"question_id": 83, "model_a": "x", "model_b": "y", "winner": "tie", "judge": "expert_1", "turn": 1}]
+    gpt4 = [{"question_id": 81, "model_1": "y", "model_2": "x", "g1_winner": "model_2", "g2_winner": "model_2",
+             "judge": ["gpt-4", "pair-v2"], "turn": 1},
+            {"question_id": 82, "model_1": "x", "model_2": "y", "g1_winner": "model_1", "g2_winner": "model_2",
+             "judge": ["gpt-4", "pair-v2"], "turn": 1},
+            {"question_id": 83, "model_1": "x", "model_2": "y", "g1_winner": "model_1", "g2_winner": "model_1",
+             "judge": ["gpt-4", "pair-v2"], "turn": 1}]
+    (tmp_path / "human.jsonl").write_text("\n".join(json.dumps(r) for r in human))
+    (tmp_path / "gpt4.jsonl").write_text("\n".join(json.dumps(r) for r in gpt4))
+    rows = mtbench_judgements(tmp_path / "human.jsonl") + mtbench_judgements(tmp_path / "gpt4.jsonl")
+    judges = by_judge(rows)
+    result = agreement(judges["gpt-4-pair-v2"], judges["expert_1"])
+    # q81: both say x; q82: humans say x, GPT-4 inconsistent -> tie; q83: humans tie, GPT-4 says x.
+    assert result["with_ties"]["value"] == pytest.approx(1 / 3)
+    assert (result["without_ties"]["value"], result["without_ties"]["n"]) == (1.0, 1)

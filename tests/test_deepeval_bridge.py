@@ -45,6 +45,7 @@ def test_unparseable_metric_output_becomes_an_unscored_verdict(openai_server, ma
     model = JuryModel(engine, f"openai:gpt-4o-mini;base_url={openai_server.base_url}")
     verdict = metric_verdict(geval(model), LLMTestCase(input="q", actual_output="a"), case_id="q1", family="toy")
     assert not verdict.valid and "GEval failed" in verdict.error
+    assert verdict.judge.provider.startswith("deepeval-geval:")
 
 
 def test_importing_llmjury_plugin_does_not_import_deepeval():

@@ -72,14 +72,41 @@ def metric_verdict(metric: BaseMetric, test_case: LLMTestCase, *, case_id: str, 
     object you passed without a score). A metric that raises becomes an unscored verdict.
     """
     started = time.perf_counter()
-    judge = JudgeConfig(provider=str(getattr(metric, "evaluation_model", None) or "deepeval"),
-                        prompt=f"deepeval:{type(metric).__name__}", parser="deepeval")
     try:
         metric.measure(test_case)
     except Exception as exc:  # deepeval raises plain exceptions for unparseable judge output
-        return Verdict(case_id=case_id, family=family, judge=judge, valid=False,
-                       error=f"deepeval {type(metric).__name__} failed: {exc}", attributes=attributes or {},
-                       latency_s=time.perf_counter() - started)
+        return _failed(metric, exc, case_id, family, attributes, started)
+    return _measured(metric, case_id, family, attributes, started)
+
+
+async def a_metric_verdict(metric: BaseMetric, test_case: LLMTestCase, *, case_id: str, family: str,
+                           attributes: dict[str, Any] | None = None) -> Verdict:
+    """`metric_verdict` for pipelines: `a_measure()` on the engine loop, so it plans concurrently."""
+    started = time.perf_counter()
+    try:
+        await metric.a_measure(test_case, _show_indicator=False)
+    except Exception as exc:  # deepeval raises plain exceptions for unparseable judge output
+        return _failed(metric, exc, case_id, family, attributes, started)
+    return _measured(metric, case_id, family, attributes, started)
+
+
+def _judge(metric: BaseMetric) -> JudgeConfig:
+    model = getattr(metric, "model", None)
+    name = model.get_model_name() if model is not None else str(getattr(metric, "evaluation_model", "deepeval"))
+    return JudgeConfig(provider=f"deepeval-{type(metric).__name__.lower()}:{name}",
+                       prompt=f"deepeval:{type(metric).__name__}", parser="deepeval")
+
+
+def _failed(metric: BaseMetric, exc: Exception, case_id: str, family: str, attributes: dict[str, Any] | None,
+            started: float) -> Verdict:
+    return Verdict(case_id=case_id, family=family, judge=_judge(metric), valid=False,
+                   error=f"unparseable: deepeval {type(metric).__name__} failed: {exc}", attributes=attributes or {},
+                   latency_s=time.perf_counter() - started)
+
+
+def _measured(metric: BaseMetric, case_id: str, family: str, attributes: dict[str, Any] | None,
+              started: float) -> Verdict:
+    judge = _judge(metric)
     return Verdict(
         case_id=case_id, family=family, judge=judge,
         result={"score": metric.score, "success": bool(metric.success), "threshold": metric.threshold,

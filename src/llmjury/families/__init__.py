@@ -8,7 +8,7 @@ from llmjury.families.registry import FAMILIES, Family, register
 
 __all__ = ["FAMILIES", "Family", "load", "register"]
 
-FAMILY_MODULES: tuple[str, ...] = ("llmjury.families.socratic", "llmjury.families.arena")
+FAMILY_MODULES: tuple[str, ...] = ("llmjury.families.socratic", "llmjury.families.arena", "llmjury.families.geval")
 
 
 def load() -> None:

@@ -8,8 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmjury.families.arena.ratings import (
-    Battles, bootstrap_bradley_terry, bradley_terry, empirical_win_rates, online_elo, permuted_elo,
-    predicted_win_rates, win_counts,
+    Battles,
+    bootstrap_bradley_terry,
+    bradley_terry,
+    empirical_win_rates,
+    online_elo,
+    permuted_elo,
+    predicted_win_rates,
+    win_counts,
 )
 
 

@@ -1,0 +1,84 @@
+"""G-Eval for dialogue (seed 004) and its meta-evaluation against human scores.
+
+Each Topical-Chat / DSTC9 item x task x criterion is a case scored by the judge; UniEval's recorded
+scores replay through the same meta-evaluation; deepeval's GEval scores a subset with the same
+provider, steps and criteria, when deepeval is installed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import llmjury
+from llmjury.assertions import assert_scored
+from llmjury.families import geval
+from llmjury.families.geval.meta import correlations
+from llmjury.families.geval.recorded import UNIEVAL, recorded_cases, replay, unieval_scores
+from llmjury.families.geval.report import REFERENCES
+from llmjury.plugin import settings_of
+from llmjury.settings import family_options
+
+
+def options(config: pytest.Config) -> geval.GEvalOptions:
+    return geval.GEvalOptions.model_validate(family_options(settings_of(config), geval.FAMILY))
+
+
+def deepeval_subset(opts: geval.GEvalOptions) -> list[geval.GEvalCase]:
+    """The first item of each context, then the rest, up to `deepeval_items` per dataset (overall,
+    next response). Items with an empty response are left out: deepeval refuses to score them."""
+    chosen = []
+    for dataset in opts.listed("datasets"):
+        cases = [c for c in geval.geval_cases(opts) if c.item.dataset == dataset and c.criterion == "overall"
+                 and c.task == "response" and c.item.response.strip()]
+        first = {c.item.context_id: c for c in reversed(cases)}
+        ordered = list(first.values()) + [c for c in cases if c not in first.values()]
+        chosen += ordered[: opts.deepeval_items]
+    return chosen
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    opts = options(metafunc.config)
+    if metafunc.function is test_geval_item:
+        llmjury.generate(metafunc, geval.geval_cases(opts))
+    elif metafunc.function is test_recorded_judge:
+        llmjury.generate(metafunc, recorded_cases())
+    elif metafunc.function is test_deepeval_geval:
+        llmjury.generate(metafunc, deepeval_subset(opts))
+
+
+@llmjury.pipeline(geval.judge_item)
+def test_geval_item(outcome: llmjury.Outcome) -> None:
+    assert_scored(outcome)
+
+
+@llmjury.pipeline(replay)
+def test_recorded_judge(outcome: llmjury.Outcome) -> None:
+    assert len(outcome.verdicts) == 360
+
+
+def _deepeval_pipeline(case, jury):
+    from llmjury.families.geval.deepeval_compare import deepeval_geval
+
+    return deepeval_geval(case, jury)
+
+
+@pytest.mark.deepeval
+@llmjury.pipeline(_deepeval_pipeline)
+def test_deepeval_geval(outcome: llmjury.Outcome) -> None:
+    pytest.importorskip("deepeval")
+    assert_scored(outcome)
+
+
+@pytest.mark.parametrize("dimension", ["naturalness", "coherence", "engagingness", "groundedness",
+                                       "understandability", "overall"])
+def test_unieval_replay_reproduces_the_published_table(dimension: str) -> None:
+    """Recorded UniEval scores through our meta-evaluation give UniEval's published table to 1e-6."""
+    pairs = unieval_scores(UNIEVAL, dimension)
+    predicted = np.array([score for _, score in pairs])
+    human = np.array([item.human[dimension] for item, _ in pairs])
+    ours = correlations(predicted, human)
+    published = json.loads(REFERENCES.read_text())["unieval"]["rows"][dimension]
+    assert [ours["pearson"], ours["spearman"], ours["kendall"]] == pytest.approx(published, abs=1e-6)

@@ -1,0 +1,119 @@
+"""Meta-evaluation: how well predicted scores track human scores.
+
+Pearson r, Spearman rho and Kendall tau (tau-b) from scipy, two ways: pooled over all items (seed
+004's way), and per dialogue context then averaged (the G-Eval paper's turn-level protocol;
+contexts where either side is constant are skipped). Pooled intervals bootstrap items; per-context
+intervals bootstrap contexts. A system-level correlation (per-system means) is added when items
+name at least three systems.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from llmjury.stats import metric
+
+KINDS = ("pearson", "spearman", "kendall")
+RESAMPLES = 1000
+
+
+def correlations(predicted: Sequence[float], human: Sequence[float]) -> dict[str, float]:
+    """The three coefficients; NaN where one side is constant."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {"pearson": float(stats.pearsonr(predicted, human).statistic),
+                "spearman": float(stats.spearmanr(predicted, human).statistic),
+                "kendall": float(stats.kendalltau(predicted, human).statistic)}
+
+
+def pooled(predicted: np.ndarray, human: np.ndarray, seed: int = 0) -> dict[str, Any]:
+    """Pooled coefficients with a paired item bootstrap (percentile). Pearson and Spearman are
+    computed for all resamples at once; Kendall needs one call per resample."""
+    point = correlations(predicted, human)
+    n = len(predicted)
+    if n <= 3:
+        return {kind: metric(point[kind], None, None, n, "pooled") for kind in KINDS}
+    rng = np.random.default_rng(seed)
+    index = rng.integers(0, n, size=(RESAMPLES, n))
+    p, h = predicted[index], human[index]
+    draws = {"pearson": _rowwise_pearson(p, h),
+             "spearman": _rowwise_pearson(stats.rankdata(p, axis=1), stats.rankdata(h, axis=1))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        draws["kendall"] = np.array([stats.kendalltau(p[r], h[r]).statistic for r in range(RESAMPLES)])
+    out = {}
+    for kind in KINDS:
+        values = draws[kind][np.isfinite(draws[kind])]
+        low, high = (np.percentile(values, 2.5), np.percentile(values, 97.5)) if len(values) else (None, None)
+        out[kind] = metric(point[kind], low, high, n, "pooled, item bootstrap")
+    return out
+
+
+def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    x = x - x.mean(axis=1, keepdims=True)
+    y = y - y.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+
+
+def per_context(predicted: np.ndarray, human: np.ndarray, groups: Sequence[str], seed: int = 0) -> dict[str, Any]:
+    """Correlation within each context, averaged over the contexts where both sides vary."""
+    by_group: dict[str, list[int]] = defaultdict(list)
+    for i, g in enumerate(groups):
+        by_group[g].append(i)
+    per = []
+    for indices in by_group.values():
+        p, h = predicted[indices], human[indices]
+        if len(indices) > 1 and np.ptp(p) > 0 and np.ptp(h) > 0:
+            per.append(correlations(p, h))
+    out: dict[str, Any] = {"contexts_used": len(per), "contexts": len(by_group)}
+    rng = np.random.default_rng(seed)
+    for kind in KINDS:
+        values = np.array([c[kind] for c in per])
+        if len(values) == 0:
+            out[kind] = metric(None, None, None, 0, "per context, averaged")
+            continue
+        draws = rng.choice(values, size=(RESAMPLES, len(values)), replace=True).mean(axis=1)
+        out[kind] = metric(values.mean(), np.percentile(draws, 2.5), np.percentile(draws, 97.5), len(values),
+                           "per context, averaged; context bootstrap")
+    return out
+
+
+def system_level(predicted: np.ndarray, human: np.ndarray, systems: Sequence[str | None]) -> dict[str, Any] | None:
+    """Correlation of per-system mean scores (needs three or more systems)."""
+    names = sorted({s for s in systems if s})
+    if len(names) < 3 or any(s is None for s in systems):
+        return None
+    index = np.array([names.index(s) for s in systems])
+    p = np.array([predicted[index == k].mean() for k in range(len(names))])
+    h = np.array([human[index == k].mean() for k in range(len(names))])
+    point = correlations(p, h)
+    return {kind: metric(point[kind], None, None, len(names), "system level (per-system means)") for kind in KINDS}
+
+
+def meta_evaluate(records: list[dict[str, Any]], seed: int = 0) -> dict[str, Any]:
+    """All three views for one judge x dataset x task x criterion group of verdict records."""
+    scored = [r for r in records if r["valid"] and r["attributes"].get("human") is not None]
+    predicted = np.array([float(r["result"]["score"]) for r in scored])
+    human = np.array([float(r["attributes"]["human"]) for r in scored])
+    out: dict[str, Any] = {"items": len(scored), "unscored": len(records) - len(scored)}
+    if len(scored) < 3:
+        return out
+    out["pooled"] = pooled(predicted, human, seed)
+    groups = [r["attributes"]["context_id"] for r in scored]
+    if len(set(groups)) < len(groups):
+        out["per_context"] = per_context(predicted, human, groups, seed)
+    systems = system_level(predicted, human, [r["attributes"].get("system_id") for r in scored])
+    if systems:
+        out["system_level"] = systems
+    methods = defaultdict(int)
+    for r in scored:
+        methods[r["result"].get("method", "?")] += 1
+    out["methods"] = dict(methods)
+    return out

@@ -1,0 +1,113 @@
+"""One G-Eval judgement: evaluation steps (generated once per task x criterion, or given by hand),
+the form-filling prompt, and a probability- or frequency-weighted score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from llmjury.errors import ProviderError
+from llmjury.families.geval.cases import CRITERIA, FAMILY, GEvalCase, GEvalOptions
+from llmjury.families.geval.scoring import PARSER_VERSION, frequency_weighted, logprob_weighted, parse_score
+from llmjury.judging import ask_judge
+from llmjury.jury import Jury, Outcome
+from llmjury.prompts import RenderedPrompt
+from llmjury.settings import family_options
+from llmjury.verdicts import JudgeConfig, Verdict
+
+TARGETS = {"dialogue": "{quality} of the entire dialogue", "response": "{quality} of the response"}
+
+
+def options(jury: Jury) -> GEvalOptions:
+    return GEvalOptions.model_validate(family_options(jury.settings, FAMILY))
+
+
+def quality(criterion: str) -> str:
+    return "overall quality" if criterion == "overall" else criterion
+
+
+async def evaluation_steps(jury: Jury, opts: GEvalOptions, task: str, criterion: str) -> tuple[str, str]:
+    """(steps, where they came from). Hand-written steps win; otherwise the seed's CoT prompt is
+    asked once per task x criterion (one cached request, shared by every case)."""
+    if opts.steps_dir:
+        path = Path(opts.steps_dir) / f"{task}-{criterion}.txt"
+        if path.is_file():
+            return path.read_text(encoding="utf-8").strip(), f"file:{path.name}"
+    prompt = jury.render("geval/cot.j2", task=task, criterion=criterion, part="line",
+                         target=TARGETS[task].format(quality=quality(criterion)))
+    completion = await jury.complete("judge", FAMILY, jury.request(prompt))
+    return completion.text.strip(), f"generated:{prompt.task}"
+
+
+def render_judge_prompt(jury: Jury, case: GEvalCase, steps: str) -> RenderedPrompt:
+    item, criterion = case.item, CRITERIA[case.criterion]
+    if case.task == "dialogue":
+        dialogue = "\n".join(f"{speaker}: {text}" for speaker, text in item.whole_dialogue())
+        return jury.render("geval/dialogue.j2", task="dialogue", criterion=criterion.name, steps=steps,
+                           dialogue=dialogue, quality=quality(criterion.name), form=criterion.label)
+    dialogue = "\n".join(f"{speaker}: {text}" for speaker, text in item.turns)
+    fact = item.fact if criterion.name == "groundedness" else ""
+    return jury.render("geval/response.j2", task="response", criterion=criterion.name, steps=steps,
+                       dialogue=dialogue, response=item.response, fact=fact,
+                       form=f"{criterion.label} ({criterion.low}-{criterion.high})")
+
+
+async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
+    opts = options(jury)
+    criterion = CRITERIA[case.criterion]
+    item = case.item
+    attributes: dict[str, Any] = {"dataset": item.dataset, "item": item.id, "context_id": item.context_id,
+                                  "system_id": item.system_id, "task": case.task, "criterion": case.criterion,
+                                  "human": item.human.get(case.criterion), **item.extra}
+    attributes.pop("source", None)
+    provider = jury.spec("judge", FAMILY)
+    try:
+        steps, steps_source = await evaluation_steps(jury, opts, case.task, case.criterion)
+    except ProviderError as exc:
+        return Outcome([Verdict(case_id=case.id, family=FAMILY, judge=JudgeConfig(provider=provider), valid=False,
+                                error=f"call failed: evaluation steps: {exc}", attributes=attributes)])
+    prompt = render_judge_prompt(jury, case, steps)
+    attributes["steps_source"] = steps_source
+    attributes["steps_text"] = steps
+    result: dict[str, Any] | None = None
+    raw: list[str] = []
+    error = None
+    prompt_tokens = completion_tokens = 0
+    if opts.scoring in ("auto", "logprobs"):
+        request = jury.request(prompt, logprobs=True, top_logprobs=opts.top_logprobs)
+        try:
+            completion = await jury.complete("judge", FAMILY, request)
+        except ProviderError as exc:
+            error = f"call failed: {exc}"
+        else:
+            sample = completion.samples[0]
+            raw, prompt_tokens, completion_tokens = [sample.text], sample.usage.prompt_tokens, \
+                sample.usage.completion_tokens
+            weighted = logprob_weighted(sample, criterion.scale)
+            if weighted is not None:
+                result = {"score": weighted[0], "method": "logprobs",
+                          "distribution": {str(k): v for k, v in weighted[1].items()}}
+            elif opts.scoring == "logprobs":
+                error = "unparseable: no score token with logprobs in the answer"
+    if result is None and error is None:
+        request = jury.request(prompt, temperature=opts.temperature, top_p=opts.top_p)
+        runs = await ask_judge(jury, FAMILY, [request] * opts.n, lambda text: parse_score(text, criterion.scale))
+        raw = runs.raw
+        prompt_tokens, completion_tokens = runs.usage.prompt_tokens, runs.usage.completion_tokens
+        scores = [a.parsed for a in runs.answers if a.scored]
+        if scores:
+            score, distribution = frequency_weighted(scores, criterion.scale)
+            result = {"score": score, "method": "sampling", "samples": len(runs.answers), "parsed": len(scores),
+                      "distribution": {str(k): v for k, v in distribution.items()}}
+        else:
+            error = next(a.error for a in runs.answers if a.error)
+    config = JudgeConfig(provider=provider, prompt=prompt.task, parser=PARSER_VERSION,
+                         scoring=(result or {}).get("method", opts.scoring),
+                         n=opts.n if (result or {}).get("method") == "sampling" else 1,
+                         temperature=opts.temperature if (result or {}).get("method") == "sampling" else None)
+    common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, judge=config, raw=raw, attributes=attributes,
+                                  prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                                  cost_usd=jury.cost(provider, prompt_tokens, completion_tokens))
+    if result is None:
+        return Outcome([Verdict(valid=False, error=error, **common)], details={"steps": steps})
+    return Outcome([Verdict(result=result, **common)], details={"steps": steps, "prompt": prompt.text})

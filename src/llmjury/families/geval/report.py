@@ -1,0 +1,62 @@
+"""G-Eval aggregates: meta-evaluation per judge x dataset x task x criterion, beside the
+reference figures (seed 004's E1-E3, the G-Eval paper, UniEval)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from llmjury.families.geval.meta import meta_evaluate
+
+REFERENCES = Path(__file__).resolve().parents[2] / "data" / "geval_references.json"
+HIDDEN_FROM_TABLES = ("meta",)
+
+
+def group_key(record: dict[str, Any]) -> str:
+    a = record["attributes"]
+    return f"{record['judge']['provider']}/{a['dataset']}/{a['task']}/{a['criterion']}"
+
+
+def aggregate(records: list[dict[str, Any]]) -> dict[str, Any]:
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        groups[group_key(r)].append(r)
+    meta = {key: meta_evaluate(rs) for key, rs in sorted(groups.items())}
+    return {"meta": meta, "references": json.loads(REFERENCES.read_text(encoding="utf-8"))}
+
+
+def _fmt(m: dict[str, Any] | None) -> str:
+    if not m or m.get("value") is None:
+        return "n/a"
+    if m.get("low") is None:
+        return f"{m['value']:.4f}"
+    return f"{m['value']:.4f} [{m['low']:.3f}, {m['high']:.3f}]"
+
+
+def markdown(section: dict[str, Any]) -> str:
+    lines = ["| judge / dataset / task / criterion | items | pooled r | pooled ρ | pooled τ | per-context r | "
+             "per-context ρ | per-context τ | system r | system ρ |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for key, m in section["meta"].items():
+        pooled, per, system = m.get("pooled", {}), m.get("per_context", {}), m.get("system_level", {})
+        lines.append(f"| `{key}` | {m['items']} | {_fmt(pooled.get('pearson'))} | {_fmt(pooled.get('spearman'))} | "
+                     f"{_fmt(pooled.get('kendall'))} | {_fmt(per.get('pearson'))} | {_fmt(per.get('spearman'))} | "
+                     f"{_fmt(per.get('kendall'))} | {_fmt(system.get('pearson'))} | {_fmt(system.get('spearman'))} |")
+    lines += ["", "**Reference figures**", ""]
+    for ref in section["references"].values():
+        lines += [f"{ref['note']}:", "", "| | " + " | ".join(ref["columns"]) + " |",
+                  "|---|" + "---|" * len(ref["columns"])]
+        lines += [f"| {name} | " + " | ".join(f"{v:g}" for v in values) + " |" for name, values in ref["rows"].items()]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def files(section: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, str]:
+    """The evaluation steps each judge used, one reviewable file per task x criterion."""
+    out: dict[str, str] = {}
+    for r in records:
+        steps = r["attributes"].get("steps_text")
+        if steps:
+            out[f"geval/steps/{r['attributes']['task']}-{r['attributes']['criterion']}.txt"] = steps + "\n"
+    return out

@@ -9,6 +9,9 @@ from llmjury.testing.fake_server import FakeChoice, FakeServer, Fault, count_tok
 
 
 class FakeOpenAI(FakeServer):
+    #: Some OpenAI-compatible servers (GPT4All among them) ignore `logprobs`; set False to mimic them.
+    supports_logprobs = True
+
     @property
     def base_url(self) -> str:
         return self.origin + "/v1"
@@ -32,7 +35,7 @@ class FakeOpenAI(FakeServer):
 
     def _choice(self, body: dict[str, Any], index: int, choice: FakeChoice) -> dict[str, Any]:
         logprobs = None
-        if body.get("logprobs"):
+        if body.get("logprobs") and self.supports_logprobs:
             steps = choice.logprobs or [(tok, 0.0, []) for tok in choice.text.split(" ")]
             top_n = int(body.get("top_logprobs") or 0)
             logprobs = {"content": [

@@ -10,16 +10,21 @@ from collections import Counter
 from llmjury.chat import Sample
 from llmjury.errors import JudgeParseError
 
-PARSER_VERSION = "geval-score/1"
+PARSER_VERSION = "geval-score/2"
 _NUMBER = re.compile(r"(?<![\d.])(\d+)(?:\.\d+)?(?![\d.])")
+_RANGE = re.compile(r"\(?\b\d+\s*-\s*\d+\b\)?")
 
 
 def parse_score(text: str, scale: range) -> int:
-    """The first whole number on the scale in the answer ("Overall Quality: 4", "4/5", "- 2")."""
-    for match in _NUMBER.finditer(text):
-        value = int(match.group(1))
-        if value in scale:
-            return value
+    """The score in a form-filling answer: scale ranges such as "(1-3)" are ignored, the text after
+    the last colon is read first ("- Naturalness (1-3): 2" is 2), then the whole answer; the first
+    whole number on the scale wins ("4", "Overall Quality: 4", "4/5")."""
+    cleaned = _RANGE.sub(" ", text)
+    for part in (cleaned.rsplit(":", 1)[-1], cleaned) if ":" in cleaned else (cleaned,):
+        for match in _NUMBER.finditer(part):
+            value = int(match.group(1))
+            if value in scale:
+                return value
     raise JudgeParseError(PARSER_VERSION, text, f"no score between {scale.start} and {scale.stop - 1}")
 
 

@@ -1,0 +1,159 @@
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from llmjury.chat import Sample, TokenLogprob, TopLogprob
+from llmjury.datasets.dialogue_items import dstc9, topical_chat
+from llmjury.errors import DatasetError, JudgeParseError
+from llmjury.families.geval.cases import GEvalCase, GEvalOptions, geval_cases
+from llmjury.families.geval.meta import meta_evaluate, per_context
+from llmjury.families.geval.pipeline import judge_item
+from llmjury.families.geval.scoring import frequency_weighted, logprob_weighted, parse_score
+from llmjury.jury import Jury
+from llmjury.pricing import PriceTable
+from llmjury.prompts import PromptLibrary
+from llmjury.testing import FakeChoice
+
+SEED_RESPONSE_LINES = [
+    "Your task is to rate the response on one metric. Provide only the final score as an integer—do not include "
+    "summaries or conclusions.",
+    "- Overall Quality (1-5): The response should be coherent, engaging, and contextually relevant.",
+    "- Credibility and Informativeness: Response should provide meaningful and well-formed contributions.",
+    "- Overall Quality (1-5):",
+]
+
+
+def test_shipped_samples_load_with_every_human_dimension():
+    items = topical_chat()
+    assert len(items) == 360 and len({i.context_id for i in items}) == 60
+    assert set(items[0].human) == {"understandability", "naturalness", "coherence", "engagingness",
+                                   "groundedness", "overall"}
+    sample = dstc9()
+    assert len(sample) == 220 and len({i.system_id for i in sample}) == 11
+    assert sample[0].turns[0][0] == "user" and "flowscore" in sample[0].extra
+
+
+def test_restructured_forms_load(tmp_path):
+    (tmp_path / "d.json").write_text(json.dumps([{"dialog_id": "7", "turns": [
+        {"speaker": "user", "utterance": "hi"}, {"speaker": "system", "utterance": "hello!"}],
+        "score": 4.25, "system_id": "bot3"}]))
+    (item,) = dstc9(tmp_path / "d.json")
+    assert (item.id, item.response, item.turns, item.human) == ("dstc9-7", "hello!", [("user", "hi")], {"overall": 4.25})
+    (tmp_path / "t.json").write_text(json.dumps([{"dialogue": "1", "turns": [{"speaker": "A", "utterance": "x"}],
+                                                  "score": 3.0, "system_id": "s", "system_output": "y",
+                                                  "context": "fact"}]))
+    (tc,) = topical_chat(tmp_path / "t.json")
+    assert (tc.response, tc.fact, tc.human) == ("y", "fact", {"overall": 3.0})
+
+
+def test_malformed_item_names_file_and_position(tmp_path):
+    (tmp_path / "bad.json").write_text(json.dumps({"contexts": [["a"]], "responses": ["b"], "references": ["c"],
+                                                   "scores": ["n/a"]}))
+    with pytest.raises(DatasetError, match=r"bad\.json \[item 0\]: score 'n/a' is not a number"):
+        dstc9(tmp_path / "bad.json")
+
+
+def test_score_parsing_and_seed_frequency_formula():
+    assert parse_score("Overall Quality: 4", range(1, 6)) == 4
+    assert parse_score("- Naturalness (1-3): 2", range(1, 4)) == 2  # the scale's own "1-3" is not an answer
+    assert parse_score("Score: 4/5", range(1, 6)) == 4
+    assert parse_score("Rating 2.\nOverall Quality: 5", range(1, 6)) == 5
+    with pytest.raises(JudgeParseError):
+        parse_score("excellent", range(1, 6))
+    score, distribution = frequency_weighted([3, 3, 4, 5], range(1, 6))
+    assert score == pytest.approx(3.75) and distribution[3] == 0.5
+
+
+def test_logprob_weighting_renormalises_over_the_scale():
+    top = [TopLogprob(token="4", logprob=math.log(0.6)), TopLogprob(token=" 3", logprob=math.log(0.2)),
+           TopLogprob(token="four", logprob=math.log(0.2))]
+    sample = Sample(text="4", logprobs=[TokenLogprob(token="4", logprob=math.log(0.6), top=top)])
+    score, distribution = logprob_weighted(sample, range(1, 6))
+    assert score == pytest.approx((4 * 0.6 + 3 * 0.2) / 0.8)
+    assert logprob_weighted(Sample(text="4"), range(1, 6)) is None
+
+
+def jury_for(make_engine, server, **options):
+    engine = make_engine(roles={"judge": f"openai:judge;base_url={server.base_url}"},
+                         options={f"geval.{k}": str(v) for k, v in options.items()})
+    return Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+
+
+def reply_by_prompt(body, index):
+    text = body["messages"][-1]["content"]
+    if text.startswith("Evaluate the quality"):
+        return "Read the dialogue. Check the criterion. Score it."
+    return FakeChoice("4", logprobs=[("4", math.log(0.7), [("4", math.log(0.7)), ("5", math.log(0.3))])])
+
+
+def cases(criterion="overall", task="response", count=3):
+    return [GEvalCase(id=f"{item.id}-{task}-{criterion}", item=item, task=task, criterion=criterion)
+            for item in topical_chat()[:count]]
+
+
+def test_logprobs_give_a_weighted_score_and_steps_are_asked_once(make_engine, openai_server):
+    openai_server.reply = reply_by_prompt
+    jury = jury_for(make_engine, openai_server)
+    verdicts = [jury.engine.run(judge_item(case, jury)).verdict for case in cases()]
+    assert {v.result["method"] for v in verdicts} == {"logprobs"}
+    assert verdicts[0].result["score"] == pytest.approx(4.3)
+    cot_calls = [r for r in openai_server.requests if r["messages"][-1]["content"].startswith("Evaluate the quality")]
+    assert len(cot_calls) == 1
+    judged = openai_server.requests[-1]
+    assert judged["logprobs"] is True and "Read the dialogue. Check the criterion." in judged["messages"][-1]["content"]
+    for line in SEED_RESPONSE_LINES:
+        assert line in judged["messages"][-1]["content"]
+
+
+def test_without_logprobs_it_samples_n_and_weights_by_frequency(make_engine, openai_server):
+    openai_server.supports_logprobs = False
+    answers = iter(["4", "4", "5", "3", "x", "2"] * 10)
+    openai_server.reply = lambda body, i: ("Steps." if body["messages"][-1]["content"].startswith("Evaluate")
+                                           else next(answers))
+    jury = jury_for(make_engine, openai_server, n=5)
+    verdict = jury.engine.run(judge_item(cases(count=1)[0], jury)).verdict
+    assert verdict.result["method"] == "sampling" and verdict.judge.n == 5
+    sampled = [r for r in openai_server.requests if r.get("n", 1) > 1]
+    assert sampled[0]["n"] == 5 and sampled[0]["temperature"] == 1.0 and sampled[0]["top_p"] == 1.0
+    assert 2 <= verdict.result["score"] <= 5
+
+
+def test_hand_written_steps_replace_generation(make_engine, openai_server, tmp_path):
+    (tmp_path / "response-overall.txt").write_text("Check relevance. Check fluency.")
+    openai_server.reply = reply_by_prompt
+    jury = jury_for(make_engine, openai_server, steps_dir=tmp_path)
+    verdict = jury.engine.run(judge_item(cases(count=1)[0], jury)).verdict
+    assert verdict.attributes["steps_source"] == "file:response-overall.txt"
+    assert all(not r["messages"][-1]["content"].startswith("Evaluate the quality") for r in openai_server.requests)
+
+
+def test_case_selection_follows_options():
+    selected = geval_cases(GEvalOptions(datasets="dstc9", tasks_dstc9="dialogue", criteria_dstc9="overall"))
+    assert len(selected) == 220 and selected[0].id == "dstc9-0000-dialogue-overall"
+    assert "whole_dialogue" in selected[0].marks() and "system_chatbot10" in selected[0].marks()
+
+
+def test_per_context_skips_constant_groups_and_averages():
+    predicted = np.array([1, 2, 3, 1, 1, 1, 3, 2, 1.0])
+    human = np.array([1, 2, 3, 2, 3, 1, 1, 2, 3.0])
+    out = per_context(predicted, human, ["a"] * 3 + ["b"] * 3 + ["c"] * 3)
+    assert out["contexts_used"] == 2  # "b" is constant on the predicted side
+    assert out["pearson"]["value"] == pytest.approx(0.0)  # +1 in "a", -1 in "c"
+
+
+def test_meta_evaluation_reports_pooled_context_and_system_views():
+    rng = np.random.default_rng(0)
+    records = []
+    for i in range(60):
+        human = float(rng.integers(1, 6))
+        records.append({"valid": True, "result": {"score": human + rng.normal(0, 1), "method": "logprobs"},
+                        "attributes": {"human": human, "context_id": f"c{i // 6}", "system_id": f"s{i % 6}"}})
+    out = meta_evaluate(records)
+    assert out["items"] == 60 and out["pooled"]["pearson"]["value"] > 0.5
+    low, high = out["pooled"]["pearson"]["low"], out["pooled"]["pearson"]["high"]
+    assert low < out["pooled"]["pearson"]["value"] < high
+    assert out["per_context"]["contexts"] == 10 and out["system_level"]["pearson"]["n"] == 6

@@ -68,6 +68,29 @@ def socratic_aggregate(args: argparse.Namespace) -> int:
     return 0
 
 
+def qa_estimate(args: argparse.Namespace) -> int:
+    """Dry run for Q&A grading: tokens and cost for a model, before any call (seed 001, section 8)."""
+    from llmjury.families.qa_quality.cases import QAOptions, qa_cases
+    from llmjury.families.qa_quality.evaluation import estimate_tokens, extract_for_evaluation
+    from llmjury.prompts import PromptLibrary
+
+    options = QAOptions(export=str(args.export) if args.export else None, output_tokens=args.output_tokens)
+    pairs, rules = qa_cases(options)
+    prompts = PromptLibrary([args.prompts] if args.prompts else [])
+    input_tokens = sum(estimate_tokens(prompts.render("qa_quality/judge.j2",
+                                                      qa=extract_for_evaluation(c.pair).to_prompt_format()).text)
+                       for c in pairs)
+    output_tokens = len(pairs) * options.output_tokens
+    cost = PriceTable.load(args.prices).cost(f"openai:{args.model}", input_tokens, output_tokens)
+    removed = sum(sum(r.removed.values()) for r in rules)
+    print(f"{len(pairs)} pairs to grade ({removed} threads removed by the rules) in {len(rules)} course(s)")
+    print(f"estimated input tokens: {input_tokens}; output tokens: {output_tokens} "
+          f"({options.output_tokens} a pair)")
+    print(f"estimated cost on {args.model}: " + ("unpriced (add it to the price table)" if cost is None
+                                                   else f"${cost:.4f}"))
+    return 0
+
+
 def export(args: argparse.Namespace) -> int:
     store = SampleStore(args.cache)
     count = store.export(args.to, run_id=args.run_id)
@@ -91,6 +114,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     soc.add_argument("--ours", default="ours", help="label of our system in the files (seed 003: chat)")
     soc.add_argument("--baseline", default="baseline", help="label of the baseline (seed 003: simple-chat)")
     soc.set_defaults(handler=socratic_aggregate)
+    est = commands.add_parser("qa-estimate", help="dry run: tokens and cost of grading a Slack export")
+    est.add_argument("--export", type=Path, help="folder of course folders (default: the shipped sample)")
+    est.add_argument("--model", default="gpt-4o-mini")
+    est.add_argument("--output-tokens", type=int, default=150)
+    est.add_argument("--prices", type=Path)
+    est.add_argument("--prompts", type=Path)
+    est.set_defaults(handler=qa_estimate)
     exp = commands.add_parser("export", help="write cached responses as a JSONL recording shard")
     exp.add_argument("--cache", type=Path, default=Path(".llmjury/cache.sqlite"))
     exp.add_argument("--to", type=Path, required=True)

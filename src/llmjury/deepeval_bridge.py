@@ -23,6 +23,7 @@ from pydantic import BaseModel  # noqa: E402
 
 from llmjury.chat import ChatRequest, Message  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
+from llmjury.providers.base import ProviderSpec  # noqa: E402
 from llmjury.verdicts import JudgeConfig, Verdict  # noqa: E402
 
 
@@ -38,7 +39,7 @@ class JuryModel(DeepEvalBaseLLM):
         return self
 
     def get_model_name(self) -> str:
-        return self.spec
+        return str(ProviderSpec.parse(self.spec))
 
     def _request(self, prompt: str, schema: type[BaseModel] | None) -> ChatRequest:
         return ChatRequest(

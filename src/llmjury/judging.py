@@ -66,6 +66,7 @@ async def ask_judge(
     """
     retries = jury.settings.parse_retries if retries is None else retries
     provider = jury.spec(role, family)
+    label = jury.label(role, family)
     answers: list[JudgeAnswer | None] = [None] * len(requests)
     groups: dict[str, list[int]] = {}
     for run, request in enumerate(requests):
@@ -112,4 +113,4 @@ async def ask_judge(
     totals = await asyncio.gather(*(ask_group(runs) for runs in groups.values()))
     usage = sum((u for u, _ in totals), Usage())
     latency = max((lat for _, lat in totals), default=0.0)
-    return JudgeRuns(answers=[a for a in answers if a is not None], provider=provider, usage=usage, latency_s=latency)
+    return JudgeRuns(answers=[a for a in answers if a is not None], provider=label, usage=usage, latency_s=latency)

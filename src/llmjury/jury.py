@@ -9,6 +9,7 @@ from llmjury.chat import ChatRequest, Completion, Message
 from llmjury.engine import Engine
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary, RenderedPrompt
+from llmjury.providers.base import ProviderSpec
 from llmjury.settings import Settings
 from llmjury.verdicts import Verdict
 
@@ -36,6 +37,10 @@ class Jury:
 
     def spec(self, role: str, family: str) -> str:
         return self.settings.provider_for(role, family)
+
+    def label(self, role: str, family: str) -> str:
+        """`kind:model` of a role's provider: what verdicts and reports name (never its options)."""
+        return str(ProviderSpec.parse(self.spec(role, family)))
 
     def render(self, template: str, **variables: Any) -> RenderedPrompt:
         return self.prompts.render(template, **variables)

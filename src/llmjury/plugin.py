@@ -124,19 +124,20 @@ def resolve_settings(config: pytest.Config) -> Settings:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{PIPELINE_MARK}(pipeline): the coroutine that turns a case into verdicts")
-    for family in families.FAMILIES.values():
-        config.addinivalue_line("markers", f"{family.name}: cases of the {family.name} family")
-        for name, description in family.markers.items():
-            config.addinivalue_line("markers", f"{name}: {description}")
-    base_urls = (("OPENAI_BASE_URL", "llm_openai_base_url"), ("GOOGLE_GEMINI_BASE_URL", "llm_gemini_base_url"))
-    for variable, ini in base_urls:
-        if config.getini(ini) and not os.environ.get(variable):
-            os.environ[variable] = config.getini(ini)
     try:
         settings = resolve_settings(config)
         gates = [Gate.parse(text) for text in settings.gates]
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from exc
+    for family in families.FAMILIES.values():
+        config.addinivalue_line("markers", f"{family.name}: cases of the {family.name} family")
+        dynamic = family.markers_for(settings) if family.markers_for else {}
+        for name, description in {**family.markers, **dynamic}.items():
+            config.addinivalue_line("markers", f"{name}: {description}")
+    base_urls = (("OPENAI_BASE_URL", "llm_openai_base_url"), ("GOOGLE_GEMINI_BASE_URL", "llm_gemini_base_url"))
+    for variable, ini in base_urls:
+        if config.getini(ini) and not os.environ.get(variable):
+            os.environ[variable] = config.getini(ini)
     session = JurySession(config, settings, gates)
     config.pluginmanager.register(session, "llmjury-session")
     if config.pluginmanager.hasplugin("xdist") and not session.is_worker:

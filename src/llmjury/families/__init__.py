@@ -8,7 +8,8 @@ from llmjury.families.registry import FAMILIES, Family, register
 
 __all__ = ["FAMILIES", "Family", "load", "register"]
 
-FAMILY_MODULES: tuple[str, ...] = ("llmjury.families.socratic", "llmjury.families.arena", "llmjury.families.geval")
+FAMILY_MODULES: tuple[str, ...] = ("llmjury.families.socratic", "llmjury.families.arena", "llmjury.families.geval",
+                                   "llmjury.families.qa_quality")
 
 
 def load() -> None:

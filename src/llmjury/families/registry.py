@@ -7,8 +7,10 @@ the plugin costs every pytest session next to nothing.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,8 @@ class Family:
     name: str
     report_module: str | None = None
     markers: dict[str, str] = field(default_factory=dict)
+    #: Markers that depend on the configured data (course names, say): settings -> {name: description}.
+    markers_for: Callable[[Any], dict[str, str]] | None = None
 
     def report(self) -> ModuleType | None:
         return importlib.import_module(self.report_module) if self.report_module else None

@@ -95,7 +95,7 @@ async def battle(case: BattleCase, jury: Jury) -> Outcome:
         answer_a = await answer(jury, opts, case.question, case.model_a)
         answer_b = await answer(jury, opts, case.question, case.model_b)
     except ProviderError as exc:
-        config = JudgeConfig(provider=jury.spec("judge", FAMILY))
+        config = JudgeConfig(provider=jury.label("judge", FAMILY))
         return Outcome([Verdict(case_id=case.id, family=FAMILY, judge=config, valid=False,
                                 error=f"call failed: answer from {exc}", attributes=attributes)])
     attributes |= {"answer_a": answer_a, "answer_b": answer_b}

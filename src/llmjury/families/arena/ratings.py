@@ -94,7 +94,7 @@ def bradley_terry(wins: np.ndarray, *, scale: float = SCALE, base: float = BASE,
         return value, grad
 
     result = optimize.minimize(loss, np.zeros(m), jac=True, method="L-BFGS-B",
-                               options={"maxiter": 1000, "gtol": 1e-9})
+                               options={"maxiter": 5000, "gtol": 1e-10, "ftol": 1e-15})
     beta = result.x
     shift = anchor[1] - beta[anchor[0]] if anchor else init - beta.mean()
     return beta + shift

@@ -60,7 +60,7 @@ async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
                                   "system_id": item.system_id, "task": case.task, "criterion": case.criterion,
                                   "human": item.human.get(case.criterion), **item.extra}
     attributes.pop("source", None)
-    provider = jury.spec("judge", FAMILY)
+    provider = jury.label("judge", FAMILY)
     try:
         steps, steps_source = await evaluation_steps(jury, opts, case.task, case.criterion)
     except ProviderError as exc:

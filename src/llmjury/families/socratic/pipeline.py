@@ -93,7 +93,7 @@ def to_verdict(case_id: str, jury: Jury, judged: dict[str, Any], attributes: dic
 
 def failed(case: SubsetCase | Any, jury: Jury, what: str, exc: ProviderError, attributes: dict[str, Any]) -> Outcome:
     """A response that could not be produced: an unscored verdict naming the case and cause."""
-    config = JudgeConfig(provider=jury.spec("judge", FAMILY), parser=PARSER_VERSION)
+    config = JudgeConfig(provider=jury.label("judge", FAMILY), parser=PARSER_VERSION)
     return Outcome([Verdict(case_id=case.id, family=FAMILY, judge=config, valid=False,
                             error=f"call failed: {what} response: {exc}", attributes=attributes)])
 

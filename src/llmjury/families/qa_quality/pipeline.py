@@ -1,0 +1,81 @@
+"""Grading one Q&A pair: the seed's evaluation input, the rubric judge with structured output
+(validated by pydantic, invalid output asked again), and the grade from the section 4 rules."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import ValidationError
+
+from llmjury.errors import JudgeParseError
+from llmjury.families.qa_quality.cases import FAMILY, CourseRules, QACase, QAOptions
+from llmjury.families.qa_quality.evaluation import (
+    DIMENSIONS,
+    QualityEvaluation,
+    extract_for_evaluation,
+    grade,
+    token_saving,
+)
+from llmjury.judging import ask_judge
+from llmjury.jury import Jury, Outcome
+from llmjury.settings import family_options
+from llmjury.verdicts import JudgeConfig, Verdict
+
+PARSER_VERSION = "qa-quality-evaluation/1"
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+
+
+def options(jury: Jury) -> QAOptions:
+    return QAOptions.model_validate(family_options(jury.settings, FAMILY))
+
+
+def parse_evaluation(text: str) -> QualityEvaluation:
+    """The judge's JSON as a `QualityEvaluation` (a ```json fence is tolerated)."""
+    try:
+        return QualityEvaluation.model_validate_json(_FENCE.sub("", text.strip()))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise JudgeParseError(PARSER_VERSION, text, f"{'.'.join(map(str, first['loc'])) or 'json'}: {first['msg']}")
+
+
+async def grade_pair(case: QACase, jury: Jury) -> Outcome:
+    opts = options(jury)
+    evaluation_input = extract_for_evaluation(case.pair, case.source_file)
+    raw_tokens, input_tokens = token_saving(case.pair, evaluation_input)
+    attributes: dict[str, Any] = {"course": case.course, "generation": case.generation, "date": case.date,
+                                  "source_file": case.source_file, "original_id": evaluation_input.original_id,
+                                  "raw_tokens_est": raw_tokens, "input_tokens_est": input_tokens, "pair": case.pair}
+    prompt = jury.render("qa_quality/judge.j2", qa=evaluation_input.to_prompt_format())
+    request = jury.request(prompt, json_schema=QualityEvaluation.model_json_schema(), schema_name="QualityEvaluation")
+    runs = await ask_judge(jury, FAMILY, [request], parse_evaluation, retries=opts.max_retries - 1)
+    (answer,) = runs.answers
+    config = JudgeConfig(provider=runs.provider, prompt=request.task, parser=PARSER_VERSION, scoring="rubric")
+    common: dict[str, Any] = dict(
+        case_id=case.id, family=FAMILY, judge=config, raw=runs.raw, attributes=attributes,
+        prompt_tokens=runs.usage.prompt_tokens, completion_tokens=runs.usage.completion_tokens,
+        cost_usd=jury.cost(runs.provider, runs.usage.prompt_tokens, runs.usage.completion_tokens),
+        latency_s=runs.latency_s, cached=runs.cached)
+    if not answer.scored:
+        return Outcome([Verdict(valid=False, error=answer.error, **common)])
+    evaluation: QualityEvaluation = answer.parsed
+    scores = [getattr(evaluation, d).score for d in DIMENSIONS]
+    computed = grade(scores)
+    result = {
+        "scores": dict(zip(DIMENSIONS, scores, strict=True)),
+        "grade": computed,
+        "judge_grade": evaluation.overall_quality,
+        "grade_disagrees": computed != evaluation.overall_quality,
+        "avg_score": round(sum(scores) / len(scores), 3),
+        "evaluation": evaluation.model_dump(mode="json"),
+        "attempts": answer.attempts,
+    }
+    return Outcome([Verdict(result=result, **common)], details={"input": evaluation_input.to_prompt_format()})
+
+
+async def course_rules(case: CourseRules, jury: Jury) -> Outcome:
+    """No model call: the course's filter counts, as a verdict so they reach the report."""
+    verdict = Verdict(case_id=case.id, family=FAMILY, judge=JudgeConfig(provider="rules:seed-001-filters"),
+                      result={"removed": case.removed, "removed_answers": case.removed_answers, "kept": case.kept},
+                      attributes={"course": case.course, "kind": "rules"})
+    return Outcome([verdict])

@@ -42,7 +42,8 @@ def test_restructured_forms_load(tmp_path):
         {"speaker": "user", "utterance": "hi"}, {"speaker": "system", "utterance": "hello!"}],
         "score": 4.25, "system_id": "bot3"}]))
     (item,) = dstc9(tmp_path / "d.json")
-    assert (item.id, item.response, item.turns, item.human) == ("dstc9-7", "hello!", [("user", "hi")], {"overall": 4.25})
+    assert (item.id, item.response, item.turns) == ("dstc9-7", "hello!", [("user", "hi")])
+    assert item.human == {"overall": 4.25}
     (tmp_path / "t.json").write_text(json.dumps([{"dialogue": "1", "turns": [{"speaker": "A", "utterance": "x"}],
                                                   "score": 3.0, "system_id": "s", "system_output": "y",
                                                   "context": "fact"}]))
@@ -73,6 +74,7 @@ def test_logprob_weighting_renormalises_over_the_scale():
            TopLogprob(token="four", logprob=math.log(0.2))]
     sample = Sample(text="4", logprobs=[TokenLogprob(token="4", logprob=math.log(0.6), top=top)])
     score, distribution = logprob_weighted(sample, range(1, 6))
+    assert distribution[4] == pytest.approx(0.75) and distribution[1] == 0
     assert score == pytest.approx((4 * 0.6 + 3 * 0.2) / 0.8)
     assert logprob_weighted(Sample(text="4"), range(1, 6)) is None
 

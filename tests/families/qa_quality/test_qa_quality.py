@@ -47,9 +47,9 @@ def test_grade_rules_of_section_4(scores, expected):
     assert grade(scores) == expected
 
 
-@pytest.mark.parametrize(("text", "rule"), [("ㅋㅋㅋㅋ", "filler"), ("넵", "acknowledgement"), ("ok!", "acknowledgement"),
-                                            ("감사합니다!", "short_thanks"), ("thanks a lot", "short_thanks"),
-                                            ("", "empty"), ("enumerate 써보세요", None)])
+@pytest.mark.parametrize(("text", "rule"), [
+    ("ㅋㅋㅋㅋ", "filler"), ("넵", "acknowledgement"), ("ok!", "acknowledgement"), ("감사합니다!", "short_thanks"),
+    ("thanks a lot", "short_thanks"), ("", "empty"), ("enumerate 써보세요", None)])
 def test_answer_rules(text, rule):
     assert answer_rule(text) == rule
 

@@ -36,7 +36,8 @@ def parse_evaluation(text: str) -> QualityEvaluation:
         return QualityEvaluation.model_validate_json(_FENCE.sub("", text.strip()))
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise JudgeParseError(PARSER_VERSION, text, f"{'.'.join(map(str, first['loc'])) or 'json'}: {first['msg']}")
+        where = ".".join(map(str, first["loc"])) or "json"
+        raise JudgeParseError(PARSER_VERSION, text, f"{where}: {first['msg']}") from exc
 
 
 async def grade_pair(case: QACase, jury: Jury) -> Outcome:

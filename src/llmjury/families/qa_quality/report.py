@@ -71,9 +71,9 @@ def markdown(section: dict[str, Any]) -> str:
     g = section["grades"]
     lines = ["| grade | pairs |", "|---|---|"] + [f"| {k} | {g[k]} |" for k in GRADES]
     rules = section["rules"]
-    lines += ["", "Removed before judging: threads " + (", ".join(f"{k} {v}" for k, v in rules["threads_removed"].items())
-                                                    or "none")
-              + "; answers " + (", ".join(f"{k} {v}" for k, v in rules["answers_removed"].items()) or "none") + "."]
+    threads = ", ".join(f"{k} {v}" for k, v in rules["threads_removed"].items()) or "none"
+    answers = ", ".join(f"{k} {v}" for k, v in rules["answers_removed"].items()) or "none"
+    lines += ["", f"Removed before judging: threads {threads}; answers {answers}."]
     saving = section["token_saving"]
     if saving["saving"] is not None:
         lines.append(f"Evaluation input vs raw export: about {saving['evaluation_input_tokens_est']} vs "

@@ -15,8 +15,8 @@ def test_report_reaggregates_several_verdict_files(tmp_path):
     (tmp_path / "a.jsonl").write_text("\n".join(json.dumps(record(f"c{i}", True)) for i in range(3)) + "\n")
     (tmp_path / "b.jsonl").write_text(json.dumps(record("c9", False)) + "\n")
     code = main(["report", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--out", str(tmp_path / "out"),
-                 "--run-id", "again", "--gate", "toy.invalid<=0"])
+                 "--run-id", "again", "--gate", "toy.unscored<=0"])
     assert code == 6
     summary = json.loads((tmp_path / "out" / "again" / "summary.json").read_text())
-    assert summary["toy"]["verdicts"] == 4 and summary["toy"]["invalid_reasons"] == {"refused": 1}
+    assert summary["toy"]["verdicts"] == 4 and summary["toy"]["unscored_reasons"] == {"refused": 1}
     assert summary["gates"][0]["status"] == "fail"

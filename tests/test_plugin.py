@@ -59,7 +59,7 @@ def test_verdicts_are_counted_once_whatever_the_worker_count(toy, workers):
     result = toy.runpytest_subprocess("-n", workers)
     result.assert_outcomes(passed=12)
     section = summary(toy)["toy"]
-    assert (section["cases"], section["verdicts"], section["invalid"]) == (12, 24, 2)
+    assert (section["cases"], section["verdicts"], section["unscored"]) == (12, 24, 2)
     lines = (toy.path / "reports" / "latest" / "verdicts.jsonl").read_text().splitlines()
     pairs = [(json.loads(x)["case_id"], json.loads(x)["result"]["aspect"]) for x in lines]
     assert len(pairs) == len(set(pairs)) == 24
@@ -71,17 +71,18 @@ def test_runs_without_xdist_installed(toy):
 
 
 def test_failing_gate_exits_6_and_names_metric_value_and_threshold(toy):
-    result = toy.runpytest_subprocess("--llm-gate", "toy.invalid_rate<=0.01")
+    result = toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate<=0.01")
     assert result.ret == 6
-    result.stdout.fnmatch_lines(["*FAIL*toy.invalid_rate<=0.01: value 0.08333 [[]0.023*, 0.258*[]] vs 0.01*"])
+    result.stdout.fnmatch_lines(["*FAIL*toy.unscored_rate<=0.01: value 0.08333 [[]0.023*, 0.258*[]] vs 0.01*"])
 
 
 def test_passing_gate_exits_0(toy):
     assert toy.runpytest_subprocess("--llm-gate", "toy.valid>=20").ret == 0
 
 
-def test_gate_on_an_interval_that_straddles_is_inconclusive_when_asked(toy):
-    result = toy.runpytest_subprocess("--llm-gate", "toy.invalid_rate<=0.2", "--llm-gate-uncertain", "inconclusive")
+def test_gate_on_an_interval_that_straddles_is_inconclusive(toy):
+    assert toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate<=0.2", "--llm-gate-uncertain", "pass").ret == 0
+    result = toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate<=0.2")
     assert result.ret == 7
     result.stdout.fnmatch_lines(["*INCONCLUSIVE*straddles*"])
     gates = summary(toy)["gates"]
@@ -89,8 +90,8 @@ def test_gate_on_an_interval_that_straddles_is_inconclusive_when_asked(toy):
 
 
 def test_gate_on_the_lower_bound(toy):
-    assert toy.runpytest_subprocess("--llm-gate", "toy.invalid_rate.low>=0.1").ret == 6
-    assert toy.runpytest_subprocess("--llm-gate", "toy.invalid_rate.low>=0.01").ret == 0
+    assert toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate.low>=0.1").ret == 6
+    assert toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate.low>=0.01").ret == 0
 
 
 def test_malformed_gate_is_a_usage_error(toy):

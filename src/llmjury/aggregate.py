@@ -16,18 +16,26 @@ Records = list[dict[str, Any]]
 
 
 def core_section(records: Records) -> dict[str, Any]:
-    """Counts every family shares: cases, verdicts, how many were unscored and why."""
+    """Counts every family shares: cases, verdicts, how many were unscored and why, per judge.
+
+    Unscored verdicts (refused or failed calls, answers the parser could not read) are an outcome:
+    counted here and left out of every family rate, whose n is the scored count.
+    """
     valid = [r for r in records if r["valid"]]
     reasons = Counter((r.get("error") or "").split(":")[0] for r in records if not r["valid"])
     judges = sorted({_judge_label(r["judge"]) for r in records})
+    by_judge = {judge: proportion(sum(not r["valid"] for r in records if _judge_label(r["judge"]) == judge),
+                                  sum(_judge_label(r["judge"]) == judge for r in records)) for judge in judges}
     return {
         "cases": len({r["case_id"] for r in records}),
         "verdicts": len(records),
         "valid": len(valid),
-        "invalid": len(records) - len(valid),
-        "invalid_rate": proportion(len(records) - len(valid), len(records)),
-        "invalid_reasons": dict(sorted(reasons.items())),
+        "unscored": len(records) - len(valid),
+        "unscored_rate": proportion(len(records) - len(valid), len(records)),
+        "unscored_reasons": dict(sorted(reasons.items())),
         "judges": judges,
+        "unscored_by_judge": by_judge,
+        "unscored_cases": sorted({r["case_id"] for r in records if not r["valid"]})[:200],
         "judge_config": _judge_configs(records),
         "offline": any(r["judge"]["provider"].startswith("offline") for r in records),
     }

@@ -39,7 +39,7 @@ def report(args: argparse.Namespace) -> int:
            "reaggregated_from": [str(p) for p in args.verdicts], "judge": "recorded", "cache_mode": "none",
            "seed": None, "workers": 0}
     summary = aggregate.summarize(records, run, {}, PriceTable.load())
-    results = [Gate.parse(text).check(summary) for text in args.gate]
+    results = [Gate.parse(text).check(summary, uncertain=args.gate_uncertain) for text in args.gate]
     run_dir = write_run(args.out, summary, records, results)
     print("\n".join(terminal_lines(summary, results, run_dir)))
     return gate_exit_status(results)
@@ -106,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep.add_argument("--out", type=Path, default=Path("reports"))
     rep.add_argument("--run-id")
     rep.add_argument("--gate", action="append", default=[])
+    rep.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
     rep.set_defaults(handler=report)
     soc = commands.add_parser("socratic-aggregate",
                               help="robust majority over existing single-run evaluation files (seed 003)")

@@ -123,7 +123,7 @@ class Engine:
                 "run once with --llm-cache record to record it"
             )
         if missing:
-            fresh = await self._call(provider, request, len(missing))
+            fresh = await self._call(provider, request, missing)
             request_json = request.model_dump_json()
             for index, sample in zip(missing, fresh, strict=True):
                 found[index], cached[index] = sample, False
@@ -150,18 +150,20 @@ class Engine:
         if self.store is not None and provider.cacheable:
             self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
 
-    async def _call(self, provider: Provider, request: ChatRequest, n: int) -> list[Sample]:
-        """Fetch n fresh samples, in as many calls as the provider's per-call limit needs."""
+    async def _call(self, provider: Provider, request: ChatRequest, indices: list[int]) -> list[Sample]:
+        """Fetch fresh samples for `indices`, in as many calls as the provider's per-call limit needs."""
         limiter = self._limiter(provider)
-        chunks = [min(provider.max_samples_per_call, n - start)
-                  for start in range(0, n, provider.max_samples_per_call)]
+        step = provider.max_samples_per_call
+        chunks = [indices[start:start + step] for start in range(0, len(indices), step)]
         ledger = self.ledger[provider.name]
 
-        async def one(size: int) -> list[Sample]:
+        async def one(chunk: list[int]) -> list[Sample]:
+            size = len(chunk)
+
             async def attempt() -> list[Sample]:
                 async with limiter.slot(estimate_tokens(request, size)):
                     ledger.calls += 1
-                    return await provider.generate(request, size)
+                    return await provider.generate(request, size, chunk)
 
             try:
                 samples = await with_retries(
@@ -182,7 +184,7 @@ class Engine:
                 ledger.latency_s += sample.latency_s
             return samples
 
-        parts = await asyncio.gather(*(one(size) for size in chunks))
+        parts = await asyncio.gather(*(one(chunk) for chunk in chunks))
         return [sample for part in parts for sample in part]
 
     def _limiter(self, provider: Provider) -> Limiter:

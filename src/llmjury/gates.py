@@ -2,8 +2,9 @@
 
 A gate reads `path OP threshold`, where path walks the summary (`socratic.win_rate`,
 `arena.rating[gpt-4o]`) and the threshold is a number or another path. A metric's point
-estimate is used unless the path ends in `.low` or `.high`. When the metric's interval
-straddles the threshold the gate is `inconclusive` under `--llm-gate-uncertain=inconclusive`.
+estimate is used unless the path ends in `.low` or `.high`. When the metric's interval straddles
+the threshold the gate is `inconclusive` (unless `--llm-gate-uncertain=pass` asks to decide on the
+point estimate alone): the data cannot tell yet, and the exit code says so.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ class Gate:
             right = parse_path(right_text, text)
         return cls(text=text.strip(), left=parse_path(match["left"], text), op=match["op"], right=right)
 
-    def check(self, summary: dict[str, Any], *, uncertain: Literal["pass", "inconclusive"] = "pass") -> GateResult:
+    def check(self, summary: dict[str, Any], *,
+              uncertain: Literal["pass", "inconclusive"] = "inconclusive") -> GateResult:
         """Evaluate against a summary; an unknown metric fails with a message naming it."""
         try:
             value, interval = resolve(summary, self.left)

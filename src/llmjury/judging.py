@@ -15,6 +15,7 @@ from typing import Any
 
 from llmjury.chat import ChatRequest, Usage
 from llmjury.errors import JudgeParseError, ProviderError
+from llmjury.jurors import Juror
 from llmjury.jury import Jury
 
 
@@ -58,6 +59,7 @@ async def ask_judge(
     role: str = "judge",
     retries: int | None = None,
     round_index: int = 0,
+    juror: Juror | None = None,
 ) -> JudgeRuns:
     """One answer per request (a run); equal requests become distinct samples of one request.
 
@@ -65,8 +67,11 @@ async def ask_judge(
     each round owns its own block of sample indices, retries included, so rounds never collide.
     """
     retries = jury.settings.parse_retries if retries is None else retries
-    provider = jury.spec(role, family)
-    label = jury.label(role, family)
+    juror = juror or jury.jurors(role, family)[0]
+    provider, label = juror.spec, juror.label
+    # Each (round, juror) pair owns a distinct block of sample indices (Cantor pairing), so jurors
+    # sharing a spec and later rounds draw fresh samples.
+    round_index = (round_index + juror.index) * (round_index + juror.index + 1) // 2 + juror.index
     answers: list[JudgeAnswer | None] = [None] * len(requests)
     groups: dict[str, list[int]] = {}
     for run, request in enumerate(requests):

@@ -7,9 +7,9 @@ from typing import Any
 
 from llmjury.chat import ChatRequest, Completion, Message
 from llmjury.engine import Engine
+from llmjury.jurors import Juror, jury_label, parse_jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary, RenderedPrompt
-from llmjury.providers.base import ProviderSpec
 from llmjury.settings import Settings
 from llmjury.verdicts import Verdict
 
@@ -38,9 +38,14 @@ class Jury:
     def spec(self, role: str, family: str) -> str:
         return self.settings.provider_for(role, family)
 
+    def jurors(self, role: str, family: str) -> list[Juror]:
+        """The provider(s) a role names: one juror, or several for `spec+spec` and `spec*k`."""
+        return parse_jury(self.spec(role, family))
+
     def label(self, role: str, family: str) -> str:
-        """`kind:model` of a role's provider: what verdicts and reports name (never its options)."""
-        return str(ProviderSpec.parse(self.spec(role, family)))
+        """`kind:model` of a role's provider (or the jury's members): what verdicts and reports name,
+        never its options such as a base URL."""
+        return jury_label(self.jurors(role, family))
 
     def render(self, template: str, **variables: Any) -> RenderedPrompt:
         return self.prompts.render(template, **variables)

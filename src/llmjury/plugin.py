@@ -59,8 +59,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llm-gate", action="append", default=[], metavar="EXPR",
                     help="threshold checked at session end, e.g. 'socratic.win_rate>=0.55'")
     group.addoption("--llm-gate-uncertain", choices=["pass", "inconclusive"],
-                    help="a gate whose interval straddles its threshold: decide on the point estimate "
-                         "(pass, default) or report inconclusive (exit 7)")
+                    help="a gate whose interval straddles its threshold: report inconclusive (default; exit 7 "
+                         "when nothing failed) or decide on the point estimate alone (pass)")
     group.addoption("--llm-reports", help="reports directory (default: reports)")
     group.addoption("--llm-no-plan", action="store_true", default=False,
                     help="skip the concurrent planning phase; each test makes its own calls")
@@ -115,7 +115,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
         seed=int(pick("llm_seed", "llm_seed") or 0),
         sample=config.getoption("llm_sample"),
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
-        gate_uncertain=pick("llm_gate_uncertain", "llm_gate_uncertain") or "pass",
+        gate_uncertain=pick("llm_gate_uncertain", "llm_gate_uncertain") or "inconclusive",
         prices=path(prices, "") if prices else None,
         options=parse_assignments(list(config.getini("llm_options")) + list(config.getoption("llm_option")),
                                   "--llm-option", "socratic.dialogues=100"),

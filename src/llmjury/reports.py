@@ -64,7 +64,7 @@ def metric_rows(section: dict[str, Any], prefix: str = "", hidden: frozenset[str
     `hidden` (bulky sub-sections a family renders itself) are left out."""
     rows: list[tuple[str, dict[str, Any]]] = []
     for key, value in section.items():
-        if key in hidden or (key == "invalid_rate" and not prefix):
+        if key in hidden or (key == "unscored_rate" and not prefix):
             continue
         if isinstance(value, dict) and "value" in value and "n" in value:
             rows.append((prefix + key, value))
@@ -102,10 +102,10 @@ def markdown(summary: dict[str, Any], gates: list[GateResult]) -> str:
         lines.append("")
     for name in run.get("families", []):
         section = summary[name]
-        reasons = ", ".join(f"{k}: {v}" for k, v in section["invalid_reasons"].items()) or "none"
+        reasons = ", ".join(f"{k}: {v}" for k, v in section["unscored_reasons"].items()) or "none"
         judges = ", ".join(f"`{j}`" for j in section["judges"])
         lines += [f"## {name}", "", f"{section['cases']} cases, {section['verdicts']} verdicts, "
-                  f"{section['invalid']} unscored ({reasons}); judge: {judges}", ""]
+                  f"{section['unscored']} unscored ({reasons}); judge: {judges}", ""]
         report = FAMILIES[name].report() if name in FAMILIES else None
         if report is not None and hasattr(report, "markdown"):
             lines += [report.markdown(section), ""]
@@ -134,7 +134,8 @@ def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Pa
         lines.append("offline run: numbers come from heuristics, not an LLM")
     for name in summary["run"].get("families", []):
         section = summary[name]
-        lines.append(f"{name}: {section['cases']} cases, {section['verdicts']} verdicts, {section['invalid']} unscored")
+        counts = f"{section['cases']} cases, {section['verdicts']} verdicts, {section['unscored']} unscored"
+        lines.append(f"{name}: {counts}")
         for path, m in metric_rows(section, hidden=hidden_keys(name))[:20]:
             lines.append(f"  {name}.{path:<34} {format_metric(m):<28} n={m['n']}")
     lines.extend(g.line() for g in gates)

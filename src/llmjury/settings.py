@@ -32,7 +32,7 @@ class Settings:
     seed: int = 0
     sample: int | None = None
     gates: tuple[str, ...] = ()
-    gate_uncertain: str = "pass"
+    gate_uncertain: str = "inconclusive"
     prices: Path | None = None
     options: dict[str, str] = field(default_factory=dict)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from llmjury.chat import ChatRequest, Sample
@@ -67,8 +68,10 @@ class Provider(abc.ABC):
         return str(self.spec)
 
     @abc.abstractmethod
-    async def generate(self, request: ChatRequest, n: int) -> list[Sample]:
-        """Return exactly `n` samples for `request`, or raise a ProviderError subclass."""
+    async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
+        """Return exactly `n` samples for `request`, or raise a ProviderError subclass. `indices`
+        are the sample indices being filled; only providers that derive answers from them (the
+        offline heuristics) use them."""
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release network clients."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import httpx2
@@ -41,7 +42,7 @@ class GeminiProvider(Provider):
         self.client = genai.Client(api_key=api_key or "not-needed-for-local-servers", http_options=http_options)
         self.max_samples_per_call = int(options.get("max_n", self.max_samples_per_call))
 
-    async def generate(self, request: ChatRequest, n: int) -> list[Sample]:
+    async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
         contents = [
             types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import httpx2
@@ -29,7 +30,7 @@ class HttpServiceProvider(Provider):
         self.reply_path = spec.options.get("reply", "reply")
         self.client = httpx2.AsyncClient(timeout=float(spec.options.get("timeout", 120)))
 
-    async def generate(self, request: ChatRequest, n: int) -> list[Sample]:
+    async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
         return [await self._one(request) for _ in range(n)]
 
     async def _one(self, request: ChatRequest) -> Sample:

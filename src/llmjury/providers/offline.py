@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from llmjury.chat import ChatRequest, Sample, Usage
 from llmjury.providers.base import Provider
@@ -51,10 +51,10 @@ class OfflineProvider(Provider):
     max_samples_per_call = 1_000_000
     cacheable = False
 
-    async def generate(self, request: ChatRequest, n: int) -> list[Sample]:
+    async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
         rule = _HEURISTICS.get(template_of(request), echo)
         samples = []
-        for index in range(n):
+        for index in indices or range(n):
             answer = rule(request, rng_for(request, index))
             sample = answer if isinstance(answer, Sample) else Sample(text=answer, finish_reason="stop")
             words_in = sum(len(m.content.split()) for m in request.messages)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import openai
@@ -35,7 +36,7 @@ class OpenAIProvider(Provider):
         )
         self.max_samples_per_call = int(options.get("max_n", self.max_samples_per_call))
 
-    async def generate(self, request: ChatRequest, n: int) -> list[Sample]:
+    async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
         started = time.perf_counter()
         try:
             response = await self.client.chat.completions.create(**self._params(request, n))

@@ -156,4 +156,4 @@ def test_killed_run_resumes_without_repeating_finished_calls(pytester, openai_se
     # At most the two calls in flight at the kill are asked again; every pair ends up graded.
     assert again <= 14 - before + 2
     summary = json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
-    assert summary["qa_quality"]["verdicts"] == 14 and summary["qa_quality"]["invalid"] == 0
+    assert summary["qa_quality"]["verdicts"] == 14 and summary["qa_quality"]["unscored"] == 0

@@ -5,7 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llmjury.errors import JudgeParseError
-from llmjury.families.socratic.decision import parse_decision, robust_verdict
+from llmjury.families.socratic.decision import parse_decision
+from llmjury.majority import robust_verdict
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from llmjury.chat import ChatRequest, Message
+from llmjury.chat import ChatRequest, Message, Usage
 from llmjury.errors import ProviderError
 from llmjury.families.arena import layout
 from llmjury.families.arena.cases import FAMILY, ArenaOptions, BattleCase, is_live
 from llmjury.families.arena.judge import PAIR_PARSER, SCORE_PARSER, parse_pair, parse_scores, swap, winner_from_scores
 from llmjury.judging import ask_judge
 from llmjury.jury import Jury, Outcome
+from llmjury.majority import robust_verdict
 from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
@@ -63,26 +64,42 @@ async def judge_battle(jury: Jury, opts: ArenaOptions, case_id: str, question: s
     if opts.swap:
         requests.append(judge_request(jury, opts, question, answer_b, answer_a))
     parse, parser = parse_outcome(opts.judge_prompt)
-    runs = await ask_judge(jury, FAMILY, requests, parse, round_index=round_index)
-    outcomes = [None if not a.scored else (a.parsed if i == 0 else swap(a.parsed))
-                for i, a in enumerate(runs.answers)]
-    counted = [o for o in outcomes if o is not None]
-    usage = runs.usage
-    config = JudgeConfig(provider=runs.provider, prompt=requests[0].task, runs=len(requests), parser=parser)
+    jurors = jury.jurors("judge", FAMILY)
+    per_run: list[dict[str, Any]] = []
+    votes: list[dict[str, Any]] = []
+    raw: list[str] = []
+    usage, latency, cached, errors = Usage(), 0.0, True, []
+    for juror in jurors:
+        runs = await ask_judge(jury, FAMILY, requests, parse, round_index=round_index, juror=juror)
+        raw += runs.raw
+        usage, latency, cached = usage + runs.usage, max(latency, runs.latency_s), cached and runs.cached
+        outcomes = [None if not a.scored else (a.parsed if i == 0 else swap(a.parsed))
+                    for i, a in enumerate(runs.answers)]
+        per_run += [{"order": "ab" if i == 0 else "ba", "winner": o, "error": a.error, "juror": juror.label}
+                    for i, (o, a) in enumerate(zip(outcomes, runs.answers, strict=True))]
+        errors += [a.error for a in runs.answers if a.error]
+        counted = [o for o in outcomes if o is not None]
+        votes.append({"judge": juror.label, "counted_runs": len(counted), "consistent": len(set(counted)) == 1,
+                      "winner": None if not counted else counted[0] if len(set(counted)) == 1 else "tie"})
+    label = jury.label("judge", FAMILY)
+    config = JudgeConfig(provider=label, prompt=requests[0].task, runs=len(requests) * len(jurors), parser=parser)
     common: dict[str, Any] = dict(
-        case_id=case_id, family=FAMILY, judge=config, raw=runs.raw, attributes=attributes,
+        case_id=case_id, family=FAMILY, judge=config, raw=raw, attributes=attributes,
         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-        cost_usd=jury.cost(runs.provider, usage.prompt_tokens, usage.completion_tokens),
-        latency_s=runs.latency_s, cached=runs.cached)
-    per_run = [{"order": "ab" if i == 0 else "ba", "winner": o, "error": a.error}
-               for i, (o, a) in enumerate(zip(outcomes, runs.answers, strict=True))]
-    if not counted:
-        first_error = next(a.error for a in runs.answers if a.error)
-        return Verdict(valid=False, error=first_error, result={"runs": per_run}, **common)
-    consistent = len(set(counted)) == 1
-    winner = counted[0] if consistent else "tie"
-    return Verdict(result={"winner": winner, "consistent": consistent, "counted_runs": len(counted),
-                           "runs": per_run}, **common)
+        cost_usd=jury.cost(label, usage.prompt_tokens, usage.completion_tokens), latency_s=latency, cached=cached)
+    decided = [v["winner"] for v in votes if v["winner"] is not None]
+    if not decided:
+        return Verdict(valid=False, error=errors[0], result={"runs": per_run}, **common)
+    # Each juror's orders must agree, else its vote is a tie (MT-Bench's rule); a jury then decides
+    # by robust majority over its jurors' votes.
+    consistent = all(v["consistent"] for v in votes if v["winner"] is not None)
+    if len(jurors) == 1:
+        result = {"winner": decided[0], "consistent": consistent, "counted_runs": votes[0]["counted_runs"]}
+    else:
+        majority = robust_verdict(decided)
+        result = {"winner": majority.winner, "confidence": majority.confidence, "counted_runs": majority.counted,
+                  "consistent": consistent, "jurors": votes}
+    return Verdict(result={**result, "runs": per_run}, **common)
 
 
 async def battle(case: BattleCase, jury: Jury) -> Outcome:

@@ -93,8 +93,17 @@ def bradley_terry(wins: np.ndarray, *, scale: float = SCALE, base: float = BASE,
         grad = -(g.sum(axis=1) - g.sum(axis=0)) + 2 * ridge * beta
         return value, grad
 
-    result = optimize.minimize(loss, np.zeros(m), jac=True, method="L-BFGS-B",
-                               options={"maxiter": 5000, "gtol": 1e-10, "ftol": 1e-15})
+    games = wins + wins.T
+
+    def hessian(beta: np.ndarray) -> np.ndarray:
+        s = special.expit(alpha * (beta[:, None] - beta[None, :]))
+        weights = alpha * alpha * games * s * (1.0 - s)
+        return np.diag(weights.sum(axis=1) + 2 * ridge) - weights
+
+    # Strictly convex (the ridge), so a trust-region Newton method with the exact Hessian reaches the
+    # optimum to machine precision: ratings then do not depend on how models are ordered or named.
+    result = optimize.minimize(loss, np.zeros(m), jac=True, hess=hessian, method="trust-exact",
+                               options={"gtol": 1e-10, "maxiter": 500})
     beta = result.x
     shift = anchor[1] - beta[anchor[0]] if anchor else init - beta.mean()
     return beta + shift

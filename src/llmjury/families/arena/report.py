@@ -32,6 +32,7 @@ from llmjury.families.arena.ratings import (
     predicted_win_rates,
     win_counts,
 )
+from llmjury.jurors import juror_agreement
 from llmjury.stats import metric, proportion
 
 Records = list[dict[str, Any]]
@@ -110,13 +111,47 @@ def aggregate(records: Records) -> dict[str, Any]:
         section["main"] = main
         section.update({k: boards[main][k] for k in ("rating", "elo", "rank", "tie_rate")})
         judged_records = groups[main]
+        section["longer_wins_rate"] = longer_wins(judged_records)
+        self_preference = judge_self_preference(judged_records)
+        if self_preference:
+            section["self_preference"] = self_preference
         section["swap_consistency"] = proportion(
             sum(r["result"].get("consistent", True) for r in judged_records if r["result"].get("counted_runs", 1) > 1),
             sum(r["result"].get("counted_runs", 1) > 1 for r in judged_records))
     if "mrbench/judge" in groups and "mrbench/human" in groups:
         section["judge_validity"] = against_humans(groups["mrbench/judge"], groups["mrbench/human"])
+    juried = [r for name in judged for r in groups[name] if "jurors" in r["result"]]
+    if juried:
+        humans = {r["case_id"]: r["result"]["winner"] for r in groups.get("mrbench/human", [])}
+        section["jury"] = juror_agreement(juried, humans or None)
     section["leaderboards"] = boards
     return section
+
+
+def longer_wins(records: Records) -> dict[str, Any]:
+    """Among decisive battles between answers of different length, how often the longer won."""
+    longer = total = 0
+    for r in records:
+        a, winner = r["attributes"], r["result"]["winner"]
+        la, lb = len(a.get("answer_a") or ""), len(a.get("answer_b") or "")
+        if winner in ("model_a", "model_b") and la != lb:
+            total += 1
+            longer += (winner == "model_a") == (la > lb)
+    return proportion(longer, total)
+
+
+def judge_self_preference(records: Records) -> dict[str, Any] | None:
+    """When the judge's own model is also a contestant: how often it wins the battles it judges,
+    beside how often the other contestants win theirs (half is a fair share against a random
+    opponent; ties count half)."""
+    judge_model = records[0]["judge"]["provider"].partition(":")[2] if records else ""
+    own = [r for r in records if judge_model in (r["attributes"]["model_a"], r["attributes"]["model_b"])]
+    if not judge_model or not own:
+        return None
+    wins = sum(1.0 if r["result"]["winner"] == ("model_a" if r["attributes"]["model_a"] == judge_model else "model_b")
+               else 0.5 if r["result"]["winner"].startswith("tie") else 0.0 for r in own)
+    return {"model": judge_model, "own_battles_win_rate": metric(wins / len(own), None, None, len(own),
+                                                                  "share of its own battles the judge gave itself")}
 
 
 def agreement(first: dict[str, str], second: dict[str, str]) -> dict[str, Any]:

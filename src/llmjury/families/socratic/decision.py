@@ -1,17 +1,17 @@
-"""Reading the pairwise judge's decision, and the robust k-run majority of seed 003."""
+"""Reading the pairwise judge's decision (the robust k-run majority lives in `llmjury.majority`)."""
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass
 from typing import Literal
 
 from llmjury.errors import JudgeParseError
+from llmjury.majority import Majority, robust_verdict
+
+__all__ = ["PARSER_VERSION", "Majority", "parse_decision", "robust_verdict"]
 
 PARSER_VERSION = "socratic-decision/1"
 Decision = Literal["a", "b", "c"]
-Confidence = Literal["unanimous", "majority", "no_consensus"]
 
 _OPTION = re.compile(r"\(\s*([abcABC])\s*\)")
 _NAME = re.compile(r"teacher\s*([ab])\b|\b(equivalent|tie|equal(?:ly)?|neither|both)\b", re.IGNORECASE)
@@ -39,28 +39,3 @@ def parse_decision(text: str) -> Decision:
     if name:
         return name.group(1).lower() if name.group(1) else "c"  # type: ignore[return-value]
     raise JudgeParseError(PARSER_VERSION, text, f'cannot read a decision in {block[:80]!r} after "###"')
-
-
-@dataclass(frozen=True)
-class Majority:
-    winner: str
-    confidence: Confidence
-    counted: int
-    counts: dict[str, int]
-
-
-def robust_verdict(votes: list[str]) -> Majority | None:
-    """Seed 003's rule for any k: the most common vote wins if no other vote ties it at the top
-    and it has two or more votes (or is the only vote); otherwise the case is a tie with
-    `no_consensus`. Unscored runs are left out before calling; None when no run counted."""
-    if not votes:
-        return None
-    counts = Counter(votes)
-    ranked = counts.most_common()
-    top_vote, top = ranked[0]
-    alone_at_top = len(ranked) == 1 or ranked[1][1] < top
-    if top == len(votes):
-        return Majority(top_vote, "unanimous", len(votes), dict(counts))
-    if alone_at_top and top >= 2:
-        return Majority(top_vote, "majority", len(votes), dict(counts))
-    return Majority("tie", "no_consensus", len(votes), dict(counts))

@@ -6,13 +6,14 @@ import hashlib
 import random
 from typing import Any
 
-from llmjury.chat import ChatRequest, Message
+from llmjury.chat import ChatRequest, Message, Usage
 from llmjury.errors import ProviderError
 from llmjury.families.socratic.cases import FAMILY, SocraticOptions, SubsetCase
-from llmjury.families.socratic.decision import PARSER_VERSION, parse_decision, robust_verdict
+from llmjury.families.socratic.decision import PARSER_VERSION, parse_decision
 from llmjury.families.socratic.dialogue import STUDENT, Turn, cut, generate_dialogue, history, teacher_reply
-from llmjury.judging import ask_judge
+from llmjury.judging import JudgeRuns, ask_judge
 from llmjury.jury import Jury, Outcome
+from llmjury.majority import robust_verdict
 from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
@@ -48,8 +49,10 @@ def preferred(decision: str, ours_position: str) -> str:
 
 async def judge_pair(jury: Jury, case_id: str, turns: list[Turn], ours: str, baseline: str,
                      opts: SocraticOptions, aspect: str | None = None) -> dict[str, Any]:
-    """k judge runs on one pair of responses; returns the runs, the robust verdict and the raw text."""
-    k = jury.settings.judge_runs
+    """k judge runs on one pair of responses (or, for a jury, an A-B and a B-A vote from each
+    juror); returns the runs, the robust verdict, each juror's vote and the raw text."""
+    jurors = jury.jurors("judge", FAMILY)
+    k = jury.settings.judge_runs if len(jurors) == 1 else 2
     where = positions(case_id, k, opts.positions, jury.settings.seed)
     template = "socratic/judge.j2" if aspect is None else "socratic/judge_aspect.j2"
     extra = {} if aspect is None else {"aspect": aspect, "aspect_description": ASPECTS[aspect]}
@@ -59,14 +62,26 @@ async def judge_pair(jury: Jury, case_id: str, turns: list[Turn], ours: str, bas
         prompt = jury.render(template, dialogue_history=history(turns), teacher_a_response=a,
                              teacher_b_response=b, **extra)
         requests.append(jury.request(prompt))
-    answers = await ask_judge(jury, FAMILY, requests, parse_decision)
-    runs = []
-    for ours_position, answer in zip(where, answers.answers, strict=True):
-        runs.append({"ours_position": ours_position, "decision": answer.parsed,
-                     "preferred": preferred(answer.parsed, ours_position) if answer.scored else None,
-                     "error": answer.error, "attempts": answer.attempts})
-    majority = robust_verdict([r["preferred"] for r in runs if r["preferred"] is not None])
-    return {"runs": runs, "majority": majority, "answers": answers, "prompt": requests[0].task}
+    runs, votes, raw, usage, latency, cached = [], [], [], Usage(), 0.0, True
+    for juror in jurors:
+        answers = await ask_judge(jury, FAMILY, requests, parse_decision, juror=juror)
+        raw += answers.raw
+        usage, latency, cached = usage + answers.usage, max(latency, answers.latency_s), cached and answers.cached
+        mine = []
+        for ours_position, answer in zip(where, answers.answers, strict=True):
+            mine.append({"ours_position": ours_position, "decision": answer.parsed, "juror": juror.label,
+                         "preferred": preferred(answer.parsed, ours_position) if answer.scored else None,
+                         "error": answer.error, "attempts": answer.attempts})
+        runs += mine
+        own = robust_verdict([r["preferred"] for r in mine if r["preferred"] is not None])
+        votes.append({"judge": juror.label, "winner": own.winner if own else None})
+    if len(jurors) == 1:
+        majority = robust_verdict([r["preferred"] for r in runs if r["preferred"] is not None])
+    else:
+        majority = robust_verdict([v["winner"] for v in votes if v["winner"] is not None])
+    summary = JudgeRuns(answers=[], provider=jury.label("judge", FAMILY), usage=usage, latency_s=latency)
+    return {"runs": runs, "majority": majority, "answers": summary, "raw": raw, "cached": cached,
+            "jurors": votes if len(jurors) > 1 else None, "prompt": requests[0].task}
 
 
 def to_verdict(case_id: str, jury: Jury, judged: dict[str, Any], attributes: dict[str, Any],
@@ -75,10 +90,10 @@ def to_verdict(case_id: str, jury: Jury, judged: dict[str, Any], attributes: dic
     config = JudgeConfig(provider=answers.provider, prompt=judged["prompt"], runs=len(judged["runs"]),
                          parser=PARSER_VERSION)
     usage = answers.usage
-    common = dict(case_id=case_id, family=FAMILY, judge=config, raw=answers.raw, attributes=attributes,
+    common = dict(case_id=case_id, family=FAMILY, judge=config, raw=judged["raw"], attributes=attributes,
                   prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                   cost_usd=jury.cost(answers.provider, usage.prompt_tokens, usage.completion_tokens),
-                  latency_s=answers.latency_s, cached=answers.cached)
+                  latency_s=answers.latency_s, cached=judged["cached"])
     if majority is None:
         errors = "; ".join(sorted({r["error"] for r in judged["runs"] if r["error"]}))
         first = next(r["error"] for r in judged["runs"] if r["error"])
@@ -88,6 +103,8 @@ def to_verdict(case_id: str, jury: Jury, judged: dict[str, Any], attributes: dic
               "vote_counts": majority.counts, "runs": judged["runs"]}
     if aspects:
         result["aspects"] = aspects
+    if judged["jurors"]:
+        result["jurors"] = judged["jurors"]
     return Verdict(result=result, **common)
 
 

@@ -9,8 +9,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from llmjury.families.socratic.decision import robust_verdict
-from llmjury.stats import proportion, sign_test
+import numpy as np
+
+from llmjury.jurors import juror_agreement
+from llmjury.majority import robust_verdict
+from llmjury.stats import length_controlled_rate, proportion, sign_test
 
 Records = list[dict[str, Any]]
 HIDDEN_FROM_TABLES = ("seed003",)
@@ -45,6 +48,7 @@ def comparison(records: Records) -> dict[str, Any]:
         "counted_runs": dict(sorted(Counter(r["result"]["counted_runs"] for r in valid).items())),
         **position_bias(valid),
         "longer_wins_rate": longer_wins(valid),
+        "length_controlled_win_rate": length_controlled(valid),
         "by_subject": {s: proportion(sum(r["result"]["winner"] == OURS for r in rs), len(rs))
                        for s, rs in sorted(group(valid, "subject").items())},
         "seed003": robust_summary(per_run_labels(records), total_subsets=len(records), **labels_of(records)),
@@ -52,6 +56,8 @@ def comparison(records: Records) -> dict[str, Any]:
     aspects = aspect_rates(valid)
     if aspects:
         section["aspects"] = aspects
+    if any("jurors" in r["result"] for r in valid):
+        section["jury"] = juror_agreement(valid)
     return section
 
 
@@ -70,7 +76,8 @@ def position_bias(valid: Records) -> dict[str, Any]:
         runs = [run for run in r["result"]["runs"] if run["preferred"] is not None]
         for i, first in enumerate(runs):
             for second in runs[i + 1:]:
-                if first["ours_position"] != second["ours_position"]:
+                same_juror = first.get("juror") == second.get("juror")
+                if same_juror and first["ours_position"] != second["ours_position"]:
                     pairs += 1
                     agree += first["preferred"] == second["preferred"]
     return {"position_consistency": proportion(agree, pairs)}
@@ -86,6 +93,14 @@ def longer_wins(valid: Records) -> dict[str, Any]:
             total += 1
             longer += (winner == OURS) == (ours > base)
     return proportion(longer, total)
+
+
+def length_controlled(valid: Records) -> dict[str, Any]:
+    """Our win rate had both replies been equally long (ties count half)."""
+    rows = [r for r in valid if r["attributes"].get("ours_chars") is not None]
+    outcome = np.array([{OURS: 1.0, BASELINE: 0.0}.get(r["result"]["winner"], 0.5) for r in rows])
+    diff = np.array([r["attributes"]["ours_chars"] - r["attributes"]["baseline_chars"] for r in rows], dtype=float)
+    return length_controlled_rate(outcome, diff)
 
 
 def aspect_rates(valid: Records) -> dict[str, Any]:
@@ -171,7 +186,10 @@ def agreement_with_humans(records: Records) -> dict[str, Any]:
     pairs = [(mapping[r["result"]["winner"]], r["attributes"]["human"]) for r in valid]
     with_ties = sum(j == h for j, h in pairs)
     decisive = [(j, h) for j, h in pairs if j != "tie" and h != "tie"]
+    humans = {r["case_id"]: {"a": OURS, "b": BASELINE, "tie": TIE}[r["attributes"]["human"]] for r in valid}
+    jury = {"jury": juror_agreement(valid, humans)} if any("jurors" in r["result"] for r in valid) else {}
     return {
+        **jury,
         "dataset": "MRBench V1 (human annotations; preference = higher summed annotation score)",
         "agreement_with_ties": proportion(with_ties, len(pairs)),
         "agreement_without_ties": proportion(sum(j == h for j, h in decisive), len(decisive)),

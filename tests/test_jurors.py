@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import pytest
+
+from llmjury.chat import chat
+from llmjury.errors import ConfigError
+from llmjury.judging import ask_judge
+from llmjury.jurors import juror_agreement, parse_jury
+from llmjury.jury import Jury
+from llmjury.pricing import PriceTable
+from llmjury.prompts import PromptLibrary
+
+
+def test_jury_specs_number_repeated_jurors_across_the_jury():
+    jurors = parse_jury("openai:gpt-4o;base_url=http://x+gemini:flash*2+openai:gpt-4o;base_url=http://x")
+    assert [j.label for j in jurors] == ["openai:gpt-4o#1", "gemini:flash#1", "gemini:flash#2", "openai:gpt-4o#2"]
+    assert [j.index for j in jurors] == [0, 0, 1, 1]
+    assert [j.label for j in parse_jury("offline")] == ["offline:heuristic"]
+    for bad in ("openai:a+", "openai:a*two", "openai:a*0"):
+        with pytest.raises(ConfigError):
+            parse_jury(bad)
+
+
+def test_jurors_sharing_a_model_draw_distinct_samples(make_engine, openai_server):
+    engine = make_engine(roles={"judge": f"openai:m;base_url={openai_server.base_url}*2"})
+    jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+    first, second = jury.jurors("judge", "toy")
+
+    async def both():
+        a = await ask_judge(jury, "toy", [chat(("user", "q"))], str, juror=first)
+        b = await ask_judge(jury, "toy", [chat(("user", "q"))], str, juror=second)
+        return a, b
+
+    engine.run(both())
+    # Juror 2 needed a sample index juror 1 never used: a second call, not a cache hit.
+    assert len(openai_server.requests) == 2
+
+
+def test_agreement_with_the_jury_and_with_humans():
+    records = [
+        {"case_id": "c1", "result": {"winner": "ours", "jurors": [{"judge": "j1", "winner": "ours"},
+                                                                  {"judge": "j2", "winner": "baseline"}]}},
+        {"case_id": "c2", "result": {"winner": "ours", "jurors": [{"judge": "j1", "winner": "ours"},
+                                                                  {"judge": "j2", "winner": "ours"}]}},
+    ]
+    out = juror_agreement(records, {"c1": "baseline", "c2": "ours"})
+    assert out["j1"]["agreement_with_jury"]["value"] == 1.0 and out["j2"]["agreement_with_jury"]["value"] == 0.5
+    assert out["j1"]["agreement_with_humans"]["value"] == 0.5 and out["j2"]["agreement_with_humans"]["value"] == 1.0

@@ -49,3 +49,19 @@ def test_summary_markdown_layout(snapshot):
     summary = json.loads(json.dumps(summary))
     summary["socratic"]["seed003"]["summary"]["evaluation_completed"] = "fixed"
     assert markdown(summary, []) == snapshot
+
+
+def test_frozen_offline_geval_steps(snapshot):
+    """The frozen evaluation steps the suite ships: regenerating them must show up in review."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "geval" / "steps" / "offline_heuristic"
+    frozen = {path.name: path.read_text(encoding="utf-8") for path in sorted(folder.glob("*.txt"))}
+    assert len(frozen) == 6
+    assert frozen == snapshot
+
+
+def test_geval_cot_prompt_for_overall_is_the_seeds(snapshot):
+    rendered = PromptLibrary().render("geval/cot.j2", task="dialogue", criterion="overall", part="line",
+                                      target="overall quality of the entire dialogue")
+    assert rendered.text == snapshot

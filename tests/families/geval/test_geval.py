@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -79,8 +80,16 @@ def test_logprob_weighting_renormalises_over_the_scale():
     assert logprob_weighted(Sample(text="4"), range(1, 6)) is None
 
 
-def jury_for(make_engine, server, **options):
-    engine = make_engine(roles={"judge": f"openai:judge;base_url={server.base_url}"},
+@pytest.fixture(autouse=True)
+def frozen_dir(tmp_path):
+    """Frozen steps go to a temporary folder, never into the repository's fixtures."""
+    folder = tmp_path / "frozen"
+    return folder
+
+
+def jury_for(make_engine, server, frozen: Path, cache: Path | None = None, **options):
+    options.setdefault("frozen_steps", frozen)
+    engine = make_engine(roles={"judge": f"openai:judge;base_url={server.base_url}"}, cache=cache,
                          options={f"geval.{k}": str(v) for k, v in options.items()})
     return Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
 
@@ -97,9 +106,9 @@ def cases(criterion="overall", task="response", count=3):
             for item in topical_chat()[:count]]
 
 
-def test_logprobs_give_a_weighted_score_and_steps_are_asked_once(make_engine, openai_server):
+def test_logprobs_give_a_weighted_score_and_steps_are_asked_once(make_engine, openai_server, frozen_dir):
     openai_server.reply = reply_by_prompt
-    jury = jury_for(make_engine, openai_server)
+    jury = jury_for(make_engine, openai_server, frozen_dir)
     verdicts = [jury.engine.run(judge_item(case, jury)).verdict for case in cases()]
     assert {v.result["method"] for v in verdicts} == {"logprobs"}
     assert verdicts[0].result["score"] == pytest.approx(4.3)
@@ -111,12 +120,12 @@ def test_logprobs_give_a_weighted_score_and_steps_are_asked_once(make_engine, op
         assert line in judged["messages"][-1]["content"]
 
 
-def test_without_logprobs_it_samples_n_and_weights_by_frequency(make_engine, openai_server):
+def test_without_logprobs_it_samples_n_and_weights_by_frequency(make_engine, openai_server, frozen_dir):
     openai_server.supports_logprobs = False
     answers = iter(["4", "4", "5", "3", "x", "2"] * 10)
     openai_server.reply = lambda body, i: ("Steps." if body["messages"][-1]["content"].startswith("Evaluate")
                                            else next(answers))
-    jury = jury_for(make_engine, openai_server, n=5)
+    jury = jury_for(make_engine, openai_server, frozen_dir, n=5)
     verdict = jury.engine.run(judge_item(cases(count=1)[0], jury)).verdict
     assert verdict.result["method"] == "sampling" and verdict.judge.n == 5
     sampled = [r for r in openai_server.requests if r.get("n", 1) > 1]
@@ -124,10 +133,10 @@ def test_without_logprobs_it_samples_n_and_weights_by_frequency(make_engine, ope
     assert 2 <= verdict.result["score"] <= 5
 
 
-def test_hand_written_steps_replace_generation(make_engine, openai_server, tmp_path):
+def test_hand_written_steps_replace_generation(make_engine, openai_server, tmp_path, frozen_dir):
     (tmp_path / "response-overall.txt").write_text("Check relevance. Check fluency.")
     openai_server.reply = reply_by_prompt
-    jury = jury_for(make_engine, openai_server, steps_dir=tmp_path)
+    jury = jury_for(make_engine, openai_server, frozen_dir, steps_dir=tmp_path)
     verdict = jury.engine.run(judge_item(cases(count=1)[0], jury)).verdict
     assert verdict.attributes["steps_source"] == "file:response-overall.txt"
     assert all(not r["messages"][-1]["content"].startswith("Evaluate the quality") for r in openai_server.requests)
@@ -159,3 +168,17 @@ def test_meta_evaluation_reports_pooled_context_and_system_views():
     low, high = out["pooled"]["pearson"]["low"], out["pooled"]["pearson"]["high"]
     assert low < out["pooled"]["pearson"]["value"] < high
     assert out["per_context"]["contexts"] == 10 and out["system_level"]["pearson"]["n"] == 6
+
+
+def test_generated_steps_are_frozen_and_reused_by_later_runs(make_engine, openai_server, frozen_dir, tmp_path):
+    openai_server.reply = reply_by_prompt
+    first = jury_for(make_engine, openai_server, frozen_dir)
+    first.engine.run(judge_item(cases(count=1)[0], first))
+    (frozen,) = frozen_dir.rglob("response-overall@*.txt")
+    assert frozen.read_text().strip() == "Read the dialogue. Check the criterion. Score it."
+    frozen.write_text("Reviewed steps.\n")  # a reviewer edits the frozen file
+    later = jury_for(make_engine, openai_server, frozen_dir, cache=tmp_path / "other.sqlite")
+    calls = len(openai_server.requests)
+    verdict = later.engine.run(judge_item(cases(count=1)[0], later)).verdict
+    cot = [r for r in openai_server.requests[calls:] if r["messages"][-1]["content"].startswith("Evaluate")]
+    assert cot == [] and verdict.attributes["steps_text"] == "Reviewed steps."

@@ -60,7 +60,8 @@ class GEvalOptions(BaseModel):
     temperature: float = 1.0
     top_p: float = 1.0
     top_logprobs: int = 5
-    steps_dir: str | None = None  # hand-written or frozen evaluation steps: <task>-<criterion>.txt
+    steps_dir: str | None = None  # hand-written evaluation steps: <task>-<criterion>.txt (win over frozen ones)
+    frozen_steps: str = str(dialogue_items.FIXTURES / "geval" / "steps")  # generated once, then reused
     deepeval_items: int = 60  # items per dataset compared with deepeval's GEval (one per context first)
 
     def listed(self, field: str) -> list[str]:

@@ -3,9 +3,12 @@ the form-filling prompt, and a probability- or frequency-weighted score."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
+from llmjury.cases import slug
 from llmjury.errors import ProviderError
 from llmjury.families.geval.cases import CRITERIA, FAMILY, GEvalCase, GEvalOptions
 from llmjury.families.geval.scoring import PARSER_VERSION, frequency_weighted, logprob_weighted, parse_score
@@ -27,16 +30,38 @@ def quality(criterion: str) -> str:
 
 
 async def evaluation_steps(jury: Jury, opts: GEvalOptions, task: str, criterion: str) -> tuple[str, str]:
-    """(steps, where they came from). Hand-written steps win; otherwise the seed's CoT prompt is
-    asked once per task x criterion (one cached request, shared by every case)."""
+    """(steps, where they came from). Hand-written steps win. Otherwise the steps are frozen: the
+    seed's CoT prompt is asked once per judge x task x criterion x CoT prompt version, the answer
+    is written to a reviewable file, and every later case and run reads that file, so the rubric
+    never changes under the judge. The steps are part of every judge prompt, hence of its cache key."""
     if opts.steps_dir:
         path = Path(opts.steps_dir) / f"{task}-{criterion}.txt"
         if path.is_file():
             return path.read_text(encoding="utf-8").strip(), f"file:{path.name}"
     prompt = jury.render("geval/cot.j2", task=task, criterion=criterion, part="line",
                          target=TARGETS[task].format(quality=quality(criterion)))
+    version = hashlib.sha256(prompt.text.encode()).hexdigest()[:12]  # the rendered prompt: includes count too
+    judge = slug(jury.label("judge", FAMILY)).replace(":", "_")
+    frozen = Path(opts.frozen_steps) / judge / f"{task}-{criterion}@{version}.txt"
+    if frozen.is_file():
+        return frozen.read_text(encoding="utf-8").strip(), f"frozen:{frozen.name}"
     completion = await jury.complete("judge", FAMILY, jury.request(prompt))
-    return completion.text.strip(), f"generated:{prompt.task}"
+    steps = completion.text.strip()
+    freeze(frozen, steps)
+    return frozen.read_text(encoding="utf-8").strip() if frozen.is_file() else steps, f"frozen:{frozen.name}"
+
+
+def freeze(path: Path, text: str) -> None:
+    """Write `path` once: the first writer wins, even across xdist workers (hard link of a temp file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text + "\n", encoding="utf-8")
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def render_judge_prompt(jury: Jury, case: GEvalCase, steps: str) -> RenderedPrompt:

@@ -6,11 +6,15 @@ named in `arena.models`). MRBench's tutors battle twice: by human label, and by 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import llmjury
 from llmjury.assertions import assert_scored
 from llmjury.families import arena
+from llmjury.families.arena import llmbar
+from llmjury.families.arena.llmbar import published, replay_metrics
 from llmjury.families.arena.mrbench import HumanLabels, battles, human_battles, judge_tutors
 from llmjury.plugin import settings_of
 from llmjury.settings import family_options
@@ -40,3 +44,17 @@ def test_tutor_battle(outcome: llmjury.Outcome) -> None:
 @llmjury.pipeline(human_battles)
 def test_tutors_by_human_label(outcome: llmjury.Outcome) -> None:
     assert len(outcome.verdicts) > 4000
+
+
+@llmjury.pipeline(llmbar.replay)
+@llmjury.parametrize(llmbar.recorded_files())
+def test_llmbar_recorded_judge(outcome: llmjury.Outcome) -> None:
+    """A recorded judge file reproduces LLMBar's published counts through our parser and swap handling."""
+    records = [v.record() for v in outcome.verdicts]
+    ours = replay_metrics(records)
+    reference = published(Path(records[0]["attributes"]["statistics"]))["counts"]
+    n = len(records)
+    assert (round(ours["accuracy_original"]["value"] * n), n) == reference["correct_False"]
+    assert (round(ours["accuracy_swapped"]["value"] * n), n) == reference["correct_True"]
+    assert (round(ours["correct_both"]["value"] * n), n) == reference["correct_both"]
+    assert (round(ours["positional_agreement"]["value"] * n), n) == reference["equal"]

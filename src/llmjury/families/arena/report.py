@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from scipy import stats
 
 from llmjury.families.arena import layout
 from llmjury.families.arena.judge import score_text
+from llmjury.families.arena.llmbar import published, replay_metrics
 from llmjury.families.arena.ratings import (
     Battles,
     bootstrap_bradley_terry,
@@ -37,7 +39,7 @@ from llmjury.stats import metric, proportion
 
 Records = list[dict[str, Any]]
 HUMAN_PREFIX = "human:"
-HIDDEN_FROM_TABLES = ("leaderboards",)
+HIDDEN_FROM_TABLES = ("leaderboards", "llmbar")
 BT_ROUNDS, ELO_ROUNDS = 200, 20
 
 
@@ -97,7 +99,24 @@ def _matrix(values: np.ndarray, models: list[str]) -> dict[str, dict[str, float 
                 for j, b in enumerate(models)} for i, a in enumerate(models)}
 
 
+def llmbar_section(records: Records) -> dict[str, Any]:
+    """Replayed LLMBar judges beside the published Acc. / Agr. per set, judge and strategy."""
+    groups: dict[str, Records] = defaultdict(list)
+    for r in records:
+        a = r["attributes"]
+        groups[f"{a['set']}/{a['llmbar_judge']}/{a['strategy']}"].append(r)
+    out = {}
+    for key, rs in sorted(groups.items()):
+        ours = replay_metrics(rs)
+        reference = published(Path(rs[0]["attributes"]["statistics"]))
+        out[key] = {**ours, "published_accuracy_percent": reference["accuracy_percent"],
+                    "published_agreement_percent": reference["agreement_percent"]}
+    return out
+
+
 def aggregate(records: Records) -> dict[str, Any]:
+    llmbar = [r for r in records if r["attributes"].get("benchmark") == "llmbar"]
+    records = [r for r in records if r["attributes"].get("benchmark") != "llmbar"]
     valid = [r for r in records if r["valid"]]
     groups: dict[str, Records] = defaultdict(list)
     for r in valid:
@@ -125,6 +144,8 @@ def aggregate(records: Records) -> dict[str, Any]:
         humans = {r["case_id"]: r["result"]["winner"] for r in groups.get("mrbench/human", [])}
         section["jury"] = juror_agreement(juried, humans or None)
     section["leaderboards"] = boards
+    if llmbar:
+        section["llmbar"] = llmbar_section(llmbar)
     return section
 
 
@@ -189,6 +210,15 @@ def against_humans(judge: Records, human: Records) -> dict[str, Any]:
 
 def markdown(section: dict[str, Any]) -> str:
     lines: list[str] = []
+    if section.get("llmbar"):
+        lines += ["### LLMBar judges replayed (Acc. / Agr., %): ours beside published", "",
+                  "| set / judge / strategy | n | Acc. | published | Agr. | published | unparsed |",
+                  "|---|---|---|---|---|---|---|"]
+        for key, m in section["llmbar"].items():
+            lines.append(f"| `{key}` | {m['positional_agreement']['n']} | {100 * m['accuracy']:.1f} | "
+                         f"{m['published_accuracy_percent']:.1f} | {100 * m['positional_agreement']['value']:.1f} | "
+                         f"{m['published_agreement_percent']:.1f} | {m['unparsed']} |")
+        lines.append("")
     for name, board in section.get("leaderboards", {}).items():
         lines += [f"### Leaderboard `{name}` ({board['battles']} battles; Bradley-Terry anchored at {board['anchor']})",
                   "", "| rank | model | Bradley-Terry [95% CI] | online Elo [95% CI] | battles |",
@@ -217,7 +247,7 @@ def _pct(m: dict[str, Any]) -> str:
 def files(section: dict[str, Any], records: Records) -> dict[str, str]:
     """Seed 002's results and cache files for every judged experiment, plus a leaderboard CSV."""
     out: dict[str, str] = {}
-    judged = [r for r in records if not is_human(r) and r["attributes"].get("dataset") != "mrbench"]
+    judged = [r for r in records if not is_human(r) and r["attributes"].get("dataset") not in ("mrbench", None)]
     by_experiment: dict[str, Records] = defaultdict(list)
     for r in judged:
         by_experiment[r["attributes"].get("experiment", "default")].append(r)

@@ -13,7 +13,7 @@ import pytest
 import llmjury
 from llmjury.assertions import assert_scored
 from llmjury.families import arena
-from llmjury.families.arena import llmbar
+from llmjury.families.arena import llmbar, prd
 from llmjury.families.arena.llmbar import published, replay_metrics
 from llmjury.families.arena.mrbench import HumanLabels, battles, human_battles, judge_tutors
 from llmjury.plugin import settings_of
@@ -58,3 +58,10 @@ def test_llmbar_recorded_judge(outcome: llmjury.Outcome) -> None:
     assert (round(ours["accuracy_swapped"]["value"] * n), n) == reference["correct_True"]
     assert (round(ours["correct_both"]["value"] * n), n) == reference["correct_both"]
     assert (round(ours["positional_agreement"]["value"] * n), n) == reference["equal"]
+
+
+@llmjury.pipeline(prd.replay)
+@llmjury.parametrize(prd.sources())
+def test_prd_source(outcome: llmjury.Outcome) -> None:
+    """PRD's human votes (the human leaderboard) and each LLM reviewer as a recorded judge."""
+    assert len(outcome.verdicts) in (7040, 1600)

@@ -22,6 +22,7 @@ from scipy import stats
 from llmjury.families.arena import layout
 from llmjury.families.arena.judge import score_text
 from llmjury.families.arena.llmbar import published, replay_metrics
+from llmjury.families.arena.prd import REFERENCE, human_majority, reviewer_agreement
 from llmjury.families.arena.ratings import (
     Battles,
     bootstrap_bradley_terry,
@@ -39,7 +40,7 @@ from llmjury.stats import metric, proportion
 
 Records = list[dict[str, Any]]
 HUMAN_PREFIX = "human:"
-HIDDEN_FROM_TABLES = ("leaderboards", "llmbar")
+HIDDEN_FROM_TABLES = ("leaderboards", "llmbar", "prd")
 BT_ROUNDS, ELO_ROUNDS = 200, 20
 
 
@@ -99,6 +100,26 @@ def _matrix(values: np.ndarray, models: list[str]) -> dict[str, dict[str, float 
                 for j, b in enumerate(models)} for i, a in enumerate(models)}
 
 
+def prd_section(groups: dict[str, Records]) -> dict[str, Any]:
+    """Each PRD reviewer against the human majority, and its ranking against the humans'."""
+    majority = human_majority(groups["prd/human"])
+    human_board = leaderboard(groups["prd/human"])
+    out: dict[str, Any] = {"human_majority_rule": "strict plurality of all annotator votes from both orders, "
+                                                  "else tie", "reference": REFERENCE, "reviewers": {}}
+    for name, rs in sorted(groups.items()):
+        if not name.startswith("prd/recorded:"):
+            continue
+        reviewer = name.removeprefix("prd/recorded:prd-")
+        board = leaderboard(rs)
+        models = sorted(board["rating"])
+        rho = stats.spearmanr([board["rating"][m]["value"] for m in models],
+                              [human_board["rating"][m]["value"] for m in models])
+        out["reviewers"][reviewer] = {**reviewer_agreement(rs, majority), "order": board["order"],
+                                      "spearman_with_human_ranking": float(rho.statistic), "models": len(models)}
+    out["human_order"] = human_board["order"]
+    return out
+
+
 def llmbar_section(records: Records) -> dict[str, Any]:
     """Replayed LLMBar judges beside the published Acc. / Agr. per set, judge and strategy."""
     groups: dict[str, Records] = defaultdict(list)
@@ -120,7 +141,8 @@ def aggregate(records: Records) -> dict[str, Any]:
     valid = [r for r in records if r["valid"]]
     groups: dict[str, Records] = defaultdict(list)
     for r in valid:
-        kind = "human" if is_human(r) else "judge"
+        provider = r["judge"]["provider"]
+        kind = "human" if is_human(r) else provider if provider.startswith("recorded:") else "judge"
         groups[f"{r['attributes']['dataset']}/{kind}"].append(r)
     boards = {name: leaderboard(rs) for name, rs in sorted(groups.items()) if len(rs) > 0}
     judged = [name for name in boards if name.endswith("/judge")]
@@ -139,6 +161,8 @@ def aggregate(records: Records) -> dict[str, Any]:
             sum(r["result"].get("counted_runs", 1) > 1 for r in judged_records))
     if "mrbench/judge" in groups and "mrbench/human" in groups:
         section["judge_validity"] = against_humans(groups["mrbench/judge"], groups["mrbench/human"])
+    if "prd/human" in groups:
+        section["prd"] = prd_section(groups)
     juried = [r for name in judged for r in groups[name] if "jurors" in r["result"]]
     if juried:
         humans = {r["case_id"]: r["result"]["winner"] for r in groups.get("mrbench/human", [])}
@@ -228,6 +252,17 @@ def markdown(section: dict[str, Any]) -> str:
             lines.append(f"| {rank['value']:.0f} | `{model}` | {bt['value']:.0f} [{bt['low']:.0f}, {bt['high']:.0f}] | "
                          f"{elo['value']:.0f} [{elo['low']:.0f}, {elo['high']:.0f}] | {bt['n']} |")
         lines.append("")
+    prd = section.get("prd")
+    if prd:
+        lines += ["### PRD reviewers against the human majority (ours | curators' reference)", "",
+                  "| reviewer | agreement with ties | without ties | swap consistency | Spearman vs human ranking |",
+                  "|---|---|---|---|---|"]
+        for reviewer, m in prd["reviewers"].items():
+            ref = prd["reference"].get(reviewer, (None, None, None))
+            cells = [f"{m[k]['value']:.3f} \\| {r if r is not None else 'n/a'}" for k, r in
+                     zip(("agreement_with_ties", "agreement_without_ties", "swap_consistency"), ref, strict=True)]
+            lines.append(f"| {reviewer} | " + " | ".join(cells) + f" | {m['spearman_with_human_ranking']:.3f} |")
+        lines += ["", f"Human order: {', '.join(prd['human_order'])}", ""]
     validity = section.get("judge_validity")
     if validity:
         agree, ranking = validity["agreement"], validity["ranking"]

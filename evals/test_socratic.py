@@ -15,8 +15,9 @@ import pytest
 import llmjury
 from llmjury.assertions import assert_scored
 from llmjury.families import socratic
+from llmjury.families.socratic.mathdial import subsets
 from llmjury.families.socratic.mrbench import pair_cases
-from llmjury.families.socratic.pipeline import judge_tutor_pair
+from llmjury.families.socratic.pipeline import compare_real, judge_tutor_pair
 from llmjury.plugin import settings_of
 from llmjury.settings import family_options
 
@@ -26,6 +27,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     options = socratic.SocraticOptions.model_validate(family_options(settings, socratic.FAMILY))
     if metafunc.function is test_ours_against_baseline:
         llmjury.generate(metafunc, socratic.simulated_cases(options, settings.seed))
+    elif metafunc.function is test_ours_against_baseline_on_real_dialogues:
+        path = Path(options.mathdial) if options.mathdial else None
+        llmjury.generate(metafunc, subsets(path, count=options.mathdial_subsets, seed=settings.seed))
     elif metafunc.function is test_judge_on_human_preferences:
         path = Path(options.mrbench) if options.mrbench else None
         cases, _skipped = pair_cases(path, pairs_per_conversation=options.mrbench_pairs, seed=settings.seed)
@@ -34,6 +38,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @llmjury.pipeline(socratic.compare)
 def test_ours_against_baseline(outcome: llmjury.Outcome) -> None:
+    assert_scored(outcome)
+
+
+@llmjury.pipeline(compare_real)
+def test_ours_against_baseline_on_real_dialogues(outcome: llmjury.Outcome) -> None:
     assert_scored(outcome)
 
 

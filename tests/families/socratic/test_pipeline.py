@@ -115,3 +115,13 @@ def test_separate_aspects_are_judged_and_reported(make_jury):
     jury = make_jury(options={"socratic.aspects": "separate"})
     verdict = jury.engine.run(compare(first_case(), jury)).verdict
     assert set(verdict.result["aspects"]) == {"Understanding", "Explanation", "Language", "Readability"}
+
+
+def test_mathdial_turns_lose_move_labels_and_cuts_end_on_the_student():
+    from llmjury.families.socratic.mathdial import parse_conversation, subsets
+
+    turns = parse_conversation("Teacher: (probing)Why 9?|EOM|Student: Because 12 - 3.|EOM|Teacher: (telling)Add.")
+    assert turns[0] == ("Teacher", "Why 9?", "probing") and turns[2][2] == "telling"
+    cases = subsets(count=20, seed=1)
+    assert len(cases) == 20 and all(c.turns[-1][0] == STUDENT for c in cases)
+    assert [c.id for c in cases] == [c.id for c in subsets(count=20, seed=1)]

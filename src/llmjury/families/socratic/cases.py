@@ -27,6 +27,8 @@ class SocraticOptions(BaseModel):
     baseline_name: str = "baseline"
     mrbench: str | None = None  # path to MRBench_V1.json; the shipped copy otherwise
     mrbench_pairs: int = Field(1, ge=1)  # tutor pairs judged per conversation
+    mathdial: str | None = None  # path to a MathDial JSONL file; the shipped test split otherwise
+    mathdial_subsets: int = Field(100, ge=0)  # real dialogue subsets compared
 
 
 class DialoguePlan(BaseModel):
@@ -79,7 +81,8 @@ def simulated_cases(options: SocraticOptions, seed: int) -> list[SubsetCase]:
 def markers() -> dict[str, str]:
     """Every marker socratic cases carry, for registration under --strict-markers."""
     names = {"simulated": "socratic cases from simulated student dialogues",
-             "mrbench": "cases from MRBench's human-annotated tutor responses"}
+             "mrbench": "cases from MRBench's human-annotated tutor responses",
+             "mathdial": "socratic cases cut from real MathDial tutoring dialogues"}
     for subject in dict(opening_questions()):
         names[subject] = f"opening question about {subject.replace('_', ' ')}"
     for year in range(1, 5):

@@ -127,18 +127,24 @@ async def candidate_reply(jury: Jury, turns: list[Turn]) -> str:
 
 async def compare(case: SubsetCase, jury: Jury) -> Outcome:
     """Seed 000 steps 1-4 for one subset: dialogue, cut, both teachers' replies, robust judging."""
-    opts = options(jury)
     plan = case.dialogue
     attributes: dict[str, Any] = {
         "source": "simulated", "dialogue": plan.index, "cut": case.cut, "subject": plan.subject,
         "persona": plan.persona.id, "year": plan.persona.year,
         "goal_commitment": plan.persona.goal_commitment, "motivation": plan.persona.motivation,
-        "self_efficacy": plan.persona.self_efficacy, "ours_name": opts.ours_name, "baseline_name": opts.baseline_name,
+        "self_efficacy": plan.persona.self_efficacy,
     }
     try:
         context = cut(await generate_dialogue(jury, plan), case.cut)
     except ProviderError as exc:
         return failed(case, jury, "dialogue generation", exc, attributes)
+    return await compare_on(case, jury, context, attributes)
+
+
+async def compare_on(case: Any, jury: Jury, context: list[Turn], attributes: dict[str, Any]) -> Outcome:
+    """Both teachers' replies to a context ending with the student, then robust pairwise judging."""
+    opts = options(jury)
+    attributes |= {"ours_name": opts.ours_name, "baseline_name": opts.baseline_name}
     try:
         ours = await candidate_reply(jury, context)
     except ProviderError as exc:
@@ -159,6 +165,13 @@ async def compare(case: SubsetCase, jury: Jury) -> Outcome:
                                                       "counted_runs": m.counted}
     verdict = to_verdict(case.id, jury, judged, attributes, aspects)
     return Outcome([verdict], details={"context": history(context), "ours": ours, "baseline": baseline})
+
+
+async def compare_real(case: Any, jury: Jury) -> Outcome:
+    """The same comparison on a real (MathDial) dialogue cut at a student turn."""
+    attributes: dict[str, Any] = {"source": "mathdial", "cut": case.cut, "qid": case.qid, "outcome": case.outcome,
+                                  "subject": "math"}
+    return await compare_on(case, jury, case.context(), attributes)
 
 
 async def judge_tutor_pair(case: Any, jury: Jury) -> Outcome:

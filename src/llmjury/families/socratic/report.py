@@ -16,16 +16,19 @@ from llmjury.majority import robust_verdict
 from llmjury.stats import length_controlled_rate, proportion, sign_test
 
 Records = list[dict[str, Any]]
-HIDDEN_FROM_TABLES = ("seed003",)
+HIDDEN_FROM_TABLES = ("seed003", "counted_runs")
 OURS, BASELINE, TIE = "ours", "baseline", "tie"
 
 
 def aggregate(records: Records) -> dict[str, Any]:
-    simulated = [r for r in records if r["attributes"].get("source") != "mrbench"]
+    simulated = [r for r in records if r["attributes"].get("source") == "simulated"]
+    real = [r for r in records if r["attributes"].get("source") == "mathdial"]
     human = [r for r in records if r["attributes"].get("source") == "mrbench"]
     section: dict[str, Any] = {}
     if simulated:
         section.update(comparison(simulated))
+    if real:
+        section["mathdial"] = {k: v for k, v in comparison(real).items() if k not in ("seed003", "by_subject")}
     if human:
         section["judge_validity"] = agreement_with_humans(human)
     return section
@@ -245,7 +248,7 @@ def _pct(metric: dict[str, Any]) -> str:
 def files(section: dict[str, Any], records: Records) -> dict[str, str]:
     """Seed 003's robust-evaluation JSON and one seed-style file per judge run."""
     out: dict[str, str] = {}
-    simulated = [r for r in records if r["attributes"].get("source") != "mrbench"]
+    simulated = [r for r in records if r["attributes"].get("source") == "simulated"]
     if "seed003" in section:
         out["socratic_robust_evaluation.json"] = json.dumps(section["seed003"], indent=2, ensure_ascii=False)
     for i, run in enumerate(per_run_labels(simulated), 1):

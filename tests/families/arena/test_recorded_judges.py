@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+import pytest
+
+from llmjury.errors import JudgeParseError
+from llmjury.families.arena.llmbar import parse_output_choice
+from llmjury.families.arena.prd import canonical, human_majority, parse_last_line, reviewer_agreement
+
+
+def test_llmbar_output_choice():
+    assert parse_output_choice("Output (b)") == "model_b"
+    assert parse_output_choice("Reasoning...\n Output (a) is better") == "model_a"
+    with pytest.raises(JudgeParseError):
+        parse_output_choice("Both are fine")
+
+
+def test_prd_pairs_are_canonicalised_and_majority_is_strict():
+    assert canonical("gpt4", "bard", "model_a") == ("bard", "gpt4", "model_b")
+
+    def vote(a, b, w, q="1"):
+        return {"attributes": {"question": q, "model_a": a, "model_b": b}, "result": {"winner": w}}
+
+    human = [vote("bard", "gpt4", "model_b"), vote("gpt4", "bard", "model_a"), vote("bard", "gpt4", "tie"),
+             vote("bard", "claude", "model_a", "2"), vote("claude", "bard", "model_a", "2")]
+    majority = human_majority(human)
+    assert majority[("1", "bard", "gpt4")] == "model_b"  # two votes for gpt4 (one from each order), one tie
+    assert majority[("2", "bard", "claude")] == "tie"  # one vote each way
+    reviewer = [vote("bard", "gpt4", "model_b"), vote("gpt4", "bard", "model_b")]
+    out = reviewer_agreement(reviewer, majority)
+    assert out["agreement_with_ties"]["value"] == 0.5 and out["swap_consistency"]["value"] == 0.0
+
+
+def test_prd_last_line_verdicts():
+    assert [parse_last_line(t) for t in ("1", " 3 ", "**2**", "Assistant 1 is better")] == [1, 3, 2, None]

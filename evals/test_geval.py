@@ -15,7 +15,8 @@ import pytest
 import llmjury
 from llmjury.assertions import assert_scored
 from llmjury.families import geval
-from llmjury.families.geval.meta import correlations
+from llmjury.families.geval import dep
+from llmjury.families.geval.meta import correlations, meta_evaluate
 from llmjury.families.geval.recorded import UNIEVAL, recorded_cases, replay, unieval_scores
 from llmjury.families.geval.report import REFERENCES
 from llmjury.plugin import settings_of
@@ -45,6 +46,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         llmjury.generate(metafunc, geval.geval_cases(opts))
     elif metafunc.function is test_recorded_judge:
         llmjury.generate(metafunc, recorded_cases())
+    elif metafunc.function is test_dep_recorded_judge:
+        llmjury.generate(metafunc, dep.dep_cases())
     elif metafunc.function is test_deepeval_geval:
         llmjury.generate(metafunc, deepeval_subset(opts))
 
@@ -57,6 +60,24 @@ def test_geval_item(outcome: llmjury.Outcome) -> None:
 @llmjury.pipeline(replay)
 def test_recorded_judge(outcome: llmjury.Outcome) -> None:
     assert len(outcome.verdicts) == 360
+
+
+@llmjury.pipeline(dep.replay)
+def test_dep_recorded_judge(outcome: llmjury.Outcome) -> None:
+    """DEP's recorded ratings reproduce the curators' dialogue- and system-level figures."""
+    case_id = outcome.verdicts[0].case_id
+    meta = meta_evaluate([v.record() for v in outcome.verdicts])
+    if case_id.startswith("dep-dstc9-score"):
+        assert meta["items"] == 1796
+        assert meta["pooled"]["pearson"]["value"] == pytest.approx(0.2742, abs=5e-5)
+        assert meta["pooled"]["spearman"]["value"] == pytest.approx(0.2575, abs=5e-5)
+        assert meta["system_level"]["pearson"]["value"] == pytest.approx(0.9718, abs=5e-5)
+        assert meta["system_level"]["spearman"]["value"] == pytest.approx(0.9545, abs=5e-5)
+    elif case_id.startswith("dep-fed"):
+        assert meta["pooled"]["pearson"]["value"] == pytest.approx(0.6467, abs=5e-5)
+        assert meta["pooled"]["spearman"]["value"] == pytest.approx(0.6810, abs=5e-5)
+    else:
+        assert meta["items"] == 2016  # our parse of the judge's words scores every row
 
 
 def _deepeval_pipeline(case, jury):

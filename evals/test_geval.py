@@ -17,7 +17,9 @@ from llmjury.assertions import assert_scored
 from llmjury.families import geval
 from llmjury.families.geval import dep
 from llmjury.families.geval.meta import correlations, meta_evaluate
-from llmjury.families.geval.recorded import UNIEVAL, recorded_cases, replay, unieval_scores
+from llmjury.families.geval.recorded import (
+    UNIEVAL, FlowScoreCase, recorded_cases, replay, replay_flowscore, unieval_scores,
+)
 from llmjury.families.geval.report import REFERENCES
 from llmjury.plugin import settings_of
 from llmjury.settings import family_options
@@ -46,6 +48,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         llmjury.generate(metafunc, geval.geval_cases(opts))
     elif metafunc.function is test_recorded_judge:
         llmjury.generate(metafunc, recorded_cases())
+    elif metafunc.function is test_flowscore_recorded_judge:
+        llmjury.generate(metafunc, [FlowScoreCase(id="recorded-flowscore-dstc9")])
     elif metafunc.function is test_dep_recorded_judge:
         llmjury.generate(metafunc, dep.dep_cases())
     elif metafunc.function is test_deepeval_geval:
@@ -60,6 +64,12 @@ def test_geval_item(outcome: llmjury.Outcome) -> None:
 @llmjury.pipeline(replay)
 def test_recorded_judge(outcome: llmjury.Outcome) -> None:
     assert len(outcome.verdicts) == 360
+
+
+@llmjury.pipeline(replay_flowscore)
+def test_flowscore_recorded_judge(outcome: llmjury.Outcome) -> None:
+    """FlowScore on the DSTC9 items the suite uses (the shipped sample: 20 dialogues per chatbot)."""
+    assert {v.attributes["system_id"] for v in outcome.verdicts} == {f"chatbot{i}" for i in range(1, 12)}
 
 
 @llmjury.pipeline(dep.replay)

@@ -76,3 +76,30 @@ async def replay(case: RecordedCase, jury: Jury) -> Outcome:
                         "system_id": item.system_id, "task": "response", "criterion": case.criterion,
                         "human": item.human.get(case.criterion)}))
     return Outcome(verdicts)
+
+
+class FlowScoreCase(Case):
+    """FlowScore's recorded scores on the DSTC9 items (negated: lower FlowScore is better)."""
+
+    family: str = FAMILY
+
+    def marks(self) -> list[str]:
+        return [FAMILY, "recorded", "geval_dstc9", "whole_dialogue", "criterion_overall"]
+
+
+async def replay_flowscore(case: FlowScoreCase, jury: Jury) -> Outcome:
+    from llmjury.families.geval.cases import load_items
+    from llmjury.families.geval.pipeline import options
+
+    judge = JudgeConfig(provider="recorded:flowscore", parser="recorded", scoring="recorded (negated)")
+    verdicts = []
+    for item in load_items("dstc9", options(jury)):
+        if "flowscore" not in item.extra:
+            continue
+        verdicts.append(Verdict(
+            case_id=f"{item.id}-flowscore", family=FAMILY, judge=judge,
+            result={"score": -float(item.extra["flowscore"]), "method": "recorded"},
+            attributes={"dataset": item.dataset, "item": item.id, "context_id": item.context_id,
+                        "system_id": item.system_id, "task": "dialogue", "criterion": "overall",
+                        "human": item.human["overall"]}))
+    return Outcome(verdicts)

@@ -1,0 +1,32 @@
+"""Reproductions that need full upstream files the suite does not ship (their licenses are unclear).
+They run when the shared data folder sits beside the repository, as in CI, and skip elsewhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llmjury.datasets.dialogue_items import dstc9
+from llmjury.families.geval.meta import meta_evaluate
+
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
+FULL_DSTC9 = SHARED / "dstc9" / "dstc9_data.json"
+MODELS = SHARED / "dstc9" / "dstc9_models_and_flowscore.json"
+
+needs_full_dstc9 = pytest.mark.skipif(not (FULL_DSTC9.is_file() and MODELS.is_file()),
+                                      reason="the full DSTC9 file is not beside the repository")
+
+
+@needs_full_dstc9
+def test_flowscore_reproduces_dialevalmetrics_published_row():
+    items = dstc9(FULL_DSTC9, MODELS)
+    assert len(items) == 2200 and len({i.system_id for i in items}) == 11
+    records = [{"valid": True, "result": {"score": -float(i.extra["flowscore"]), "method": "recorded"},
+                "attributes": {"human": i.human["overall"], "context_id": i.context_id, "system_id": i.system_id}}
+               for i in items]
+    meta = meta_evaluate(records)
+    got = [meta["pooled"]["pearson"]["value"], meta["pooled"]["spearman"]["value"],
+           meta["system_level"]["pearson"]["value"], meta["system_level"]["spearman"]["value"]]
+    assert np.round(got, 4).tolist() == [0.1465, 0.1396, 0.9071, 0.9000]

@@ -16,9 +16,15 @@ import llmjury
 from llmjury.assertions import assert_scored
 from llmjury.families import geval
 from llmjury.families.geval import dep
+from llmjury.families.geval.ceiling import annotators, ceiling_cases
 from llmjury.families.geval.meta import correlations, meta_evaluate
 from llmjury.families.geval.recorded import (
-    UNIEVAL, FlowScoreCase, recorded_cases, replay, replay_flowscore, unieval_scores,
+    UNIEVAL,
+    FlowScoreCase,
+    recorded_cases,
+    replay,
+    replay_flowscore,
+    unieval_scores,
 )
 from llmjury.families.geval.report import REFERENCES
 from llmjury.plugin import settings_of
@@ -48,6 +54,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         llmjury.generate(metafunc, geval.geval_cases(opts))
     elif metafunc.function is test_recorded_judge:
         llmjury.generate(metafunc, recorded_cases())
+    elif metafunc.function is test_human_ceiling:
+        llmjury.generate(metafunc, ceiling_cases(opts.usr_annotations))
     elif metafunc.function is test_flowscore_recorded_judge:
         llmjury.generate(metafunc, [FlowScoreCase(id="recorded-flowscore-dstc9")])
     elif metafunc.function is test_dep_recorded_judge:
@@ -64,6 +72,12 @@ def test_geval_item(outcome: llmjury.Outcome) -> None:
 @llmjury.pipeline(replay)
 def test_recorded_judge(outcome: llmjury.Outcome) -> None:
     assert len(outcome.verdicts) == 360
+
+
+@llmjury.pipeline(annotators)
+def test_human_ceiling(outcome: llmjury.Outcome) -> None:
+    """Three annotators x 360 items, each against the mean of the other two (needs geval.usr_annotations)."""
+    assert len(outcome.verdicts) == 3 * 360
 
 
 @llmjury.pipeline(replay_flowscore)

@@ -30,3 +30,24 @@ def test_flowscore_reproduces_dialevalmetrics_published_row():
     got = [meta["pooled"]["pearson"]["value"], meta["pooled"]["spearman"]["value"],
            meta["system_level"]["pearson"]["value"], meta["system_level"]["spearman"]["value"]]
     assert np.round(got, 4).tolist() == [0.1465, 0.1396, 0.9071, 0.9000]
+
+
+USR = SHARED / "topical_chat_usr" / "tc_usr_data.json"
+
+
+@pytest.mark.skipif(not USR.is_file(), reason="USR's per-annotator file is not beside the repository")
+def test_human_ceiling_is_computed_per_annotator_and_bounds_the_shipped_judges():
+    import asyncio
+
+    from llmjury.families.geval.ceiling import CeilingCase, annotators
+    from llmjury.families.geval.report import aggregate
+
+    records = []
+    for criterion in ("naturalness", "overall"):
+        outcome = asyncio.run(annotators(CeilingCase(id=f"c-{criterion}", path=str(USR), criterion=criterion), None))
+        records += [v.record() for v in outcome.verdicts]
+    ceiling = aggregate(records)["human_ceiling"]
+    overall = ceiling["topical_chat/response/overall"]
+    assert overall["annotators"] == 3
+    # Humans agree with each other better than UniEval (0.633) does with them on overall quality.
+    assert 0.633 < overall["pooled"]["pearson"] <= 1.0

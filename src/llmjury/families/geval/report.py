@@ -11,7 +11,7 @@ from typing import Any
 from llmjury.families.geval.meta import meta_evaluate
 
 REFERENCES = Path(__file__).resolve().parents[2] / "data" / "geval_references.json"
-HIDDEN_FROM_TABLES = ("meta",)
+HIDDEN_FROM_TABLES = ("meta", "human_ceiling")
 
 
 def group_key(record: dict[str, Any]) -> str:
@@ -24,7 +24,28 @@ def aggregate(records: list[dict[str, Any]]) -> dict[str, Any]:
     for r in records:
         groups[group_key(r)].append(r)
     meta = {key: meta_evaluate(rs) for key, rs in sorted(groups.items())}
-    return {"meta": meta, "references": json.loads(REFERENCES.read_text(encoding="utf-8"))}
+    section: dict[str, Any] = {"meta": meta, "references": json.loads(REFERENCES.read_text(encoding="utf-8"))}
+    ceiling = human_ceiling(meta)
+    if ceiling:
+        section["human_ceiling"] = ceiling
+    return section
+
+
+def human_ceiling(meta: dict[str, Any]) -> dict[str, Any]:
+    """Per dataset, task and criterion: the mean over annotators of one annotator's correlation
+    with the mean of the others (pooled and per context)."""
+    by_target: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for key, m in meta.items():
+        provider, _, target = key.partition("/")
+        if provider.startswith("human:annotator-") and "pooled" in m:
+            by_target[target].append(m)
+    out = {}
+    for target, ms in sorted(by_target.items()):
+        out[target] = {view: {kind: sum(m[view][kind]["value"] for m in ms) / len(ms)
+                              for kind in ("pearson", "spearman", "kendall")}
+                       for view in ("pooled", "per_context") if all(view in m for m in ms)}
+        out[target]["annotators"] = len(ms)
+    return out
 
 
 def _fmt(m: dict[str, Any] | None) -> str:
@@ -43,6 +64,16 @@ def markdown(section: dict[str, Any]) -> str:
         lines.append(f"| `{key}` | {m['items']} | {_fmt(pooled.get('pearson'))} | {_fmt(pooled.get('spearman'))} | "
                      f"{_fmt(pooled.get('kendall'))} | {_fmt(per.get('pearson'))} | {_fmt(per.get('spearman'))} | "
                      f"{_fmt(per.get('kendall'))} | {_fmt(system.get('pearson'))} | {_fmt(system.get('spearman'))} |")
+    if section.get("human_ceiling"):
+        lines += ["", "**Human ceiling** (each annotator against the mean of the others, averaged; "
+                  "set a judge's correlation beside it)", "",
+                  "| dataset / task / criterion | pooled r | pooled ρ | pooled τ | per-context r | per-context τ |",
+                  "|---|---|---|---|---|---|"]
+        for target, c in section["human_ceiling"].items():
+            pooled, per = c.get("pooled", {}), c.get("per_context", {})
+            lines.append(f"| `{target}` | {pooled.get('pearson', float('nan')):.3f} | "
+                         f"{pooled.get('spearman', float('nan')):.3f} | {pooled.get('kendall', float('nan')):.3f} | "
+                         f"{per.get('pearson', float('nan')):.3f} | {per.get('kendall', float('nan')):.3f} |")
     lines += ["", "**Reference figures**", ""]
     for ref in section["references"].values():
         lines += [f"{ref['note']}:", "", "| | " + " | ".join(ref["columns"]) + " |",

@@ -17,6 +17,8 @@ from llmjury.assertions import assert_scored
 from llmjury.families import geval
 from llmjury.families.geval import dep
 from llmjury.families.geval.ceiling import annotators, ceiling_cases
+from llmjury.families.geval.closer_look import closer_look_cases
+from llmjury.families.geval.closer_look import replay as closer_look_replay
 from llmjury.families.geval.meta import correlations, meta_evaluate
 from llmjury.families.geval.recorded import (
     UNIEVAL,
@@ -54,6 +56,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         llmjury.generate(metafunc, geval.geval_cases(opts))
     elif metafunc.function is test_recorded_judge:
         llmjury.generate(metafunc, recorded_cases())
+    elif metafunc.function is test_closer_look_replay:
+        llmjury.generate(metafunc, closer_look_cases(opts.closer_look))
     elif metafunc.function is test_human_ceiling:
         llmjury.generate(metafunc, ceiling_cases(opts.usr_annotations))
     elif metafunc.function is test_flowscore_recorded_judge:
@@ -72,6 +76,13 @@ def test_geval_item(outcome: llmjury.Outcome) -> None:
 @llmjury.pipeline(replay)
 def test_recorded_judge(outcome: llmjury.Outcome) -> None:
     assert len(outcome.verdicts) == 360
+
+
+@llmjury.pipeline(closer_look_replay)
+def test_closer_look_replay(outcome: llmjury.Outcome) -> None:
+    """gpt-3.5's 20 recorded G-Eval answers per item, through the paper's parser or ours
+    (needs geval.closer_look)."""
+    assert len(outcome.verdicts) >= 350
 
 
 @llmjury.pipeline(annotators)

@@ -51,3 +51,30 @@ def test_human_ceiling_is_computed_per_annotator_and_bounds_the_shipped_judges()
     assert overall["annotators"] == 3
     # Humans agree with each other better than UniEval (0.633) does with them on overall quality.
     assert 0.633 < overall["pooled"]["pearson"] <= 1.0
+
+
+CLOSER_LOOK = SHARED / "closer_look_topical_chat" / "results_topical_chat"
+
+
+@pytest.mark.skipif(not CLOSER_LOOK.is_dir(), reason="the recorded gpt-3.5 answers are not beside the repository")
+@pytest.mark.parametrize("criterion", ["naturalness", "coherence", "engagingness", "groundedness"])
+def test_closer_look_replay_reproduces_the_published_geval_row(criterion):
+    import asyncio
+
+    from llmjury.families.geval.closer_look import PUBLISHED, closer_look_cases, replay
+
+    (case,) = [c for c in closer_look_cases(str(CLOSER_LOOK)) if c.criterion == criterion and c.parser == "paper"]
+    records = [v.record() for v in asyncio.run(replay(case, None)).verdicts]
+    meta = meta_evaluate(records)
+    pearson_all, kendall_per_context = PUBLISHED[criterion]
+    assert round(meta["pooled"]["pearson"]["value"], 3) == pearson_all
+    assert round(meta["per_context"]["kendall"]["value"], 3) == kendall_per_context
+
+
+def test_paper_parser_rule():
+    from llmjury.families.geval.closer_look import paper_parse
+
+    assert paper_parse("2") == 2.0 and paper_parse("Naturalness: 3") == 3.0
+    assert paper_parse("Rating: 1-3\nRationale... Rating: 2") == 2.0
+    assert paper_parse("no digits here") == 0.0  # the paper counts it as 0
+    assert paper_parse("at least 40 % of the music") == 4.0 and paper_parse("0.75") == 0.0  # its quirks

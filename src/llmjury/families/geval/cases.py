@@ -64,6 +64,7 @@ class GEvalOptions(BaseModel):
     frozen_steps: str = str(dialogue_items.FIXTURES / "geval" / "steps")  # generated once, then reused
     deepeval_items: int = 60  # items per dataset compared with deepeval's GEval (one per context first)
     usr_annotations: str | None = None  # USR's per-annotator tc_usr_data.json, for the human ceiling
+    closer_look: str | None = None  # folder of gpt3.5_<dim>_geval.json[.xz] recorded answers to replay
 
     def listed(self, field: str) -> list[str]:
         return [x.strip() for x in getattr(self, field).split(",") if x.strip()]

@@ -1,0 +1,118 @@
+"""Replaying gpt-3.5-turbo's recorded G-Eval answers on Topical-Chat (Chiang & Lee, "A Closer Look
+into Using Large Language Models for Automatic Evaluation", 2023): 20 sampled answers per item,
+exactly seed 004's n = 20 frequency-weighted scoring.
+
+Two parsers: the paper's rule (`paper_parse`, below), under which an answer with no number counts
+as 0, so the replay reproduces the published row; and ours (`parse_score`), under which such an
+answer is unscored and left out of the item's frequencies. The result files carry no license, so
+they are not shipped: point `geval.closer_look` at the folder of `gpt3.5_<dim>_<mode>.json[.xz]`.
+"""
+
+from __future__ import annotations
+
+import json
+import lzma
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from llmjury.cases import Case
+from llmjury.errors import DatasetError, JudgeParseError
+from llmjury.families.geval.cases import CRITERIA, FAMILY
+from llmjury.families.geval.scoring import parse_score
+from llmjury.jury import Jury, Outcome
+from llmjury.verdicts import JudgeConfig, Verdict
+
+DIMENSIONS = {"nat": "naturalness", "coh": "coherence", "eng": "engagingness", "gro": "groundedness"}
+PUBLISHED = {name: tuple(row) for name, row in json.loads(
+    (Path(__file__).resolve().parents[2] / "data" / "geval_references.json").read_text())["closer_look"]["rows"].items()}
+_FIRST = re.compile(r"[a-z]*:?-? ?[0-9]\.?[0-9]?")
+_NUMBER = re.compile(r"^ ?([\d\.]+)")
+_PREFIX = re.compile(r"[a-z]*:?-? *")
+
+
+def paper_parse(text: str) -> float:
+    """The paper's rule: lower-case, newlines to spaces, "1-3" blanked, the text after the last
+    "rating:" if any; take the first `[a-z]*:?-? ?[0-9]\\.?[0-9]?`, blank its letters, colon and
+    dash with a substitution that also matches the empty string between characters (so digits end
+    up separated: "least 40" reads as 4 and "0.75" as 0); the leading number as a float. No number
+    is 0, not missing; a negative number is NaN."""
+    text = text.lower().replace("\n", " ").replace("1-3", " ")
+    if "rating:" in text:
+        text = text.split("rating:")[-1]
+    match = _FIRST.search(text)
+    if match is not None:
+        text = _PREFIX.sub(" ", match.group(0)).replace("rating:", "").strip()
+    number = _NUMBER.match(text)
+    try:
+        value = float(number.group(1)) if number else 0.0
+    except ValueError:
+        value = 0.0
+    return math.nan if value < 0 else value
+
+
+class CloserLookCase(Case):
+    family: str = FAMILY
+    path: str
+    criterion: str
+    parser: str  # "paper" or "ours"
+
+    def marks(self) -> list[str]:
+        return [FAMILY, "recorded", f"criterion_{self.criterion}", "geval_topical_chat"]
+
+
+def closer_look_cases(folder: str | None) -> list[CloserLookCase]:
+    if not folder:
+        return []
+    cases = []
+    for short, criterion in DIMENSIONS.items():
+        matches = sorted(Path(folder).glob(f"gpt3.5_{short}_geval.json*"))
+        if matches:
+            cases += [CloserLookCase(id=f"closer-look-{criterion}-{p}", path=str(matches[0]), criterion=criterion,
+                                     parser=p) for p in ("paper", "ours")]
+    return cases
+
+
+def load(path: Path) -> list[dict]:
+    try:
+        opener = lzma.open if path.suffix == ".xz" else open
+        with opener(path, "rt", encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, lzma.LZMAError, json.JSONDecodeError) as exc:
+        raise DatasetError(str(path), None, f"cannot read recorded G-Eval answers ({exc})") from exc
+
+
+async def replay(case: CloserLookCase, jury: Jury) -> Outcome:
+    path = Path(case.path)
+    criterion = CRITERIA[case.criterion]
+    judge = JudgeConfig(provider=f"recorded:gpt-3.5-geval({case.parser} parser)", n=20, temperature=1.0,
+                        parser="chiang-lee-2023" if case.parser == "paper" else "geval-score/2",
+                        scoring="sampling (frequency-weighted)")
+    contexts: dict[str, int] = {}
+    verdicts = []
+    for i, record in enumerate(load(path)):
+        context = f"tc-{contexts.setdefault(record['source'], len(contexts)):02d}"
+        attributes = {"dataset": "topical_chat", "item": f"{context}-{record['system_id']}", "context_id": context,
+                      "system_id": record["system_id"], "task": "response", "criterion": case.criterion,
+                      "human": float(record["scores"][case.criterion])}
+        common = dict(case_id=f"{case.id}-{i:03d}", family=FAMILY, judge=judge, attributes=attributes,
+                      raw=record["all_responses"][:3])
+        if case.parser == "paper":
+            values = np.array([paper_parse(t) for t in record["all_responses"]])
+            score = float(np.nanmean(values)) if np.isfinite(values).any() else math.nan
+            verdicts.append(Verdict(result={"score": score, "method": "sampling", "samples": len(values)}, **common))
+            continue
+        parsed = []
+        for text in record["all_responses"]:
+            try:
+                parsed.append(parse_score(text, criterion.scale))
+            except JudgeParseError:
+                continue
+        if not parsed:
+            verdicts.append(Verdict(valid=False, error="unparseable: no sample had a score", **common))
+            continue
+        verdicts.append(Verdict(result={"score": sum(parsed) / len(parsed), "method": "sampling",
+                                        "samples": len(record["all_responses"]), "parsed": len(parsed)}, **common))
+    return Outcome(verdicts)

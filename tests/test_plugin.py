@@ -117,7 +117,7 @@ def test_family_marker_selects_under_strict_markers(toy):
 
 
 def test_planning_runs_cases_concurrently(pytester, openai_server):
-    openai_server.latency = 0.5
+    openai_server.latency = 1.0  # long enough that a loaded machine still overlaps the calls
     pytester.makeini(INI)
     pytester.makepyfile(test_toy=TOY)
     result = pytester.runpytest_subprocess("--llm-judge", f"openai:m;base_url={openai_server.base_url}")

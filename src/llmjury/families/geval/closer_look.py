@@ -26,8 +26,8 @@ from llmjury.jury import Jury, Outcome
 from llmjury.verdicts import JudgeConfig, Verdict
 
 DIMENSIONS = {"nat": "naturalness", "coh": "coherence", "eng": "engagingness", "gro": "groundedness"}
-PUBLISHED = {name: tuple(row) for name, row in json.loads(
-    (Path(__file__).resolve().parents[2] / "data" / "geval_references.json").read_text())["closer_look"]["rows"].items()}
+REFERENCES = Path(__file__).resolve().parents[2] / "data" / "geval_references.json"
+PUBLISHED = {name: tuple(row) for name, row in json.loads(REFERENCES.read_text())["closer_look"]["rows"].items()}
 _FIRST = re.compile(r"[a-z]*:?-? ?[0-9]\.?[0-9]?")
 _NUMBER = re.compile(r"^ ?([\d\.]+)")
 _PREFIX = re.compile(r"[a-z]*:?-? *")

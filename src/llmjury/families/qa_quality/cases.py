@@ -20,6 +20,7 @@ class QAOptions(BaseModel):
     on_remove: Literal["fail", "xfail"] = "fail"  # what a pair graded `remove` does to its test
     max_retries: int = Field(3, ge=1)  # judge attempts for invalid structured output (seed: max_retries)
     output_tokens: int = 150  # expected output tokens a pair, for the dry-run estimate (seed 8.2)
+    semeval: str | None = None  # SemEval-2016 subtask A pairs (JSONL); the shipped 300-pair sample otherwise
 
 
 class QACase(Case):
@@ -71,4 +72,5 @@ def markers_for(options: QAOptions) -> dict[str, str]:
     for case in pairs:
         for mark in case.marks()[1:]:
             names[mark] = f"Q&A pairs of {mark.replace('_', ' ')}"
+    names["semeval"] = "SemEval-2016 community answers with human quality labels"
     return names

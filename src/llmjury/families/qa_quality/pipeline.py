@@ -46,7 +46,8 @@ async def grade_pair(case: QACase, jury: Jury) -> Outcome:
     raw_tokens, input_tokens = token_saving(case.pair, evaluation_input)
     attributes: dict[str, Any] = {"course": case.course, "generation": case.generation, "date": case.date,
                                   "source_file": case.source_file, "original_id": evaluation_input.original_id,
-                                  "raw_tokens_est": raw_tokens, "input_tokens_est": input_tokens, "pair": case.pair}
+                                  "raw_tokens_est": raw_tokens, "input_tokens_est": input_tokens, "pair": case.pair,
+                                  "human_label": getattr(case, "label", None)}
     prompt = jury.render("qa_quality/judge.j2", qa=evaluation_input.to_prompt_format())
     request = jury.request(prompt, json_schema=QualityEvaluation.model_json_schema(), schema_name="QualityEvaluation")
     runs = await ask_judge(jury, FAMILY, [request], parse_evaluation, retries=opts.max_retries - 1)

@@ -11,10 +11,11 @@ from typing import Any
 import numpy as np
 
 from llmjury.families.qa_quality.evaluation import DIMENSIONS
+from llmjury.families.qa_quality.semeval import agreement_with_labels
 from llmjury.stats import metric, proportion
 
 GRADES = ("high", "medium", "low", "remove")
-HIDDEN_FROM_TABLES = ("courses",)
+HIDDEN_FROM_TABLES = ("courses", "grade_by_label")
 
 
 def is_rules(record: dict[str, Any]) -> bool:
@@ -46,8 +47,19 @@ def summarize_pairs(graded: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def aggregate(records: list[dict[str, Any]]) -> dict[str, Any]:
+    labelled = [r for r in records if r["attributes"].get("human_label")]
+    records = [r for r in records if not r["attributes"].get("human_label")]
+    section = corpus_section(records)
+    if labelled:
+        section["judge_validity"] = agreement_with_labels(labelled)
+    return section
+
+
+def corpus_section(records: list[dict[str, Any]]) -> dict[str, Any]:
     rules = [r for r in records if is_rules(r)]
     graded = [r for r in records if not is_rules(r) and r["valid"]]
+    if not graded and not rules:
+        return {}
     raw = sum(r["attributes"]["raw_tokens_est"] for r in records if not is_rules(r))
     compact = sum(r["attributes"]["input_tokens_est"] for r in records if not is_rules(r))
     removed_by_rule: Counter[str] = Counter()
@@ -68,6 +80,8 @@ def aggregate(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def markdown(section: dict[str, Any]) -> str:
+    if "grades" not in section:
+        return ""
     g = section["grades"]
     lines = ["| grade | pairs |", "|---|---|"] + [f"| {k} | {g[k]} |" for k in GRADES]
     rules = section["rules"]
@@ -84,7 +98,7 @@ def markdown(section: dict[str, Any]) -> str:
 def files(section: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, str]:
     """Per course, seed 001's section 9 JSON of kept pairs, and the pairs graded `remove`."""
     out: dict[str, str] = {}
-    graded = [r for r in records if not is_rules(r) and r["valid"]]
+    graded = [r for r in records if not is_rules(r) and r["valid"] and not r["attributes"].get("human_label")]
     by_course: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in graded:
         by_course[r["attributes"]["course"]].append(r)

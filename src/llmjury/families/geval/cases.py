@@ -63,8 +63,10 @@ class GEvalOptions(BaseModel):
     steps_dir: str | None = None  # hand-written evaluation steps: <task>-<criterion>.txt (win over frozen ones)
     frozen_steps: str = str(dialogue_items.FIXTURES / "geval" / "steps")  # generated once, then reused
     deepeval_items: int = 60  # items per dataset compared with deepeval's GEval (one per context first)
-    usr_annotations: str | None = None  # USR's per-annotator tc_usr_data.json, for the human ceiling
-    closer_look: str | None = None  # folder of gpt3.5_<dim>_geval.json[.xz] recorded answers to replay
+    # USR's per-annotator ratings (human ceiling) and gpt-3.5's recorded G-Eval answers (replay):
+    # samples ship (no license upstream); point these at the full files for the full figures.
+    usr_annotations: str | None = str(dialogue_items.FIXTURES / "usr_sample" / "tc_usr_data.json")
+    closer_look: str | None = str(dialogue_items.FIXTURES / "closer_look_sample")
 
     def listed(self, field: str) -> list[str]:
         return [x.strip() for x in getattr(self, field).split(",") if x.strip()]

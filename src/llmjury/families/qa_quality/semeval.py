@@ -10,6 +10,7 @@ recall).
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +65,11 @@ def agreement_with_labels(records: list[dict[str, Any]]) -> dict[str, Any]:
     tau = stats.kendalltau(scores, labels)
     rng = np.random.default_rng(0)
     draws = []
-    for _ in range(500):
-        i = rng.integers(0, len(scores), len(scores))
-        draws.append(stats.spearmanr(scores[i], labels[i]).statistic)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a resample can be constant; its NaN is dropped below
+        for _ in range(500):
+            i = rng.integers(0, len(scores), len(scores))
+            draws.append(stats.spearmanr(scores[i], labels[i]).statistic)
     draws = np.array(draws)[np.isfinite(draws)]
     confusion: dict[str, dict[str, int]] = {}
     for r in graded:

@@ -9,7 +9,10 @@ Of two tutors on one conversation the higher score is preferred; equal scores ar
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,6 +114,19 @@ def load(path: Path | None = None) -> tuple[list[Conversation], list[str]]:
                      for tutor, reply in sorted(replies.items())},
         ))
     return conversations, skipped
+
+
+def sampled_pairs(conversations: list[Conversation], pairs_per_conversation: int | None,
+                  seed: int = 0) -> Iterator[tuple[Conversation, str, str]]:
+    """Seeded tutor pairs per conversation, in conversation order; all C(n, 2) pairs for None or
+    when asked for that many or more."""
+    rng = random.Random(seed)
+    for conv in conversations:
+        pairs = list(itertools.combinations(sorted(conv.replies), 2))
+        keep_all = pairs_per_conversation is None or pairs_per_conversation >= len(pairs)
+        chosen = pairs if keep_all else sorted(rng.sample(pairs, pairs_per_conversation))
+        for a, b in chosen:
+            yield conv, a, b
 
 
 def case_id(conversation: Conversation, tutor_a: str, tutor_b: str) -> str:

@@ -5,8 +5,6 @@ report sets its verdicts and ranking beside the humans'. The preference rule is
 
 from __future__ import annotations
 
-import itertools
-import random
 from pathlib import Path
 from typing import Any
 
@@ -45,18 +43,14 @@ def history_text(history: list[tuple[str, str]]) -> str:
 
 def battles(path: Path | None, *, pairs_per_conversation: int, seed: int) -> list[TutorBattleCase]:
     """Seeded tutor pairs per conversation, for the LLM judge."""
-    rng = random.Random(seed)
     conversations, _ = mrbench.load(path)
     cases = []
-    for conv in conversations:
-        pairs = list(itertools.combinations(sorted(conv.replies), 2))
-        chosen = pairs if pairs_per_conversation >= len(pairs) else sorted(rng.sample(pairs, pairs_per_conversation))
-        for a, b in chosen:
-            ra, rb = conv.replies[a], conv.replies[b]
-            cases.append(TutorBattleCase(
-                id=mrbench.case_id(conv, a, b), dataset=DATASET, question=conv.id, question_index=conv.index,
-                model_a=a, model_b=b, history=history_text(conv.history),
-                answer_a=ra.text, answer_b=rb.text, human=WINNER[mrbench.preference(ra.score, rb.score)]))
+    for conv, a, b in mrbench.sampled_pairs(conversations, pairs_per_conversation, seed):
+        ra, rb = conv.replies[a], conv.replies[b]
+        cases.append(TutorBattleCase(
+            id=mrbench.case_id(conv, a, b), dataset=DATASET, question=conv.id, question_index=conv.index,
+            model_a=a, model_b=b, history=history_text(conv.history),
+            answer_a=ra.text, answer_b=rb.text, human=WINNER[mrbench.preference(ra.score, rb.score)]))
     return cases
 
 
@@ -73,13 +67,12 @@ async def judge_tutors(case: TutorBattleCase, jury: Jury) -> Outcome:
 async def human_battles(case: HumanLabels, jury: Jury) -> Outcome:
     conversations, _ = mrbench.load(Path(case.path) if case.path else None)
     verdicts = []
-    for conv in conversations:
-        for a, b in itertools.combinations(sorted(conv.replies), 2):
-            winner = WINNER[mrbench.preference(conv.replies[a].score, conv.replies[b].score)]
-            verdicts.append(Verdict(
-                case_id=mrbench.case_id(conv, a, b), family=FAMILY,
-                judge=JudgeConfig(provider=HUMAN_JUDGE, parser="mrbench-annotation-sum/1"),
-                result={"winner": winner, "consistent": True, "counted_runs": 1},
-                attributes={"dataset": DATASET, "question": conv.id, "question_index": conv.index,
-                            "model_a": a, "model_b": b, "round": 0}))
+    for conv, a, b in mrbench.sampled_pairs(conversations, pairs_per_conversation=None):
+        winner = WINNER[mrbench.preference(conv.replies[a].score, conv.replies[b].score)]
+        verdicts.append(Verdict(
+            case_id=mrbench.case_id(conv, a, b), family=FAMILY,
+            judge=JudgeConfig(provider=HUMAN_JUDGE, parser="mrbench-annotation-sum/1"),
+            result={"winner": winner, "consistent": True, "counted_runs": 1},
+            attributes={"dataset": DATASET, "question": conv.id, "question_index": conv.index,
+                        "model_a": a, "model_b": b, "round": 0}))
     return Outcome(verdicts)

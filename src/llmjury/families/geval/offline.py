@@ -78,29 +78,35 @@ def criterion_of(label: str) -> str:
     return "overall" if label.startswith("Overall") else label.lower()
 
 
-@heuristic("geval/response.j2")
-def rate_response(request: ChatRequest, rng: random.Random) -> Sample | str:
-    prompt = request.messages[-1].content
-    form, body = _FORM.search(prompt), _RESPONSE.search(prompt)
+def read_form(prompt: str, body_pattern: re.Pattern[str]) -> tuple[str, int, int, re.Match[str]] | None:
+    """The criterion, its scale and the text being rated, from a rendered G-Eval prompt."""
+    form, body = _FORM.search(prompt), body_pattern.search(prompt)
     if form is None or body is None:
-        return "3"
+        return None
     label = form["label"].strip()
     low, high = SCALES.get(label, (1, 5))
+    return criterion_of(label), low, high, body
+
+
+@heuristic("geval/response.j2")
+def rate_response(request: ChatRequest, rng: random.Random) -> Sample | str:
+    read = read_form(request.messages[-1].content, _RESPONSE)
+    if read is None:
+        return "3"
+    criterion, low, high, body = read
     previous = body["conv"].strip().splitlines()[-1] if body["conv"].strip() else ""
-    return answer(request, rng, quality(criterion_of(label), body["resp"], previous, body["fact"] or ""), low, high)
+    return answer(request, rng, quality(criterion, body["resp"], previous, body["fact"] or ""), low, high)
 
 
 @heuristic("geval/dialogue.j2")
 def rate_dialogue(request: ChatRequest, rng: random.Random) -> Sample | str:
-    prompt = request.messages[-1].content
-    form, body = _FORM.search(prompt), _DIALOGUE.search(prompt)
-    if form is None or body is None:
+    read = read_form(request.messages[-1].content, _DIALOGUE)
+    if read is None:
         return "3"
-    label = form["label"].strip()
-    low, high = SCALES.get(label, (1, 5))
+    criterion, low, high, body = read
     lines = [line.split(": ", 1)[-1] for line in body["conv"].splitlines() if line.strip()]
     pairs = [(lines[i - 1], lines[i]) for i in range(1, len(lines), 2)] or [("", lines[0] if lines else "")]
-    q = sum(quality(criterion_of(label), reply, before) for before, reply in pairs) / len(pairs)
+    q = sum(quality(criterion, reply, before) for before, reply in pairs) / len(pairs)
     return answer(request, rng, q, low, high)
 
 

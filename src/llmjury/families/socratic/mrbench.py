@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import itertools
-import random
 from pathlib import Path
 
 from llmjury.cases import Case
@@ -42,17 +40,11 @@ def pair_cases(path: Path | None = None, *, pairs_per_conversation: int = 1,
                seed: int = 0) -> tuple[list[TutorPairCase], list[str]]:
     """Seeded tutor pairs per conversation (all C(n,2) when asked for that many or more), and
     the conversations left out with the reason."""
-    rng = random.Random(seed)
     conversations, skipped = mrbench.load(path)
     cases: list[TutorPairCase] = []
-    for conv in conversations:
-        pairs = list(itertools.combinations(sorted(conv.replies), 2))
-        chosen = pairs if pairs_per_conversation >= len(pairs) else sorted(rng.sample(pairs, pairs_per_conversation))
-        for a, b in chosen:
-            ra, rb = conv.replies[a], conv.replies[b]
-            cases.append(TutorPairCase(
-                id=mrbench.case_id(conv, a, b), conversation_id=conv.id,
-                dataset=conv.dataset, history=conv.history, tutor_a=a, tutor_b=b, response_a=ra.text,
-                response_b=rb.text, score_a=ra.score, score_b=rb.score,
-            ))
+    for conv, a, b in mrbench.sampled_pairs(conversations, pairs_per_conversation, seed):
+        ra, rb = conv.replies[a], conv.replies[b]
+        cases.append(TutorPairCase(
+            id=mrbench.case_id(conv, a, b), conversation_id=conv.id, dataset=conv.dataset, history=conv.history,
+            tutor_a=a, tutor_b=b, response_a=ra.text, response_b=rb.text, score_a=ra.score, score_b=rb.score))
     return cases, skipped

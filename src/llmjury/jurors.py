@@ -13,7 +13,6 @@ from typing import Any
 
 from llmjury.errors import ConfigError
 from llmjury.providers.base import ProviderSpec
-from llmjury.stats import proportion
 
 
 @dataclass(frozen=True)
@@ -56,6 +55,8 @@ def juror_agreement(records: list[dict[str, Any]], human: dict[str, str] | None 
     `records` are verdicts whose result holds `winner` and `jurors: [{judge, winner}]`; `human`
     maps case id to the human label in the same vocabulary.
     """
+    from llmjury.stats import proportion  # report time only: keeps scipy out of plugin start-up
+
     out: dict[str, Any] = {}
     names = sorted({j["judge"] for r in records for j in r["result"].get("jurors", [])})
     for name in names:

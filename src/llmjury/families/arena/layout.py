@@ -14,10 +14,12 @@ results/<experiment>/elo_rating.csv         model, elo_rating
 from __future__ import annotations
 
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from llmjury.errors import DatasetError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RECORD_COLUMNS = ["model_a", "model_b", "winner", "judger", "tstamp", "question", "answer_a", "answer_b",
                   "gpt_4_response", "gpt_4_score", "is_valid"]
@@ -27,6 +29,8 @@ ARRANGEMENT_COLUMNS = ["question", "model_a", "model_b"]
 
 def read_csv(path: Path, required: list[str]) -> pd.DataFrame:
     """A seed CSV with its required columns, or a DatasetError naming the file and what is missing."""
+    import pandas as pd  # imported when arena data is read, not when the plugin loads
+
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:

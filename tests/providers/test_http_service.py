@@ -45,3 +45,25 @@ def test_service_errors_are_retried(make_engine):
 
 def test_extract_walks_dicts_and_lists():
     assert extract({"a": [{"b": 1}, {"b": 2}]}, "a.1.b") == 2
+
+
+class EchoBody(FakeServer):
+    def route(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        return 200, {"reply": f"{body['session']}|{body['utterance']}|{len(body['history'].splitlines())}"}
+
+
+def test_body_template_renders_the_dialogue_for_the_service(make_engine, tmp_path):
+    from llmjury.prompts import PromptLibrary, use_library
+
+    (tmp_path / "tutor").mkdir()
+    (tmp_path / "tutor" / "body.j2").write_text(
+        '{"session": "eval", "utterance": {{ last.content | tojson }}, "history": {{ history | tojson }}}')
+    use_library(PromptLibrary([tmp_path]))
+    try:
+        with EchoBody() as service:
+            engine = make_engine()
+            spec = f"http:{service.origin}/chat;body=tutor/body.j2"
+            request = chat(("user", "what is a pivot?"), ("assistant", "What do you think?"), ("user", "no idea"))
+            assert engine.run(engine.complete(spec, request)).text == "eval|no idea|3"
+    finally:
+        use_library(PromptLibrary())

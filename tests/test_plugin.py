@@ -37,7 +37,7 @@ def test_toy(outcome):
 
 INI = """
 [pytest]
-addopts = -p no:deepeval -p no:cacheprovider --strict-markers
+addopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider --strict-markers
 markers =
     toy: toy family
 """

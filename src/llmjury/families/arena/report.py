@@ -40,7 +40,7 @@ from llmjury.stats import metric, proportion
 
 Records = list[dict[str, Any]]
 HUMAN_PREFIX = "human:"
-HIDDEN_FROM_TABLES = ("leaderboards", "llmbar", "prd")
+HIDDEN_FROM_TABLES = ("leaderboards", "llmbar", "prd")  # rendered by markdown() below
 BT_ROUNDS, ELO_ROUNDS = 200, 20
 
 
@@ -159,17 +159,20 @@ def aggregate(records: Records) -> dict[str, Any]:
         section["swap_consistency"] = proportion(
             sum(r["result"].get("consistent", True) for r in judged_records if r["result"].get("counted_runs", 1) > 1),
             sum(r["result"].get("counted_runs", 1) > 1 for r in judged_records))
+    validity: dict[str, Any] = {}
     if "mrbench/judge" in groups and "mrbench/human" in groups:
-        section["judge_validity"] = against_humans(groups["mrbench/judge"], groups["mrbench/human"])
+        validity["mrbench"] = against_humans(groups["mrbench/judge"], groups["mrbench/human"])
     if "prd/human" in groups:
-        section["prd"] = prd_section(groups)
+        validity["prd"] = prd_section(groups)
     juried = [r for name in judged for r in groups[name] if "jurors" in r["result"]]
     if juried:
         humans = {r["case_id"]: r["result"]["winner"] for r in groups.get("mrbench/human", [])}
         section["jury"] = juror_agreement(juried, humans or None)
-    section["leaderboards"] = boards
     if llmbar:
-        section["llmbar"] = llmbar_section(llmbar)
+        validity["llmbar"] = llmbar_section(llmbar)
+    if validity:
+        section["judge_validity"] = validity
+    section["leaderboards"] = boards
     return section
 
 
@@ -234,11 +237,12 @@ def against_humans(judge: Records, human: Records) -> dict[str, Any]:
 
 def markdown(section: dict[str, Any]) -> str:
     lines: list[str] = []
-    if section.get("llmbar"):
+    validity = section.get("judge_validity", {})
+    if validity.get("llmbar"):
         lines += ["### LLMBar judges replayed (Acc. / Agr., %): ours beside published", "",
                   "| set / judge / strategy | n | Acc. | published | Agr. | published | unparsed |",
                   "|---|---|---|---|---|---|---|"]
-        for key, m in section["llmbar"].items():
+        for key, m in validity["llmbar"].items():
             lines.append(f"| `{key}` | {m['positional_agreement']['n']} | {100 * m['accuracy']:.1f} | "
                          f"{m['published_accuracy_percent']:.1f} | {100 * m['positional_agreement']['value']:.1f} | "
                          f"{m['published_agreement_percent']:.1f} | {m['unparsed']} |")
@@ -252,7 +256,7 @@ def markdown(section: dict[str, Any]) -> str:
             lines.append(f"| {rank['value']:.0f} | `{model}` | {bt['value']:.0f} [{bt['low']:.0f}, {bt['high']:.0f}] | "
                          f"{elo['value']:.0f} [{elo['low']:.0f}, {elo['high']:.0f}] | {bt['n']} |")
         lines.append("")
-    prd = section.get("prd")
+    prd = validity.get("prd")
     if prd:
         lines += ["### PRD reviewers against the human majority (ours | curators' reference)", "",
                   "| reviewer | agreement with ties | without ties | swap consistency | Spearman vs human ranking |",
@@ -263,15 +267,15 @@ def markdown(section: dict[str, Any]) -> str:
                      zip(("agreement_with_ties", "agreement_without_ties", "swap_consistency"), ref, strict=True)]
             lines.append(f"| {reviewer} | " + " | ".join(cells) + f" | {m['spearman_with_human_ranking']:.3f} |")
         lines += ["", f"Human order: {', '.join(prd['human_order'])}", ""]
-    validity = section.get("judge_validity")
-    if validity:
-        agree, ranking = validity["agreement"], validity["ranking"]
+    mrbench = validity.get("mrbench")
+    if mrbench:
+        agree, ranking = mrbench["agreement"], mrbench["ranking"]
         lines += ["### Judge against human labels (MRBench)", "",
                   f"Per battle: {_pct(agree['with_ties'])} agreement with ties, {_pct(agree['without_ties'])} "
                   f"without ties. Ranking of {ranking['models']} tutors: Spearman {ranking['spearman']:.3f}, "
                   f"Kendall {ranking['kendall']:.3f}.", "",
-                  f"Human order: {', '.join(validity['human_order'])}  ",
-                  f"Judge order: {', '.join(validity['judge_order'])}", ""]
+                  f"Human order: {', '.join(mrbench['human_order'])}  ",
+                  f"Judge order: {', '.join(mrbench['judge_order'])}", ""]
     return "\n".join(lines)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from llmjury.families.geval.meta import meta_evaluate
 
 REFERENCES = Path(__file__).resolve().parents[2] / "data" / "geval_references.json"
-HIDDEN_FROM_TABLES = ("meta", "human_ceiling")
+HIDDEN_FROM_TABLES = ("meta", "human_ceiling", "judge_validity")
 
 
 def group_key(record: dict[str, Any]) -> str:
@@ -28,7 +28,24 @@ def aggregate(records: list[dict[str, Any]]) -> dict[str, Any]:
     ceiling = human_ceiling(meta)
     if ceiling:
         section["human_ceiling"] = ceiling
+    section["judge_validity"] = judge_validity(meta, ceiling)
     return section
+
+
+def judge_validity(meta: dict[str, Any], ceiling: dict[str, Any]) -> dict[str, Any]:
+    """Per judge (model, recorded or deepeval) and target: pooled Spearman with its interval, beside
+    the human ceiling for the same target where the data gives one."""
+    out: dict[str, Any] = {}
+    for key, m in meta.items():
+        provider, _, target = key.partition("/")
+        if provider.startswith("human:") or "pooled" not in m:
+            continue
+        entry = {"spearman": m["pooled"]["spearman"], "pearson": m["pooled"]["pearson"]}
+        if target in ceiling and "pooled" in ceiling[target]:
+            entry["human_ceiling_spearman"] = ceiling[target]["pooled"]["spearman"]
+            entry["human_ceiling_items"] = ceiling[target]["items"]
+        out[key] = entry
+    return out
 
 
 def human_ceiling(meta: dict[str, Any]) -> dict[str, Any]:
@@ -45,6 +62,7 @@ def human_ceiling(meta: dict[str, Any]) -> dict[str, Any]:
                               for kind in ("pearson", "spearman", "kendall")}
                        for view in ("pooled", "per_context") if all(view in m for m in ms)}
         out[target]["annotators"] = len(ms)
+        out[target]["items"] = ms[0]["items"]
     return out
 
 

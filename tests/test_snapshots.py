@@ -65,3 +65,47 @@ def test_geval_cot_prompt_for_overall_is_the_seeds(snapshot):
     rendered = PromptLibrary().render("geval/cot.j2", task="dialogue", criterion="overall", part="line",
                                       target="overall quality of the entire dialogue")
     assert rendered.text == snapshot
+
+
+def _battle(i, a, b, winner):
+    return {"case_id": f"q{i:03d}-{a}-vs-{b}", "family": "arena", "judge": {"provider": "openai:gpt-4o"},
+            "result": {"winner": winner, "consistent": True, "counted_runs": 2}, "valid": True, "error": None,
+            "raw": [], "attributes": {"dataset": "mtbench", "question": f"q{i}", "question_index": i, "model_a": a,
+                                      "model_b": b, "round": 0, "answer_a": "x" * (10 + i % 7),
+                                      "answer_b": "y" * (12 + i % 5), "experiment": "default"}}
+
+
+def test_arena_markdown_layout(snapshot):
+    from llmjury.families.arena.report import aggregate, markdown
+
+    outcomes = ["model_a", "model_b", "tie", "model_a", "model_a"]
+    records = [_battle(i, a, b, outcomes[(i + k) % 5]) for i in range(20)
+               for k, (a, b) in enumerate([("alpha", "beta"), ("alpha", "gamma"), ("beta", "gamma")])]
+    assert markdown(aggregate(records)) == snapshot
+
+
+def test_qa_quality_markdown_and_section_9_layout(snapshot):
+    from llmjury.families.qa_quality.report import aggregate, files, markdown
+
+    def pair(i, scores, grade):
+        evaluation = {d: {"score": s, "reasoning": "r"} for d, s in
+                      zip(("completeness", "context_independence", "technical_accuracy"), scores, strict=True)}
+        return {"case_id": f"qa-{i}", "family": "qa_quality", "judge": {"provider": "openai:gpt-4o-mini"},
+                "valid": True, "error": None, "raw": [],
+                "result": {"scores": dict(zip(evaluation, scores, strict=True)), "grade": grade, "judge_grade": grade,
+                           "grade_disagrees": False, "avg_score": sum(scores) / 3, "evaluation": evaluation},
+                "attributes": {"course": "level2_nlp", "raw_tokens_est": 300, "input_tokens_est": 90,
+                               "pair": {"generation": "7", "date": "2024-10-15", "question": {"text": f"q{i}"},
+                                        "answers": [{"text": "a"}]}}}
+
+    records = [pair(1, [5, 4, 4], "high"), pair(2, [3, 3, 3], "medium"), pair(3, [1, 1, 4], "remove"),
+               {"case_id": "rules-level2_nlp", "family": "qa_quality", "judge": {"provider": "rules"}, "valid": True,
+                "error": None, "raw": [], "result": {"removed": {"announcement_or_recruiting": 2},
+                                                     "removed_answers": {"filler": 1}, "kept": 3},
+                "attributes": {"course": "level2_nlp", "kind": "rules"}}]
+    section = aggregate(records)
+    written = files(section, records)
+    scored = json.loads(written["qa_quality/level2_nlp.json"])
+    scored["metadata"]["evaluation_date"] = "fixed"
+    assert markdown(section) == snapshot
+    assert scored == snapshot

@@ -23,9 +23,9 @@ def core_section(records: Records) -> dict[str, Any]:
     """
     valid = [r for r in records if r["valid"]]
     reasons = Counter((r.get("error") or "").split(":")[0] for r in records if not r["valid"])
-    judges = sorted({_judge_label(r["judge"]) for r in records})
-    by_judge = {judge: proportion(sum(not r["valid"] for r in records if _judge_label(r["judge"]) == judge),
-                                  sum(_judge_label(r["judge"]) == judge for r in records)) for judge in judges}
+    judges = sorted({r["judge"]["provider"] for r in records})
+    by_judge = {judge: proportion(sum(not r["valid"] for r in records if r["judge"]["provider"] == judge),
+                                  sum(r["judge"]["provider"] == judge for r in records)) for judge in judges}
     return {
         "cases": len({r["case_id"] for r in records}),
         "verdicts": len(records),
@@ -76,10 +76,6 @@ def merge_usage(*ledgers: dict[str, dict[str, float]]) -> dict[str, dict[str, fl
         for provider, entry in ledger.items():
             merged.setdefault(provider, Counter()).update(entry)
     return {p: dict(c) for p, c in sorted(merged.items())}
-
-
-def _judge_label(judge: dict[str, Any]) -> str:
-    return judge["provider"]
 
 
 def _judge_configs(records: Records) -> list[dict[str, Any]]:

@@ -110,14 +110,5 @@ class Completion(BaseModel):
         return total
 
     @property
-    def fresh_usage(self) -> Usage:
-        """Tokens actually paid for in this call (cache hits cost nothing)."""
-        total = Usage()
-        for sample, hit in zip(self.samples, self.cached, strict=True):
-            if not hit:
-                total = total + sample.usage
-        return total
-
-    @property
     def latency_s(self) -> float:
         return max((s.latency_s for s in self.samples), default=0.0)

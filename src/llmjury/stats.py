@@ -7,7 +7,6 @@ treat a win rate, a rating and a correlation alike.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,17 +35,6 @@ def sign_test(wins: int, losses: int) -> dict[str, Any]:
     n = wins + losses
     p = stats.binomtest(wins, n, 0.5).pvalue if n else None
     return {"wins": wins, "losses": losses, "n": n, "p_value": None if p is None else float(p)}
-
-
-def bootstrap(
-    statistic: Callable[..., float], *samples: np.ndarray, seed: int = 0, resamples: int = 2000, paired: bool = True
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of `statistic` over the given arrays, seeded."""
-    result = stats.bootstrap(
-        samples, statistic, paired=paired, vectorized=False, n_resamples=resamples,
-        confidence_level=CONFIDENCE, method="percentile", random_state=np.random.default_rng(seed),
-    )
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
 def length_controlled_rate(outcome: np.ndarray, length_difference: np.ndarray, *, seed: int = 0,

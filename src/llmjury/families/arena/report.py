@@ -10,7 +10,6 @@ Elo, seed 0.
 
 from __future__ import annotations
 
-import ast
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -346,8 +345,3 @@ def cache_files(folder: str, records: Records) -> dict[str, str]:
     wide = pd.DataFrame([{"question": q, **row} for q, row in answers.items()])
     return {f"{folder}/q_and_as.csv": wide.to_csv(index=False),
             f"{folder}/battle_records.csv": layout.write_csv(battle_rows(records), layout.RECORD_COLUMNS)}
-
-
-def parse_score_column(text: str) -> dict[str, str]:
-    """Read a `gpt_4_score` cell back (`{'model_a': '0', 'model_b': '1'}`)."""
-    return ast.literal_eval(text)

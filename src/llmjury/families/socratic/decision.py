@@ -6,9 +6,6 @@ import re
 from typing import Literal
 
 from llmjury.errors import JudgeParseError
-from llmjury.majority import Majority, robust_verdict
-
-__all__ = ["PARSER_VERSION", "Majority", "parse_decision", "robust_verdict"]
 
 PARSER_VERSION = "socratic-decision/1"
 Decision = Literal["a", "b", "c"]

@@ -39,6 +39,7 @@ class PromptLibrary:
         search = [str(d) for d in directories if d.is_dir()]
         if BUNDLED_PROMPTS.is_dir() and str(BUNDLED_PROMPTS) not in search:
             search.append(str(BUNDLED_PROMPTS))
+        self._versions: dict[str, str] = {}
         self._env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(search),
             undefined=jinja2.StrictUndefined,
@@ -52,7 +53,10 @@ class PromptLibrary:
         return src
 
     def version(self, name: str) -> str:
-        return hashlib.sha256(self.source(name).encode()).hexdigest()[:12]
+        """Content hash of the template file, read once per library (renders are a hot path)."""
+        if name not in self._versions:
+            self._versions[name] = hashlib.sha256(self.source(name).encode()).hexdigest()[:12]
+        return self._versions[name]
 
     def render(self, name: str, **variables: Any) -> RenderedPrompt:
         """Render `name` with `variables`; a missing variable raises instead of rendering blank."""

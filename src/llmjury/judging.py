@@ -49,6 +49,20 @@ class JudgeRuns:
     def cached(self) -> bool:
         return all(a.cached for a in self.answers)
 
+    @classmethod
+    def merged(cls, parts: Sequence[JudgeRuns], provider: str) -> JudgeRuns:
+        """Several jurors' runs as one: answers in order, usage summed, the slowest latency."""
+        return cls(answers=[a for part in parts for a in part.answers], provider=provider,
+                   usage=sum((part.usage for part in parts), Usage()),
+                   latency_s=max((part.latency_s for part in parts), default=0.0))
+
+    def verdict_fields(self, jury: Jury) -> dict[str, Any]:
+        """What a verdict records about these runs: raw answers, tokens, estimated cost, latency, cache."""
+        usage = self.usage
+        return {"raw": self.raw, "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+                "cost_usd": jury.cost(self.provider, usage.prompt_tokens, usage.completion_tokens),
+                "latency_s": self.latency_s, "cached": self.cached}
+
 
 async def ask_judge(
     jury: Jury,

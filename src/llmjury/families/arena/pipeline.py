@@ -7,12 +7,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from llmjury.chat import ChatRequest, Message, Usage
+from llmjury.chat import ChatRequest, Message
 from llmjury.errors import ProviderError
 from llmjury.families.arena import layout
 from llmjury.families.arena.cases import FAMILY, ArenaOptions, BattleCase, is_live
 from llmjury.families.arena.judge import PAIR_PARSER, SCORE_PARSER, parse_pair, parse_scores, swap, winner_from_scores
-from llmjury.judging import ask_judge
+from llmjury.judging import JudgeRuns, ask_judge
 from llmjury.jury import Jury, Outcome
 from llmjury.majority import robust_verdict
 from llmjury.settings import family_options
@@ -67,29 +67,25 @@ async def judge_battle(jury: Jury, opts: ArenaOptions, case_id: str, question: s
     jurors = jury.jurors("judge", FAMILY)
     per_run: list[dict[str, Any]] = []
     votes: list[dict[str, Any]] = []
-    raw: list[str] = []
-    usage, latency, cached, errors = Usage(), 0.0, True, []
+    parts: list[JudgeRuns] = []
     for juror in jurors:
         runs = await ask_judge(jury, FAMILY, requests, parse, round_index=round_index, juror=juror)
-        raw += runs.raw
-        usage, latency, cached = usage + runs.usage, max(latency, runs.latency_s), cached and runs.cached
+        parts.append(runs)
         outcomes = [None if not a.scored else (a.parsed if i == 0 else swap(a.parsed))
                     for i, a in enumerate(runs.answers)]
         per_run += [{"order": "ab" if i == 0 else "ba", "winner": o, "error": a.error, "juror": juror.label}
                     for i, (o, a) in enumerate(zip(outcomes, runs.answers, strict=True))]
-        errors += [a.error for a in runs.answers if a.error]
         counted = [o for o in outcomes if o is not None]
         votes.append({"judge": juror.label, "counted_runs": len(counted), "consistent": len(set(counted)) == 1,
                       "winner": None if not counted else counted[0] if len(set(counted)) == 1 else "tie"})
-    label = jury.label("judge", FAMILY)
-    config = JudgeConfig(provider=label, prompt=requests[0].task, runs=len(requests) * len(jurors), parser=parser)
-    common: dict[str, Any] = dict(
-        case_id=case_id, family=FAMILY, judge=config, raw=raw, attributes=attributes,
-        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-        cost_usd=jury.cost(label, usage.prompt_tokens, usage.completion_tokens), latency_s=latency, cached=cached)
+    merged = JudgeRuns.merged(parts, jury.label("judge", FAMILY))
+    config = JudgeConfig(provider=merged.provider, prompt=requests[0].task, runs=len(merged.answers), parser=parser)
+    common: dict[str, Any] = dict(case_id=case_id, family=FAMILY, judge=config, attributes=attributes,
+                                  **merged.verdict_fields(jury))
     decided = [v["winner"] for v in votes if v["winner"] is not None]
     if not decided:
-        return Verdict(valid=False, error=errors[0], result={"runs": per_run}, **common)
+        first_error = next(a.error for a in merged.answers if a.error)
+        return Verdict(valid=False, error=first_error, result={"runs": per_run}, **common)
     # Each juror's orders must agree, else its vote is a tie (MT-Bench's rule); a jury then decides
     # by robust majority over its jurors' votes.
     consistent = all(v["consistent"] for v in votes if v["winner"] is not None)

@@ -53,11 +53,8 @@ async def grade_pair(case: QACase, jury: Jury) -> Outcome:
     runs = await ask_judge(jury, FAMILY, [request], parse_evaluation, retries=opts.max_retries - 1)
     (answer,) = runs.answers
     config = JudgeConfig(provider=runs.provider, prompt=request.task, parser=PARSER_VERSION, scoring="rubric")
-    common: dict[str, Any] = dict(
-        case_id=case.id, family=FAMILY, judge=config, raw=runs.raw, attributes=attributes,
-        prompt_tokens=runs.usage.prompt_tokens, completion_tokens=runs.usage.completion_tokens,
-        cost_usd=jury.cost(runs.provider, runs.usage.prompt_tokens, runs.usage.completion_tokens),
-        latency_s=runs.latency_s, cached=runs.cached)
+    common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, judge=config, attributes=attributes,
+                                  **runs.verdict_fields(jury))
     if not answer.scored:
         return Outcome([Verdict(valid=False, error=answer.error, **common)])
     evaluation: QualityEvaluation = answer.parsed

@@ -6,7 +6,7 @@ import hashlib
 import random
 from typing import Any
 
-from llmjury.chat import ChatRequest, Message, Usage
+from llmjury.chat import ChatRequest, Message
 from llmjury.errors import ProviderError
 from llmjury.families.socratic.cases import FAMILY, SocraticOptions, SubsetCase
 from llmjury.families.socratic.decision import PARSER_VERSION, parse_decision
@@ -62,11 +62,10 @@ async def judge_pair(jury: Jury, case_id: str, turns: list[Turn], ours: str, bas
         prompt = jury.render(template, dialogue_history=history(turns), teacher_a_response=a,
                              teacher_b_response=b, **extra)
         requests.append(jury.request(prompt))
-    runs, votes, raw, usage, latency, cached = [], [], [], Usage(), 0.0, True
+    runs, votes, parts = [], [], []
     for juror in jurors:
         answers = await ask_judge(jury, FAMILY, requests, parse_decision, juror=juror)
-        raw += answers.raw
-        usage, latency, cached = usage + answers.usage, max(latency, answers.latency_s), cached and answers.cached
+        parts.append(answers)
         mine = []
         for ours_position, answer in zip(where, answers.answers, strict=True):
             mine.append({"ours_position": ours_position, "decision": answer.parsed, "juror": juror.label,
@@ -79,8 +78,7 @@ async def judge_pair(jury: Jury, case_id: str, turns: list[Turn], ours: str, bas
         majority = robust_verdict([r["preferred"] for r in runs if r["preferred"] is not None])
     else:
         majority = robust_verdict([v["winner"] for v in votes if v["winner"] is not None])
-    summary = JudgeRuns(answers=[], provider=jury.label("judge", FAMILY), usage=usage, latency_s=latency)
-    return {"runs": runs, "majority": majority, "answers": summary, "raw": raw, "cached": cached,
+    return {"runs": runs, "majority": majority, "answers": JudgeRuns.merged(parts, jury.label("judge", FAMILY)),
             "jurors": votes if len(jurors) > 1 else None, "prompt": requests[0].task}
 
 
@@ -89,11 +87,8 @@ def to_verdict(case_id: str, jury: Jury, judged: dict[str, Any], attributes: dic
     answers, majority = judged["answers"], judged["majority"]
     config = JudgeConfig(provider=answers.provider, prompt=judged["prompt"], runs=len(judged["runs"]),
                          parser=PARSER_VERSION)
-    usage = answers.usage
-    common = dict(case_id=case_id, family=FAMILY, judge=config, raw=judged["raw"], attributes=attributes,
-                  prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-                  cost_usd=jury.cost(answers.provider, usage.prompt_tokens, usage.completion_tokens),
-                  latency_s=answers.latency_s, cached=judged["cached"])
+    common = dict(case_id=case_id, family=FAMILY, judge=config, attributes=attributes,
+                  **answers.verdict_fields(jury))
     if majority is None:
         errors = "; ".join(sorted({r["error"] for r in judged["runs"] if r["error"]}))
         first = next(r["error"] for r in judged["runs"] if r["error"])

@@ -41,12 +41,14 @@ def options(config: pytest.Config) -> geval.GEvalOptions:
 def deepeval_subset(opts: geval.GEvalOptions) -> list[geval.GEvalCase]:
     """The first item of each context, then the rest, up to `deepeval_items` per dataset (overall,
     next response). Items with an empty response are left out: deepeval refuses to score them."""
+    candidates = [c for c in geval.geval_cases(opts)
+                  if c.criterion == "overall" and c.task == "response" and c.item.response.strip()]
     chosen = []
     for dataset in opts.listed("datasets"):
-        cases = [c for c in geval.geval_cases(opts) if c.item.dataset == dataset and c.criterion == "overall"
-                 and c.task == "response" and c.item.response.strip()]
+        cases = [c for c in candidates if c.item.dataset == dataset]
         first = {c.item.context_id: c for c in reversed(cases)}
-        ordered = list(first.values()) + [c for c in cases if c not in first.values()]
+        leading = {c.id for c in first.values()}
+        ordered = list(first.values()) + [c for c in cases if c.id not in leading]
         chosen += ordered[: opts.deepeval_items]
     return chosen
 

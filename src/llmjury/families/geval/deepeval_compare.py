@@ -12,10 +12,10 @@ from llmjury.jury import Jury, Outcome
 
 
 async def deepeval_geval(case: GEvalCase, jury: Jury) -> Outcome:
+    # The bridge first: it switches deepeval's telemetry and file writes off before deepeval loads.
+    from llmjury.deepeval_bridge import JuryModel, a_metric_verdict  # isort: skip
     from deepeval.metrics import GEval
     from deepeval.test_case import LLMTestCase, SingleTurnParams
-
-    from llmjury.deepeval_bridge import JuryModel, a_metric_verdict
 
     opts = options(jury)
     item, criterion = case.item, CRITERIA[case.criterion]

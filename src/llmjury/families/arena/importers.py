@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from llmjury.datasets.jsonl import read_jsonl
 from llmjury.errors import DatasetError
 from llmjury.families.arena.ratings import WINNERS
 
@@ -24,13 +25,12 @@ def read_records(path: Path) -> list[dict[str, Any]]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise DatasetError(str(path), None, f"cannot read ({exc})") from exc
-    stripped = text.lstrip()
+    if not text.lstrip().startswith("["):
+        return [row for _, row in read_jsonl(path)]
     try:
-        if stripped.startswith("["):
-            return json.loads(text)
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DatasetError(str(path), exc.lineno, f"not JSON ({exc.msg})") from exc
+        raise DatasetError(str(path), None, f"not JSON (line {exc.lineno}: {exc.msg})") from exc
 
 
 def chatbot_arena(path: Path) -> list[dict[str, str]]:

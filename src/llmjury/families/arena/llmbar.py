@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from llmjury.cases import Case, slug
+from llmjury.datasets.jsonl import read_jsonl
 from llmjury.errors import DatasetError, JudgeParseError
 from llmjury.families.arena.cases import FAMILY, FIXTURES
 from llmjury.jury import Jury, Outcome
@@ -70,11 +71,10 @@ async def replay(case: RecordedJudgeFile, jury: Jury) -> Outcome:
     path = Path(case.path)
     verdicts = []
     gold_of = {1: "model_a", 2: "model_b"}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+    for number, item in read_jsonl(path):
         try:
-            item = json.loads(line)
             gold = gold_of[int(item["label"])]
-        except (json.JSONDecodeError, KeyError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             raise DatasetError(str(path), number, f"not a recorded LLMBar verdict ({exc})") from exc
         original, swapped = _choice(item["completion"]), _choice(item["completion_swapped"])
         # The swapped run showed output 2 first: its "Output (a)" means output 2.

@@ -11,13 +11,13 @@ over the unordered pairs both orders of which the reviewer judged.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from llmjury.cases import Case
+from llmjury.datasets.jsonl import read_jsonl
 from llmjury.errors import DatasetError
 from llmjury.families.arena.cases import FAMILY, FIXTURES
 from llmjury.jury import Jury, Outcome
@@ -68,14 +68,12 @@ def human_rows(root: Path = SHIPPED) -> list[dict[str, Any]]:
         match = _PAIR.match(path.name)
         if match is None:
             raise DatasetError(str(path), None, "file name does not say which two models were compared")
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                    rows.append({"question": str(row["question_id"]), "model_1": match.group(1),
-                                 "model_2": match.group(2), "winner": WINNER[int(row["score"])]})
-                except (json.JSONDecodeError, KeyError, ValueError) as exc:
-                    raise DatasetError(str(path), number, f"not a human vote ({exc})") from exc
+        for number, row in read_jsonl(path):
+            try:
+                rows.append({"question": str(row["question_id"]), "model_1": match.group(1),
+                             "model_2": match.group(2), "winner": WINNER[int(row["score"])]})
+            except (KeyError, TypeError, ValueError) as exc:
+                raise DatasetError(str(path), number, f"not a human vote ({exc})") from exc
     return rows
 
 
@@ -91,11 +89,10 @@ async def replay(case: PRDSource, jury: Jury) -> Outcome:
                             "model_a": row["model_1"], "model_b": row["model_2"], "round": 0}))
         return Outcome(verdicts)
     path = root / "reviewers" / f"{case.reviewer}.jsonl"
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+    for number, row in read_jsonl(path):
         try:
-            row = json.loads(line)
             winner = WINNER[int(row["score"])]
-        except (json.JSONDecodeError, KeyError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             raise DatasetError(str(path), number, f"not a recorded review ({exc})") from exc
         parsed = parse_last_line(row["verdict_line"])
         verdicts.append(Verdict(

@@ -13,6 +13,7 @@ from typing import Any
 
 from llmjury.cases import Case, slug
 from llmjury.datasets import dialogue_items
+from llmjury.datasets.jsonl import read_jsonl
 from llmjury.errors import DatasetError
 from llmjury.families.geval.cases import FAMILY
 from llmjury.jury import Jury, Outcome
@@ -54,7 +55,7 @@ def unieval_scores(path: Path, criterion: str) -> list[tuple[dialogue_items.Dial
 
 def verdict_scores(path: Path, criterion: str) -> list[dict[str, Any]]:
     """G-Eval verdict records of an earlier run for one criterion (valid ones only)."""
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = [record for _, record in read_jsonl(path)]
     return [r for r in records if r["family"] == FAMILY and r["valid"]
             and r["attributes"].get("criterion") == criterion and "score" in r["result"]]
 

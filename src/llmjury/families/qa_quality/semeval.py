@@ -9,7 +9,6 @@ recall).
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import numpy as np
 from scipy import stats
 
 from llmjury.cases import slug
+from llmjury.datasets.jsonl import read_jsonl
 from llmjury.errors import DatasetError
 from llmjury.families.qa_quality.cases import QACase
 from llmjury.stats import metric, proportion
@@ -36,16 +36,13 @@ class LabelledQACase(QACase):
 def semeval_cases(path: Path | None = None) -> list[LabelledQACase]:
     source = path or SHIPPED
     cases = []
-    for number, line in enumerate(source.read_text(encoding="utf-8").splitlines()):
-        if not line.strip():
-            continue
+    for number, row in read_jsonl(source):
         try:
-            row = json.loads(line)
             question = f"{row['question_subject']}\n{row['question_body']}".strip()
             pair = {"question": {"text": question, "timestamp": row["comment_id"]},
                     "answers": [{"text": row["comment_text"]}]}
             label = row["label"]
-        except (json.JSONDecodeError, KeyError) as exc:
+        except (KeyError, TypeError) as exc:
             raise DatasetError(str(source), number, f"not a SemEval question-comment pair ({exc})") from exc
         if label not in LABEL_RANK:
             raise DatasetError(str(source), number, f"unknown label {label!r}")

@@ -5,12 +5,12 @@ as data; the teachers' outcome label ("Yes, but I had to reveal the answer") sta
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from pathlib import Path
 
 from llmjury.cases import Case
+from llmjury.datasets.jsonl import read_jsonl
 from llmjury.errors import DatasetError
 from llmjury.families.socratic.cases import FAMILY
 from llmjury.families.socratic.dialogue import STUDENT, TEACHER, Turn
@@ -56,18 +56,11 @@ def subsets(path: Path | None = None, *, count: int = 100, seed: int = 0) -> lis
     """`count` seeded (dialogue, cut) subsets, each ending with a student turn."""
     source = path or SHIPPED
     slots = []
-    try:
-        lines = source.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DatasetError(str(source), None, f"cannot read MathDial ({exc})") from exc
     dialogues = {}
-    for number, line in enumerate(lines):
-        if not line.strip():
-            continue
+    for number, row in read_jsonl(source):
         try:
-            row = json.loads(line)
             turns = parse_conversation(row["conversation"])
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        except (KeyError, TypeError, AttributeError) as exc:
             raise DatasetError(str(source), number, f"not a MathDial dialogue ({exc})") from exc
         dialogues[number] = (row, turns)
         student_turns = sum(t[0] == STUDENT for t in turns)

@@ -62,8 +62,7 @@ def test_frozen_offline_geval_steps(snapshot):
 
 
 def test_geval_cot_prompt_for_overall_is_the_seeds(snapshot):
-    rendered = PromptLibrary().render("geval/cot.j2", task="dialogue", criterion="overall", part="line",
-                                      target="overall quality of the entire dialogue")
+    rendered = PromptLibrary().render("geval/cot.j2", task="dialogue", criterion="overall", part="line")
     assert rendered.text == snapshot
 
 

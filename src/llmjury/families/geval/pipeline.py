@@ -18,15 +18,9 @@ from llmjury.prompts import RenderedPrompt
 from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
-TARGETS = {"dialogue": "{quality} of the entire dialogue", "response": "{quality} of the response"}
-
 
 def options(jury: Jury) -> GEvalOptions:
     return GEvalOptions.model_validate(family_options(jury.settings, FAMILY))
-
-
-def quality(criterion: str) -> str:
-    return "overall quality" if criterion == "overall" else criterion
 
 
 async def evaluation_steps(jury: Jury, opts: GEvalOptions, task: str, criterion: str) -> tuple[str, str]:
@@ -38,8 +32,7 @@ async def evaluation_steps(jury: Jury, opts: GEvalOptions, task: str, criterion:
         path = Path(opts.steps_dir) / f"{task}-{criterion}.txt"
         if path.is_file():
             return path.read_text(encoding="utf-8").strip(), f"file:{path.name}"
-    prompt = jury.render("geval/cot.j2", task=task, criterion=criterion, part="line",
-                         target=TARGETS[task].format(quality=quality(criterion)))
+    prompt = jury.render("geval/cot.j2", task=task, criterion=criterion, part="line")
     version = hashlib.sha256(prompt.text.encode()).hexdigest()[:12]  # the rendered prompt: includes count too
     judge = slug(jury.label("judge", FAMILY)).replace(":", "_")
     frozen = Path(opts.frozen_steps) / judge / f"{task}-{criterion}@{version}.txt"
@@ -69,7 +62,7 @@ def render_judge_prompt(jury: Jury, case: GEvalCase, steps: str) -> RenderedProm
     if case.task == "dialogue":
         dialogue = "\n".join(f"{speaker}: {text}" for speaker, text in item.whole_dialogue())
         return jury.render("geval/dialogue.j2", task="dialogue", criterion=criterion.name, steps=steps,
-                           dialogue=dialogue, quality=quality(criterion.name), form=criterion.label)
+                           dialogue=dialogue, form=criterion.label)
     dialogue = "\n".join(f"{speaker}: {text}" for speaker, text in item.turns)
     fact = item.fact if criterion.name == "groundedness" else ""
     return jury.render("geval/response.j2", task="response", criterion=criterion.name, steps=steps,

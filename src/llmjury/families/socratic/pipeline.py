@@ -17,14 +17,8 @@ from llmjury.majority import robust_verdict
 from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
-ASPECTS = {
-    "Understanding": "Assess whether the teacher correctly understands the student's intention.",
-    "Explanation": "Whether the teacher effectively solves the students' problem and provides appropriate "
-                   "and actionable guidance.",
-    "Language": "Evaluate whether the teacher's instruction conforms to the demands of Socratic teaching, "
-                "including that it is presented as a question and does not give a direct answer.",
-    "Readability": "Assess whether the teacher's instruction is easy to read and not too blunt.",
-}
+# The four aspects of the seed's judge prompt; their definitions live in prompts/socratic/judge_aspect.j2.
+ASPECTS = ("Understanding", "Explanation", "Language", "Readability")
 PREFERRED = {("a", "A"): "ours", ("b", "A"): "baseline", ("a", "B"): "baseline", ("b", "B"): "ours"}
 
 
@@ -55,7 +49,7 @@ async def judge_pair(jury: Jury, case_id: str, turns: list[Turn], ours: str, bas
     k = jury.settings.judge_runs if len(jurors) == 1 else 2
     where = positions(case_id, k, opts.positions, jury.settings.seed)
     template = "socratic/judge.j2" if aspect is None else "socratic/judge_aspect.j2"
-    extra = {} if aspect is None else {"aspect": aspect, "aspect_description": ASPECTS[aspect]}
+    extra = {} if aspect is None else {"aspect": aspect}
     requests = []
     for ours_position in where:
         a, b = (ours, baseline) if ours_position == "A" else (baseline, ours)

@@ -34,6 +34,7 @@ from llmjury.settings import Settings, parse_assignments, parse_roles  # noqa: E
 from llmjury.verdicts import Verdict  # noqa: E402
 
 PIPELINE_MARK = "llmjury_pipeline"
+SESSION_PLUGIN = "llmjury-session"
 VERDICTS = pytest.StashKey[list[dict[str, Any]]]()
 GATE_FAILED_EXIT = 6
 GATE_INCONCLUSIVE_EXIT = 7
@@ -139,7 +140,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getini(ini) and not os.environ.get(variable):
             os.environ[variable] = config.getini(ini)
     session = JurySession(config, settings, gates)
-    config.pluginmanager.register(session, "llmjury-session")
+    config.pluginmanager.register(session, SESSION_PLUGIN)
     if config.pluginmanager.hasplugin("xdist") and not session.is_worker:
         config.pluginmanager.register(XdistController(session), "llmjury-xdist")
 
@@ -148,7 +149,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def jury(request: pytest.FixtureRequest) -> Jury:
     """The pipeline context: providers by role, prompts, cached calls."""
-    return request.config.pluginmanager.get_plugin("llmjury-session").jury
+    return session_of(request.config).jury
 
 
 @pytest.fixture
@@ -175,17 +176,21 @@ def outcome(request: pytest.FixtureRequest, case: Case, record_verdict: Any) -> 
         raise pytest.UsageError(
             f"{request.node.nodeid}: the `outcome` fixture needs @llmjury.pipeline(...) and a `case` "
             "parameter from llmjury.parametrize(...)")
-    session: JurySession = request.config.pluginmanager.get_plugin("llmjury-session")
-    result = session.planner.outcome(marker.args[0], case)
+    result = session_of(request.config).planner.outcome(marker.args[0], case)
     for verdict in result.verdicts:
         record_verdict(verdict)
     return result
 
 
 # -- the session ---------------------------------------------------------------------------------
+def session_of(config: pytest.Config) -> JurySession:
+    """The run's llmjury state, registered once in `pytest_configure`."""
+    return config.pluginmanager.get_plugin(SESSION_PLUGIN)
+
+
 def settings_of(config: pytest.Config) -> Settings:
     """The run's settings, for `pytest_generate_tests` hooks that build cases from options."""
-    return config.pluginmanager.get_plugin("llmjury-session").settings
+    return session_of(config).settings
 
 
 class JurySession:

@@ -99,17 +99,17 @@ def _matrix(values: np.ndarray, models: list[str]) -> dict[str, dict[str, float 
                 for j, b in enumerate(models)} for i, a in enumerate(models)}
 
 
-def prd_section(groups: dict[str, Records]) -> dict[str, Any]:
+def prd_section(groups: dict[str, Records], boards: dict[str, Any]) -> dict[str, Any]:
     """Each PRD reviewer against the human majority, and its ranking against the humans'."""
     majority = human_majority(groups["prd/human"])
-    human_board = leaderboard(groups["prd/human"])
+    human_board = boards["prd/human"]
     out: dict[str, Any] = {"human_majority_rule": "strict plurality of all annotator votes from both orders, "
                                                   "else tie", "reference": REFERENCE, "reviewers": {}}
     for name, rs in sorted(groups.items()):
         if not name.startswith("prd/recorded:"):
             continue
         reviewer = name.removeprefix("prd/recorded:prd-")
-        board = leaderboard(rs)
+        board = boards[name]
         models = sorted(board["rating"])
         rho = stats.spearmanr([board["rating"][m]["value"] for m in models],
                               [human_board["rating"][m]["value"] for m in models])
@@ -160,9 +160,10 @@ def aggregate(records: Records) -> dict[str, Any]:
             sum(r["result"].get("counted_runs", 1) > 1 for r in judged_records))
     validity: dict[str, Any] = {}
     if "mrbench/judge" in groups and "mrbench/human" in groups:
-        validity["mrbench"] = against_humans(groups["mrbench/judge"], groups["mrbench/human"])
+        validity["mrbench"] = against_humans(groups["mrbench/judge"], groups["mrbench/human"],
+                                             boards["mrbench/judge"], boards["mrbench/human"])
     if "prd/human" in groups:
-        validity["prd"] = prd_section(groups)
+        validity["prd"] = prd_section(groups, boards)
     juried = [r for name in judged for r in groups[name] if "jurors" in r["result"]]
     if juried:
         humans = {r["case_id"]: r["result"]["winner"] for r in groups.get("mrbench/human", [])}
@@ -212,12 +213,13 @@ def agreement(first: dict[str, str], second: dict[str, str]) -> dict[str, Any]:
             "without_ties": proportion(sum(a == b for a, b in decisive), len(decisive))}
 
 
-def against_humans(judge: Records, human: Records) -> dict[str, Any]:
-    """Per-battle verdicts and rankings of the LLM judge beside the human labels on MRBench."""
+def against_humans(judge: Records, human: Records, judge_board: dict[str, Any],
+                   human_board: dict[str, Any]) -> dict[str, Any]:
+    """Per-battle verdicts and rankings of the LLM judge beside the human labels on MRBench
+    (the two leaderboards are the ones the section already computed)."""
     judge_votes = {r["case_id"]: r["result"]["winner"] for r in judge}
     human_votes = {r["case_id"]: r["result"]["winner"] for r in human}
-    same = [r for r in human if r["case_id"] in judge_votes]
-    judge_board, human_board, human_same = leaderboard(judge), leaderboard(human), leaderboard(same)
+    human_same = leaderboard([r for r in human if r["case_id"] in judge_votes])
     models = sorted(set(judge_board["rating"]) & set(human_board["rating"]))
     judge_r = [judge_board["rating"][m]["value"] for m in models]
     human_r = [human_board["rating"][m]["value"] for m in models]

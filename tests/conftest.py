@@ -7,6 +7,7 @@ import pytest
 
 from llmjury.cache import CacheMode, SampleStore
 from llmjury.engine import Engine
+from llmjury.families import discover, offline_answers
 from llmjury.settings import Settings
 from llmjury.testing import FakeGemini, FakeOpenAI
 
@@ -34,7 +35,7 @@ def make_engine(tmp_path: Path) -> Iterator[Callable[..., Engine]]:
              **overrides: object) -> Engine:
         settings = Settings(cache_mode=mode, retry_base_wait=0.01, retry_max_wait=0.2, **overrides)
         store = SampleStore(cache or tmp_path / "cache.sqlite")
-        engine = Engine(settings, store, run_id)
+        engine = Engine(settings, store, run_id, offline_answers(discover()))
         engines.append(engine)
         return engine
 

@@ -30,6 +30,7 @@ def test_socratic_teacher_prompt(snapshot):
 
 def test_summary_markdown_layout(snapshot):
     from llmjury.aggregate import summarize
+    from llmjury.families import discover
     from llmjury.pricing import PriceTable
 
     records = []
@@ -45,10 +46,11 @@ def test_summary_markdown_layout(snapshot):
                                        "ours_chars": 100 + i, "baseline_chars": 120}})
     run = {"id": "fixed-run", "judge": "openai:gpt-4o-mini", "cache_mode": "replay", "seed": 0, "workers": 2}
     summary = summarize(records, run, {"openai:gpt-4o-mini": {"calls": 12, "prompt_tokens": 12000,
-                                                              "completion_tokens": 3000}}, PriceTable.load())
+                                                              "completion_tokens": 3000}}, PriceTable.load(),
+                        discover())
     summary = json.loads(json.dumps(summary))
     summary["socratic"]["seed003"]["summary"]["evaluation_completed"] = "fixed"
-    assert markdown(summary, []) == snapshot
+    assert markdown(summary, [], discover()) == snapshot
 
 
 def test_frozen_offline_geval_steps(snapshot):

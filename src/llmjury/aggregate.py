@@ -5,14 +5,17 @@ metrics from the aggregator it registers. Pure functions of records, so a saved
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from llmjury.families.registry import FAMILIES
+from llmjury.family import Family
 from llmjury.pricing import PriceTable
 from llmjury.stats import proportion
 
 Records = list[dict[str, Any]]
+#: The keys the core puts in every family's summary section beside the family's own figures.
+CORE_KEYS = frozenset({"cases", "verdicts", "valid", "unscored", "unscored_rate", "unscored_reasons", "judges",
+                       "unscored_by_judge", "unscored_cases", "judge_config", "offline", "headline", "loading"})
 
 
 def core_section(records: Records) -> dict[str, Any]:
@@ -42,17 +45,22 @@ def core_section(records: Records) -> dict[str, Any]:
 
 
 def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dict[str, dict[str, float]],
-              prices: PriceTable) -> dict[str, Any]:
-    """The whole summary: run metadata, usage and cost, and a section per family that ran."""
+              prices: PriceTable, families: Mapping[str, Family]) -> dict[str, Any]:
+    """The whole summary: run metadata, usage and cost, and a section per family that ran.
+
+    Each family aggregates its verdicts with their results typed by its contract; verdicts of a
+    family the run does not know are counted but not aggregated."""
     by_family: dict[str, Records] = {}
     for record in sorted(records, key=lambda r: (r["family"], r["case_id"])):
         by_family.setdefault(record["family"], []).append(record)
     summary: dict[str, Any] = {"run": run, "usage": usage_section(usage, prices)}
     for name, family_records in sorted(by_family.items()):
         section = core_section(family_records)
-        report = FAMILIES[name].report() if name in FAMILIES else None
-        if report is not None:
-            section.update(report.aggregate(family_records))
+        family = families.get(name)
+        if family is not None:
+            typed = family.aggregate([family.typed(r) for r in family_records])
+            section.update(typed.model_dump(mode="json", exclude_none=True))
+            section["headline"] = list(family.headline)
         summary[name] = section
     summary["run"]["families"] = sorted(by_family)
     summary["run"]["offline"] = all(summary[f]["offline"] for f in by_family) if by_family else True

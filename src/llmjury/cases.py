@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -29,15 +29,34 @@ def slug(text: Any) -> str:
     return _UNSAFE.sub("_", str(text).strip().lower()).strip("_") or "x"
 
 
+CASES_MARK = "llmjury_cases"
+
+
 def parametrize(cases: Iterable[Case]) -> pytest.MarkDecorator:
-    """`pytest.mark.parametrize` over cases, with their ids and markers applied."""
-    # Indirect through the plugin's `case` fixture, so a test may ask only for `outcome`.
-    return pytest.mark.parametrize("case", case_params(cases), indirect=["case"])
+    """Parametrize a test over cases, with their ids and markers applied.
+
+    The cases ride on a marker until the plugin's `pytest_generate_tests` turns them into
+    parameters, because only then is the run's configuration at hand to register the markers
+    named after the data (`generate` below)."""
+    return getattr(pytest.mark, CASES_MARK).with_args(list(cases))
 
 
 def generate(metafunc: pytest.Metafunc, cases: Iterable[Case]) -> None:
-    """The same, from a `pytest_generate_tests` hook, for cases that depend on options."""
-    metafunc.parametrize("case", case_params(cases), indirect=["case"])
+    """Parametrize from a `pytest_generate_tests` hook, for cases that depend on options.
+
+    Markers named after the data (systems, subjects, datasets) are registered as the cases are
+    generated, so `--strict-markers` holds for a user's own files and `pytest --markers` of an
+    unrelated project lists none of them."""
+    cases = list(cases)
+    for name, description in case_markers(cases).items():
+        metafunc.config.addinivalue_line("markers", f"{name}: {description}")
+    params = case_params(cases)
+    # Indirect through the plugin's `case` fixture, so a test may ask only for `outcome`.
+    metafunc.parametrize("case", params, indirect=["case"])
+
+
+def case_markers(cases: Iterable[Case]) -> dict[str, str]:
+    return {name: f"llmjury cases carrying {name!r}" for case in cases for name in case.marks()}
 
 
 def case_params(cases: Iterable[Case]) -> list[Any]:
@@ -47,6 +66,6 @@ def case_params(cases: Iterable[Case]) -> list[Any]:
         if case.id in seen:
             raise ValueError(f"duplicate case id {case.id!r}: case ids must be unique within a test")
         seen.add(case.id)
-        marks: Sequence[pytest.MarkDecorator] = [getattr(pytest.mark, name) for name in case.marks()]
+        marks = [getattr(pytest.mark, name) for name in case.marks()]
         params.append(pytest.param(case, id=case.id, marks=marks))
     return params

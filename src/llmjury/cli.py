@@ -9,8 +9,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from llmjury import aggregate, families
+from llmjury import aggregate
 from llmjury.cache import SampleStore
+from llmjury.families import discover
 from llmjury.gates import Gate
 from llmjury.plugin import gate_exit_status
 from llmjury.pricing import PriceTable
@@ -33,15 +34,15 @@ def read_verdicts(paths: Sequence[Path]) -> list[dict]:
 
 
 def report(args: argparse.Namespace) -> int:
-    families.load()
+    families = discover()
     records = read_verdicts(args.verdicts)
     run = {"id": args.run_id or time.strftime("%Y%m%d-%H%M%S") + "-reaggregated",
            "reaggregated_from": [str(p) for p in args.verdicts], "judge": "recorded", "cache_mode": "none",
            "seed": None, "workers": 0}
-    summary = aggregate.summarize(records, run, {}, PriceTable.load())
+    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families)
     results = [Gate.parse(text).check(summary, uncertain=args.gate_uncertain) for text in args.gate]
-    run_dir = write_run(args.out, summary, records, results)
-    print("\n".join(terminal_lines(summary, results, run_dir)))
+    run_dir = write_run(args.out, summary, records, results, families)
+    print("\n".join(terminal_lines(summary, results, run_dir, families)))
     return gate_exit_status(results)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import defaultdict
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -22,6 +22,7 @@ from llmjury.chat import ChatRequest, Completion, Sample
 from llmjury.errors import CacheMissError, PermanentProviderError
 from llmjury.limits import Limiter, estimate_tokens
 from llmjury.providers import Provider, resolve
+from llmjury.providers.offline import Heuristic
 from llmjury.retry import with_retries
 from llmjury.settings import Settings
 
@@ -45,8 +46,10 @@ class ProviderLedger:
 
 
 class Engine:
-    def __init__(self, settings: Settings, store: SampleStore | None, run_id: str) -> None:
+    def __init__(self, settings: Settings, store: SampleStore | None, run_id: str,
+                 offline_answers: Mapping[str, Heuristic] | None = None) -> None:
         self.settings = settings
+        self.offline_answers = dict(offline_answers or {})
         self.store = store
         self.run_id = run_id
         self.ledger: dict[str, ProviderLedger] = defaultdict(ProviderLedger)
@@ -82,7 +85,7 @@ class Engine:
     # -- calls ---------------------------------------------------------------------------------
     def provider(self, spec: str) -> Provider:
         if spec not in self._providers:
-            self._providers[spec] = resolve(spec)
+            self._providers[spec] = resolve(spec, self.offline_answers)
         return self._providers[spec]
 
     async def complete(self, spec: str, request: ChatRequest) -> Completion:

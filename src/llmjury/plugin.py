@@ -19,11 +19,12 @@ import pytest
 
 pytest.register_assert_rewrite("llmjury.assertions")
 
-from llmjury import families  # noqa: E402  (families register their markers and reports)
 from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, shards  # noqa: E402
-from llmjury.cases import Case  # noqa: E402
+from llmjury.cases import CASES_MARK, Case, generate  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
 from llmjury.errors import ConfigError  # noqa: E402
+from llmjury.families import discover, offline_answers  # noqa: E402
+from llmjury.family import Family  # noqa: E402
 from llmjury.gates import Gate, GateResult  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
@@ -38,8 +39,6 @@ SESSION_PLUGIN = "llmjury-session"
 VERDICTS = pytest.StashKey[list[dict[str, Any]]]()
 GATE_FAILED_EXIT = 6
 GATE_INCONCLUSIVE_EXIT = 7
-
-families.load()
 
 
 # -- options --------------------------------------------------------------------------------------
@@ -63,6 +62,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="a gate whose interval straddles its threshold: report inconclusive (default; exit 7 "
                          "when nothing failed) or decide on the point estimate alone (pass)")
     group.addoption("--llm-reports", help="reports directory (default: reports)")
+    group.addoption("--llm-data", help="data root: where the families find the datasets a suite ships "
+                                       "(default: the llm_data ini value; none in a plain install)")
     group.addoption("--llm-no-plan", action="store_true", default=False,
                     help="skip the concurrent planning phase; each test makes its own calls")
     parser.addini("llm_judge", "judge provider spec")
@@ -73,6 +74,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llm_recordings", "directory of JSONL recordings shipped with the suite")
     parser.addini("llm_prompts", "directory of prompt templates that shadow the bundled ones")
     parser.addini("llm_reports", "reports directory")
+    parser.addini("llm_data", "data root holding the datasets a suite ships (fixtures/ in llmjury's own suite)")
+    parser.addini("llm_families", "extra families, one 'module:attribute' a line", type="linelist", default=[])
     parser.addini("llm_concurrency", "calls in flight per provider per process")
     parser.addini("llm_rate_limits", "lines 'SPEC rpm=N tpm=N concurrency=N'", type="linelist", default=[])
     parser.addini("llm_retry_attempts", "attempts for transient provider errors (default 4)")
@@ -101,6 +104,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     recordings = config.getini("llm_recordings")
     prompts = config.getini("llm_prompts")
     prices = config.getini("llm_prices")
+    data = pick("llm_data", "llm_data")
     return Settings(
         judge=pick("llm_judge", "llm_judge") or "offline",
         roles=parse_roles(list(config.getini("llm_roles")) + list(config.getoption("llm_role"))),
@@ -109,6 +113,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
         recordings=path(recordings, "") if recordings else None,
         prompts=path(prompts, "") if prompts else None,
         reports=path(pick("llm_reports", "llm_reports"), "reports"),
+        data_root=path(data, "") if data else None,
         concurrency=concurrency,
         rate_limits=limits,
         retry_attempts=int(config.getini("llm_retry_attempts") or 4),
@@ -125,24 +130,43 @@ def resolve_settings(config: pytest.Config) -> Settings:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{PIPELINE_MARK}(pipeline): the coroutine that turns a case into verdicts")
+    config.addinivalue_line("markers", f"{CASES_MARK}(cases): llmjury cases a test is parametrized over")
     try:
         settings = resolve_settings(config)
+        families = discover(config.getini("llm_families"))
+        check_family_options(settings, families)
         gates = [Gate.parse(text) for text in settings.gates]
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from exc
-    for family in families.FAMILIES.values():
-        config.addinivalue_line("markers", f"{family.name}: cases of the {family.name} family")
-        dynamic = family.markers_for(settings) if family.markers_for else {}
-        for name, description in {**family.markers, **dynamic}.items():
-            config.addinivalue_line("markers", f"{name}: {description}")
     base_urls = (("OPENAI_BASE_URL", "llm_openai_base_url"), ("GOOGLE_GEMINI_BASE_URL", "llm_gemini_base_url"))
     for variable, ini in base_urls:
         if config.getini(ini) and not os.environ.get(variable):
             os.environ[variable] = config.getini(ini)
-    session = JurySession(config, settings, gates)
+    session = JurySession(config, settings, gates, families)
     config.pluginmanager.register(session, SESSION_PLUGIN)
     if config.pluginmanager.hasplugin("xdist") and not session.is_worker:
         config.pluginmanager.register(XdistController(session), "llmjury-xdist")
+
+
+def check_family_options(settings: Settings, families: dict[str, Family]) -> None:
+    """Every `--llm-option FAMILY.KEY=VALUE` names a known family and a key its options model knows."""
+    by_family: dict[str, dict[str, str]] = {}
+    for key, value in settings.options.items():
+        name, dot, option = key.partition(".")
+        if not dot or not option:
+            raise ConfigError(f"--llm-option {key}={value}: write FAMILY.KEY=VALUE, e.g. socratic.dialogues=100")
+        if name not in families:
+            raise ConfigError(f"--llm-option {key}={value}: unknown family {name!r}; known: {', '.join(families)}")
+        by_family.setdefault(name, {})[option] = value
+    for name, values in by_family.items():
+        families[name].parse_options(values, settings)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """`llmjury.parametrize(cases)`: parametrize here, where the markers can be registered."""
+    marker = metafunc.definition.get_closest_marker(CASES_MARK)
+    if marker is not None:
+        generate(metafunc, marker.args[0])
 
 
 # -- fixtures --------------------------------------------------------------------------------------
@@ -194,10 +218,12 @@ def settings_of(config: pytest.Config) -> Settings:
 
 
 class JurySession:
-    def __init__(self, config: pytest.Config, settings: Settings, gates: list[Gate]) -> None:
+    def __init__(self, config: pytest.Config, settings: Settings, gates: list[Gate],
+                 families: dict[str, Family]) -> None:
         self.config = config
         self.settings = settings
         self.gates = gates
+        self.families = families
         self.is_worker = hasattr(config, "workerinput")
         if self.is_worker:
             self.run_id = config.workerinput["llmjury_run_id"]
@@ -226,7 +252,8 @@ class JurySession:
                 store = SampleStore(settings.cache_path, shards(settings.recordings))
             prompts = PromptLibrary([settings.prompts] if settings.prompts else [])
             use_library(prompts)
-            self._jury = Jury(Engine(settings, store, self.run_id), settings, prompts,
+            engine = Engine(settings, store, self.run_id, offline_answers(self.families))
+            self._jury = Jury(engine, settings, prompts,
                               PriceTable.load(settings.prices))
         return self._jury
 
@@ -293,10 +320,11 @@ class JurySession:
         from llmjury.reports import terminal_lines, write_run
 
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
-        summary = aggregate.summarize(records, self.run_info(), usage, PriceTable.load(self.settings.prices))
+        summary = aggregate.summarize(records, self.run_info(), usage, PriceTable.load(self.settings.prices),
+                                      self.families)
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
-        run_dir = write_run(self.settings.reports, summary, records, results)
-        self.summary_lines = terminal_lines(summary, results, run_dir)
+        run_dir = write_run(self.settings.reports, summary, records, results, self.families)
+        self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
         if session.exitstatus == 0:
             session.exitstatus = gate_exit_status(results)
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from llmjury.families.registry import FAMILIES
+from llmjury.family import Family
 from llmjury.gates import GateResult
 
 OFFLINE_BANNER = (
@@ -20,7 +21,7 @@ OFFLINE_BANNER = (
 
 
 def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, Any]],
-              gates: list[GateResult]) -> Path:
+              gates: list[GateResult], families: Mapping[str, Family]) -> Path:
     """Write `directory/<run-id>/` and mirror it to `directory/latest/`; returns the run folder."""
     run_dir = directory / summary["run"]["id"]
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -30,11 +31,13 @@ def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, 
     for name in summary["run"].get("families", []):
         family_records = [r for r in records if r["family"] == name]
         _write(run_dir / f"{name}.csv", verdict_table(family_records).to_csv(index=False))
-        report = FAMILIES[name].report() if name in FAMILIES else None
-        if report is not None and hasattr(report, "files"):
-            for filename, content in report.files(summary[name], family_records).items():
+        family = families.get(name)
+        if family is not None:
+            section = family.section.model_validate(_own_fields(family, summary[name]))
+            typed = [family.typed(r) for r in family_records]
+            for filename, content in family.files(section, typed).items():
                 _write(run_dir / filename, content)
-    _write(run_dir / "summary.md", markdown(summary, gates))
+    _write(run_dir / "summary.md", markdown(summary, gates, families))
     latest = directory / "latest"
     if latest.exists():
         shutil.rmtree(latest)
@@ -73,9 +76,16 @@ def metric_rows(section: dict[str, Any], prefix: str = "", hidden: frozenset[str
     return rows
 
 
-def hidden_keys(family: str) -> frozenset[str]:
-    report = FAMILIES[family].report() if family in FAMILIES else None
-    return frozenset(getattr(report, "HIDDEN_FROM_TABLES", ()))
+def _own_fields(family: Family, section: dict[str, Any]) -> dict[str, Any]:
+    """A summary section less the core's counts: what the family's section model holds."""
+    from llmjury.aggregate import CORE_KEYS
+
+    return {k: v for k, v in section.items() if k not in CORE_KEYS}
+
+
+def hidden_keys(families: Mapping[str, Family], name: str) -> frozenset[str]:
+    family = families.get(name)
+    return frozenset(family.hidden_from_tables if family is not None else ())
 
 
 def format_metric(m: dict[str, Any]) -> str:
@@ -87,7 +97,7 @@ def format_metric(m: dict[str, Any]) -> str:
     return text
 
 
-def markdown(summary: dict[str, Any], gates: list[GateResult]) -> str:
+def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str, Family]) -> str:
     run = summary["run"]
     lines = [f"# llmjury run `{run['id']}`", ""]
     if run.get("offline"):
@@ -106,10 +116,12 @@ def markdown(summary: dict[str, Any], gates: list[GateResult]) -> str:
         judges = ", ".join(f"`{j}`" for j in section["judges"])
         lines += [f"## {name}", "", f"{section['cases']} cases, {section['verdicts']} verdicts, "
                   f"{section['unscored']} unscored ({reasons}); judge: {judges}", ""]
-        report = FAMILIES[name].report() if name in FAMILIES else None
-        if report is not None and hasattr(report, "markdown"):
-            lines += [report.markdown(section), ""]
-        rows = metric_rows(section, hidden=hidden_keys(name))
+        family = families.get(name)
+        if family is not None:
+            own = family.markdown(family.section.model_validate(_own_fields(family, section)))
+            if own:
+                lines += [own, ""]
+        rows = metric_rows(section, hidden=hidden_keys(families, name))
         if rows:
             lines += ["| metric | value [95% CI] | n | method |", "|---|---|---|---|"]
             lines += [f"| `{name}.{path}` | {format_metric(m)} | {m['n']} | {m['method']} |" for path, m in rows]
@@ -127,7 +139,8 @@ def markdown(summary: dict[str, Any], gates: list[GateResult]) -> str:
     return "\n".join(lines)
 
 
-def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Path) -> list[str]:
+def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Path,
+                   families: Mapping[str, Family]) -> list[str]:
     """The compact table printed at the end of a pytest run."""
     lines: list[str] = []
     if summary["run"].get("offline"):
@@ -136,7 +149,7 @@ def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Pa
         section = summary[name]
         counts = f"{section['cases']} cases, {section['verdicts']} verdicts, {section['unscored']} unscored"
         lines.append(f"{name}: {counts}")
-        for path, m in metric_rows(section, hidden=hidden_keys(name))[:20]:
+        for path, m in metric_rows(section, hidden=hidden_keys(families, name))[:20]:
             lines.append(f"  {name}.{path:<34} {format_metric(m):<28} n={m['n']}")
     lines.extend(g.line() for g in gates)
     lines.append(f"reports: {run_dir}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from llmjury.cache import CacheMode
 from llmjury.errors import ConfigError
@@ -22,6 +23,7 @@ class Settings:
     recordings: Path | None = None
     prompts: Path | None = None
     reports: Path = Path("reports")
+    data_root: Path | None = None
     concurrency: int = 16
     rate_limits: dict[str, RateLimit] = field(default_factory=dict)
     retry_attempts: int = 4
@@ -73,7 +75,7 @@ def parse_roles(lines: list[str]) -> dict[str, str]:
     return parse_assignments(lines, "--llm-role", "socratic.candidate=openai:gpt-4o")
 
 
-def family_options(settings: Settings, family: str) -> dict[str, str]:
-    """The `family.key=value` options for one family, prefix removed."""
-    prefix = family + "."
+def family_options(settings: Settings, family: str | Any) -> dict[str, str]:
+    """The `family.key=value` options for one family (its name or its contract), prefix removed."""
+    prefix = getattr(family, "name", family) + "."
     return {k[len(prefix):]: v for k, v in settings.options.items() if k.startswith(prefix)}

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializeAsAny
+
+from llmjury.family import Result
 
 
 class JudgeConfig(BaseModel):
@@ -20,14 +22,16 @@ class JudgeConfig(BaseModel):
 
 
 class Verdict(BaseModel):
-    """One judged case. `result` holds the family's parsed decision; `valid` is False when the
-    judge could not be asked or understood (refusal, failed call, unparseable answer), in which
-    case `error` says why and `raw` keeps what the judge said."""
+    """One judged case. `kind` names the family's verdict kind and `result` holds its parsed
+    decision as that kind's typed model; `valid` is False when the judge could not be asked or
+    understood (refusal, failed call, unparseable answer), in which case `error` says why, `raw`
+    keeps what the judge said and `result` may be None."""
 
     case_id: str
     family: str
+    kind: str = ""
     judge: JudgeConfig
-    result: dict[str, Any] = Field(default_factory=dict)
+    result: SerializeAsAny[Result] | dict[str, Any] | None = None
     valid: bool = True
     error: str | None = None
     raw: list[str] = Field(default_factory=list)

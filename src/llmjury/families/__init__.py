@@ -1,18 +1,47 @@
-"""Evaluation families. Each registers its aggregator, report sections and markers on import."""
+"""Finding the families a run uses: the `llmjury.families` entry points and `llm_families` lines.
+
+Each is checked against the contract (`llmjury.family.check_family`) once, at start-up.
+"""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable, Mapping
+from importlib.metadata import entry_points
 
-from llmjury.families.registry import FAMILIES, Family, register
+from llmjury.errors import ConfigError
+from llmjury.family import Family, check_family
+from llmjury.providers.offline import Heuristic
 
-__all__ = ["FAMILIES", "Family", "load", "register"]
-
-FAMILY_MODULES: tuple[str, ...] = ("llmjury.families.socratic", "llmjury.families.arena", "llmjury.families.geval",
-                                   "llmjury.families.qa_quality")
+ENTRY_POINT_GROUP = "llmjury.families"
 
 
-def load() -> None:
-    """Import every family so its aggregator and markers are known before collection."""
-    for module in FAMILY_MODULES:
-        importlib.import_module(module)
+def discover(extra: Iterable[str] = ()) -> dict[str, Family]:
+    """Every installed family plus those named `module:attribute` in `extra`, by name."""
+    found: dict[str, Family] = {}
+    sources = [(f"entry point {ep.name} = {ep.value}", ep.load) for ep in entry_points(group=ENTRY_POINT_GROUP)]
+    sources += [(f"llm_families line {line!r}", lambda line=line: _import(line)) for line in extra]
+    for where, load in sources:
+        try:
+            family = check_family(load(), where)
+        except ConfigError:
+            raise
+        except Exception as exc:  # an import error in a user's module
+            raise ConfigError(f"family {where}: cannot load it ({type(exc).__name__}: {exc})") from exc
+        other = found.get(family.name)
+        if other is not None and other is not family:
+            raise ConfigError(f"family {where}: another family is already named {family.name!r}")
+        found[family.name] = family
+    return dict(sorted(found.items()))
+
+
+def offline_answers(families: Mapping[str, Family]) -> dict[str, Heuristic]:
+    """The offline provider's answers of every family in use, by prompt template."""
+    return {template: answer for family in families.values() for template, answer in family.offline().items()}
+
+
+def _import(line: str) -> object:
+    module, colon, attribute = line.strip().partition(":")
+    if not colon or not module or not attribute:
+        raise ConfigError(f"llm_families line {line!r}: write module:attribute, e.g. mypackage.evals:FAMILY")
+    return getattr(importlib.import_module(module), attribute)

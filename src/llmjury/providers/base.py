@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import abc
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from llmjury.chat import ChatRequest, Sample
 from llmjury.errors import ConfigError
@@ -77,8 +78,8 @@ class Provider(abc.ABC):
         """Release network clients."""
 
 
-def resolve(spec: str | ProviderSpec) -> Provider:
-    """Build the provider a spec names."""
+def resolve(spec: str | ProviderSpec, offline_answers: Mapping[str, Any] | None = None) -> Provider:
+    """Build the provider a spec names; the offline kind answers from `offline_answers`."""
     parsed = ProviderSpec.parse(spec) if isinstance(spec, str) else spec
     module_name, class_name, package = KINDS[parsed.kind]
     try:
@@ -86,4 +87,6 @@ def resolve(spec: str | ProviderSpec) -> Provider:
     except ImportError as exc:
         hint = f"; install it with `pip install {package}`" if package else ""
         raise ConfigError(f"provider {parsed}: cannot import its SDK ({exc}){hint}") from exc
+    if parsed.kind == "offline":
+        return getattr(module, class_name)(parsed, offline_answers)
     return getattr(module, class_name)(parsed)

@@ -1,8 +1,9 @@
 """`offline`: deterministic, documented heuristics standing in for an LLM, so a fresh machine
 with no key runs every family end to end.
 
-Each family registers one heuristic per prompt template it renders (`@heuristic("socratic/judge.j2")`);
-the provider looks up the template named in `ChatRequest.task`. A heuristic reads the rendered
+Each family keeps one heuristic per prompt template it renders in an `OfflineAnswers` table
+(`@ANSWERS.answer("socratic/judge.j2")`) and hands it to the core through its contract; the
+provider looks up the template named in `ChatRequest.task`. A heuristic reads the rendered
 prompt, applies a rule a reader can check (the README lists them) and answers in the format the
 real prompt asks for. Randomness, where a rule needs it, is seeded from the request and the sample
 index, so the same request always gets the same answer. Reports label these numbers offline.
@@ -12,23 +13,23 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from llmjury.chat import ChatRequest, Sample, Usage
-from llmjury.providers.base import Provider
+from llmjury.providers.base import Provider, ProviderSpec
 
 Heuristic = Callable[[ChatRequest, random.Random], "str | Sample"]
-_HEURISTICS: dict[str, Heuristic] = {}
 
 
-def heuristic(template: str) -> Callable[[Heuristic], Heuristic]:
-    """Register the offline answer to prompts rendered from `template`."""
+class OfflineAnswers(dict[str, Heuristic]):
+    """A family's offline answers by prompt template, filled with the `answer` decorator."""
 
-    def register(fn: Heuristic) -> Heuristic:
-        _HEURISTICS[template] = fn
-        return fn
+    def answer(self, template: str) -> Callable[[Heuristic], Heuristic]:
+        def register(fn: Heuristic) -> Heuristic:
+            self[template] = fn
+            return fn
 
-    return register
+        return register
 
 
 def template_of(request: ChatRequest) -> str:
@@ -51,8 +52,12 @@ class OfflineProvider(Provider):
     max_samples_per_call = 1_000_000
     cacheable = False
 
+    def __init__(self, spec: ProviderSpec, answers: Mapping[str, Heuristic] | None = None) -> None:
+        super().__init__(spec)
+        self.answers = dict(answers or {})
+
     async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
-        rule = _HEURISTICS.get(template_of(request), echo)
+        rule = self.answers.get(template_of(request), echo)
         samples = []
         for index in indices or range(n):
             answer = rule(request, rng_for(request, index))

@@ -6,17 +6,18 @@ import itertools
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from llmjury.cases import Case, slug
 from llmjury.families.arena import layout
+from llmjury.family import FamilyOptions
 
 FAMILY = "arena"
 FIXTURES = Path(__file__).resolve().parents[4] / "fixtures" / "arena"
 DEFAULT_MODELS = "alpaca-13b,claude-v1,gpt-3.5-turbo,gpt-4,llama-13b,vicuna-13b-v1.3"
 
 
-class ArenaOptions(BaseModel):
+class ArenaOptions(FamilyOptions):
     """`--llm-option arena.KEY=VALUE`."""
 
     data: str = str(FIXTURES / "data")

@@ -14,7 +14,9 @@ import random
 import re
 
 from llmjury.chat import ChatRequest
-from llmjury.providers.offline import heuristic
+from llmjury.providers.offline import OfflineAnswers
+
+ANSWERS = OfflineAnswers()
 
 REFUSALS = ("i'm sorry", "i am sorry", "as an ai", "i cannot", "i can't", "i am not able")
 _SEED = re.compile(r"\[Question\]\n(?P<q>.*?)\n\n\[Model 1's Answer\]\n(?P<a>.*?)\n\n\[Model 2's Answer\]\n"
@@ -49,7 +51,7 @@ def decide(question: str, a: str, b: str, rng: random.Random) -> tuple[int, int]
     return (1, 0) if qa > qb else (0, 1)
 
 
-@heuristic("arena/judge.j2")
+@ANSWERS.answer("arena/judge.j2")
 def seed_judge(request: ChatRequest, rng: random.Random) -> str:
     match = _SEED.search(request.messages[-1].content)
     if match is None:
@@ -59,7 +61,7 @@ def seed_judge(request: ChatRequest, rng: random.Random) -> str:
             f"- Brief Explanation: offline heuristic (coverage of the question, length, structure, refusals).")
 
 
-@heuristic("arena/mtbench_pair_v2_system.j2")
+@ANSWERS.answer("arena/mtbench_pair_v2_system.j2")
 def pair_judge(request: ChatRequest, rng: random.Random) -> str:
     match = _PAIR.search(request.messages[-1].content)
     if match is None:

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from llmjury.cases import Case, slug
 from llmjury.datasets import dialogue_items
 from llmjury.datasets.dialogue_items import DialogueItem
 from llmjury.errors import ConfigError
+from llmjury.family import FamilyOptions
 
 FAMILY = "geval"
 Task = Literal["dialogue", "response"]
@@ -43,7 +44,7 @@ TOPICAL_CHAT_SYSTEMS = ("Original Ground Truth", "Argmax Decoding", "Nucleus Dec
                         "Nucleus Decoding (p = 0.5)", "Nucleus Decoding (p = 0.7)", "New Human Generated")
 
 
-class GEvalOptions(BaseModel):
+class GEvalOptions(FamilyOptions):
     """`--llm-option geval.KEY=VALUE`."""
 
     model_config = ConfigDict(extra="forbid")

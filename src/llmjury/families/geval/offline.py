@@ -20,7 +20,9 @@ import random
 import re
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob
-from llmjury.providers.offline import heuristic
+from llmjury.providers.offline import OfflineAnswers
+
+ANSWERS = OfflineAnswers()
 
 _FORM = re.compile(r"Evaluation Form \(scores ONLY\):\n\n-? ?(?P<label>[A-Za-z ]+?)"
                    r"(?: \((?P<lo>\d)-(?P<hi>\d)\))?:\s*$")
@@ -88,7 +90,7 @@ def read_form(prompt: str, body_pattern: re.Pattern[str]) -> tuple[str, int, int
     return criterion_of(label), low, high, body
 
 
-@heuristic("geval/response.j2")
+@ANSWERS.answer("geval/response.j2")
 def rate_response(request: ChatRequest, rng: random.Random) -> Sample | str:
     read = read_form(request.messages[-1].content, _RESPONSE)
     if read is None:
@@ -98,7 +100,7 @@ def rate_response(request: ChatRequest, rng: random.Random) -> Sample | str:
     return answer(request, rng, quality(criterion, body["resp"], previous, body["fact"] or ""), low, high)
 
 
-@heuristic("geval/dialogue.j2")
+@ANSWERS.answer("geval/dialogue.j2")
 def rate_dialogue(request: ChatRequest, rng: random.Random) -> Sample | str:
     read = read_form(request.messages[-1].content, _DIALOGUE)
     if read is None:
@@ -110,7 +112,7 @@ def rate_dialogue(request: ChatRequest, rng: random.Random) -> Sample | str:
     return answer(request, rng, q, low, high)
 
 
-@heuristic("geval/cot.j2")
+@ANSWERS.answer("geval/cot.j2")
 def steps(request: ChatRequest, rng: random.Random) -> str:
     return STEPS
 
@@ -119,7 +121,7 @@ _DEEPEVAL_CASE = re.compile(r"Input:\n(?P<input>.*?) \n\nActual Output:\n(?P<out
 _DEEPEVAL_RANGE = re.compile(r"an integer between (\d+) and (\d+)")
 
 
-@heuristic("deepeval")
+@ANSWERS.answer("deepeval")
 def deepeval_answer(request: ChatRequest, rng: random.Random) -> str:
     """deepeval's GEval results prompt: a JSON score on its range for the overall quality."""
     prompt = request.messages[-1].content

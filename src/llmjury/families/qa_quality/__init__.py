@@ -2,17 +2,59 @@
 
 from __future__ import annotations
 
-from llmjury.families.qa_quality import offline as _offline  # noqa: F401  (registers offline answers)
-from llmjury.families.qa_quality.cases import FAMILY, QACase, QAOptions, markers_for, qa_cases
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import ClassVar
+
+from llmjury.families.qa_quality import pipeline
+from llmjury.families.qa_quality.cases import FAMILY as NAME
+from llmjury.families.qa_quality.cases import QACase, QAOptions, qa_cases
+from llmjury.families.qa_quality.offline import ANSWERS
 from llmjury.families.qa_quality.pipeline import course_rules, grade_pair
-from llmjury.families.registry import Family, register
-from llmjury.settings import Settings, family_options
+from llmjury.families.qa_quality.results import GradeResult, QASection
+from llmjury.family import Family, Pipeline, Result, Section
+from llmjury.providers.offline import Heuristic
+from llmjury.verdicts import Verdict
 
 
-def _markers(settings: Settings) -> dict[str, str]:
-    return markers_for(QAOptions.model_validate(family_options(settings, FAMILY)))
+class QAQuality(Family):
+    name = NAME
+    options = QAOptions
+    results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType({"": GradeResult})
+    section = QASection
+    headline = ('remove_rate',)
+
+    def pipelines(self) -> Mapping[str, Pipeline]:
+        return {
+            "grade_pair": pipeline.grade_pair,
+            "course_rules": pipeline.course_rules,
+        }
+
+    def offline(self) -> Mapping[str, Heuristic]:
+        return ANSWERS
+
+    def aggregate(self, verdicts: Sequence[Verdict]) -> Section:
+        from llmjury.families.qa_quality import report
+
+        return QASection.model_validate(report.aggregate([v.record() for v in verdicts]))
+
+    def markdown(self, section: Section) -> str:
+        from llmjury.families.qa_quality import report
+
+        return report.markdown(section.model_dump(mode="json"))
+
+    def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
+        from llmjury.families.qa_quality import report
+
+        return report.files(section.model_dump(mode="json"), [v.record() for v in verdicts])
+
+    @property
+    def hidden_from_tables(self) -> tuple[str, ...]:  # type: ignore[override]
+        from llmjury.families.qa_quality import report
+
+        return tuple(report.HIDDEN_FROM_TABLES)
 
 
-register(Family(FAMILY, report_module="llmjury.families.qa_quality.report", markers_for=_markers))
+FAMILY = QAQuality()
 
-__all__ = ["FAMILY", "QACase", "QAOptions", "course_rules", "grade_pair", "qa_cases"]
+__all__ = ["FAMILY", "NAME", "QACase", "QAOptions", "course_rules", "grade_pair", "qa_cases"]

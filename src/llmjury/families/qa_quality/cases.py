@@ -5,15 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from llmjury.cases import Case, slug
 from llmjury.families.qa_quality.export import load_export
+from llmjury.family import FamilyOptions
 
 FAMILY = "qa_quality"
 
 
-class QAOptions(BaseModel):
+class QAOptions(FamilyOptions):
     """`--llm-option qa_quality.KEY=VALUE`; defaults are seed 001's BatchConfig where it has one."""
 
     export: str | None = None  # a folder of course folders of Slack JSON; the shipped sample otherwise

@@ -20,7 +20,9 @@ import re
 
 from llmjury.chat import ChatRequest
 from llmjury.families.qa_quality.evaluation import grade
-from llmjury.providers.offline import heuristic
+from llmjury.providers.offline import OfflineAnswers
+
+ANSWERS = OfflineAnswers()
 
 NON_ANSWER = ("저도 궁금", "모르겠", "no idea", "same question")
 DEICTIC = ("그거", "저기", "아까", "위에", "그 부분", "earlier", "above", "the one", "that one")
@@ -36,7 +38,7 @@ def clamp(x: int) -> int:
     return max(1, min(5, x))
 
 
-@heuristic("qa_quality/judge.j2")
+@ANSWERS.answer("qa_quality/judge.j2")
 def rubric(request: ChatRequest, rng: random.Random) -> str:
     match = _QA.search(request.messages[-1].content)
     question, answers = (match["q"], match["a"]) if match else ("", "")

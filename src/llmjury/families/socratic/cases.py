@@ -10,12 +10,13 @@ from pydantic import BaseModel, Field
 from llmjury.cases import Case, slug
 from llmjury.errors import ConfigError
 from llmjury.families.socratic.data import Persona, opening_questions, personas
+from llmjury.family import FamilyOptions
 
 FAMILY = "socratic"
 MAX_CUT_MARKER = 20
 
 
-class SocraticOptions(BaseModel):
+class SocraticOptions(FamilyOptions):
     """`--llm-option socratic.KEY=VALUE`; defaults are seed 000's setup."""
 
     dialogues: int = Field(100, ge=1)

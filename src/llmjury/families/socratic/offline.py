@@ -18,7 +18,9 @@ import random
 import re
 
 from llmjury.chat import ChatRequest
-from llmjury.providers.offline import heuristic
+from llmjury.providers.offline import OfflineAnswers
+
+ANSWERS = OfflineAnswers()
 
 STOP = {"about", "there", "their", "which", "would", "could", "should", "these", "those", "where", "while",
         "because", "other", "think", "teacher", "student", "really", "right", "something", "what's", "doesn't"}
@@ -49,7 +51,7 @@ def last(history: str, speaker: str) -> str:
     return lines[-1].split(": ", 1)[1] if lines else ""
 
 
-@heuristic("socratic/student.j2")
+@ANSWERS.answer("socratic/student.j2")
 def student(request: ChatRequest, rng: random.Random) -> str:
     prompt = request.messages[-1].content
     persona = prompt.split(". Based on", 1)[0].lower()
@@ -67,7 +69,7 @@ def student(request: ChatRequest, rng: random.Random) -> str:
     return STUDENT_LINES[kind].format(topic=topic(last(prompt, "Teacher"), rng))
 
 
-@heuristic("socratic/teacher_baseline.j2")
+@ANSWERS.answer("socratic/teacher_baseline.j2")
 def plain_teacher(request: ChatRequest, rng: random.Random) -> str:
     said = last(request.messages[-1].content, "Student")
     subject = topic(said, rng)
@@ -79,7 +81,7 @@ def plain_teacher(request: ChatRequest, rng: random.Random) -> str:
     return reply
 
 
-@heuristic("socratic/candidate_teacher.j2")
+@ANSWERS.answer("socratic/candidate_teacher.j2")
 def socratic_tutor(request: ChatRequest, rng: random.Random) -> str:
     said = request.messages[-1].content
     subject = topic(said, rng)
@@ -124,12 +126,12 @@ def judge_answer(prompt: str, rng: random.Random, aspect: str | None) -> str:
     return "\n".join(lines) + f"\n### {label}"
 
 
-@heuristic("socratic/judge.j2")
+@ANSWERS.answer("socratic/judge.j2")
 def judge(request: ChatRequest, rng: random.Random) -> str:
     return judge_answer(request.messages[-1].content, rng, None)
 
 
-@heuristic("socratic/judge_aspect.j2")
+@ANSWERS.answer("socratic/judge_aspect.j2")
 def judge_aspect(request: ChatRequest, rng: random.Random) -> str:
     prompt = request.messages[-1].content
     aspect = re.search(r"• (\w+):", prompt)

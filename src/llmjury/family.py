@@ -1,0 +1,190 @@
+"""The family contract: what a family gives the core, checked once at start-up.
+
+A family is one object (by convention `FAMILY` in its package) that the plugin finds through the
+`llmjury.families` entry-point group or an `llm_families = module:attribute` ini line. The core
+asks it for its options model, its datasets and their loaders, its pipelines, its offline answers,
+a typed result model per verdict kind and a typed aggregate section, and for the headline metrics
+a report leads with. Everything else (planning, caching, transport across xdist, reports, gates)
+is the core's.
+
+Aggregation is imported lazily by the families (scipy, pandas), so loading every family costs a
+pytest session next to nothing.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from llmjury.errors import ConfigError
+
+if TYPE_CHECKING:
+    from llmjury.cases import Case
+    from llmjury.jury import Jury, Outcome
+    from llmjury.providers.offline import Heuristic
+    from llmjury.settings import Settings
+    from llmjury.verdicts import Verdict
+
+Pipeline: TypeAlias = "Callable[[Case, Jury], Awaitable[Outcome]]"
+
+
+class FamilyOptions(BaseModel):
+    """Base of every family's `--llm-option FAMILY.KEY=VALUE` model: an unknown key is an error."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Result(BaseModel):
+    """Base of the decision one verdict kind records (a winner, a score, a grade...)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Metric(BaseModel):
+    """A figure with its interval: a rate, a rating, a correlation, a difference."""
+
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    n: int
+    method: str
+
+
+class Section(BaseModel):
+    """Base of a family's aggregate: the figures its report shows, as typed fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A named data source a family reads: the option that points at it and what it holds.
+
+    `option` is the family option holding the file's path; `default` is the path, relative to the
+    suite's data root (`llm_data`), of the copy a suite ships, if any. `formats` names the shapes
+    the loader detects (documented in the README).
+    """
+
+    name: str
+    option: str
+    description: str
+    default: str | None = None
+    formats: tuple[str, ...] = ()
+
+
+class Family(abc.ABC):
+    """One evaluation family. Subclass it, fill the class attributes, and expose one instance."""
+
+    #: The family's name: the option prefix, the verdicts' `family`, the report section's key.
+    name: ClassVar[str]
+    #: `--llm-option NAME.KEY=VALUE` model (a FamilyOptions subclass).
+    options: ClassVar[type[FamilyOptions]]
+    #: The decision model of each verdict kind this family records (`Verdict.kind` -> model).
+    results: ClassVar[Mapping[str, type[Result]]]
+    #: The aggregate model `aggregate` returns.
+    section: ClassVar[type[Section]]
+    #: Metric paths in the section that a report and the terminal lead with.
+    headline: ClassVar[tuple[str, ...]] = ()
+    #: The data sources this family's loaders read.
+    datasets: ClassVar[tuple[Dataset, ...]] = ()
+
+    @abc.abstractmethod
+    def pipelines(self) -> Mapping[str, Pipeline]:
+        """The coroutines that turn this family's cases into verdicts, by name."""
+
+    @abc.abstractmethod
+    def offline(self) -> Mapping[str, Heuristic]:
+        """The offline provider's answers, by prompt template this family renders."""
+
+    @abc.abstractmethod
+    def aggregate(self, verdicts: Sequence[Verdict]) -> Section:
+        """The family's figures from its verdicts (typed results), pure: no model call."""
+
+    def markdown(self, section: Section) -> str:
+        """The family's own Markdown tables for `summary.md` (beyond the generic metric table)."""
+        return ""
+
+    def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
+        """Extra files for the run folder (seed formats, CSVs), by file name."""
+        return {}
+
+    #: Section keys the generic metric table leaves out because `markdown` renders them.
+    hidden_from_tables: ClassVar[tuple[str, ...]] = ()
+
+    def parse_options(self, values: Mapping[str, str], settings: Settings | None = None) -> FamilyOptions:
+        """This family's options from `KEY=VALUE` strings; a ConfigError names every bad key."""
+        try:
+            return self.options.model_validate(dict(values))
+        except ValidationError as exc:
+            raise ConfigError(f"--llm-option {self.name}.*: {_explain(exc, self.name)}") from None
+
+    def dataset_paths(self, options: FamilyOptions, settings: Settings) -> dict[str, Path]:
+        """Every dataset file this run reads, by dataset name: the option's path, else the shipped copy
+        under the suite's data root (`llm_data`); datasets with neither are left out."""
+        paths: dict[str, Path] = {}
+        for dataset in self.datasets:
+            given = getattr(options, dataset.option, None)
+            if given:
+                paths[dataset.name] = Path(given)
+            elif dataset.default and settings.data_root is not None:
+                paths[dataset.name] = settings.data_root / dataset.default
+        return paths
+
+    def result_model(self, kind: str) -> type[Result]:
+        try:
+            return self.results[kind]
+        except KeyError:
+            raise ConfigError(f"family {self.name!r} has no verdict kind {kind!r}; "
+                              f"it records {sorted(self.results)}") from None
+
+    def typed(self, record: Mapping[str, Any]) -> Verdict:
+        """A verdict record (plain JSON data) with its result validated by its kind's model."""
+        from llmjury.verdicts import Verdict
+
+        raw = record.get("result")
+        model = self.result_model(record.get("kind", ""))
+        result = None if raw is None else model.model_validate(raw)
+        return Verdict.model_validate({**record, "result": None}).model_copy(update={"result": result})
+
+
+def _explain(exc: ValidationError, family: str) -> str:
+    parts = []
+    for error in exc.errors():
+        key = ".".join(str(p) for p in error["loc"]) or "?"
+        if error["type"] == "extra_forbidden":
+            parts.append(f"unknown option {family}.{key}")
+        else:
+            parts.append(f"{family}.{key}={error.get('input')!r}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def check_family(family: object, where: str) -> Family:
+    """The start-up check: `family` keeps the contract, or a ConfigError says what it lacks."""
+    if not isinstance(family, Family):
+        raise ConfigError(f"family {where}: {family!r} is not a llmjury.family.Family instance")
+    problems = []
+    name = getattr(family, "name", None)
+    if not isinstance(name, str) or not name.isidentifier():
+        problems.append(f"name {name!r} is not an identifier")
+    options = getattr(family, "options", None)
+    if not (isinstance(options, type) and issubclass(options, FamilyOptions)):
+        problems.append("options is not a FamilyOptions subclass (which rejects unknown keys)")
+    results = getattr(family, "results", None)
+    if not isinstance(results, Mapping) or not results:
+        problems.append("results maps no verdict kind to a model")
+    else:
+        problems += [f"results[{kind!r}] is not a Result subclass" for kind, model in results.items()
+                     if not (isinstance(model, type) and issubclass(model, Result))]
+    section = getattr(family, "section", None)
+    if not (isinstance(section, type) and issubclass(section, Section)):
+        problems.append("section is not a Section subclass")
+    elif any(path.split(".")[0] not in section.model_fields for path in family.headline):
+        problems.append(f"headline {family.headline} names a metric its section lacks")
+    if problems:
+        raise ConfigError(f"family {where}: " + "; ".join(problems))
+    return family

@@ -6,9 +6,11 @@ import pytest
 
 from llmjury.cases import Case, generate, parametrize
 from llmjury.jury import Jury, Outcome
+from llmjury.loading import LoadCounter, LoadReport
 from llmjury.verdicts import JudgeConfig, Verdict
 
-__all__ = ["Case", "JudgeConfig", "Jury", "Outcome", "Verdict", "generate", "parametrize", "pipeline"]
+__all__ = ["Case", "JudgeConfig", "Jury", "LoadCounter", "LoadReport", "Outcome", "Verdict", "generate", "parametrize",
+           "pipeline"]
 
 
 def pipeline(fn: object) -> pytest.MarkDecorator:

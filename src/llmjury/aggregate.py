@@ -5,10 +5,11 @@ metrics from the aggregator it registers. Pure functions of records, so a saved
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from llmjury.family import Family
+from llmjury.loading import LoadReport
 from llmjury.pricing import PriceTable
 from llmjury.stats import proportion
 
@@ -45,7 +46,8 @@ def core_section(records: Records) -> dict[str, Any]:
 
 
 def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dict[str, dict[str, float]],
-              prices: PriceTable, families: Mapping[str, Family]) -> dict[str, Any]:
+              prices: PriceTable, families: Mapping[str, Family],
+              loading: Sequence[LoadReport] = ()) -> dict[str, Any]:
     """The whole summary: run metadata, usage and cost, and a section per family that ran.
 
     Each family aggregates its verdicts with their results typed by its contract; verdicts of a
@@ -53,7 +55,8 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
     by_family: dict[str, Records] = {}
     for record in sorted(records, key=lambda r: (r["family"], r["case_id"])):
         by_family.setdefault(record["family"], []).append(record)
-    summary: dict[str, Any] = {"run": run, "usage": usage_section(usage, prices)}
+    summary: dict[str, Any] = {"run": run, "usage": usage_section(usage, prices),
+                               "loading": [report.model_dump() for report in loading]}
     for name, family_records in sorted(by_family.items()):
         section = core_section(family_records)
         family = families.get(name)
@@ -61,6 +64,7 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
             typed = family.aggregate([family.typed(r) for r in family_records])
             section.update(typed.model_dump(mode="json", exclude_none=True))
             section["headline"] = list(family.headline)
+        section["loading"] = [r.model_dump() for r in loading if r.family == name]
         summary[name] = section
     summary["run"]["families"] = sorted(by_family)
     summary["run"]["offline"] = all(summary[f]["offline"] for f in by_family) if by_family else True

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
+from llmjury.loading import LoadReport
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:+-]+")
 
 
@@ -30,6 +32,8 @@ def slug(text: Any) -> str:
 
 
 CASES_MARK = "llmjury_cases"
+#: Load reports of the datasets this process's tests were generated from.
+LOADED = pytest.StashKey[list[LoadReport]]()
 
 
 def parametrize(cases: Iterable[Case]) -> pytest.MarkDecorator:
@@ -41,13 +45,17 @@ def parametrize(cases: Iterable[Case]) -> pytest.MarkDecorator:
     return getattr(pytest.mark, CASES_MARK).with_args(list(cases))
 
 
-def generate(metafunc: pytest.Metafunc, cases: Iterable[Case]) -> None:
+def generate(metafunc: pytest.Metafunc, cases: Iterable[Case], loaded: Iterable[LoadReport] = ()) -> None:
     """Parametrize from a `pytest_generate_tests` hook, for cases that depend on options.
+
+    `loaded` are the load reports of the files the cases came from: what was kept, dropped or
+    merged, shown in the report and the terminal.
 
     Markers named after the data (systems, subjects, datasets) are registered as the cases are
     generated, so `--strict-markers` holds for a user's own files and `pytest --markers` of an
     unrelated project lists none of them."""
     cases = list(cases)
+    metafunc.config.stash.setdefault(LOADED, []).extend(loaded)
     for name, description in case_markers(cases).items():
         metafunc.config.addinivalue_line("markers", f"{name}: {description}")
     params = case_params(cases)

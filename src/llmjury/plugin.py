@@ -20,7 +20,7 @@ import pytest
 pytest.register_assert_rewrite("llmjury.assertions")
 
 from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, shards  # noqa: E402
-from llmjury.cases import CASES_MARK, Case, generate  # noqa: E402
+from llmjury.cases import CASES_MARK, LOADED, Case, generate  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
 from llmjury.errors import ConfigError  # noqa: E402
 from llmjury.families import discover, offline_answers  # noqa: E402
@@ -28,6 +28,7 @@ from llmjury.family import Family  # noqa: E402
 from llmjury.gates import Gate, GateResult  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
+from llmjury.loading import merge  # noqa: E402
 from llmjury.planner import Pipeline, Planner, in_share, work_key  # noqa: E402
 from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
@@ -236,6 +237,7 @@ class JurySession:
         self.started = time.time()
         self.records: dict[str, list[dict[str, Any]]] = {}
         self.worker_ledgers: list[dict[str, dict[str, float]]] = []
+        self.worker_loading: list[dict[str, Any]] = []
         self.workers = 0
         self._jury: Jury | None = None
         self._planner: Planner | None = None
@@ -309,8 +311,10 @@ class JurySession:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         ledger = self._jury.engine.ledger_dict() if self._jury is not None else {}
+        loading = merge([*self.config.stash.get(LOADED, []), *self.worker_loading])
         if self.is_worker:
             self.config.workeroutput["llmjury_ledger"] = ledger
+            self.config.workeroutput["llmjury_loading"] = [r.model_dump() for r in loading]
             return
         records = self.all_records()
         if not records and not any([ledger, *self.worker_ledgers]):
@@ -321,7 +325,7 @@ class JurySession:
 
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
         summary = aggregate.summarize(records, self.run_info(), usage, PriceTable.load(self.settings.prices),
-                                      self.families)
+                                      self.families, loading)
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
         run_dir = write_run(self.settings.reports, summary, records, results, self.families)
         self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
@@ -364,6 +368,7 @@ class XdistController:
         output = getattr(node, "workeroutput", None) or {}  # a crashed worker has none
         if "llmjury_ledger" in output:
             self.session.worker_ledgers.append(output["llmjury_ledger"])
+        self.session.worker_loading.extend(output.get("llmjury_loading", []))
 
 
 def gate_exit_status(results: list[GateResult]) -> int:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from llmjury.family import Family
 from llmjury.gates import GateResult
+from llmjury.loading import LoadReport
 
 OFFLINE_BANNER = (
     "> **Offline run.** Every response and verdict here came from llmjury's built-in offline "
@@ -116,6 +117,9 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
         judges = ", ".join(f"`{j}`" for j in section["judges"])
         lines += [f"## {name}", "", f"{section['cases']} cases, {section['verdicts']} verdicts, "
                   f"{section['unscored']} unscored ({reasons}); judge: {judges}", ""]
+        lines += [f"- data: {LoadReport.model_validate(r).line()}" for r in section.get("loading", [])]
+        if section.get("loading"):
+            lines.append("")
         family = families.get(name)
         if family is not None:
             own = family.markdown(family.section.model_validate(_own_fields(family, section)))
@@ -149,6 +153,8 @@ def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Pa
         section = summary[name]
         counts = f"{section['cases']} cases, {section['verdicts']} verdicts, {section['unscored']} unscored"
         lines.append(f"{name}: {counts}")
+        lines += [f"  data: {LoadReport.model_validate(r).line()}" for r in section.get("loading", [])
+                  if r["dropped"]]
         for path, m in metric_rows(section, hidden=hidden_keys(families, name))[:20]:
             lines.append(f"  {name}.{path:<34} {format_metric(m):<28} n={m['n']}")
     lines.extend(g.line() for g in gates)

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from llmjury.datasets.jsonl import read_jsonl
+from llmjury.datasets.files import read_jsonl
 from llmjury.errors import DatasetError
 from llmjury.families.arena.ratings import WINNERS
 

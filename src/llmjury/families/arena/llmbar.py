@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from llmjury.cases import Case, slug
-from llmjury.datasets.jsonl import read_jsonl
+from llmjury.datasets.files import read_jsonl
 from llmjury.errors import DatasetError, JudgeParseError
 from llmjury.families.arena.cases import FAMILY, FIXTURES
 from llmjury.jury import Jury, Outcome

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from llmjury.cases import Case
-from llmjury.datasets.jsonl import read_jsonl
+from llmjury.datasets.files import read_jsonl
 from llmjury.errors import DatasetError
 from llmjury.families.arena.cases import FAMILY, FIXTURES
 from llmjury.jury import Jury, Outcome

@@ -13,7 +13,7 @@ from typing import Any
 
 from llmjury.cases import Case, slug
 from llmjury.datasets import dialogue_items
-from llmjury.datasets.jsonl import read_jsonl
+from llmjury.datasets.files import read_jsonl
 from llmjury.errors import DatasetError
 from llmjury.families.geval.cases import FAMILY
 from llmjury.jury import Jury, Outcome

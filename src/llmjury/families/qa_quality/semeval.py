@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 
 from llmjury.cases import slug
-from llmjury.datasets.jsonl import read_jsonl
+from llmjury.datasets.files import read_jsonl
 from llmjury.errors import DatasetError
 from llmjury.families.qa_quality.cases import QACase
 from llmjury.stats import metric, proportion

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from llmjury.cases import Case
-from llmjury.datasets.jsonl import read_jsonl
+from llmjury.datasets.files import read_jsonl
 from llmjury.errors import DatasetError
 from llmjury.families.socratic.cases import FAMILY
 from llmjury.families.socratic.dialogue import STUDENT, TEACHER, Turn

@@ -113,6 +113,11 @@ class Family(abc.ABC):
         """Extra files for the run folder (seed formats, CSVs), by file name."""
         return {}
 
+    def replay(self, path: Path, options: FamilyOptions) -> list[Verdict]:
+        """Verdicts recorded elsewhere (a judge's saved answers), read from `path` without a model
+        call, for `llmjury replay`. Families that read no recorded files keep this default."""
+        raise ConfigError(f"family {self.name!r} replays no recorded verdict files")
+
     #: Section keys the generic metric table leaves out because `markdown` renders them.
     hidden_from_tables: ClassVar[tuple[str, ...]] = ()
 

@@ -24,7 +24,7 @@ from llmjury.cases import CASES_MARK, LOADED, Case, generate  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
 from llmjury.errors import ConfigError  # noqa: E402
 from llmjury.families import discover, offline_answers  # noqa: E402
-from llmjury.family import Family  # noqa: E402
+from llmjury.family import Family, FamilyOptions  # noqa: E402
 from llmjury.gates import Gate, GateResult  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
@@ -32,7 +32,7 @@ from llmjury.loading import merge  # noqa: E402
 from llmjury.planner import Pipeline, Planner, in_share, work_key  # noqa: E402
 from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
-from llmjury.settings import Settings, parse_assignments, parse_roles  # noqa: E402
+from llmjury.settings import Settings, family_options, parse_assignments, parse_roles  # noqa: E402
 from llmjury.verdicts import Verdict  # noqa: E402
 
 PIPELINE_MARK = "llmjury_pipeline"
@@ -216,6 +216,11 @@ def session_of(config: pytest.Config) -> JurySession:
 def settings_of(config: pytest.Config) -> Settings:
     """The run's settings, for `pytest_generate_tests` hooks that build cases from options."""
     return session_of(config).settings
+
+
+def options_of(config: pytest.Config, family: Family) -> FamilyOptions:
+    """A family's `--llm-option` values, parsed by its options model (checked at start-up)."""
+    return family.parse_options(family_options(session_of(config).settings, family.name))
 
 
 class JurySession:

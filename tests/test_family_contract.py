@@ -1,0 +1,137 @@
+"""The family contract: the README's fifth family runs as written, and a family that breaks the
+contract stops the run at start-up."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from llmjury.errors import ConfigError
+from llmjury.families import discover
+from llmjury.family import Family, FamilyOptions, Result, Section, check_family
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_files() -> dict[str, str]:
+    """The README's "Writing a family" code blocks, by the file name on their first line."""
+    section = README.read_text(encoding="utf-8").split("## Writing a family", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```(?:python|ini)\n(.*?)```", section, flags=re.S)
+    return {block.splitlines()[0].lstrip("# ").strip(): block for block in blocks}
+
+
+@pytest.fixture
+def politeness(pytester: pytest.Pytester) -> pytest.Pytester:
+    files = readme_files()
+    assert set(files) == {"politeness.py", "test_politeness.py", "pytest.ini"}
+    for name, text in files.items():
+        (pytester.path / name).write_text(text, encoding="utf-8")
+    ini = pytester.path / "pytest.ini"
+    ini.write_text(ini.read_text().replace("addopts = ", "addopts = -p no:deepeval -p no:asyncio -p no:benchmark "))
+    rows = [{"id": 1, "reply": "Please sit down."}, {"id": 2, "reply": "Sit."}, {"id": 3, "reply": " "},
+            {"id": 4, "reply": "Could you please wait?"}]
+    (pytester.path / "replies.jsonl").write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    return pytester
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_readme_family_runs_and_aggregates_typed_results(politeness, workers):
+    result = politeness.runpytest_subprocess("-n", workers, "--llm-option", "politeness.replies=replies.jsonl")
+    result.assert_outcomes(passed=3)
+    summary = json.loads((politeness.path / "reports" / "latest" / "summary.json").read_text())
+    section = summary["politeness"]
+    assert section["polite_rate"]["value"] == pytest.approx(2 / 3)
+    assert section["polite_rate"]["method"] == "wilson"
+    assert section["headline"] == ["polite_rate"]
+    assert section["loading"] == [{"family": "politeness", "dataset": "replies", "source": "replies.jsonl",
+                                   "kept": 3, "dropped": {"empty reply": 1}}]
+    result.stdout.fnmatch_lines(["*data: politeness dataset replies (replies.jsonl): 3 items; left out 1 (1 empty reply)"])
+    verdicts = [json.loads(line) for line in
+                (politeness.path / "reports" / "latest" / "verdicts.jsonl").read_text().splitlines()]
+    assert {(v["kind"], v["result"]["polite"]) for v in verdicts} == {("polite", True), ("polite", False)}
+
+
+def test_an_unknown_option_of_a_user_family_is_a_usage_error(politeness):
+    result = politeness.runpytest_subprocess("--llm-option", "politeness.replys=replies.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown option politeness.replys*"])
+
+
+def test_a_family_line_that_does_not_import_is_a_usage_error(pytester):
+    pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio\nllm_families = nowhere:FAMILY\n")
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = pytester.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*llm_families line 'nowhere:FAMILY': cannot load it (ModuleNotFoundError*"])
+
+
+class _Options(FamilyOptions):
+    pass
+
+
+class _Result(Result):
+    score: int
+
+
+class _Section(Section):
+    mean: float
+
+
+class _Broken(Family):
+    name = "broken"
+    options = _Options
+    results = {"score": _Result}
+    section = _Section
+    headline = ("median",)
+
+    def pipelines(self):
+        return {}
+
+    def offline(self):
+        return {}
+
+    def aggregate(self, verdicts):
+        return _Section(mean=0.0)
+
+
+def test_the_start_up_check_names_what_a_family_lacks():
+    with pytest.raises(ConfigError, match=r"family here: headline \('median',\) names a metric its section lacks"):
+        check_family(_Broken(), "here")
+    with pytest.raises(ConfigError, match="is not a llmjury.family.Family instance"):
+        check_family(object(), "there")
+
+
+def test_options_reject_unknown_keys_and_name_them():
+    with pytest.raises(ConfigError, match=r"unknown option socratic\.dialogs"):
+        discover()["socratic"].parse_options({"dialogs": "3"})
+
+
+def test_the_built_in_families_keep_the_contract_and_are_found_by_entry_point():
+    families = discover()
+    assert set(families) >= {"socratic", "arena", "geval", "qa_quality"}
+    for name, family in families.items():
+        assert check_family(family, name) is family
+
+
+def test_a_verdict_record_comes_back_with_its_typed_result():
+    family = _Broken()
+    record = {"case_id": "c", "family": "broken", "kind": "score", "judge": {"provider": "offline:heuristic"},
+              "result": {"score": 3}}
+    verdict = family.typed(record)
+    assert isinstance(verdict.result, _Result) and verdict.result.score == 3
+    assert verdict.record()["result"] == {"score": 3}
+    with pytest.raises(ConfigError, match="has no verdict kind 'rank'"):
+        family.typed({**record, "kind": "rank"})
+
+
+def test_an_unrelated_project_sees_none_of_the_suites_markers(pytester):
+    pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio\n")
+    result = pytester.runpytest_subprocess("--markers")
+    assert result.ret == 0
+    text = result.stdout.str()
+    assert "@pytest.mark.llmjury_pipeline" in text
+    for suite_marker in ("cut_17", "year_1", "arena_mtbench", "system_", "criterion_", "socratic:"):
+        assert suite_marker not in text, suite_marker

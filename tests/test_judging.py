@@ -55,7 +55,10 @@ def test_still_unparseable_is_unscored_with_raw_text_kept(openai_server, make_en
 
 
 def test_failed_call_is_unscored_not_raised(openai_server, make_engine):
-    openai_server.faults.append(Fault(status=401, message="bad key"))
+    # The fault is for request "q" alone: the two requests run concurrently, and a fault for
+    # whichever arrives first made this test fail about half the time.
+    openai_server.faults.append(Fault(status=401, message="bad key",
+                                      matches=lambda body: body["messages"][-1]["content"] == "q"))
     openai_server.reply = scripted()
     jury = make_jury(make_engine(), openai_server)
     runs = jury.engine.run(ask_judge(jury, "toy", [chat(("user", "q")), chat(("user", "r"))], parse_letter))

@@ -1,16 +1,51 @@
-"""Speaks OpenAI's `POST /v1/chat/completions` (choices, logprobs, usage, errors)."""
+"""Speaks OpenAI's `POST /v1/chat/completions` (choices, logprobs, usage, errors), as OpenAI does
+or, with `ServerBehaviour`, as OpenAI-compatible servers do (llama.cpp, Ollama, vLLM)."""
 
 from __future__ import annotations
 
+import re
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from llmjury.testing.fake_server import FakeChoice, FakeServer, Fault, count_tokens
+from llmjury.testing.fake_server import FakeChoice, FakeServer, Fault, Reply, count_tokens, default_reply
+
+_TOKEN = re.compile(r"\d|\s*[^\W\d_]+|\s*[^\w\s]|\s+")
+
+
+@dataclass(frozen=True)
+class ServerBehaviour:
+    """What an OpenAI-compatible server does with the request fields that servers differ on."""
+
+    honours_n: bool = True  # False: one choice back whatever `n` asks
+    structured: Literal["json_schema", "json_object"] = "json_schema"  # json_object: json_schema gets HTTP 500
+    digit_tokens: bool = False  # tokens as a BPE tokenizer makes them, one per digit (logprobs)
+    sends_refusal: bool = True  # False: no `refusal` key in the message
+    logprobs: bool = True  # False: `logprobs` ignored (GPT4All)
+    logprobs_need_top: bool = False  # True: no logprobs unless `top_logprobs` is set (llama.cpp)
+
+
+OPENAI = ServerBehaviour()
+#: llama-cpp-python 0.3.36's server, as measured (`serial=True` adds its one-at-a-time serving).
+LLAMA_CPP = ServerBehaviour(honours_n=False, structured="json_object", digit_tokens=True, sends_refusal=False,
+                            logprobs_need_top=True)
+
+
+def tokens(text: str, digit_tokens: bool) -> list[str]:
+    """The tokens logprobs report: words with their leading space, punctuation, single digits."""
+    return _TOKEN.findall(text) if digit_tokens else text.split(" ")
 
 
 class FakeOpenAI(FakeServer):
-    #: Some OpenAI-compatible servers (GPT4All among them) ignore `logprobs`; set False to mimic them.
-    supports_logprobs = True
+    def __init__(self, reply: Reply = default_reply, *, latency: float = 0.0, serial: bool = False,
+                 behaviour: ServerBehaviour = OPENAI) -> None:
+        super().__init__(reply, latency=latency, serial=serial)
+        self.behaviour = behaviour
+
+    @classmethod
+    def llama_cpp(cls, reply: Reply = default_reply, *, latency: float = 0.0) -> FakeOpenAI:
+        """A stand-in for llama.cpp's server: one choice, json_object only, digit tokens, serial."""
+        return cls(reply, latency=latency, serial=True, behaviour=LLAMA_CPP)
 
     @property
     def base_url(self) -> str:
@@ -19,7 +54,11 @@ class FakeOpenAI(FakeServer):
     def route(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
         if not path.rstrip("/").endswith("/chat/completions"):
             return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}
-        n = int(body.get("n", 1))
+        fmt = (body.get("response_format") or {}).get("type")
+        if fmt == "json_schema" and self.behaviour.structured != "json_schema":
+            return 500, {"error": {"message": "response_format type json_schema is not supported",
+                                   "type": "server_error", "param": None, "code": None}}
+        n = int(body.get("n", 1)) if self.behaviour.honours_n else 1
         choices = [self._choice(body, i, self.choice(body, i)) for i in range(n)]
         prompt = sum(count_tokens(str(m.get("content", ""))) for m in body.get("messages", []))
         completion = sum(count_tokens(c["message"]["content"] or "") for c in choices)
@@ -35,21 +74,20 @@ class FakeOpenAI(FakeServer):
 
     def _choice(self, body: dict[str, Any], index: int, choice: FakeChoice) -> dict[str, Any]:
         logprobs = None
-        if body.get("logprobs") and self.supports_logprobs:
-            steps = choice.logprobs or [(tok, 0.0, []) for tok in choice.text.split(" ")]
+        behaviour = self.behaviour
+        wanted = body.get("logprobs") and (body.get("top_logprobs") or not behaviour.logprobs_need_top)
+        if wanted and behaviour.logprobs:
+            steps = choice.logprobs or [(tok, 0.0, []) for tok in tokens(choice.text, behaviour.digit_tokens)]
             top_n = int(body.get("top_logprobs") or 0)
             logprobs = {"content": [
                 {"token": tok, "logprob": lp, "bytes": list(tok.encode()),
                  "top_logprobs": [{"token": t, "logprob": p, "bytes": list(t.encode())} for t, p in alts[:top_n]]}
                 for tok, lp, alts in steps
             ], "refusal": None}
-        return {
-            "index": index,
-            "message": {"role": "assistant", "content": None if choice.refusal else choice.text,
-                        "refusal": choice.refusal},
-            "logprobs": logprobs,
-            "finish_reason": choice.finish_reason,
-        }
+        message = {"role": "assistant", "content": None if choice.refusal else choice.text}
+        if behaviour.sends_refusal:
+            message["refusal"] = choice.refusal
+        return {"index": index, "message": message, "logprobs": logprobs, "finish_reason": choice.finish_reason}
 
     def error_body(self, fault: Fault) -> dict[str, Any]:
         kind = "rate_limit_exceeded" if fault.status == 429 else "server_error"

@@ -29,12 +29,15 @@ class FakeChoice:
 
 @dataclass
 class Fault:
-    """What the next request gets instead of an answer."""
+    """What a request gets instead of an answer: the next request, or the next one `matches` accepts
+    (so a test with concurrent requests decides which one fails, instead of racing for it)."""
 
     status: int = 500
     headers: dict[str, str] = field(default_factory=dict)
     message: str = "injected fault"
     drop: bool = False  # close the connection without answering
+    matches: Callable[[dict[str, Any]], bool] | None = None
+    body: bytes | None = None  # sent as is with `status` (a malformed answer), instead of an error body
 
 
 Reply = Callable[[dict[str, Any], int], "str | FakeChoice"]
@@ -45,9 +48,14 @@ def default_reply(body: dict[str, Any], index: int) -> str:
 
 
 class FakeServer:
-    def __init__(self, reply: Reply = default_reply, *, latency: float = 0.0) -> None:
+    """`serial=True` answers one request at a time, as llama.cpp's server does with non-streaming
+    requests: the others wait in line, and their clients' time-outs run while they wait."""
+
+    def __init__(self, reply: Reply = default_reply, *, latency: float = 0.0, serial: bool = False) -> None:
         self.reply = reply
         self.latency = latency
+        self.serial = serial
+        self._serve_one = threading.Lock()
         self.faults: deque[Fault] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -103,7 +111,10 @@ class FakeServer:
         with self._lock:
             self.requests.append(body)
             self.headers.append({k.lower(): v for k, v in handler.headers.items()})
-            fault = self.faults.popleft() if self.faults else None
+            fault = self._take_fault(body)
+        if self.serial:
+            self._serve_one.acquire()
+        with self._lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
@@ -118,7 +129,7 @@ class FakeServer:
             else:
                 status, payload = self.route(handler.path, body, dict(handler.headers.items()))
                 extra = {}
-            data = json.dumps(payload).encode()
+            data = fault.body if fault is not None and fault.body is not None else json.dumps(payload).encode()
             handler.send_response(status)
             handler.send_header("Content-Type", "application/json")
             handler.send_header("Content-Length", str(len(data)))
@@ -129,6 +140,15 @@ class FakeServer:
         finally:
             with self._lock:
                 self.in_flight -= 1
+            if self.serial:
+                self._serve_one.release()
+
+    def _take_fault(self, body: dict[str, Any]) -> Fault | None:
+        for fault in self.faults:
+            if fault.matches is None or fault.matches(body):
+                self.faults.remove(fault)
+                return fault
+        return None
 
     def choice(self, body: dict[str, Any], index: int) -> FakeChoice:
         answer = self.reply(body, index)

@@ -17,7 +17,7 @@ from llmjury.families.geval.scoring import frequency_weighted, logprob_weighted,
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
-from llmjury.testing import FakeChoice
+from llmjury.testing import FakeChoice, ServerBehaviour
 
 SEED_RESPONSE_LINES = [
     "Your task is to rate the response on one metric. Provide only the final score as an integer—do not include "
@@ -121,7 +121,7 @@ def test_logprobs_give_a_weighted_score_and_steps_are_asked_once(make_engine, op
 
 
 def test_without_logprobs_it_samples_n_and_weights_by_frequency(make_engine, openai_server, frozen_dir):
-    openai_server.supports_logprobs = False
+    openai_server.behaviour = ServerBehaviour(logprobs=False)
     answers = iter(["4", "4", "5", "3", "x", "2"] * 10)
     openai_server.reply = lambda body, i: ("Steps." if body["messages"][-1]["content"].startswith("Evaluate")
                                            else next(answers))

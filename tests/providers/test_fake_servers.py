@@ -1,0 +1,72 @@
+"""The fake OpenAI-compatible server behaves like the real servers it stands in for, through the SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import openai
+import pytest
+
+from llmjury.testing import FakeChoice, FakeOpenAI, Fault
+
+
+def client(server: FakeOpenAI) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0)
+
+
+def ask(server: FakeOpenAI, **params) -> object:
+    async def go():
+        async with client(server) as c:
+            return await c.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], **params)
+
+    return asyncio.run(go())
+
+
+def test_llama_cpp_answers_one_choice_whatever_n_asks():
+    with FakeOpenAI.llama_cpp() as server:
+        assert len(ask(server, n=3).choices) == 1
+    with FakeOpenAI() as server:
+        assert len(ask(server, n=3).choices) == 3
+
+
+def test_llama_cpp_refuses_json_schema_and_takes_json_object():
+    schema = {"type": "object", "properties": {"grade": {"type": "integer"}}}
+    with FakeOpenAI.llama_cpp(lambda body, i: '{"grade": 3}') as server:
+        with pytest.raises(openai.InternalServerError):
+            ask(server, response_format={"type": "json_schema", "json_schema": {"name": "g", "schema": schema}})
+        reply = ask(server, response_format={"type": "json_object", "schema": schema})
+        assert json.loads(reply.choices[0].message.content) == {"grade": 3}
+
+
+def test_llama_cpp_tokenises_digits_one_by_one_and_needs_top_logprobs():
+    with FakeOpenAI.llama_cpp(lambda body, i: "Score (1-5): 21") as server:
+        assert ask(server, logprobs=True).choices[0].logprobs is None
+        tokens = [t.token for t in ask(server, logprobs=True, top_logprobs=2).choices[0].logprobs.content]
+    assert tokens == ["Score", " (", "1", "-", "5", ")", ":", " ", "2", "1"]
+
+
+def test_llama_cpp_sends_no_refusal_field():
+    with FakeOpenAI.llama_cpp() as server:
+        message = ask(server).choices[0].message
+    assert "refusal" not in message.model_dump(exclude_unset=True)
+
+
+def test_a_serial_server_answers_one_request_at_a_time():
+    async def many(server):
+        async with client(server) as c:
+            await asyncio.gather(*(c.chat.completions.create(model="m", messages=[{"role": "user", "content": str(i)}])
+                                   for i in range(6)))
+
+    with FakeOpenAI.llama_cpp(latency=0.01) as serial, FakeOpenAI(latency=0.2) as parallel:
+        asyncio.run(many(serial))
+        asyncio.run(many(parallel))
+    assert serial.max_in_flight == 1 and len(serial.requests) == 6
+    assert parallel.max_in_flight > 1
+
+
+def test_a_fault_can_target_one_request_and_send_a_malformed_body():
+    with FakeOpenAI(lambda body, i: FakeChoice(text="ok")) as server:
+        server.faults.append(Fault(status=200, body=b'{"choices": [', matches=lambda b: b["messages"][0]["content"] == "x"))
+        assert ask(server).choices[0].message.content == "ok"  # "hi" does not match: no fault
+        assert len(server.faults) == 1

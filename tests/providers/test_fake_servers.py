@@ -67,6 +67,7 @@ def test_a_serial_server_answers_one_request_at_a_time():
 
 def test_a_fault_can_target_one_request_and_send_a_malformed_body():
     with FakeOpenAI(lambda body, i: FakeChoice(text="ok")) as server:
-        server.faults.append(Fault(status=200, body=b'{"choices": [', matches=lambda b: b["messages"][0]["content"] == "x"))
+        only_x = Fault(status=200, body=b'{"choices": [', matches=lambda b: b["messages"][0]["content"] == "x")
+        server.faults.append(only_x)
         assert ask(server).choices[0].message.content == "ok"  # "hi" does not match: no fault
         assert len(server.faults) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from llmjury.cli import main
+from llmjury.plugin import GATE_FAILED_EXIT
 
 
 def test_report_reaggregates_several_verdict_files(tmp_path):
@@ -16,7 +17,7 @@ def test_report_reaggregates_several_verdict_files(tmp_path):
     (tmp_path / "b.jsonl").write_text(json.dumps(record("c9", False)) + "\n")
     code = main(["report", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--out", str(tmp_path / "out"),
                  "--run-id", "again", "--gate", "toy.unscored<=0"])
-    assert code == 6
+    assert code == GATE_FAILED_EXIT == 10
     summary = json.loads((tmp_path / "out" / "again" / "summary.json").read_text())
     assert summary["toy"]["verdicts"] == 4 and summary["toy"]["unscored_reasons"] == {"refused": 1}
     assert summary["gates"][0]["status"] == "fail"

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from llmjury.plugin import GATE_FAILED_EXIT, GATE_INCONCLUSIVE_EXIT
+
 TOY = """
 import llmjury
 from llmjury import Case, JudgeConfig, Outcome, Verdict
@@ -72,7 +74,7 @@ def test_runs_without_xdist_installed(toy):
 
 def test_failing_gate_exits_6_and_names_metric_value_and_threshold(toy):
     result = toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate<=0.01")
-    assert result.ret == 6
+    assert result.ret == GATE_FAILED_EXIT == 10
     result.stdout.fnmatch_lines(["*FAIL*toy.unscored_rate<=0.01: value 0.08333 [[]0.023*, 0.258*[]] vs 0.01*"])
 
 
@@ -83,14 +85,14 @@ def test_passing_gate_exits_0(toy):
 def test_gate_on_an_interval_that_straddles_is_inconclusive(toy):
     assert toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate<=0.2", "--llm-gate-uncertain", "pass").ret == 0
     result = toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate<=0.2")
-    assert result.ret == 7
+    assert result.ret == GATE_INCONCLUSIVE_EXIT == 11
     result.stdout.fnmatch_lines(["*INCONCLUSIVE*straddles*"])
     gates = summary(toy)["gates"]
     assert gates[0]["status"] == "inconclusive"
 
 
 def test_gate_on_the_lower_bound(toy):
-    assert toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate.low>=0.1").ret == 6
+    assert toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate.low>=0.1").ret == GATE_FAILED_EXIT
     assert toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate.low>=0.01").ret == 0
 
 
@@ -138,3 +140,8 @@ def test_verdicts_survive_the_report_json_round_trip(pytester):
     restored = config.hook.pytest_report_from_serializable(config=config, data=json.loads(json.dumps(data)))
     assert restored.llmjury_verdicts == teardown.llmjury_verdicts
     assert len(restored.llmjury_verdicts) == 2
+
+
+def test_gate_exit_codes_are_none_of_pytests_own():
+    pytest_codes = {int(code) for code in pytest.ExitCode} | {6}  # 6: ExitCode.MAX_WARNINGS_ERROR from pytest 9.2
+    assert {GATE_FAILED_EXIT, GATE_INCONCLUSIVE_EXIT}.isdisjoint(pytest_codes)

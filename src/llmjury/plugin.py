@@ -38,8 +38,9 @@ from llmjury.verdicts import Verdict  # noqa: E402
 PIPELINE_MARK = "llmjury_pipeline"
 SESSION_PLUGIN = "llmjury-session"
 VERDICTS = pytest.StashKey[list[dict[str, Any]]]()
-GATE_FAILED_EXIT = 6
-GATE_INCONCLUSIVE_EXIT = 7
+# Gate outcomes take exit codes pytest does not use (it owns 0-5, and 6 since 9.2 for --max-warnings).
+GATE_FAILED_EXIT = 10
+GATE_INCONCLUSIVE_EXIT = 11
 
 
 # -- options --------------------------------------------------------------------------------------
@@ -60,7 +61,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llm-gate", action="append", default=[], metavar="EXPR",
                     help="threshold checked at session end, e.g. 'socratic.win_rate>=0.55'")
     group.addoption("--llm-gate-uncertain", choices=["pass", "inconclusive"],
-                    help="a gate whose interval straddles its threshold: report inconclusive (default; exit 7 "
+                    help="a gate whose interval straddles its threshold: report inconclusive (default; exit 11 "
                          "when nothing failed) or decide on the point estimate alone (pass)")
     group.addoption("--llm-reports", help="reports directory (default: reports)")
     group.addoption("--llm-data", help="data root: where the families find the datasets a suite ships "
@@ -377,7 +378,7 @@ class XdistController:
 
 
 def gate_exit_status(results: list[GateResult]) -> int:
-    """Exit 6 when a gate fails, 7 when none fails but one is inconclusive, else 0."""
+    """Exit 10 when a gate fails, 11 when none fails but one is inconclusive, else 0."""
     if any(r.status == "fail" for r in results):
         return GATE_FAILED_EXIT
     if any(r.status == "inconclusive" for r in results):

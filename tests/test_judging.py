@@ -10,7 +10,7 @@ from llmjury.judging import ask_judge
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
-from llmjury.testing import Fault
+from llmjury.testing import FakeChoice, Fault
 
 
 def parse_letter(text: str) -> str:
@@ -64,3 +64,33 @@ def test_failed_call_is_unscored_not_raised(openai_server, make_engine):
     runs = jury.engine.run(ask_judge(jury, "toy", [chat(("user", "q")), chat(("user", "r"))], parse_letter))
     assert runs.answers[0].error.startswith("call failed") and "401" in runs.answers[0].error
     assert runs.answers[1].parsed == "A"
+
+
+def test_an_empty_answer_is_asked_again_and_never_counted_as_text(openai_server, make_engine):
+    openai_server.reply = lambda body, index: "" if index == 0 else "B"
+    jury = make_jury(make_engine(), openai_server)
+    runs = jury.engine.run(ask_judge(jury, "toy", [chat(("user", "q"))], parse_letter, retries=1))
+    assert runs.answers[0].parsed == "B" and runs.answers[0].attempts == 2
+
+
+def test_an_answer_that_stays_empty_is_unscored_and_not_cached(openai_server, make_engine, tmp_path):
+    openai_server.reply = lambda body, index: ""
+    cache = tmp_path / "empty.sqlite"
+    jury = make_jury(make_engine(cache=cache), openai_server)
+    runs = jury.engine.run(ask_judge(jury, "toy", [chat(("user", "q"))], parse_letter, retries=1))
+    assert runs.answers[0].error == "empty answer (finish reason stop)"
+    calls = len(openai_server.requests)
+    again = make_jury(make_engine(cache=cache, run_id="run-2"), openai_server)
+    again.engine.run(ask_judge(again, "toy", [chat(("user", "q"))], parse_letter, retries=1))
+    assert len(openai_server.requests) == 2 * calls  # nothing was served from the cache
+
+
+def test_a_refusal_is_unscored_as_refused_and_not_cached(openai_server, make_engine, tmp_path):
+    openai_server.reply = lambda body, index: FakeChoice(text="", refusal="I can't judge that")
+    cache = tmp_path / "refusal.sqlite"
+    jury = make_jury(make_engine(cache=cache), openai_server)
+    runs = jury.engine.run(ask_judge(jury, "toy", [chat(("user", "q"))], parse_letter))
+    assert runs.answers[0].error == "refused: I can't judge that" and runs.answers[0].raw == ""
+    completion = jury.engine.run(jury.complete("judge", "toy", chat(("user", "q"))))
+    assert completion.problem == "refused: I can't judge that"
+    assert completion.cached == [False]

@@ -86,6 +86,16 @@ class Sample(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
 
+    @property
+    def problem(self) -> str | None:
+        """Why this sample is no answer (`refused: ...`, `empty answer`), or None for a real one.
+        Such samples are never cached and never read as text by a judge."""
+        if self.refusal is not None:
+            return f"refused: {self.refusal}"
+        if not self.text.strip():
+            return f"empty answer (finish reason {self.finish_reason})" if self.finish_reason else "empty answer"
+        return None
+
 
 class Completion(BaseModel):
     """The n samples answering one request, with where each came from."""
@@ -97,6 +107,11 @@ class Completion(BaseModel):
     @property
     def text(self) -> str:
         return self.samples[0].text
+
+    @property
+    def problem(self) -> str | None:
+        """Why the first sample is no answer (refused, empty), or None: check it before using `text`."""
+        return self.samples[0].problem
 
     @property
     def texts(self) -> list[str]:

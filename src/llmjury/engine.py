@@ -130,7 +130,7 @@ class Engine:
             request_json = request.model_dump_json()
             for index, sample in zip(missing, fresh, strict=True):
                 found[index], cached[index] = sample, False
-                if sample.refusal is None:
+                if sample.problem is None:  # a refusal or an empty answer is asked again next run
                     self._remember(provider, keys[index], request, request_json, sample)
         return Completion(
             provider=provider.name,

@@ -113,8 +113,14 @@ async def ask_judge(
                 usage = usage + sample.usage
                 cached = completion.cached[index_of[run]]
                 if sample.refusal is not None:
-                    answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=f"refused: {sample.refusal}",
+                    answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=sample.problem,
                                                cached=cached, attempts=round_ + 1)
+                    continue
+                if sample.problem is not None:  # empty: asked again as the next sample, like an unreadable one
+                    answers[run] = JudgeAnswer(raw="", parsed=None, error=sample.problem, cached=cached,
+                                               attempts=round_ + 1)
+                    index_of[run], next_index = next_index, next_index + 1
+                    still.append(run)
                     continue
                 try:
                     answers[run] = JudgeAnswer(raw=sample.text, parsed=parse(sample.text), cached=cached,

@@ -1,54 +1,66 @@
-"""Q&A quality grading (seed 001): every filtered Slack Q&A pair is a case; a pair graded
-`remove` fails its test (or xfails, with `qa_quality.on_remove=xfail`), so the run lists exactly
-the pairs to drop. One rules case per course reports what the filters removed."""
+"""Q&A quality grading (seed 001): every filtered Slack Q&A pair, and every pair of your own file
+(`qa_quality.pairs`), is a case; a pair graded `remove` fails its test (or xfails, with
+`qa_quality.on_remove=xfail`), so the run lists exactly the pairs to drop. Pairs people labelled
+(SemEval's sample, or your file's `label` column) measure the grader instead. One rules case per
+course reports what the filters removed."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
 import llmjury
 from llmjury.assertions import assert_scored
-from llmjury.families import qa_quality
-from llmjury.families.qa_quality.semeval import semeval_cases
+from llmjury.families.qa_quality import FAMILY
+from llmjury.families.qa_quality.datasets import QAData, load
+from llmjury.families.qa_quality.options import QAOptions
+from llmjury.families.qa_quality.pipeline import course_rules, grade_pair
+from llmjury.families.qa_quality.results import GradeResult, RulesResult
 from llmjury.plugin import settings_of
 from llmjury.settings import family_options
 
+LOADED = pytest.StashKey[QAData]()
 
-def options(config: pytest.Config) -> qa_quality.QAOptions:
-    return qa_quality.QAOptions.model_validate(family_options(settings_of(config), qa_quality.FAMILY))
+
+def options(config: pytest.Config) -> QAOptions:
+    return QAOptions.model_validate(family_options(settings_of(config), FAMILY))
+
+
+def data(config: pytest.Config) -> QAData:
+    """The run's Q&A data, loaded once per process and shared by every test function below."""
+    if LOADED not in config.stash:
+        opts = options(config)
+        config.stash[LOADED] = load(FAMILY.dataset_paths(opts, settings_of(config)), opts)
+    return config.stash[LOADED]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    pairs, rules = qa_quality.qa_cases(options(metafunc.config))
-    if metafunc.function is test_pair_is_worth_keeping:
-        llmjury.generate(metafunc, pairs)
-    elif metafunc.function is test_semeval_pair:
-        opts = options(metafunc.config)
-        llmjury.generate(metafunc, semeval_cases(Path(opts.semeval) if opts.semeval else None))
-    elif metafunc.function is test_course_filters:
-        llmjury.generate(metafunc, rules)
+    loaded = data(metafunc.config)
+    cases = {test_pair_is_worth_keeping: loaded.pairs, test_labelled_pair: loaded.labelled,
+             test_course_filters: loaded.rules}
+    if metafunc.function in cases:
+        llmjury.generate(metafunc, cases[metafunc.function], loaded=loaded.loaded)
 
 
-@llmjury.pipeline(qa_quality.grade_pair)
+@llmjury.pipeline(grade_pair)
 def test_pair_is_worth_keeping(outcome: llmjury.Outcome, request: pytest.FixtureRequest) -> None:
     assert_scored(outcome)
     result = outcome.verdict.result
-    if result["grade"] == "remove":
-        scores = ", ".join(f"{k} {v}" for k, v in result["scores"].items())
+    assert isinstance(result, GradeResult)
+    if result.grade == "remove":
+        scores = ", ".join(f"{k} {v}" for k, v in result.scores.model_dump().items())
         message = f"graded remove ({scores}): drop this pair from the corpus"
         if options(request.config).on_remove == "xfail":
             pytest.xfail(message)
         pytest.fail(message)
 
 
-@llmjury.pipeline(qa_quality.grade_pair)
-def test_semeval_pair(outcome: llmjury.Outcome) -> None:
-    """The grader on labelled community answers: its agreement with people is in the report."""
+@llmjury.pipeline(grade_pair)
+def test_labelled_pair(outcome: llmjury.Outcome) -> None:
+    """The grader on pairs people labelled: its agreement with them is in the report."""
     assert_scored(outcome)
 
 
-@llmjury.pipeline(qa_quality.course_rules)
+@llmjury.pipeline(course_rules)
 def test_course_filters(outcome: llmjury.Outcome) -> None:
-    assert outcome.verdict.result["kept"] > 0
+    result = outcome.verdict.result
+    assert isinstance(result, RulesResult) and result.kept > 0

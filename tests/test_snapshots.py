@@ -86,26 +86,30 @@ def test_arena_markdown_layout(snapshot):
 
 
 def test_qa_quality_markdown_and_section_9_layout(snapshot):
+    from llmjury.families.qa_quality import FAMILY
     from llmjury.families.qa_quality.report import aggregate, files, markdown
 
     def pair(i, scores, grade):
         evaluation = {d: {"score": s, "reasoning": "r"} for d, s in
                       zip(("completeness", "context_independence", "technical_accuracy"), scores, strict=True)}
-        return {"case_id": f"qa-{i}", "family": "qa_quality", "judge": {"provider": "openai:gpt-4o-mini"},
-                "valid": True, "error": None, "raw": [],
+        return {"case_id": f"qa-{i}", "family": "qa_quality", "kind": "grade",
+                "judge": {"provider": "openai:gpt-4o-mini"}, "valid": True, "error": None, "raw": [],
                 "result": {"scores": dict(zip(evaluation, scores, strict=True)), "grade": grade, "judge_grade": grade,
-                           "grade_disagrees": False, "avg_score": sum(scores) / 3, "evaluation": evaluation},
-                "attributes": {"course": "level2_nlp", "raw_tokens_est": 300, "input_tokens_est": 90,
+                           "grade_disagrees": False, "avg_score": sum(scores) / 3,
+                           "evaluation": evaluation | {"overall_quality": grade}},
+                "attributes": {"dataset": "slack_export", "course": "level2_nlp", "raw_tokens_est": 300,
+                               "input_tokens_est": 90,
                                "pair": {"generation": "7", "date": "2024-10-15", "question": {"text": f"q{i}"},
                                         "answers": [{"text": "a"}]}}}
 
     records = [pair(1, [5, 4, 4], "high"), pair(2, [3, 3, 3], "medium"), pair(3, [1, 1, 4], "remove"),
-               {"case_id": "rules-level2_nlp", "family": "qa_quality", "judge": {"provider": "rules"}, "valid": True,
-                "error": None, "raw": [], "result": {"removed": {"announcement_or_recruiting": 2},
-                                                     "removed_answers": {"filler": 1}, "kept": 3},
-                "attributes": {"course": "level2_nlp", "kind": "rules"}}]
-    section = aggregate(records)
-    written = files(section, records)
+               {"case_id": "rules-level2_nlp", "family": "qa_quality", "kind": "rules", "judge": {"provider": "rules"},
+                "valid": True, "error": None, "raw": [],
+                "result": {"removed": {"announcement_or_recruiting": 2}, "removed_answers": {"filler": 1}, "kept": 3},
+                "attributes": {"dataset": "slack_export", "course": "level2_nlp"}}]
+    verdicts = [FAMILY.typed(r) for r in records]
+    section = aggregate(verdicts)
+    written = files(section, verdicts)
     scored = json.loads(written["qa_quality/level2_nlp.json"])
     scored["metadata"]["evaluation_date"] = "fixed"
     assert markdown(section) == snapshot

@@ -16,9 +16,12 @@ from llmjury.families.qa_quality.cases import QACase
 from llmjury.families.qa_quality.evaluation import EvaluationInput, extract_for_evaluation, grade, token_saving
 from llmjury.families.qa_quality.export import answer_rule, load_export, question_rule
 from llmjury.families.qa_quality.pipeline import grade_pair
+from llmjury.families.qa_quality.results import GradeResult
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
+
+EXPORT = Path(__file__).resolve().parents[3] / "fixtures" / "qa_quality" / "slack_export"
 
 PAIR = {"question": {"text": " transformer에서 positional encoding은 왜 필요한가요? ", "user": "U123",
                      "timestamp": "1699123456.789", "metadata": {"reactions": [{"name": "eyes", "count": 2}]}},
@@ -61,7 +64,7 @@ def test_question_rules():
 
 
 def test_shipped_export_is_filtered_and_every_rule_counted():
-    export = load_export()
+    export = load_export(EXPORT)
     nlp = export["level2_nlp"]
     assert nlp.removed == {"announcement_or_recruiting": 2, "short_thanks": 1, "system_message": 1}
     assert nlp.removed_answers == {"filler": 1, "system_message": 1}
@@ -79,7 +82,8 @@ def test_malformed_export_names_file_and_thread(tmp_path):
 
 
 def case():
-    return QACase(id="qa-x", course="c", source_file="f.json", generation="7", date="2024-10-15", pair=PAIR)
+    return QACase(id="qa-x", dataset="d", course="c", source_file="f.json", generation="7", date="2024-10-15",
+                  pair=PAIR)
 
 
 GOOD = {"completeness": {"score": 4, "reasoning": "covers it"},
@@ -99,8 +103,9 @@ def test_structured_output_via_openai_and_disagreement_kept(make_engine, openai_
     sent = openai_server.requests[0]["response_format"]
     assert sent["json_schema"]["name"] == "QualityEvaluation"
     assert "completeness" in sent["json_schema"]["schema"]["properties"]
-    assert (verdict.result["grade"], verdict.result["judge_grade"], verdict.result["grade_disagrees"]) == \
-        ("high", "medium", True)
+    assert verdict.kind == "grade" and isinstance(verdict.result, GradeResult)
+    result = verdict.result
+    assert (result.grade, result.judge_grade, result.grade_disagrees) == ("high", "medium", True)
     assert verdict.cost_usd is not None and verdict.cost_usd > 0
 
 
@@ -115,18 +120,22 @@ def test_invalid_output_is_asked_again_then_recorded_invalid(make_engine, gemini
 
 
 def test_dry_run_estimates_before_any_call(capsys):
-    assert main(["qa-estimate", "--model", "gpt-4o-mini"]) == 0
+    assert main(["qa-estimate", "--export", str(EXPORT), "--model", "gpt-4o-mini"]) == 0
     out = capsys.readouterr().out
-    assert "14 pairs to grade (5 threads removed by the rules)" in out and "$" in out
+    assert "14 items; left out 5 (2 announcement_or_recruiting thread" in out
+    assert "14 pairs to grade (0 with a human label)" in out and "$" in out
 
 
 KILLABLE = '''
+from pathlib import Path
+
 import llmjury
-from llmjury.families import qa_quality
+from llmjury.families.qa_quality.datasets import export_cases
+from llmjury.families.qa_quality.pipeline import grade_pair
 
-pairs, _ = qa_quality.qa_cases(qa_quality.QAOptions(export={export!r}))
+pairs, _, _ = export_cases(Path({export!r}))
 
-@llmjury.pipeline(qa_quality.grade_pair)
+@llmjury.pipeline(grade_pair)
 @llmjury.parametrize(pairs)
 def test_pair(outcome):
     assert outcome.verdict.valid
@@ -136,8 +145,7 @@ def test_pair(outcome):
 def test_killed_run_resumes_without_repeating_finished_calls(pytester, openai_server):
     openai_server.reply = lambda body, i: json.dumps(GOOD)
     openai_server.latency = 0.3
-    export = Path(__file__).resolve().parents[3] / "fixtures" / "qa_quality" / "slack_export"
-    pytester.makepyfile(test_resume=KILLABLE.format(export=str(export)))
+    pytester.makepyfile(test_resume=KILLABLE.format(export=str(EXPORT)))
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:cacheprovider\n")
     args = [sys.executable, "-m", "pytest", "-q", "--llm-concurrency", "2",
             "--llm-judge", f"openai:gpt-4o-mini;base_url={openai_server.base_url}"]

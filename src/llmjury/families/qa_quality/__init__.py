@@ -1,4 +1,5 @@
-"""Q&A quality grading (seed 001): Slack export → rules → rubric judge → graded corpus."""
+"""Q&A quality grading (seed 001): Q&A pairs (a Slack export, SemEval's labelled answers or your own
+file) → rules → rubric judge → graded corpus, and the judge against people's labels."""
 
 from __future__ import annotations
 
@@ -6,13 +7,13 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import ClassVar
 
-from llmjury.families.qa_quality import pipeline
 from llmjury.families.qa_quality.cases import FAMILY as NAME
-from llmjury.families.qa_quality.cases import QACase, QAOptions, qa_cases
+from llmjury.families.qa_quality.datasets import DATASETS
 from llmjury.families.qa_quality.offline import ANSWERS
+from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.pipeline import course_rules, grade_pair
-from llmjury.families.qa_quality.results import GradeResult, QASection
-from llmjury.family import Family, Pipeline, Result, Section
+from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, QASection, RulesResult
+from llmjury.family import Dataset, Family, Pipeline, Result, Section
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
@@ -20,41 +21,40 @@ from llmjury.verdicts import Verdict
 class QAQuality(Family):
     name = NAME
     options = QAOptions
-    results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType({"": GradeResult})
+    results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(
+        {"grade": GradeResult, "human_label": LabelledGrade, "rules": RulesResult})
     section = QASection
-    headline = ('remove_rate',)
+    headline = ("remove_rate",)
+    datasets: ClassVar[tuple[Dataset, ...]] = DATASETS
+    hidden_from_tables: ClassVar[tuple[str, ...]] = ("courses", "datasets", "grade_by_label")
 
     def pipelines(self) -> Mapping[str, Pipeline]:
-        return {
-            "grade_pair": pipeline.grade_pair,
-            "course_rules": pipeline.course_rules,
-        }
+        return {"grade_pair": grade_pair, "course_rules": course_rules}
 
     def offline(self) -> Mapping[str, Heuristic]:
         return ANSWERS
 
-    def aggregate(self, verdicts: Sequence[Verdict]) -> Section:
+    def aggregate(self, verdicts: Sequence[Verdict]) -> QASection:
         from llmjury.families.qa_quality import report
 
-        return QASection.model_validate(report.aggregate([v.record() for v in verdicts]))
+        return report.aggregate(verdicts)
 
     def markdown(self, section: Section) -> str:
         from llmjury.families.qa_quality import report
 
-        return report.markdown(section.model_dump(mode="json"))
+        return report.markdown(_own(section))
 
     def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
         from llmjury.families.qa_quality import report
 
-        return report.files(section.model_dump(mode="json"), [v.record() for v in verdicts])
+        return report.files(_own(section), verdicts)
 
-    @property
-    def hidden_from_tables(self) -> tuple[str, ...]:  # type: ignore[override]
-        from llmjury.families.qa_quality import report
 
-        return tuple(report.HIDDEN_FROM_TABLES)
+def _own(section: Section) -> QASection:
+    """The core hands back the section this family's model validated; anything else is a bug to name."""
+    if not isinstance(section, QASection):
+        raise TypeError(f"qa_quality: expected a QASection, got {type(section).__name__}")
+    return section
 
 
 FAMILY = QAQuality()
-
-__all__ = ["FAMILY", "NAME", "QACase", "QAOptions", "course_rules", "grade_pair", "qa_cases"]

@@ -2,21 +2,21 @@
 
 An export is a folder of courses, each holding JSON files of threads
 `{generation, date, question: {text, user, timestamp, ...}, answers: [...]}`. System messages go
-first; then named rules drop what is not a Q&A pair, and every removal is counted by rule.
+first; then named rules drop what is not a Q&A pair, and every removal is counted by rule. A thread
+seen twice in a course (same generation and question timestamp) is counted as `duplicate` and kept once.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from llmjury.datasets.files import read_json
 from llmjury.errors import DatasetError
 
-SHIPPED = Path(__file__).resolve().parents[4] / "fixtures" / "qa_quality" / "slack_export"
 SYSTEM_SUBTYPES = frozenset({"channel_join", "channel_leave", "pinned_item", "unpinned_item", "channel_topic",
                              "channel_purpose", "channel_name", "bot_message", "group_join", "group_leave"})
 FILLER = re.compile(r"^\s*(?:[ㅋㅎㅠㅜ]+|lol+|haha+|[\W_]+)\s*$", re.IGNORECASE)
@@ -80,12 +80,10 @@ def question_rule(text: str) -> str | None:
 
 
 def load_course(folder: Path) -> list[QAPair]:
+    """A course folder's threads, in file order."""
     pairs = []
     for path in sorted(folder.glob("*.json")):
-        try:
-            threads = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise DatasetError(str(path), None, f"cannot read Slack export ({exc})") from exc
+        threads = read_json(path)
         if not isinstance(threads, list):
             raise DatasetError(str(path), None, "expected a list of threads")
         for number, thread in enumerate(threads):
@@ -99,17 +97,25 @@ def load_course(folder: Path) -> list[QAPair]:
     return pairs
 
 
-def load_export(root: Path | None = None) -> dict[str, Filtered]:
+def load_export(root: Path) -> dict[str, Filtered]:
     """Every course of an export, system messages removed and rules applied, merged by course."""
-    root = root or SHIPPED
     if not root.is_dir():
-        raise DatasetError(str(root), None, "not a folder of course exports")
-    return {folder.name: apply_rules(load_course(folder)) for folder in sorted(p for p in root.iterdir() if p.is_dir())}
+        raise DatasetError(str(root), None, "not a folder of course folders (set qa_quality.export=DIR)")
+    courses = sorted(p for p in root.iterdir() if p.is_dir() and any(p.glob("*.json")))
+    if not courses:
+        raise DatasetError(str(root), None, "no course folder holding Slack JSON files (<course>/<file>.json)")
+    return {folder.name: apply_rules(load_course(folder)) for folder in courses}
 
 
 def apply_rules(pairs: list[QAPair]) -> Filtered:
+    """The pairs worth grading, and how many threads and answers each rule removed."""
     result = Filtered(pairs=[])
+    seen: set[tuple[str, str]] = set()
     for pair in pairs:
+        if (pair.generation, pair.id) in seen:
+            result.removed["duplicate"] += 1
+            continue
+        seen.add((pair.generation, pair.id))
         if is_system(pair.question):
             result.removed["system_message"] += 1
             continue

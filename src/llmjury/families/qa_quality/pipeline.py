@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from llmjury.errors import JudgeParseError
-from llmjury.families.qa_quality.cases import FAMILY, CourseRules, QACase, QAOptions
+from llmjury.families.qa_quality.cases import FAMILY, CourseRules, QACase
 from llmjury.families.qa_quality.evaluation import (
     DIMENSIONS,
     QualityEvaluation,
@@ -17,6 +17,8 @@ from llmjury.families.qa_quality.evaluation import (
     grade,
     token_saving,
 )
+from llmjury.families.qa_quality.options import QAOptions
+from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, RulesResult, Scores
 from llmjury.judging import ask_judge
 from llmjury.jury import Jury, Outcome
 from llmjury.settings import family_options
@@ -41,40 +43,40 @@ def parse_evaluation(text: str) -> QualityEvaluation:
 
 
 async def grade_pair(case: QACase, jury: Jury) -> Outcome:
+    """Grade one pair; a labelled pair's verdict (kind `human_label`) carries the person's label too."""
     opts = options(jury)
     evaluation_input = extract_for_evaluation(case.pair, case.source_file)
     raw_tokens, input_tokens = token_saving(case.pair, evaluation_input)
-    attributes: dict[str, Any] = {"course": case.course, "generation": case.generation, "date": case.date,
-                                  "source_file": case.source_file, "original_id": evaluation_input.original_id,
-                                  "raw_tokens_est": raw_tokens, "input_tokens_est": input_tokens, "pair": case.pair,
-                                  "human_label": getattr(case, "label", None)}
+    attributes: dict[str, Any] = {"dataset": case.dataset, "course": case.course, "generation": case.generation,
+                                  "date": case.date, "source_file": case.source_file,
+                                  "original_id": evaluation_input.original_id, "raw_tokens_est": raw_tokens,
+                                  "input_tokens_est": input_tokens, "pair": case.pair, "human_label": case.label}
     prompt = jury.render("qa_quality/judge.j2", qa=evaluation_input.to_prompt_format())
     request = jury.request(prompt, json_schema=QualityEvaluation.model_json_schema(), schema_name="QualityEvaluation")
     runs = await ask_judge(jury, FAMILY, [request], parse_evaluation, retries=opts.max_retries - 1)
     (answer,) = runs.answers
     config = JudgeConfig(provider=runs.provider, prompt=request.task, parser=PARSER_VERSION, scoring="rubric")
-    common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, judge=config, attributes=attributes,
+    kind = "grade" if case.label is None else "human_label"
+    common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, kind=kind, judge=config, attributes=attributes,
                                   **runs.verdict_fields(jury))
     if not answer.scored:
         return Outcome([Verdict(valid=False, error=answer.error, **common)])
     evaluation: QualityEvaluation = answer.parsed
-    scores = [getattr(evaluation, d).score for d in DIMENSIONS]
-    computed = grade(scores)
-    result = {
-        "scores": dict(zip(DIMENSIONS, scores, strict=True)),
-        "grade": computed,
-        "judge_grade": evaluation.overall_quality,
-        "grade_disagrees": computed != evaluation.overall_quality,
-        "avg_score": round(sum(scores) / len(scores), 3),
-        "evaluation": evaluation.model_dump(mode="json"),
-        "attempts": answer.attempts,
-    }
+    scores = Scores(**{d: getattr(evaluation, d).score for d in DIMENSIONS})
+    values = [getattr(scores, d) for d in DIMENSIONS]
+    computed = grade(values)
+    fields: dict[str, Any] = dict(scores=scores, grade=computed, judge_grade=evaluation.overall_quality,
+                                  grade_disagrees=computed != evaluation.overall_quality,
+                                  avg_score=round(sum(values) / len(values), 3), evaluation=evaluation,
+                                  attempts=answer.attempts)
+    result = GradeResult(**fields) if case.label is None else LabelledGrade(**fields, label=case.label)
     return Outcome([Verdict(result=result, **common)], details={"input": evaluation_input.to_prompt_format()})
 
 
 async def course_rules(case: CourseRules, jury: Jury) -> Outcome:
     """No model call: the course's filter counts, as a verdict so they reach the report."""
-    verdict = Verdict(case_id=case.id, family=FAMILY, judge=JudgeConfig(provider="rules:seed-001-filters"),
-                      result={"removed": case.removed, "removed_answers": case.removed_answers, "kept": case.kept},
-                      attributes={"course": case.course, "kind": "rules"})
+    result = RulesResult(removed=case.removed, removed_answers=case.removed_answers, kept=case.kept)
+    verdict = Verdict(case_id=case.id, family=FAMILY, kind="rules", result=result,
+                      judge=JudgeConfig(provider="rules:seed-001-filters"),
+                      attributes={"dataset": case.dataset, "course": case.course})
     return Outcome([verdict])

@@ -1,0 +1,83 @@
+"""People's labels of Q&A pairs, and the judge measured against them.
+
+A labelled file uses one vocabulary, ordered worst to best: SemEval-2016's Bad < PotentiallyUseful <
+Good, or seed 001's grades remove < low < medium < high. Reported per labelled dataset: the rank
+correlation of the judge's average score with the label, the grade x label counts, and how well
+`remove` finds the lowest label (precision, recall).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+from llmjury.families.qa_quality.results import Figure, JudgeValidity, LabelledGrade
+from llmjury.stats import metric, proportion
+
+VOCABULARIES: dict[str, tuple[str, ...]] = {
+    "SemEval": ("Bad", "PotentiallyUseful", "Good"),
+    "grade": ("remove", "low", "medium", "high"),
+}
+#: How the shipped SemEval-2016 data is named in reports; any other dataset goes by its own name.
+KNOWN = {"semeval": "SemEval-2016 Task 3 subtask A (Qatar Living), human Good / PotentiallyUseful / Bad"}
+
+
+def canonical(label: str) -> tuple[str, str] | None:
+    """(vocabulary, label as the vocabulary spells it) for a label in any letter case, else None."""
+    for name, labels in VOCABULARIES.items():
+        for known in labels:
+            if label.strip().lower() == known.lower():
+                return name, known
+    return None
+
+
+def vocabulary(label: str) -> tuple[str, ...]:
+    found = canonical(label)
+    if found is None:
+        raise ValueError(f"unknown label {label!r}")
+    return VOCABULARIES[found[0]]
+
+
+def describe(dataset: str, labels: tuple[str, ...]) -> str:
+    return KNOWN.get(dataset) or f"{dataset}, human {' / '.join(reversed(labels))}"
+
+
+def agreement_with_labels(dataset: str, graded: Sequence[LabelledGrade]) -> JudgeValidity | None:
+    """The judge's average score and grade against one dataset's labels (scored verdicts only)."""
+    if not graded:
+        return None
+    from scipy import stats
+
+    labels = vocabulary(graded[0].label)
+    rank = {label: i for i, label in enumerate(labels)}
+    scores = np.array([g.avg_score for g in graded])
+    ranks = np.array([rank[g.label] for g in graded])
+    rho = stats.spearmanr(scores, ranks)
+    tau = stats.kendalltau(scores, ranks)
+    rng = np.random.default_rng(0)
+    draws = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a resample can be constant; its NaN is dropped below
+        for _ in range(500):
+            i = rng.integers(0, len(scores), len(scores))
+            draws.append(stats.spearmanr(scores[i], ranks[i]).statistic)
+    finite = np.array(draws)[np.isfinite(draws)]
+    confusion: dict[str, dict[str, int]] = {}
+    for g in graded:
+        row = confusion.setdefault(g.grade, dict.fromkeys(labels, 0))
+        row[g.label] += 1
+    worst = labels[0]
+    removed = [g for g in graded if g.grade == "remove"]
+    bad = [g for g in graded if g.label == worst]
+    return JudgeValidity(
+        dataset=describe(dataset, labels),
+        spearman_avg_score_vs_label=Figure(**metric(rho.statistic, np.percentile(finite, 2.5) if len(finite) else None,
+                                                    np.percentile(finite, 97.5) if len(finite) else None,
+                                                    len(graded), "spearman, item bootstrap")),
+        kendall_avg_score_vs_label=Figure(**metric(tau.statistic, None, None, len(graded), "kendall tau-b")),
+        grade_by_label=confusion,
+        remove_precision_for_bad=Figure(**proportion(sum(g.label == worst for g in removed), len(removed))),
+        remove_recall_of_bad=Figure(**proportion(sum(g.grade == "remove" for g in bad), len(bad))),
+    )

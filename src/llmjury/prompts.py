@@ -8,12 +8,14 @@ prompt by putting a file with the same relative path in its own prompts director
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
 BUNDLED_PROMPTS = Path(__file__).with_name("prompts")
 
@@ -46,6 +48,7 @@ class PromptLibrary:
             keep_trailing_newline=False,
             autoescape=False,
         )
+        self._json: jinja2.Environment | None = None
 
     def source(self, name: str) -> str:
         """The raw template text, for hashing and for snapshot review."""
@@ -62,6 +65,28 @@ class PromptLibrary:
         """Render `name` with `variables`; a missing variable raises instead of rendering blank."""
         template = self._env.get_template(name)
         return RenderedPrompt(name=name, version=self.version(name), text=template.render(**variables))
+
+    def render_json(self, name: str, **variables: Any) -> Any:
+        """Render a JSON document template (an `http:` request body): every `{{ value }}` is written
+        as a JSON value, so a quote or newline in the text cannot break the document or add fields.
+        `{{ value | tojson }}` still works and is not encoded twice."""
+        template = self._json_env().get_template(name)
+        text = template.render(**variables)
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"template {name} did not render JSON ({exc.msg} at line {exc.lineno}); "
+                             "write each value as {{ value }} without quotes around it") from None
+
+    def _json_env(self) -> jinja2.Environment:
+        if self._json is None:
+            self._json = self._env.overlay(finalize=_json_value)
+        return self._json
+
+
+def _json_value(value: Any) -> Any:
+    """Each expression of a JSON template as a JSON value, unless `tojson` already made it one."""
+    return value if isinstance(value, markupsafe.Markup) else json.dumps(value, ensure_ascii=False)
 
 
 _default: PromptLibrary | None = None

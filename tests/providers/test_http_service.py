@@ -67,3 +67,39 @@ def test_body_template_renders_the_dialogue_for_the_service(make_engine, tmp_pat
             assert engine.run(engine.complete(spec, request)).text == "eval|no idea|3"
     finally:
         use_library(PromptLibrary())
+
+
+class RecordBody(FakeServer):
+    def route(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        return 200, {"reply": None if body.get("utterance") == "silence" else "ok"}
+
+
+def test_body_values_are_json_escaped_without_tojson(make_engine, tmp_path):
+    """A quote in the text can neither break the body nor add a field to it."""
+    from llmjury.prompts import PromptLibrary, use_library
+
+    (tmp_path / "plain.j2").write_text('{"session": "eval", "utterance": {{ last.content }}}')
+    use_library(PromptLibrary([tmp_path]))
+    try:
+        with RecordBody() as service:
+            engine = make_engine()
+            crafted = 'hi", "admin": true, "x": "'
+            assert engine.run(engine.complete(f"http:{service.origin}/c;body=plain.j2", chat(("user", crafted)))).text
+            assert service.requests[0] == {"session": "eval", "utterance": crafted}
+    finally:
+        use_library(PromptLibrary())
+
+
+def test_a_null_reply_is_an_empty_answer_not_the_text_none(make_engine, tmp_path):
+    from llmjury.prompts import PromptLibrary, use_library
+
+    (tmp_path / "plain.j2").write_text('{"utterance": {{ last.content }}}')
+    use_library(PromptLibrary([tmp_path]))
+    try:
+        with RecordBody() as service:
+            engine = make_engine()
+            spec = f"http:{service.origin}/c;body=plain.j2"
+            completion = engine.run(engine.complete(spec, chat(("user", "silence"))))
+    finally:
+        use_library(PromptLibrary())
+    assert completion.text == "" and completion.problem == "empty answer (finish reason stop)"

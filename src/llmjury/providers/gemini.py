@@ -22,6 +22,7 @@ from llmjury.errors import PermanentProviderError, ProviderError, TransientProvi
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.status import is_retryable, retry_after
 from llmjury.providers.usage import split_usage
+from llmjury.redact import scrub
 
 REFUSAL_REASONS = {"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION"}
 
@@ -38,6 +39,7 @@ class GeminiProvider(Provider):
         http_options = types.HttpOptions(
             base_url=base_url, timeout=int(float(options.get("timeout", 120)) * 1000)
         )
+        self.secrets = (api_key,)
         # Keep the client on the instance: a temporary one is collected and closes its connection.
         self.client = genai.Client(api_key=api_key or "not-needed-for-local-servers", http_options=http_options)
         self.max_samples_per_call = int(options.get("max_n", self.max_samples_per_call))
@@ -66,10 +68,10 @@ class GeminiProvider(Provider):
             response = await self.client.aio.models.generate_content(
                 model=self.spec.model, contents=contents, config=config
             )
-        except genai_errors.APIError as exc:
-            raise _api_error(self.name, exc) from exc
+        except genai_errors.APIError as exc:  # `from None` and scrubbed: the SDK's text may quote the key
+            raise _api_error(self.name, exc, self.secrets) from None
         except (httpx2.TransportError, TimeoutError, ConnectionError) as exc:
-            raise TransientProviderError(self.name, f"{type(exc).__name__}: {exc}") from exc
+            raise TransientProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
         latency = time.perf_counter() - started
         meta = response.usage_metadata
         usage = Usage(
@@ -111,9 +113,9 @@ def _sample(candidate: Any, usage: Usage, latency: float) -> Sample:
     return Sample(text=text, finish_reason=reason, refusal=refusal, logprobs=logprobs, usage=usage, latency_s=latency)
 
 
-def _api_error(provider: str, exc: genai_errors.APIError) -> ProviderError:
+def _api_error(provider: str, exc: genai_errors.APIError, secrets: Sequence[str | None]) -> ProviderError:
     status = int(exc.code or 0)
-    cause = f"HTTP {status} {exc.status}: {exc.message}"
+    cause = scrub(f"HTTP {status} {exc.status}: {exc.message}", secrets)
     if is_retryable(status):
         return TransientProviderError(provider, cause, status=status, retry_after=retry_after(exc.response))
     return PermanentProviderError(provider, cause, status=status)

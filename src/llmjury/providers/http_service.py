@@ -8,7 +8,6 @@ text out of the JSON answer (default `reply`; list indices are numbers: `choices
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +19,7 @@ from llmjury.errors import PermanentProviderError, TransientProviderError
 from llmjury.prompts import library
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.status import is_retryable, retry_after
+from llmjury.redact import scrub
 
 
 class HttpServiceProvider(Provider):
@@ -38,9 +38,9 @@ class HttpServiceProvider(Provider):
         try:
             response = await self.client.post(self.url, json=self.body(request))
         except httpx2.TransportError as exc:
-            raise TransientProviderError(self.name, f"{type(exc).__name__}: {exc}") from exc
+            raise TransientProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}")) from None
         if response.status_code >= 400:
-            cause = f"HTTP {response.status_code}: {response.text[:200]}"
+            cause = scrub(f"HTTP {response.status_code}: {response.text[:200]}")
             if is_retryable(response.status_code):
                 raise TransientProviderError(
                     self.name, cause, status=response.status_code, retry_after=retry_after(response)
@@ -48,11 +48,15 @@ class HttpServiceProvider(Provider):
             raise PermanentProviderError(self.name, cause, status=response.status_code)
         try:
             text = extract(response.json(), self.reply_path)
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+        except (ValueError, KeyError, IndexError, TypeError):
             raise PermanentProviderError(
-                self.name, f"reply path {self.reply_path!r} not found in {response.text[:200]!r}"
-            ) from exc
-        return Sample(text=str(text), finish_reason="stop", latency_s=time.perf_counter() - started)
+                self.name, scrub(f"reply path {self.reply_path!r} not found in {response.text[:200]!r}")
+            ) from None
+        if text is not None and not isinstance(text, str):
+            raise PermanentProviderError(self.name, f"reply path {self.reply_path!r} holds "
+                                                    f"{type(text).__name__}, not text: {str(text)[:100]!r}")
+        # A null reply is no answer (never the text "None"): Sample.problem marks it empty.
+        return Sample(text=text or "", finish_reason="stop", latency_s=time.perf_counter() - started)
 
     def body(self, request: ChatRequest) -> Any:
         """The JSON body for one request: the default shape or the configured template."""
@@ -60,8 +64,7 @@ class HttpServiceProvider(Provider):
         if self.body_template is None:
             return {"messages": messages}
         history = "\n".join(f"[{m['role']}]: {m['content']}" for m in messages)
-        rendered = library().render(self.body_template, messages=messages, history=history, last=messages[-1])
-        return json.loads(rendered.text)
+        return library().render_json(self.body_template, messages=messages, history=history, last=messages[-1])
 
     async def aclose(self) -> None:
         await self.client.aclose()

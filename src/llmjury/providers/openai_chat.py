@@ -19,6 +19,7 @@ from llmjury.errors import PermanentProviderError, ProviderError, TransientProvi
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.status import is_retryable, retry_after
 from llmjury.providers.usage import split_usage
+from llmjury.redact import scrub
 
 
 class OpenAIProvider(Provider):
@@ -28,6 +29,7 @@ class OpenAIProvider(Provider):
         super().__init__(spec)
         options = spec.options
         api_key = options.get("api_key") or os.environ.get(options.get("api_key_env", "OPENAI_API_KEY"))
+        self.secrets = (api_key,)
         self.client = openai.AsyncOpenAI(
             api_key=api_key or "not-needed-for-local-servers",
             base_url=options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or None,
@@ -38,14 +40,16 @@ class OpenAIProvider(Provider):
 
     async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
         started = time.perf_counter()
+        # Errors are raised `from None`: the SDK's exception may quote the request's key, and a
+        # chained traceback would print it. Their text is scrubbed of key-shaped strings too.
         try:
             response = await self.client.chat.completions.create(**self._params(request, n))
         except openai.APIStatusError as exc:
-            raise _status_error(self.name, exc) from exc
+            raise _status_error(self.name, exc, self.secrets) from None
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-            raise TransientProviderError(self.name, f"{type(exc).__name__}: {exc}") from exc
+            raise TransientProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
         except openai.OpenAIError as exc:
-            raise ProviderError(self.name, f"{type(exc).__name__}: {exc}") from exc
+            raise ProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
         latency = time.perf_counter() - started
         usage = Usage(
             prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
@@ -108,10 +112,10 @@ def _sample(choice: Any, usage: Usage, latency: float) -> Sample:
     )
 
 
-def _status_error(provider: str, exc: openai.APIStatusError) -> ProviderError:
+def _status_error(provider: str, exc: openai.APIStatusError, secrets: Sequence[str | None]) -> ProviderError:
     status = exc.status_code
     detail = exc.body.get("message") if isinstance(exc.body, dict) else None
-    cause = f"HTTP {status}: {detail or exc.message}"
+    cause = scrub(f"HTTP {status}: {detail or exc.message}", secrets)
     if is_retryable(status):
         return TransientProviderError(provider, cause, status=status, retry_after=retry_after(exc.response))
     return PermanentProviderError(provider, cause, status=status)

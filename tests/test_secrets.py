@@ -1,0 +1,95 @@
+"""No secret is written: not from a spec, not from the environment, not echoed back by a server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llmjury.redact import redact_spec, scrub
+from llmjury.testing import FakeOpenAI
+
+SPEC_KEY = "zq-marker-spec-5150"
+ENV_KEY = "zq-marker-env-7337"
+
+
+class EchoingServer(FakeOpenAI):
+    """Refuses every key and quotes it back, as some servers' 401 pages do."""
+
+    def route(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        auth = {k.lower(): v for k, v in headers.items()}["authorization"]
+        return 401, {"error": {"message": f"Incorrect API key provided: {auth}", "type": "invalid_request_error",
+                               "code": "invalid_api_key"}}
+
+
+TEST = """
+import llmjury
+from llmjury import Case, JudgeConfig, Outcome, Verdict
+from llmjury.chat import chat
+from llmjury.errors import ProviderError
+
+
+class Item(Case):
+    text: str
+
+
+async def judge(case, jury):
+    try:
+        await jury.complete(case.text, "toy", chat(("user", "hello")))
+    except ProviderError as exc:
+        return Outcome([Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider="x"), valid=False,
+                                error=f"call failed: {exc}")])
+    return Outcome([])
+
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize([Item(id="spec-key", family="toy", text="judge"),
+                      Item(id="env-key", family="toy", text="candidate")])
+def test_unscored(outcome):
+    assert not outcome.verdict.valid
+
+
+def test_raises(jury):
+    jury.engine.run(jury.complete("judge", "toy", chat(("user", "hello"))))
+"""
+
+
+def test_no_key_reaches_any_output(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
+    pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark\n")
+    pytester.makepyfile(test_keys=TEST)
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    with EchoingServer() as server:
+        result = pytester.runpytest_subprocess(
+            "-n", "2", "--junitxml=junit.xml", "-rA",
+            "--llm-judge", f"openai:judge;base_url={server.base_url};api_key={SPEC_KEY};timeout=5",
+            "--llm-role", f"candidate=openai:cand;base_url={server.base_url};timeout=5")
+    result.assert_outcomes(passed=2, failed=1)
+    assert any(f"Bearer {SPEC_KEY}" in r.get("authorization", "") for r in server.headers)  # the key was sent
+    assert any(f"Bearer {ENV_KEY}" in r.get("authorization", "") for r in server.headers)
+    written = {path: path.read_bytes().decode("utf-8", "replace") for path in Path(pytester.path).rglob("*")
+               if path.is_file() and "__pycache__" not in path.parts}
+    assert any(p.name == "verdicts.jsonl" for p in written) and any(p.name == "junit.xml" for p in written)
+    for text, where in [*((t, str(p)) for p, t in written.items()), (result.stdout.str(), "stdout"),
+                        (result.stderr.str(), "stderr")]:
+        assert SPEC_KEY not in text, where
+        assert ENV_KEY not in text, where
+    verdicts = (pytester.path / "reports" / "latest" / "verdicts.jsonl").read_text()
+    assert "HTTP 401: Incorrect API key provided: Bearer ***" in verdicts
+    assert "api_key=***" in (pytester.path / "reports" / "latest" / "summary.json").read_text()
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    ("openai:gpt-4o;api_key=abc;base_url=http://h", "openai:gpt-4o;api_key=***;base_url=http://h"),
+    ("openai:a;token=t1+gemini:b;API_KEY=t2", "openai:a;token=***+gemini:b;API_KEY=***"),
+    ("openai:a;api_key_env=MY_KEY*3", "openai:a;api_key_env=MY_KEY*3"),
+    ("judge=http:http://h/chat;auth_header=s3cret", "judge=http:http://h/chat;auth_header=***"),
+])
+def test_secret_named_spec_options_are_masked(spec, expected):
+    assert redact_spec(spec) == expected
+
+
+def test_error_text_loses_known_secrets_and_key_shaped_strings():
+    text = "HTTP 401: key my-own-key rejected; Authorization: Bearer abc.def; try sk-proj-ABCDEFGH12 or AIza" + "x" * 30
+    assert scrub(text, ["my-own-key", None]) == (
+        "HTTP 401: key *** rejected; Authorization: Bearer ***; try *** or ***")

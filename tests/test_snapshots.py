@@ -37,13 +37,13 @@ def test_summary_markdown_layout(snapshot):
     for i, (winner, conf) in enumerate([("ours", "unanimous"), ("ours", "majority"), ("baseline", "majority"),
                                         ("tie", "no_consensus")]):
         runs = [{"ours_position": p, "decision": "a", "preferred": winner if winner != "tie" else "tie",
-                 "error": None, "attempts": 1} for p in "ABA"]
-        records.append({"case_id": f"sim-{i}", "family": "socratic",
+                 "juror": "openai:gpt-4o-mini", "error": None, "attempts": 1} for p in "ABA"]
+        records.append({"case_id": f"sim-{i}", "family": "socratic", "kind": "pairwise",
                         "judge": {"provider": "openai:gpt-4o-mini", "prompt": "socratic/judge.j2@x", "runs": 3},
-                        "result": {"winner": winner, "confidence": conf, "counted_runs": 3, "runs": runs},
-                        "valid": True, "error": None, "raw": [],
-                        "attributes": {"source": "simulated", "subject": "operating_systems",
-                                       "ours_chars": 100 + i, "baseline_chars": 120}})
+                        "result": {"winner": winner, "confidence": conf, "counted_runs": 3, "runs": runs,
+                                   "source": "simulated", "dataset": "simulated", "subject": "operating_systems",
+                                   "ours_chars": 100 + i, "baseline_chars": 120},
+                        "valid": True, "error": None, "raw": [], "attributes": {}})
     run = {"id": "fixed-run", "judge": "openai:gpt-4o-mini", "cache_mode": "replay", "seed": 0, "workers": 2}
     summary = summarize(records, run, {"openai:gpt-4o-mini": {"calls": 12, "prompt_tokens": 12000,
                                                               "completion_tokens": 3000}}, PriceTable.load(),
@@ -69,7 +69,8 @@ def test_geval_cot_prompt_for_overall_is_the_seeds(snapshot):
 
 
 def _battle(i, a, b, winner):
-    return {"case_id": f"q{i:03d}-{a}-vs-{b}", "family": "arena", "judge": {"provider": "openai:gpt-4o"},
+    return {"case_id": f"q{i:03d}-{a}-vs-{b}", "family": "arena", "kind": "battle",
+            "judge": {"provider": "openai:gpt-4o"},
             "result": {"winner": winner, "consistent": True, "counted_runs": 2}, "valid": True, "error": None,
             "raw": [], "attributes": {"dataset": "mtbench", "question": f"q{i}", "question_index": i, "model_a": a,
                                       "model_b": b, "round": 0, "answer_a": "x" * (10 + i % 7),
@@ -77,12 +78,13 @@ def _battle(i, a, b, winner):
 
 
 def test_arena_markdown_layout(snapshot):
+    from llmjury.families.arena import FAMILY
     from llmjury.families.arena.report import aggregate, markdown
 
     outcomes = ["model_a", "model_b", "tie", "model_a", "model_a"]
     records = [_battle(i, a, b, outcomes[(i + k) % 5]) for i in range(20)
                for k, (a, b) in enumerate([("alpha", "beta"), ("alpha", "gamma"), ("beta", "gamma")])]
-    assert markdown(aggregate(records)) == snapshot
+    assert markdown(aggregate([FAMILY.typed(r) for r in records])) == snapshot
 
 
 def test_qa_quality_markdown_and_section_9_layout(snapshot):

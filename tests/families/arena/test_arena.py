@@ -7,12 +7,16 @@ import pandas as pd
 import pytest
 
 from llmjury.errors import DatasetError, JudgeParseError
-from llmjury.families.arena import layout
-from llmjury.families.arena.cases import ArenaOptions, arrange
+from llmjury.families.arena import FAMILY, layout
+from llmjury.families.arena.agreement import agreement
+from llmjury.families.arena.arrangement import arrange
 from llmjury.families.arena.importers import by_judge, chatbot_arena, mtbench_judgements
 from llmjury.families.arena.judge import parse_pair, parse_scores, score_text, winner_from_scores
+from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.pipeline import battle
-from llmjury.families.arena.report import agreement, files
+from llmjury.families.arena.report import aggregate, files
+from llmjury.families.arena.results import BattleResult
+from llmjury.settings import Settings
 
 
 def test_seed_score_lines_and_winner_rules():
@@ -39,13 +43,19 @@ def write_dataset(tmp_path: Path, questions, answers: dict[str, dict[str, str]])
                         models="m1,m2,m3")
 
 
+NO_ROOT = Settings()
+
+
 def test_arrangement_pairs_only_models_that_answered_in_question_then_combination_order(tmp_path):
     options = write_dataset(tmp_path, ["q1", "q2", "q1"], {"q1": {"m1": "x", "m2": "y", "m3": "z"},
                                                           "q2": {"m1": "x", "m3": "z"}})
-    cases = arrange(options)
+    cases, report = arrange(options, NO_ROOT)
     assert [(c.question, c.model_a, c.model_b) for c in cases] == [
         ("q1", "m1", "m2"), ("q1", "m1", "m3"), ("q1", "m2", "m3"), ("q2", "m1", "m3")]
-    rounds = arrange(options.model_copy(update={"rounds": 2}))
+    # m2 did not answer q2: its two battles there are counted, as is the repeated q1 row.
+    assert report.kept == 4 and report.dropped == {
+        "battle left out: a model has no (or an empty) recorded answer": 2, "repeated question": 1}
+    rounds, _ = arrange(options.model_copy(update={"rounds": 2}), NO_ROOT)
     assert len(rounds) == 8 and rounds[-1].id.endswith("-r1")
 
 
@@ -53,7 +63,7 @@ def test_a_given_arrangement_file_is_reproduced(tmp_path):
     options = write_dataset(tmp_path, ["q1"], {"q1": {"m1": "x", "m2": "y"}})
     pd.DataFrame([{"question": "q1", "model_a": "m2", "model_b": "m1", "winner": "model_a"}]).to_csv(
         tmp_path / "arr.csv", index=False)
-    cases = arrange(options.model_copy(update={"arrangement": str(tmp_path / "arr.csv")}))
+    cases, _ = arrange(options.model_copy(update={"arrangement": str(tmp_path / "arr.csv")}), NO_ROOT)
     assert [(c.model_a, c.model_b) for c in cases] == [("m2", "m1")]
 
 
@@ -75,15 +85,17 @@ def test_battle_judged_in_both_orders_ties_when_orders_disagree(tmp_path, make_e
     opts = {f"arena.{k}": str(v) for k, v in options.model_dump().items() if v is not None}
     engine = make_engine(roles={"judge": f"openai:judge;base_url={openai_server.base_url}"}, options=opts)
     jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
-    case = arrange(options)[0]
+    case = arrange(options, engine.settings)[0][0]
     verdict = engine.run(battle(case, jury)).verdict
-    assert verdict.result["winner"] == "tie" and verdict.result["consistent"] is False
-    assert [r["winner"] for r in verdict.result["runs"]] == ["model_a", "model_b"]
+    assert isinstance(verdict.result, BattleResult) and verdict.kind == "battle"
+    assert verdict.result.winner == "tie" and verdict.result.consistent is False
+    assert [r.winner for r in verdict.result.runs] == ["model_a", "model_b"]
+    assert (verdict.result.by_order("ab"), verdict.result.by_order("ba")) == ("model_a", "model_b")
     shown_first = sorted(b["messages"][0]["content"].split("[Model 1's Answer]\n")[1][:5]
                          for b in openai_server.requests)
     assert shown_first == ["THREE", "TWO-I"]
-    record = verdict.record()
-    written = files({}, [record])
+    typed = FAMILY.typed(verdict.record())
+    written = files(aggregate([typed]), [typed])
     table = pd.read_csv(pd.io.common.StringIO(written["arena/results/default/battle_records.csv"]))
     assert list(table.columns) == layout.RECORD_COLUMNS
     assert table.loc[0, "gpt_4_score"] == "{'model_a': '1', 'model_b': '1'}"
@@ -115,5 +127,5 @@ def test_chatbot_arena_logs_and_mtbench_judgements_import(tmp_path):
     judges = by_judge(rows)
     result = agreement(judges["gpt-4-pair-v2"], judges["expert_1"])
     # q81: both say x; q82: humans say x, GPT-4 inconsistent -> tie; q83: humans tie, GPT-4 says x.
-    assert result["with_ties"]["value"] == pytest.approx(1 / 3)
-    assert (result["without_ties"]["value"], result["without_ties"]["n"]) == (1.0, 1)
+    assert result.with_ties.value == pytest.approx(1 / 3)
+    assert (result.without_ties.value, result.without_ties.n) == (1.0, 1)

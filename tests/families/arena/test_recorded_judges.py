@@ -3,8 +3,10 @@ from __future__ import annotations
 import pytest
 
 from llmjury.errors import JudgeParseError
+from llmjury.families.arena import FAMILY
+from llmjury.families.arena.agreement import canonical, human_majority, reviewer_agreement
 from llmjury.families.arena.llmbar import parse_output_choice
-from llmjury.families.arena.prd import canonical, human_majority, parse_last_line, reviewer_agreement
+from llmjury.families.arena.prd import parse_last_line
 
 
 def test_llmbar_output_choice():
@@ -18,7 +20,9 @@ def test_prd_pairs_are_canonicalised_and_majority_is_strict():
     assert canonical("gpt4", "bard", "model_a") == ("bard", "gpt4", "model_b")
 
     def vote(a, b, w, q="1"):
-        return {"attributes": {"question": q, "model_a": a, "model_b": b}, "result": {"winner": w}}
+        return FAMILY.typed({"case_id": f"{q}-{a}-{b}", "family": "arena", "kind": "human_label",
+                             "judge": {"provider": "human:x"}, "attributes": {"question": q, "model_a": a,
+                                                                              "model_b": b}, "result": {"winner": w}})
 
     human = [vote("bard", "gpt4", "model_b"), vote("gpt4", "bard", "model_a"), vote("bard", "gpt4", "tie"),
              vote("bard", "claude", "model_a", "2"), vote("claude", "bard", "model_a", "2")]
@@ -26,8 +30,8 @@ def test_prd_pairs_are_canonicalised_and_majority_is_strict():
     assert majority[("1", "bard", "gpt4")] == "model_b"  # two votes for gpt4 (one from each order), one tie
     assert majority[("2", "bard", "claude")] == "tie"  # one vote each way
     reviewer = [vote("bard", "gpt4", "model_b"), vote("gpt4", "bard", "model_b")]
-    out = reviewer_agreement(reviewer, majority)
-    assert out["agreement_with_ties"]["value"] == 0.5 and out["swap_consistency"]["value"] == 0.0
+    out = reviewer_agreement(reviewer, majority, [], None, 2)
+    assert out.agreement_with_ties.value == 0.5 and out.swap_consistency.value == 0.0
 
 
 def test_prd_last_line_verdicts():

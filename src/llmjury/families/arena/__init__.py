@@ -1,35 +1,53 @@
-"""The Elo arena family (seed 002): questions x models, arranged battles, judged outcomes,
-Bradley-Terry and Elo ratings with intervals; MRBench tutors rated by humans and by the judge."""
+"""The Elo arena family (seed 002): battles between systems' answers, judged in both orders, rated
+by Bradley-Terry and Elo with intervals, and judges measured against people (MRBench, PRD, LLMBar,
+and pairwise items a user brings)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType
 from typing import ClassVar
 
-from llmjury.families.arena import llmbar, mrbench, pipeline, prd
+from llmjury.families.arena import datasets, llmbar, mrbench, pipeline, prd, recorded
 from llmjury.families.arena.cases import FAMILY as NAME
-from llmjury.families.arena.cases import ArenaOptions, BattleCase, arrange
 from llmjury.families.arena.offline import ANSWERS
-from llmjury.families.arena.pipeline import battle
-from llmjury.families.arena.results import ArenaSection, BattleResult
-from llmjury.family import Family, Pipeline, Result, Section
+from llmjury.families.arena.options import ArenaOptions
+from llmjury.families.arena.results import (
+    BATTLE,
+    HUMAN,
+    LLMBAR,
+    PRD,
+    RECORDED,
+    ArenaSection,
+    BattleResult,
+    HumanLabel,
+    LLMBarReplay,
+    PRDReplay,
+    RecordedVerdict,
+)
+from llmjury.family import Dataset, Family, FamilyOptions, Pipeline, Result, Section
 from llmjury.providers.offline import Heuristic
+from llmjury.settings import Settings
 from llmjury.verdicts import Verdict
 
 
 class Arena(Family):
     name = NAME
     options = ArenaOptions
-    results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType({"": BattleResult})
+    results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType({
+        BATTLE: BattleResult, HUMAN: HumanLabel, RECORDED: RecordedVerdict, LLMBAR: LLMBarReplay, PRD: PRDReplay})
     section = ArenaSection
-    headline = ('rating',)
+    headline = ("rating", "swap_consistency")
+    datasets: ClassVar[tuple[Dataset, ...]] = datasets.DATASETS
 
     def pipelines(self) -> Mapping[str, Pipeline]:
         return {
             "battle": pipeline.battle,
-            "judge_tutors": mrbench.judge_tutors,
+            "judge_tutors": pipeline.judge_tutors,
+            "judge_pair": pipeline.judge_pair,
             "human_battles": mrbench.human_battles,
+            "pair_records": recorded.pair_records,
             "llmbar_replay": llmbar.replay,
             "prd_replay": prd.replay,
         }
@@ -40,25 +58,36 @@ class Arena(Family):
     def aggregate(self, verdicts: Sequence[Verdict]) -> Section:
         from llmjury.families.arena import report
 
-        return ArenaSection.model_validate(report.aggregate([v.record() for v in verdicts]))
+        return report.aggregate(verdicts)
 
     def markdown(self, section: Section) -> str:
         from llmjury.families.arena import report
 
-        return report.markdown(section.model_dump(mode="json"))
+        return report.markdown(_arena(section))
 
     def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
         from llmjury.families.arena import report
 
-        return report.files(section.model_dump(mode="json"), [v.record() for v in verdicts])
+        return report.files(_arena(section), verdicts)
 
-    @property
-    def hidden_from_tables(self) -> tuple[str, ...]:  # type: ignore[override]
-        from llmjury.families.arena import report
+    def dataset_paths(self, options: FamilyOptions, settings: Settings) -> dict[str, Path]:
+        """As the contract's, with `answers` (a ';'-separated list) standing for its first file."""
+        paths = super().dataset_paths(options, settings)
+        files = ArenaOptions.model_validate(options.model_dump()).answer_files()
+        if files:
+            paths["answers"] = files[0]
+        return paths
 
-        return tuple(report.HIDDEN_FROM_TABLES)
+    def replay(self, path: Path, options: FamilyOptions) -> list[Verdict]:
+        """Pairwise items with labels or recorded per-order verdicts, seed 002 outcome or record
+        files, Chatbot Arena logs or MT-Bench judgements, told apart by their fields."""
+        return recorded.read(path, ArenaOptions.model_validate(options.model_dump()))
+
+    hidden_from_tables = ("leaderboards", "llmbar", "prd")
+
+
+def _arena(section: Section) -> ArenaSection:
+    return section if isinstance(section, ArenaSection) else ArenaSection.model_validate(section.model_dump())
 
 
 FAMILY = Arena()
-
-__all__ = ["FAMILY", "NAME", "ArenaOptions", "BattleCase", "arrange", "battle"]

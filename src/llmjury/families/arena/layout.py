@@ -13,10 +13,13 @@ results/<experiment>/elo_rating.csv         model, elo_rating
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from llmjury.datasets.files import read_text
 from llmjury.errors import DatasetError
+from llmjury.loading import LoadCounter
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,16 +27,23 @@ if TYPE_CHECKING:
 RECORD_COLUMNS = ["model_a", "model_b", "winner", "judger", "tstamp", "question", "answer_a", "answer_b",
                   "gpt_4_response", "gpt_4_score", "is_valid"]
 OUTCOME_COLUMNS = ["model_a", "model_b", "winner"]
+#: The seed's spellings of an outcome (its docs write `tie(all bad)`) → ours.
+SEED_WINNERS = {"model_a": "model_a", "model_b": "model_b", "tie": "tie", "tie(all bad)": "tie (bothbad)",
+                "tie (all bad)": "tie (bothbad)", "tie (bothbad)": "tie (bothbad)", "tie(bothbad)": "tie (bothbad)"}
 ARRANGEMENT_COLUMNS = ["question", "model_a", "model_b"]
 
 
 def read_csv(path: Path, required: list[str]) -> pd.DataFrame:
-    """A seed CSV with its required columns, or a DatasetError naming the file and what is missing."""
+    """A seed CSV with its required columns, or a DatasetError naming the file and what is missing.
+
+    pandas reads it (answers span lines and hold every delimiter, which defeats sniffing), after
+    `read_text` has named a missing, empty or non-UTF-8 file."""
     import pandas as pd  # imported when arena data is read, not when the plugin loads
 
+    text = read_text(path)
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_values=[""])
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DatasetError(str(path), None, f"cannot read CSV ({exc})") from exc
     missing = [c for c in required if c not in frame.columns]
     if missing:
@@ -41,18 +51,28 @@ def read_csv(path: Path, required: list[str]) -> pd.DataFrame:
     return frame
 
 
-def questions(path: Path) -> list[str]:
-    """Unique questions in file order (seed: data questions may repeat, results' are unique)."""
+def question_rows(path: Path) -> list[str]:
+    """Every non-blank question in file order, repeats kept (seed: data questions may repeat)."""
     frame = read_csv(path, ["question"])
-    return list(dict.fromkeys(q for q in frame["question"].dropna() if q.strip()))
+    return [q for q in frame["question"].dropna() if q.strip()]
 
 
-def answers(path: Path) -> dict[str, dict[str, str]]:
-    """q_and_as.csv as {question: {model: answer}}, leaving out models that did not answer."""
+def questions(path: Path) -> list[str]:
+    """Unique questions in file order (a run's questions are unique)."""
+    return list(dict.fromkeys(question_rows(path)))
+
+
+def answers(path: Path, counter: LoadCounter | None = None) -> dict[str, dict[str, str]]:
+    """q_and_as.csv as {question: {model: answer}}, leaving out models that did not answer.
+
+    The seed keys answers by question text, so rows repeating a question merge (later answers
+    win); `counter` counts them."""
     frame = read_csv(path, ["question"])
     table: dict[str, dict[str, str]] = {}
     for row in frame.to_dict("records"):
         question = row.pop("question")
+        if question in table and counter is not None:
+            counter.drop("q_and_as row merged with an earlier row of the same question")
         table.setdefault(question, {}).update({m: a for m, a in row.items() if isinstance(a, str) and a.strip()})
     return table
 

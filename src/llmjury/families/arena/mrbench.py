@@ -1,78 +1,65 @@
-"""MRBench as an arena: eight tutors answering the same student turns. Human annotations become
-labelled battles ("by label"); the LLM judge fights the same battles as test cases, and the
-report sets its verdicts and ranking beside the humans'. The preference rule is
-`llmjury.datasets.mrbench`'s."""
+"""MRBench as an arena: tutors answering the same student turns. Human annotations become
+labelled battles; the live judge fights seeded pairs of the same battles as test cases. The
+preference rule and the reading of V1 / V3 files are `llmjury.datasets.mrbench`'s; the dataset's
+name (`arena.mrbench_name`, else the file's stem; `mrbench` for the shipped file) labels case
+ids, markers and report rows."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from llmjury.cases import Case
+from llmjury.cases import slug
 from llmjury.datasets import mrbench
-from llmjury.families.arena.cases import FAMILY, BattleCase
-from llmjury.families.arena.pipeline import judge_battle, options
+from llmjury.families.arena.cases import FAMILY, DatasetFile, TutorBattleCase
+from llmjury.families.arena.results import HUMAN, HumanLabel, Winner
 from llmjury.jury import Jury, Outcome
+from llmjury.loading import LoadCounter, LoadReport
 from llmjury.verdicts import JudgeConfig, Verdict
 
-DATASET = "mrbench"
 HUMAN_JUDGE = "human:mrbench-annotations"
-WINNER = {"a": "model_a", "b": "model_b", "tie": "tie"}
-
-
-class TutorBattleCase(BattleCase):
-    history: str
-    answer_a: str
-    answer_b: str
-    human: str  # model_a, model_b or tie
-
-
-class HumanLabels(Case):
-    """Every tutor pair of every conversation, decided by the human annotations (no model call)."""
-
-    family: str = FAMILY
-    path: str | None = None
-
-    def marks(self) -> list[str]:
-        return [FAMILY, f"arena_{DATASET}"]
+WINNER: dict[str, Winner] = {"a": "model_a", "b": "model_b", "tie": "tie"}
 
 
 def history_text(history: list[tuple[str, str]]) -> str:
     return "\n".join(f"[{speaker}]: {text}" for speaker, text in history)
 
 
-def battles(path: Path | None, *, pairs_per_conversation: int, seed: int) -> list[TutorBattleCase]:
-    """Seeded tutor pairs per conversation, for the LLM judge."""
-    conversations, _ = mrbench.load(path)
+def case_id(dataset: str, conversation: mrbench.Conversation, tutor_a: str, tutor_b: str) -> str:
+    """Stable, unique and readable: dataset, position, conversation id and the two tutors."""
+    return f"{slug(dataset)}-c{conversation.index:03d}-{slug(conversation.id)}-{slug(tutor_a)}-vs-{slug(tutor_b)}"
+
+
+def conversations(path: Path, dataset: str) -> tuple[list[mrbench.Conversation], LoadReport]:
+    found, skipped = mrbench.load(path)
+    counter = LoadCounter()
+    counter.drop("history does not end with a student turn", len(skipped))
+    return found, counter.report(FAMILY, dataset, path, len(found))
+
+
+def battles(path: Path, dataset: str, *, pairs_per_conversation: int, seed: int
+            ) -> tuple[list[TutorBattleCase], LoadReport]:
+    """Seeded tutor pairs per conversation, for the live judge."""
+    found, report = conversations(path, dataset)
     cases = []
-    for conv, a, b in mrbench.sampled_pairs(conversations, pairs_per_conversation, seed):
+    for conv, a, b in mrbench.sampled_pairs(found, pairs_per_conversation, seed):
         ra, rb = conv.replies[a], conv.replies[b]
         cases.append(TutorBattleCase(
-            id=mrbench.case_id(conv, a, b), dataset=DATASET, question=conv.id, question_index=conv.index,
+            id=case_id(dataset, conv, a, b), dataset=dataset, question=conv.id, question_index=conv.index,
             model_a=a, model_b=b, history=history_text(conv.history),
             answer_a=ra.text, answer_b=rb.text, human=WINNER[mrbench.preference(ra.score, rb.score)]))
-    return cases
+    return cases, report
 
 
-async def judge_tutors(case: TutorBattleCase, jury: Jury) -> Outcome:
-    opts = options(jury)
-    question = jury.render("arena/mrbench_question.j2", history=case.history).text
-    attributes: dict[str, Any] = {"dataset": DATASET, "question": case.question, "question_index": case.question_index,
-                                  "model_a": case.model_a, "model_b": case.model_b, "round": 0,
-                                  "human": case.human, "experiment": opts.experiment}
-    verdict = await judge_battle(jury, opts, case.id, question, case.answer_a, case.answer_b, attributes)
-    return Outcome([verdict])
-
-
-async def human_battles(case: HumanLabels, jury: Jury) -> Outcome:
-    conversations, _ = mrbench.load(Path(case.path) if case.path else None)
+async def human_battles(case: DatasetFile, jury: Jury) -> Outcome:
+    """Every tutor pair of every conversation, decided by the human annotations (no model call)."""
+    found, _ = mrbench.load(Path(case.path))
     verdicts = []
-    for conv, a, b in mrbench.sampled_pairs(conversations, pairs_per_conversation=None):
+    for conv, a, b in mrbench.sampled_pairs(found, pairs_per_conversation=None):
         winner = WINNER[mrbench.preference(conv.replies[a].score, conv.replies[b].score)]
         verdicts.append(Verdict(
-            case_id=mrbench.case_id(conv, a, b), family=FAMILY,
+            case_id=case_id(case.dataset, conv, a, b), family=FAMILY, kind=HUMAN,
             judge=JudgeConfig(provider=HUMAN_JUDGE, parser="mrbench-annotation-sum/1"),
-            result={"winner": winner, "consistent": True, "counted_runs": 1},
-            attributes={"dataset": DATASET, "question": conv.id, "question_index": conv.index,
+            result=HumanLabel(winner=winner),
+            attributes={"dataset": case.dataset, "question": conv.id, "question_index": conv.index,
                         "model_a": a, "model_b": b, "round": 0}))
     return Outcome(verdicts)

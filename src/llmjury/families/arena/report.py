@@ -1,27 +1,29 @@
-"""Arena aggregates: leaderboards with intervals, win-rate matrices, agreement with humans, and
-seed 002's result and cache files.
+"""Arena aggregates: leaderboards with intervals, win-rate matrices, judges against people, and
+seed 002's result and cache files, all from typed verdicts.
 
 Bradley-Terry is the primary rating (`arena.rating[model]`, `arena.rank[model]`); online Elo with
 FastChat's parameters sits beside it (`arena.elo[model]`): online Elo depends on battle order, so
 its value is the mean over 20 seeded orders, and elo_rating.csv keeps the seed's single pass in
 case-id order. Intervals: 200 multinomial bootstrap rounds for Bradley-Terry, 20 resampling rounds for
 Elo, seed 0.
+
+Verdicts form one leaderboard per dataset and judge: `<dataset>/judge` (the live judge),
+`<dataset>/human` (human labels) and `<dataset>/recorded:<judge>` (each recorded judge).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from llmjury.families.arena import layout
+from llmjury.families.arena import agreement, layout
 from llmjury.families.arena.judge import score_text
-from llmjury.families.arena.llmbar import published, replay_metrics
-from llmjury.families.arena.prd import REFERENCE, human_majority, reviewer_agreement
+from llmjury.families.arena.llmbar import published
 from llmjury.families.arena.ratings import (
     Battles,
     bootstrap_bradley_terry,
@@ -34,38 +36,65 @@ from llmjury.families.arena.ratings import (
     predicted_win_rates,
     win_counts,
 )
+from llmjury.families.arena.results import (
+    BATTLE,
+    HUMAN,
+    LLMBAR,
+    PRD,
+    RECORDED,
+    AgainstHumans,
+    ArenaSection,
+    BattleResult,
+    HumanComparison,
+    JudgeValidity,
+    JurorAgreement,
+    Leaderboard,
+    LLMBarFigures,
+    LLMBarReplay,
+    PRDValidity,
+    Ranking,
+    SelfPreference,
+)
+from llmjury.family import Metric
 from llmjury.jurors import juror_agreement
-from llmjury.stats import metric, proportion
+from llmjury.stats import metric
+from llmjury.verdicts import Verdict
 
-Records = list[dict[str, Any]]
-HUMAN_PREFIX = "human:"
+Verdicts = Sequence[Verdict]
 HIDDEN_FROM_TABLES = ("leaderboards", "llmbar", "prd")  # rendered by markdown() below
 BT_ROUNDS, ELO_ROUNDS = 200, 20
+winner_of = agreement.winner_of
 
 
-def is_human(record: dict[str, Any]) -> bool:
-    return record["judge"]["provider"].startswith(HUMAN_PREFIX)
+def _metric(value: float | None, low: float | None, high: float | None, n: int, method: str) -> Metric:
+    return Metric.model_validate(metric(value, low, high, n, method))
 
 
-def battles_of(records: Records) -> Battles:
-    ordered = sorted(records, key=lambda r: r["case_id"])
-    return Battles.from_rows([r["attributes"]["model_a"] for r in ordered],
-                             [r["attributes"]["model_b"] for r in ordered], [r["result"]["winner"] for r in ordered])
+def group_name(v: Verdict) -> str:
+    """The leaderboard a verdict belongs to: its dataset, then the live judge, humans or the recorded judge."""
+    who = {BATTLE: "judge", HUMAN: "human"}.get(v.kind, v.judge.provider)
+    return f"{v.attributes.get('dataset')}/{who}"
 
 
-def anchor_of(records: Records, models: list[str]) -> tuple[int, float] | None:
-    text = next((r["attributes"].get("anchor") for r in records if r["attributes"].get("anchor")), None)
+def battles_of(verdicts: Verdicts) -> Battles:
+    ordered = sorted(verdicts, key=lambda v: v.case_id)
+    return Battles.from_rows([v.attributes["model_a"] for v in ordered], [v.attributes["model_b"] for v in ordered],
+                             [winner_of(v) for v in ordered])  # type: ignore[misc]
+
+
+def anchor_of(verdicts: Verdicts, models: list[str]) -> tuple[int, float] | None:
+    text = next((v.attributes.get("anchor") for v in verdicts if v.attributes.get("anchor")), None)
     if not text:
         return None
     name, _, rating = text.partition("=")
     return (models.index(name), float(rating)) if name in models else None
 
 
-def leaderboard(records: Records) -> dict[str, Any]:
-    """Ratings, ranks, counts and matrices for one set of valid battles."""
-    battles = battles_of(records)
+def leaderboard(verdicts: Verdicts) -> Leaderboard:
+    """Ratings, ranks, counts and matrices for one set of scored battles."""
+    battles = battles_of(verdicts)
     models = battles.models
-    anchor = anchor_of(records, models)
+    anchor = anchor_of(verdicts, models)
     bt = bradley_terry(win_counts(battles), anchor=anchor)
     bt_samples = bootstrap_bradley_terry(battles, rounds=BT_ROUNDS, anchor=anchor)
     bt_low, bt_high = interval(bt_samples)
@@ -75,23 +104,21 @@ def leaderboard(records: Records) -> dict[str, Any]:
     rank_samples = (-bt_samples).argsort(axis=1).argsort(axis=1) + 1
     rank_low, rank_high = interval(rank_samples)
     games = np.bincount(np.concatenate([battles.a, battles.b]), minlength=len(models))
-    winners = [r["result"]["winner"] for r in records]
-    order = [models[i] for i in np.argsort(-bt)]
-    return {
-        "battles": len(battles),
-        "anchor": "mean 1000" if anchor is None else f"{models[anchor[0]]}={anchor[1]:g}",
-        "rating": {m: metric(bt[i], bt_low[i], bt_high[i], games[i], "bradley-terry, bootstrap")
-                   for i, m in enumerate(models)},
-        "elo": {m: metric(elo[i], elo_low[i], elo_high[i], games[i],
-                          "online elo (k=4): mean over 20 orders, bootstrap interval")
+    winners = [winner_of(v) or "" for v in verdicts]
+    return Leaderboard(
+        battles=len(battles),
+        anchor="mean 1000" if anchor is None else f"{models[anchor[0]]}={anchor[1]:g}",
+        rating={m: _metric(bt[i], bt_low[i], bt_high[i], games[i], "bradley-terry, bootstrap")
                 for i, m in enumerate(models)},
-        "rank": {m: metric(ranks[i], rank_low[i], rank_high[i], games[i], "bradley-terry rank, bootstrap")
-                 for i, m in enumerate(models)},
-        "order": order,
-        "tie_rate": proportion(sum(w.startswith("tie") for w in winners), len(winners)),
-        "win_rates": _matrix(empirical_win_rates(battles), models),
-        "predicted_win_rates": _matrix(predicted_win_rates(bt), models),
-    }
+        elo={m: _metric(elo[i], elo_low[i], elo_high[i], games[i],
+                        "online elo (k=4): mean over 20 orders, bootstrap interval") for i, m in enumerate(models)},
+        rank={m: _metric(ranks[i], rank_low[i], rank_high[i], games[i], "bradley-terry rank, bootstrap")
+              for i, m in enumerate(models)},
+        order=[models[i] for i in np.argsort(-bt)],
+        tie_rate=agreement.rate(sum(w.startswith("tie") for w in winners), len(winners)),
+        win_rates=_matrix(empirical_win_rates(battles), models),
+        predicted_win_rates=_matrix(predicted_win_rates(bt), models),
+    )
 
 
 def _matrix(values: np.ndarray, models: list[str]) -> dict[str, dict[str, float | None]]:
@@ -99,232 +126,281 @@ def _matrix(values: np.ndarray, models: list[str]) -> dict[str, dict[str, float 
                 for j, b in enumerate(models)} for i, a in enumerate(models)}
 
 
-def prd_section(groups: dict[str, Records], boards: dict[str, Any]) -> dict[str, Any]:
+def _correlation(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
+
+
+def ranking(judge_board: Leaderboard, human_board: Leaderboard) -> Ranking | None:
+    """Spearman and Kendall correlation of two leaderboards over the models both rate."""
+    models = sorted(set(judge_board.rating) & set(human_board.rating))
+    if len(models) < 2:
+        return None
+    judge_r = [judge_board.rating[m].value for m in models]
+    human_r = [human_board.rating[m].value for m in models]
+    rho, tau = stats.spearmanr(judge_r, human_r), stats.kendalltau(judge_r, human_r)
+    return Ranking(models=len(models), spearman=_correlation(rho.statistic), spearman_p=_correlation(rho.pvalue),
+                   kendall=_correlation(tau.statistic), kendall_p=_correlation(tau.pvalue))
+
+
+def against_humans(dataset: str, judge_name: str, judge: Verdicts, human: Verdicts, judge_board: Leaderboard,
+                   human_board: Leaderboard) -> AgainstHumans:
+    """One judge's verdicts and ranking beside the human labels of the same pairs (the two
+    leaderboards are the ones the section already computed)."""
+    judge_votes, human_votes = agreement.winners(judge), agreement.winners(human)
+    orders = agreement.order_verdicts(judge)
+    human_same = leaderboard([v for v in human if v.case_id in judge_votes])
+    return AgainstHumans(
+        dataset=dataset, judge=judge_name, battles=len(judge_votes),
+        agreement=agreement.agreement(judge_votes, human_votes),
+        correct_both_orders=agreement.correct_both_orders(orders, human_votes) if orders else None,
+        swap_consistency=agreement.swap_consistency(orders) if orders else None,
+        ranking=ranking(judge_board, human_board), judge_order=judge_board.order,
+        human_order=human_board.order, human_order_same_battles=human_same.order)
+
+
+def human_comparison(dataset: str, groups: dict[str, list[Verdict]], boards: dict[str, Leaderboard]
+                     ) -> HumanComparison | None:
+    """The live judge and every recorded judge of a dataset against its human labels."""
+    human_name = f"{dataset}/human"
+    human, human_board = groups[human_name], boards[human_name]
+    recorded = {name.removeprefix(f"{dataset}/"): against_humans(dataset, name.removeprefix(f"{dataset}/"),
+                                                                   groups[name], human, boards[name], human_board)
+                for name in sorted(groups) if name.startswith(f"{dataset}/") and groups[name][0].kind == RECORDED}
+    live = f"{dataset}/judge"
+    if live in groups:
+        base = against_humans(dataset, groups[live][0].judge.provider, groups[live], human, boards[live], human_board)
+        return HumanComparison(**dict(base), recorded=recorded or None)
+    if not recorded:
+        return None
+    return HumanComparison(dataset=dataset, human_order=human_board.order, recorded=recorded)
+
+
+def prd_section(groups: dict[str, list[Verdict]], boards: dict[str, Leaderboard]) -> PRDValidity:
     """Each PRD reviewer against the human majority, and its ranking against the humans'."""
-    majority = human_majority(groups["prd/human"])
+    majority = agreement.human_majority(groups["prd/human"])
     human_board = boards["prd/human"]
-    out: dict[str, Any] = {"human_majority_rule": "strict plurality of all annotator votes from both orders, "
-                                                  "else tie", "reference": REFERENCE, "reviewers": {}}
-    for name, rs in sorted(groups.items()):
-        if not name.startswith("prd/recorded:"):
+    reviewers = {}
+    for name, vs in sorted(groups.items()):
+        if not name.startswith("prd/") or vs[0].kind != PRD:
             continue
-        reviewer = name.removeprefix("prd/recorded:prd-")
         board = boards[name]
-        models = sorted(board["rating"])
-        rho = stats.spearmanr([board["rating"][m]["value"] for m in models],
-                              [human_board["rating"][m]["value"] for m in models])
-        out["reviewers"][reviewer] = {**reviewer_agreement(rs, majority), "order": board["order"],
-                                      "spearman_with_human_ranking": float(rho.statistic), "models": len(models)}
-    out["human_order"] = human_board["order"]
-    return out
+        models = sorted(board.rating)
+        rho = stats.spearmanr([board.rating[m].value for m in models], [human_board.rating[m].value for m in models])
+        reviewers[name.removeprefix("prd/recorded:prd-")] = agreement.reviewer_agreement(
+            vs, majority, board.order, _correlation(rho.statistic), len(models))
+    return PRDValidity(human_majority_rule=agreement.PRD_MAJORITY_RULE, reference=agreement.PRD_REFERENCE,
+                       reviewers=reviewers, human_order=human_board.order)
 
 
-def llmbar_section(records: Records) -> dict[str, Any]:
+def llmbar_section(verdicts: Verdicts) -> dict[str, LLMBarFigures]:
     """Replayed LLMBar judges beside the published Acc. / Agr. per set, judge and strategy."""
-    groups: dict[str, Records] = defaultdict(list)
-    for r in records:
-        a = r["attributes"]
-        groups[f"{a['set']}/{a['llmbar_judge']}/{a['strategy']}"].append(r)
+    groups: dict[str, list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        a = v.attributes
+        groups[f"{a['set']}/{a['llmbar_judge']}/{a['strategy']}"].append(v)
     out = {}
-    for key, rs in sorted(groups.items()):
-        ours = replay_metrics(rs)
-        reference = published(Path(rs[0]["attributes"]["statistics"]))
-        out[key] = {**ours, "published_accuracy_percent": reference["accuracy_percent"],
-                    "published_agreement_percent": reference["agreement_percent"]}
+    for key, vs in sorted(groups.items()):
+        reference = published(Path(vs[0].attributes["statistics"]))
+        counts = agreement.llmbar_counts([v.result for v in vs if isinstance(v.result, LLMBarReplay)])
+        out[key] = LLMBarFigures.model_validate({**counts, "published_accuracy_percent": reference["accuracy_percent"],
+                                                 "published_agreement_percent": reference["agreement_percent"]})
     return out
 
 
-def aggregate(records: Records) -> dict[str, Any]:
-    llmbar = [r for r in records if r["attributes"].get("benchmark") == "llmbar"]
-    records = [r for r in records if r["attributes"].get("benchmark") != "llmbar"]
-    valid = [r for r in records if r["valid"]]
-    groups: dict[str, Records] = defaultdict(list)
-    for r in valid:
-        provider = r["judge"]["provider"]
-        kind = "human" if is_human(r) else provider if provider.startswith("recorded:") else "judge"
-        groups[f"{r['attributes']['dataset']}/{kind}"].append(r)
-    boards = {name: leaderboard(rs) for name, rs in sorted(groups.items()) if len(rs) > 0}
+def main_board(judged: list[str], groups: dict[str, list[Verdict]], boards: dict[str, Leaderboard]) -> str:
+    """The leaderboard a report leads with: a judged dataset without human labels (seed 002's
+    question battles) before one with them, then the one with the most battles."""
+    def has_humans(name: str) -> bool:
+        return name.replace("/judge", "/human") in groups
+
+    return max(judged, key=lambda name: (not has_humans(name), boards[name].battles))
+
+
+def aggregate(verdicts: Verdicts) -> ArenaSection:
+    llmbar = [v for v in verdicts if v.kind == LLMBAR]
+    groups: dict[str, list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        if v.kind != LLMBAR and v.valid and winner_of(v) is not None:
+            groups[group_name(v)].append(v)
+    groups = dict(sorted(groups.items()))
+    boards = {name: leaderboard(vs) for name, vs in groups.items()}
     judged = [name for name in boards if name.endswith("/judge")]
-    section: dict[str, Any] = {}
+    section = ArenaSection(leaderboards=boards)
     if judged:
-        main = max(judged, key=lambda name: (not name.startswith("mrbench"), boards[name]["battles"]))
-        section["main"] = main
-        section.update({k: boards[main][k] for k in ("rating", "elo", "rank", "tie_rate")})
-        judged_records = groups[main]
-        section["longer_wins_rate"] = longer_wins(judged_records)
-        self_preference = judge_self_preference(judged_records)
-        if self_preference:
-            section["self_preference"] = self_preference
-        section["swap_consistency"] = proportion(
-            sum(r["result"].get("consistent", True) for r in judged_records if r["result"].get("counted_runs", 1) > 1),
-            sum(r["result"].get("counted_runs", 1) > 1 for r in judged_records))
-    validity: dict[str, Any] = {}
-    if "mrbench/judge" in groups and "mrbench/human" in groups:
-        validity["mrbench"] = against_humans(groups["mrbench/judge"], groups["mrbench/human"],
-                                             boards["mrbench/judge"], boards["mrbench/human"])
-    if "prd/human" in groups:
-        validity["prd"] = prd_section(groups, boards)
-    juried = [r for name in judged for r in groups[name] if "jurors" in r["result"]]
-    if juried:
-        humans = {r["case_id"]: r["result"]["winner"] for r in groups.get("mrbench/human", [])}
-        section["jury"] = juror_agreement(juried, humans or None)
+        main = main_board(judged, groups, boards)
+        board, battles = boards[main], groups[main]
+        section.main = main
+        section.rating, section.elo, section.rank = board.rating, board.elo, board.rank
+        section.tie_rate = board.tie_rate
+        section.longer_wins_rate = longer_wins(battles)
+        section.self_preference = judge_self_preference(battles)
+        asked_twice = [v.result for v in battles if isinstance(v.result, BattleResult) and v.result.counted_runs > 1]
+        section.swap_consistency = agreement.rate(sum(r.consistent for r in asked_twice), len(asked_twice))
+    datasets = sorted({name.split("/")[0] for name in groups if name.endswith("/human")})
+    validity = JudgeValidity()
+    for dataset in datasets:
+        comparison = human_comparison(dataset, groups, boards)
+        if comparison is not None:
+            setattr(validity, dataset, comparison)
+    if "prd/human" in groups and any(vs[0].kind == PRD for vs in groups.values()):
+        validity.prd = prd_section(groups, boards)
     if llmbar:
-        validity["llmbar"] = llmbar_section(llmbar)
-    if validity:
-        section["judge_validity"] = validity
-    section["leaderboards"] = boards
+        validity.llmbar = llmbar_section(llmbar)
+    if validity.model_dump(exclude_none=True):
+        section.judge_validity = validity
+    juried = [v for name in judged for v in groups[name] if isinstance(v.result, BattleResult) and v.result.jurors]
+    if juried:
+        humans = {case: w for name in groups if name.endswith("/human") for case, w in
+                  agreement.winners(groups[name]).items()}
+        records = [{"case_id": v.case_id, "result": v.result.model_dump()} for v in juried if v.result is not None]
+        section.jury = {name: JurorAgreement.model_validate(figures)
+                        for name, figures in juror_agreement(records, humans or None).items()}
     return section
 
 
-def longer_wins(records: Records) -> dict[str, Any]:
+def longer_wins(verdicts: Verdicts) -> Metric:
     """Among decisive battles between answers of different length, how often the longer won."""
     longer = total = 0
-    for r in records:
-        a, winner = r["attributes"], r["result"]["winner"]
-        la, lb = len(a.get("answer_a") or ""), len(a.get("answer_b") or "")
+    for v in verdicts:
+        winner = winner_of(v)
+        la, lb = len(v.attributes.get("answer_a") or ""), len(v.attributes.get("answer_b") or "")
         if winner in ("model_a", "model_b") and la != lb:
             total += 1
             longer += (winner == "model_a") == (la > lb)
-    return proportion(longer, total)
+    return agreement.rate(longer, total)
 
 
-def judge_self_preference(records: Records) -> dict[str, Any] | None:
+def judge_self_preference(verdicts: Verdicts) -> SelfPreference | None:
     """When the judge's own model is also a contestant: how often it wins the battles it judges,
     beside how often the other contestants win theirs (half is a fair share against a random
     opponent; ties count half)."""
-    judge_model = records[0]["judge"]["provider"].partition(":")[2] if records else ""
-    own = [r for r in records if judge_model in (r["attributes"]["model_a"], r["attributes"]["model_b"])]
+    judge_model = verdicts[0].judge.provider.partition(":")[2] if verdicts else ""
+    own = [v for v in verdicts if judge_model in (v.attributes["model_a"], v.attributes["model_b"])]
     if not judge_model or not own:
         return None
-    wins = sum(1.0 if r["result"]["winner"] == ("model_a" if r["attributes"]["model_a"] == judge_model else "model_b")
-               else 0.5 if r["result"]["winner"].startswith("tie") else 0.0 for r in own)
-    return {"model": judge_model, "own_battles_win_rate": metric(wins / len(own), None, None, len(own),
-                                                                  "share of its own battles the judge gave itself")}
+    wins = sum(1.0 if winner_of(v) == ("model_a" if v.attributes["model_a"] == judge_model else "model_b")
+               else 0.5 if (winner_of(v) or "").startswith("tie") else 0.0 for v in own)
+    return SelfPreference(model=judge_model, own_battles_win_rate=_metric(
+        wins / len(own), None, None, len(own), "share of its own battles the judge gave itself"))
 
 
-def agreement(first: dict[str, str], second: dict[str, str]) -> dict[str, Any]:
-    """Agreement of two judges on the battles both decided, as the MT-Bench paper reports it:
-    with ties (any label containing "tie" is a tie) and without (battles where either says tie dropped)."""
-    common = sorted(set(first) & set(second))
-    tie = lambda w: "tie" if "tie" in w else w  # noqa: E731
-    pairs = [(tie(first[k]), tie(second[k])) for k in common]
-    decisive = [(a, b) for a, b in pairs if a != "tie" and b != "tie"]
-    return {"with_ties": proportion(sum(a == b for a, b in pairs), len(pairs)),
-            "without_ties": proportion(sum(a == b for a, b in decisive), len(decisive))}
-
-
-def against_humans(judge: Records, human: Records, judge_board: dict[str, Any],
-                   human_board: dict[str, Any]) -> dict[str, Any]:
-    """Per-battle verdicts and rankings of the LLM judge beside the human labels on MRBench
-    (the two leaderboards are the ones the section already computed)."""
-    judge_votes = {r["case_id"]: r["result"]["winner"] for r in judge}
-    human_votes = {r["case_id"]: r["result"]["winner"] for r in human}
-    human_same = leaderboard([r for r in human if r["case_id"] in judge_votes])
-    models = sorted(set(judge_board["rating"]) & set(human_board["rating"]))
-    judge_r = [judge_board["rating"][m]["value"] for m in models]
-    human_r = [human_board["rating"][m]["value"] for m in models]
-    rho = stats.spearmanr(judge_r, human_r)
-    tau = stats.kendalltau(judge_r, human_r)
-    return {
-        "dataset": "MRBench V1: preference = higher summed human annotation score",
-        "battles": len(judge_votes),
-        "agreement": agreement(judge_votes, human_votes),
-        "ranking": {"models": len(models), "spearman": float(rho.statistic), "spearman_p": float(rho.pvalue),
-                    "kendall": float(tau.statistic), "kendall_p": float(tau.pvalue)},
-        "judge_order": judge_board["order"], "human_order": human_board["order"],
-        "human_order_same_battles": human_same["order"],
-    }
-
-
-def markdown(section: dict[str, Any]) -> str:
+def markdown(section: ArenaSection) -> str:
     lines: list[str] = []
-    validity = section.get("judge_validity", {})
-    if validity.get("llmbar"):
+    validity = section.judge_validity or JudgeValidity()
+    if validity.llmbar:
         lines += ["### LLMBar judges replayed (Acc. / Agr., %): ours beside published", "",
                   "| set / judge / strategy | n | Acc. | published | Agr. | published | unparsed |",
                   "|---|---|---|---|---|---|---|"]
-        for key, m in validity["llmbar"].items():
-            lines.append(f"| `{key}` | {m['positional_agreement']['n']} | {100 * m['accuracy']:.1f} | "
-                         f"{m['published_accuracy_percent']:.1f} | {100 * m['positional_agreement']['value']:.1f} | "
-                         f"{m['published_agreement_percent']:.1f} | {m['unparsed']} |")
+        for key, m in validity.llmbar.items():
+            lines.append(f"| `{key}` | {m.positional_agreement.n} | {100 * (m.accuracy or 0):.1f} | "
+                         f"{m.published_accuracy_percent:.1f} | {100 * (m.positional_agreement.value or 0):.1f} | "
+                         f"{m.published_agreement_percent:.1f} | {m.unparsed} |")
         lines.append("")
-    for name, board in section.get("leaderboards", {}).items():
-        lines += [f"### Leaderboard `{name}` ({board['battles']} battles; Bradley-Terry anchored at {board['anchor']})",
+    for name, board in section.leaderboards.items():
+        lines += [f"### Leaderboard `{name}` ({board.battles} battles; Bradley-Terry anchored at {board.anchor})",
                   "", "| rank | model | Bradley-Terry [95% CI] | online Elo [95% CI] | battles |",
                   "|---|---|---|---|---|"]
-        for model in board["order"]:
-            bt, elo, rank = board["rating"][model], board["elo"][model], board["rank"][model]
-            lines.append(f"| {rank['value']:.0f} | `{model}` | {bt['value']:.0f} [{bt['low']:.0f}, {bt['high']:.0f}] | "
-                         f"{elo['value']:.0f} [{elo['low']:.0f}, {elo['high']:.0f}] | {bt['n']} |")
+        for model in board.order:
+            bt, elo, rank = board.rating[model], board.elo[model], board.rank[model]
+            lines.append(f"| {rank.value:.0f} | `{model}` | {bt.value:.0f} [{bt.low:.0f}, {bt.high:.0f}] | "
+                         f"{elo.value:.0f} [{elo.low:.0f}, {elo.high:.0f}] | {bt.n} |")
         lines.append("")
-    prd = validity.get("prd")
+    prd = validity.prd
     if prd:
         lines += ["### PRD reviewers against the human majority (ours | curators' reference)", "",
                   "| reviewer | agreement with ties | without ties | swap consistency | Spearman vs human ranking |",
                   "|---|---|---|---|---|"]
-        for reviewer, m in prd["reviewers"].items():
-            ref = prd["reference"].get(reviewer, (None, None, None))
-            cells = [f"{m[k]['value']:.3f} \\| {r if r is not None else 'n/a'}" for k, r in
-                     zip(("agreement_with_ties", "agreement_without_ties", "swap_consistency"), ref, strict=True)]
-            lines.append(f"| {reviewer} | " + " | ".join(cells) + f" | {m['spearman_with_human_ranking']:.3f} |")
-        lines += ["", f"Human order: {', '.join(prd['human_order'])}", ""]
-    mrbench = validity.get("mrbench")
-    if mrbench:
-        agree, ranking = mrbench["agreement"], mrbench["ranking"]
-        lines += ["### Judge against human labels (MRBench)", "",
-                  f"Per battle: {_pct(agree['with_ties'])} agreement with ties, {_pct(agree['without_ties'])} "
-                  f"without ties. Ranking of {ranking['models']} tutors: Spearman {ranking['spearman']:.3f}, "
-                  f"Kendall {ranking['kendall']:.3f}.", "",
-                  f"Human order: {', '.join(mrbench['human_order'])}  ",
-                  f"Judge order: {', '.join(mrbench['judge_order'])}", ""]
+        for reviewer, r in prd.reviewers.items():
+            ref = prd.reference.get(reviewer, (None, None, None))
+            ours = (r.agreement_with_ties, r.agreement_without_ties, r.swap_consistency)
+            cells = [f"{m.value:.3f} \\| {x if x is not None else 'n/a'}" for m, x in zip(ours, ref, strict=True)]
+            spearman = "n/a" if r.spearman_with_human_ranking is None else f"{r.spearman_with_human_ranking:.3f}"
+            lines.append(f"| {reviewer} | " + " | ".join(cells) + f" | {spearman} |")
+        lines += ["", f"Human order: {', '.join(prd.human_order)}", ""]
+    for dataset, comparison in (validity.model_extra or {}).items():
+        lines += human_lines(dataset, comparison)
     return "\n".join(lines)
 
 
-def _pct(m: dict[str, Any]) -> str:
-    return "n/a" if m["value"] is None else f"{m['value']:.1%} [{m['low']:.1%}, {m['high']:.1%}] (n={m['n']})"
+def human_lines(dataset: str, c: HumanComparison) -> list[str]:
+    lines = [f"### Judges against human labels (`{dataset}`)", ""]
+    if c.agreement is not None:
+        order = "" if c.correct_both_orders is None else (
+            f" Correct in both answer orders: {_pct(c.correct_both_orders)}; swap consistency "
+            f"{_pct(c.swap_consistency)}.")
+        ranked = "" if c.ranking is None else (
+            f" Ranking of {c.ranking.models} systems: Spearman {_num(c.ranking.spearman)}, "
+            f"Kendall {_num(c.ranking.kendall)}.")
+        lines += [f"Per battle: {_pct(c.agreement.with_ties)} agreement with ties, {_pct(c.agreement.without_ties)} "
+                  f"without ties.{order}{ranked}", "",
+                  f"Human order: {', '.join(c.human_order)}  ", f"Judge order: {', '.join(c.judge_order)}", ""]
+    if c.recorded:
+        lines += ["| recorded judge | pairs | agreement with ties | without ties | correct in both orders | "
+                  "swap consistency |", "|---|---|---|---|---|---|"]
+        for name, r in c.recorded.items():
+            lines.append(f"| `{name}` | {r.battles} | {_pct(r.agreement.with_ties)} | {_pct(r.agreement.without_ties)} "
+                         f"| {_pct(r.correct_both_orders)} | {_pct(r.swap_consistency)} |")
+        lines.append("")
+    return lines
 
 
-def files(section: dict[str, Any], records: Records) -> dict[str, str]:
-    """Seed 002's results and cache files for every judged experiment, plus a leaderboard CSV."""
+def _num(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
+
+
+def _pct(m: Metric | None) -> str:
+    if m is None or m.value is None:
+        return "n/a"
+    return f"{m.value:.1%} [{m.low:.1%}, {m.high:.1%}] (n={m.n})"
+
+
+def files(section: ArenaSection, verdicts: Verdicts) -> dict[str, str]:
+    """Seed 002's results and cache files, one dataset's battles each, plus a leaderboard CSV each.
+
+    The live judge's battles of the leading dataset go to `results/<experiment>/`, those of any
+    other dataset to `results/<experiment>-<dataset>/`; each dataset's cache to `cache/<dataset>/`.
+    Human labels and recorded verdicts are not the run's battles and are left out."""
     out: dict[str, str] = {}
-    judged = [r for r in records if not is_human(r) and r["attributes"].get("dataset") not in ("mrbench", None)]
-    by_experiment: dict[str, Records] = defaultdict(list)
-    for r in judged:
-        by_experiment[r["attributes"].get("experiment", "default")].append(r)
-    for experiment, rs in sorted(by_experiment.items()):
-        out.update(experiment_files(f"arena/results/{experiment}", rs))
-        dataset = rs[0]["attributes"]["dataset"]
-        out.update(cache_files(f"arena/cache/{dataset}", rs))
-    for name, board in section.get("leaderboards", {}).items():
-        rows = [{"model": m, "rank": board["rank"][m]["value"], "bt_rating": board["rating"][m]["value"],
-                 "bt_low": board["rating"][m]["low"], "bt_high": board["rating"][m]["high"],
-                 "elo_rating": board["elo"][m]["value"], "elo_low": board["elo"][m]["low"],
-                 "elo_high": board["elo"][m]["high"], "battles": board["rating"][m]["n"]} for m in board["order"]]
+    main = (section.main or "").split("/")[0]
+    by_run: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        if v.kind == BATTLE:
+            by_run[(v.attributes.get("experiment", "default"), str(v.attributes.get("dataset")))].append(v)
+    for (experiment, dataset), vs in sorted(by_run.items()):
+        folder = experiment if dataset == main else f"{experiment}-{dataset}"
+        out.update(experiment_files(f"arena/results/{folder}", vs))
+        out.update(cache_files(f"arena/cache/{dataset}", vs))
+    for name, board in section.leaderboards.items():
+        rows = [{"model": m, "rank": board.rank[m].value, "bt_rating": board.rating[m].value,
+                 "bt_low": board.rating[m].low, "bt_high": board.rating[m].high, "elo_rating": board.elo[m].value,
+                 "elo_low": board.elo[m].low, "elo_high": board.elo[m].high, "battles": board.rating[m].n}
+                for m in board.order]
         out[f"arena/leaderboard_{name.replace('/', '_')}.csv"] = pd.DataFrame(rows).to_csv(index=False)
     return out
 
 
-def battle_rows(records: Records) -> pd.DataFrame:
+def battle_rows(verdicts: Verdicts) -> pd.DataFrame:
     rows = []
-    for r in sorted(records, key=lambda r: r["case_id"]):
-        a = r["attributes"]
-        winner = r["result"].get("winner", "") if r["valid"] else ""
+    for v in sorted(verdicts, key=lambda v: v.case_id):
+        a = v.attributes
+        winner = (winner_of(v) or "") if v.valid else ""
         rows.append({"model_a": a["model_a"], "model_b": a["model_b"], "winner": winner,
-                     "judger": r["judge"]["provider"].partition(":")[2] or r["judge"]["provider"],
+                     "judger": v.judge.provider.partition(":")[2] or v.judge.provider,
                      "tstamp": a.get("tstamp", ""), "question": a["question"], "answer_a": a.get("answer_a", ""),
                      "answer_b": a.get("answer_b", ""),
-                     "gpt_4_response": str({"is_valid": r["valid"], "response": "\n---\n".join(r["raw"])}),
-                     "gpt_4_score": score_text(winner) if winner else "", "is_valid": r["valid"]})
+                     "gpt_4_response": str({"is_valid": v.valid, "response": "\n---\n".join(v.raw)}),
+                     "gpt_4_score": score_text(winner) if winner else "", "is_valid": v.valid})
     return pd.DataFrame(rows, columns=layout.RECORD_COLUMNS)
 
 
-def experiment_files(folder: str, records: Records) -> dict[str, str]:
-    table = battle_rows(records)
+def experiment_files(folder: str, verdicts: Verdicts) -> dict[str, str]:
+    table = battle_rows(verdicts)
     valid = table[table["is_valid"]]
+    scored = [v for v in verdicts if v.valid and winner_of(v) is not None]
     questions = list(dict.fromkeys(table["question"]))
     models = list(dict.fromkeys(list(table["model_a"]) + list(table["model_b"])))
-    elo = online_elo(battles_of([r for r in records if r["valid"]])) if len(valid) else []
-    names = battles_of([r for r in records if r["valid"]]).models if len(valid) else []
+    elo = online_elo(battles_of(scored)) if scored else []
+    names = battles_of(scored).models if scored else []
     return {
         f"{folder}/questions.csv": pd.DataFrame({"question": questions}).to_csv(index=False),
         f"{folder}/models.csv": pd.DataFrame({"model": models}).to_csv(index=False),
@@ -336,14 +412,14 @@ def experiment_files(folder: str, records: Records) -> dict[str, str]:
     }
 
 
-def cache_files(folder: str, records: Records) -> dict[str, str]:
+def cache_files(folder: str, verdicts: Verdicts) -> dict[str, str]:
     """q_and_as.csv (question + one column per model) and the battle records, seed 002's cache."""
     answers: dict[str, dict[str, str]] = defaultdict(dict)
-    for r in records:
-        a = r["attributes"]
+    for v in verdicts:
+        a = v.attributes
         for side in ("a", "b"):
             if a.get(f"answer_{side}") is not None:
                 answers[a["question"]][a[f"model_{side}"]] = a[f"answer_{side}"]
     wide = pd.DataFrame([{"question": q, **row} for q, row in answers.items()])
     return {f"{folder}/q_and_as.csv": wide.to_csv(index=False),
-            f"{folder}/battle_records.csv": layout.write_csv(battle_rows(records), layout.RECORD_COLUMNS)}
+            f"{folder}/battle_records.csv": layout.write_csv(battle_rows(verdicts), layout.RECORD_COLUMNS)}

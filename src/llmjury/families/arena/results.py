@@ -1,16 +1,209 @@
-"""The arena family's typed verdict results and aggregate section."""
+"""The arena's typed verdict results, one model per verdict kind, and its typed aggregate section.
+
+Verdict kinds:
+- `battle`: a live judge's decision on two answers, asked in both orders (seed 002, MRBench
+  tutors, pairwise items);
+- `human_label`: a person's (or annotation rule's) preference on a pair (MRBench, PRD, pairwise items);
+- `recorded`: a judge's verdict recorded elsewhere and replayed (pairwise items' per-order
+  verdicts, seed 002 outcome files, Chatbot Arena logs, MT-Bench judgements);
+- `llmbar_replay`: an LLMBar judge file's two completions, read by our parser;
+- `prd_replay`: a PRD reviewer's recorded score.
+"""
 
 from __future__ import annotations
 
-from pydantic import ConfigDict
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from llmjury.family import Metric, Result, Section
 
+Winner = Literal["model_a", "model_b", "tie", "tie (bothbad)"]
+Order = Literal["ab", "ba"]
+BATTLE, HUMAN, RECORDED, LLMBAR, PRD = "battle", "human_label", "recorded", "llmbar_replay", "prd_replay"
+
+
+class OrderRun(BaseModel):
+    """One judge run in one answer order; `winner` is already mapped back to the pair's order."""
+
+    model_config = ConfigDict(frozen=True)
+    order: Order
+    winner: Winner | None
+    error: str | None = None
+    juror: str = ""
+
+
+class JurorVote(BaseModel):
+    """One juror's vote on a battle: its orders agreed (`consistent`) or its vote is a tie."""
+
+    model_config = ConfigDict(frozen=True)
+    judge: str
+    counted_runs: int
+    consistent: bool
+    winner: Winner | None
+
 
 class BattleResult(Result):
-    model_config = ConfigDict(extra="allow", frozen=True)
+    """A live judge's decision; None `winner` when no run could be scored (the verdict is unscored)."""
+
+    winner: Winner | None = None
+    consistent: bool = True
+    counted_runs: int = 0
+    confidence: float | None = None
+    jurors: list[JurorVote] | None = None
+    runs: list[OrderRun] = Field(default_factory=list)
+
+    def by_order(self, order: Order) -> Winner | None:
+        """The decision in one answer order: its scored runs if they agree, a tie if not, None if none."""
+        winners = {r.winner for r in self.runs if r.order == order and r.winner is not None}
+        return None if not winners else winners.pop() if len(winners) == 1 else "tie"
+
+
+class HumanLabel(Result):
+    winner: Winner
+
+
+class RecordedVerdict(Result):
+    """A recorded judge's decision; `ab` / `ba` are its verdicts per answer order when recorded."""
+
+    winner: Winner
+    ab: Winner | None = None
+    ba: Winner | None = None
+
+    def by_order(self, order: Order) -> Winner | None:
+        return self.ab if order == "ab" else self.ba
+
+
+class LLMBarReplay(Result):
+    """`original` / `swapped`: the parsed choice per order (None: unparsed), `gold` the label."""
+
+    winner: Winner
+    original: Winner | None
+    swapped: Winner | None
+    gold: Winner
+    recorded: list[str]
+
+
+class PRDReplay(Result):
+    winner: Winner
+    parsed_matches_recorded: bool
+
+
+class Leaderboard(BaseModel):
+    """One set of battles' ratings: Bradley-Terry (primary), online Elo, ranks and win-rate matrices."""
+
+    battles: int
+    anchor: str
+    rating: dict[str, Metric]
+    elo: dict[str, Metric]
+    rank: dict[str, Metric]
+    order: list[str]
+    tie_rate: Metric
+    win_rates: dict[str, dict[str, float | None]]
+    predicted_win_rates: dict[str, dict[str, float | None]]
+
+
+class Agreement(BaseModel):
+    with_ties: Metric
+    without_ties: Metric
+
+
+class Ranking(BaseModel):
+    models: int
+    spearman: float | None
+    spearman_p: float | None
+    kendall: float | None
+    kendall_p: float | None
+
+
+class AgainstHumans(BaseModel):
+    """One judge against the human labels of the same pairs: per pair, per order, and as a ranking."""
+
+    dataset: str
+    judge: str
+    battles: int
+    agreement: Agreement
+    correct_both_orders: Metric | None = None
+    swap_consistency: Metric | None = None
+    ranking: Ranking | None = None
+    judge_order: list[str]
+    human_order: list[str]
+    human_order_same_battles: list[str]
+
+
+class HumanComparison(AgainstHumans):
+    """A dataset with human labels: the live judge's comparison (empty when only recorded judges
+    ran), and each recorded judge's under `recorded`."""
+
+    judge: str | None = None  # type: ignore[assignment]
+    battles: int = 0
+    agreement: Agreement | None = None  # type: ignore[assignment]
+    judge_order: list[str] = Field(default_factory=list)
+    human_order_same_battles: list[str] = Field(default_factory=list)
+    recorded: dict[str, AgainstHumans] | None = None
+
+
+class PRDReviewer(BaseModel):
+    agreement_with_ties: Metric
+    agreement_without_ties: Metric
+    swap_consistency: Metric
+    parser_matches_recorded: Metric
+    order: list[str]
+    spearman_with_human_ranking: float | None
+    models: int
+
+
+class PRDValidity(BaseModel):
+    human_majority_rule: str
+    reference: dict[str, str | tuple[float, float, float]]
+    reviewers: dict[str, PRDReviewer]
+    human_order: list[str]
+
+
+class LLMBarFigures(BaseModel):
+    accuracy_original: Metric
+    accuracy_swapped: Metric
+    accuracy: float | None
+    correct_both: Metric
+    positional_agreement: Metric
+    positional_agreement_parsed: Metric
+    unparsed: int
+    published_accuracy_percent: float
+    published_agreement_percent: float
+
+
+class JudgeValidity(BaseModel):
+    """Judges measured against people: PRD and LLMBar by name, and every dataset with human labels
+    (MRBench, pairwise items) under its own name."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, HumanComparison]
+    prd: PRDValidity | None = None
+    llmbar: dict[str, LLMBarFigures] | None = None
+
+
+class SelfPreference(BaseModel):
+    model: str
+    own_battles_win_rate: Metric
+
+
+class JurorAgreement(BaseModel):
+    agreement_with_jury: Metric
+    agreement_with_humans: Metric | None = None
 
 
 class ArenaSection(Section):
-    model_config = ConfigDict(extra="allow")
+    """The main leaderboard's figures up front (`main` names it), then every leaderboard and the
+    judges' validity against people."""
+
+    main: str | None = None
     rating: dict[str, Metric] | None = None
+    elo: dict[str, Metric] | None = None
+    rank: dict[str, Metric] | None = None
+    tie_rate: Metric | None = None
+    longer_wins_rate: Metric | None = None
+    self_preference: SelfPreference | None = None
+    swap_consistency: Metric | None = None
+    jury: dict[str, JurorAgreement] | None = None
+    judge_validity: JudgeValidity | None = None
+    leaderboards: dict[str, Leaderboard] = Field(default_factory=dict)

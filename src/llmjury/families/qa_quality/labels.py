@@ -54,12 +54,12 @@ def agreement_with_labels(dataset: str, graded: Sequence[LabelledGrade]) -> Judg
     rank = {label: i for i, label in enumerate(labels)}
     scores = np.array([g.avg_score for g in graded])
     ranks = np.array([rank[g.label] for g in graded])
-    rho = stats.spearmanr(scores, ranks)
-    tau = stats.kendalltau(scores, ranks)
     rng = np.random.default_rng(0)
     draws = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a resample can be constant; its NaN is dropped below
+        warnings.simplefilter("ignore")  # a tiny or constant sample gives NaN, reported as no value
+        rho = stats.spearmanr(scores, ranks)
+        tau = stats.kendalltau(scores, ranks)
         for _ in range(500):
             i = rng.integers(0, len(scores), len(scores))
             draws.append(stats.spearmanr(scores[i], ranks[i]).statistic)

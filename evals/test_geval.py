@@ -8,71 +8,74 @@ provider, steps and criteria, when deepeval is installed.
 from __future__ import annotations
 
 import importlib.util
-import json
 
 import numpy as np
 import pytest
 
 import llmjury
 from llmjury.assertions import assert_scored
-from llmjury.families import geval
-from llmjury.families.geval import dep
+from llmjury.families.geval import FAMILY, dep
+from llmjury.families.geval.cases import GEvalCase, geval_cases
 from llmjury.families.geval.ceiling import annotators, ceiling_cases
 from llmjury.families.geval.closer_look import closer_look_cases
 from llmjury.families.geval.closer_look import replay as closer_look_replay
+from llmjury.families.geval.datasets import locate
 from llmjury.families.geval.meta import correlations, meta_evaluate
+from llmjury.families.geval.options import GEvalOptions
+from llmjury.families.geval.pipeline import judge_item
 from llmjury.families.geval.recorded import (
-    UNIEVAL,
-    FlowScoreCase,
+    flowscore_cases,
     recorded_cases,
     replay,
     replay_flowscore,
     unieval_scores,
 )
-from llmjury.families.geval.report import REFERENCES
-from llmjury.plugin import settings_of
-from llmjury.settings import family_options
+from llmjury.families.geval.report import references
+from llmjury.plugin import options_of, settings_of
 
 
-def options(config: pytest.Config) -> geval.GEvalOptions:
-    return geval.GEvalOptions.model_validate(family_options(settings_of(config), geval.FAMILY))
+def options(config: pytest.Config) -> GEvalOptions:
+    opts = options_of(config, FAMILY)
+    assert isinstance(opts, GEvalOptions)
+    return opts
 
 
-def deepeval_subset(opts: geval.GEvalOptions) -> list[geval.GEvalCase]:
+def deepeval_subset(cases: list[GEvalCase], opts: GEvalOptions) -> list[GEvalCase]:
     """The first item of each context, then the rest, up to `deepeval_items` per dataset (overall,
     next response). Items with an empty response are left out: deepeval refuses to score them."""
-    candidates = [c for c in geval.geval_cases(opts)
-                  if c.criterion == "overall" and c.task == "response" and c.item.response.strip()]
+    candidates = [c for c in cases if c.criterion == "overall" and c.task == "response" and c.item.response.strip()]
     chosen = []
-    for dataset in opts.listed("datasets"):
-        cases = [c for c in candidates if c.item.dataset == dataset]
-        first = {c.item.context_id: c for c in reversed(cases)}
+    for dataset in opts.selected:
+        by_dataset = [c for c in candidates if c.item.dataset == dataset]
+        first = {c.item.context_id: c for c in reversed(by_dataset)}
         leading = {c.id for c in first.values()}
-        ordered = list(first.values()) + [c for c in cases if c.id not in leading]
+        ordered = list(first.values()) + [c for c in by_dataset if c.id not in leading]
         chosen += ordered[: opts.deepeval_items]
     return chosen
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    opts = options(metafunc.config)
+    opts, settings = options(metafunc.config), settings_of(metafunc.config)
     if metafunc.function is test_geval_item:
-        llmjury.generate(metafunc, geval.geval_cases(opts))
+        cases, loaded = geval_cases(opts, settings)
+        llmjury.generate(metafunc, cases, loaded=loaded)
     elif metafunc.function is test_recorded_judge:
-        llmjury.generate(metafunc, recorded_cases())
+        llmjury.generate(metafunc, recorded_cases(opts, settings))
     elif metafunc.function is test_closer_look_replay:
-        llmjury.generate(metafunc, closer_look_cases(opts.closer_look))
+        llmjury.generate(metafunc, closer_look_cases(opts, settings))
     elif metafunc.function is test_human_ceiling:
-        llmjury.generate(metafunc, ceiling_cases(opts.usr_annotations))
+        llmjury.generate(metafunc, ceiling_cases(opts, settings))
     elif metafunc.function is test_flowscore_recorded_judge:
-        llmjury.generate(metafunc, [FlowScoreCase(id="recorded-flowscore-dstc9")])
+        llmjury.generate(metafunc, flowscore_cases(opts))
     elif metafunc.function is test_dep_recorded_judge:
-        llmjury.generate(metafunc, dep.dep_cases())
+        llmjury.generate(metafunc, dep.dep_cases(opts, settings))
     elif metafunc.function is test_deepeval_geval:
         # Without deepeval (the plain install) there is nothing to compare: no cases, one skip.
-        llmjury.generate(metafunc, deepeval_subset(opts) if importlib.util.find_spec("deepeval") else [])
+        wanted = importlib.util.find_spec("deepeval") is not None
+        llmjury.generate(metafunc, deepeval_subset(geval_cases(opts, settings)[0], opts) if wanted else [])
 
 
-@llmjury.pipeline(geval.judge_item)
+@llmjury.pipeline(judge_item)
 def test_geval_item(outcome: llmjury.Outcome) -> None:
     assert_scored(outcome)
 
@@ -90,8 +93,9 @@ def test_closer_look_replay(outcome: llmjury.Outcome) -> None:
 
 @llmjury.pipeline(annotators)
 def test_human_ceiling(outcome: llmjury.Outcome) -> None:
-    """Three annotators x every item, each against the mean of the other two (6 responses a context)."""
-    assert len(outcome.verdicts) % (3 * 6) == 0 and outcome.verdicts
+    """Every annotator of every item with several ratings, each against the mean of the others."""
+    assert outcome.verdicts and all(v.attributes["human"] is not None for v in outcome.verdicts)
+    assert len({v.judge.provider for v in outcome.verdicts}) >= 2
 
 
 @llmjury.pipeline(replay_flowscore)
@@ -104,18 +108,19 @@ def test_flowscore_recorded_judge(outcome: llmjury.Outcome) -> None:
 def test_dep_recorded_judge(outcome: llmjury.Outcome) -> None:
     """DEP's recorded ratings reproduce the curators' dialogue- and system-level figures."""
     case_id = outcome.verdicts[0].case_id
-    meta = meta_evaluate([v.record() for v in outcome.verdicts])
+    meta = meta_evaluate(outcome.verdicts)
+    assert meta.pooled is not None
     if case_id.startswith("dep-dstc9-score"):
-        assert meta["items"] == 1796
-        assert meta["pooled"]["pearson"]["value"] == pytest.approx(0.2742, abs=5e-5)
-        assert meta["pooled"]["spearman"]["value"] == pytest.approx(0.2575, abs=5e-5)
-        assert meta["system_level"]["pearson"]["value"] == pytest.approx(0.9718, abs=5e-5)
-        assert meta["system_level"]["spearman"]["value"] == pytest.approx(0.9545, abs=5e-5)
+        assert meta.items == 1796 and meta.system_level is not None
+        assert meta.pooled.pearson.value == pytest.approx(0.2742, abs=5e-5)
+        assert meta.pooled.spearman.value == pytest.approx(0.2575, abs=5e-5)
+        assert meta.system_level.pearson.value == pytest.approx(0.9718, abs=5e-5)
+        assert meta.system_level.spearman.value == pytest.approx(0.9545, abs=5e-5)
     elif case_id.startswith("dep-fed"):
-        assert meta["pooled"]["pearson"]["value"] == pytest.approx(0.6467, abs=5e-5)
-        assert meta["pooled"]["spearman"]["value"] == pytest.approx(0.6810, abs=5e-5)
+        assert meta.pooled.pearson.value == pytest.approx(0.6467, abs=5e-5)
+        assert meta.pooled.spearman.value == pytest.approx(0.6810, abs=5e-5)
     else:
-        assert meta["items"] == 2016  # our parse of the judge's words scores every row
+        assert meta.items == 2016  # our parse of the judge's words scores every row
 
 
 def _deepeval_pipeline(case, jury):
@@ -132,11 +137,11 @@ def test_deepeval_geval(outcome: llmjury.Outcome) -> None:
 
 @pytest.mark.parametrize("dimension", ["naturalness", "coherence", "engagingness", "groundedness",
                                        "understandability", "overall"])
-def test_unieval_replay_reproduces_the_published_table(dimension: str) -> None:
+def test_unieval_replay_reproduces_the_published_table(dimension: str, pytestconfig: pytest.Config) -> None:
     """Recorded UniEval scores through our meta-evaluation give UniEval's published table to 1e-6."""
-    pairs = unieval_scores(UNIEVAL, dimension)
+    pairs = unieval_scores(locate(options(pytestconfig), settings_of(pytestconfig), "unieval"), dimension)
     predicted = np.array([score for _, score in pairs])
     human = np.array([item.human[dimension] for item, _ in pairs])
     ours = correlations(predicted, human)
-    published = json.loads(REFERENCES.read_text())["unieval"]["rows"][dimension]
+    published = references()["unieval"].rows[dimension]
     assert [ours["pearson"], ours["spearman"], ours["kendall"]] == pytest.approx(published, abs=1e-6)

@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from llmjury.datasets.dialogue_items import dstc9
+from llmjury.datasets.dialogue_items import dstc9, topical_chat
 from llmjury.families.geval.meta import meta_evaluate
+from llmjury.families.geval.recorded import judge_config, recorded_verdict
 
 SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
 FULL_DSTC9 = SHARED / "dstc9" / "dstc9_data.json"
@@ -23,12 +24,12 @@ needs_full_dstc9 = pytest.mark.skipif(not (FULL_DSTC9.is_file() and MODELS.is_fi
 def test_flowscore_reproduces_dialevalmetrics_published_row():
     items = dstc9(FULL_DSTC9, MODELS)
     assert len(items) == 2200 and len({i.system_id for i in items}) == 11
-    records = [{"valid": True, "result": {"score": -float(i.extra["flowscore"]), "method": "recorded"},
-                "attributes": {"human": i.human["overall"], "context_id": i.context_id, "system_id": i.system_id}}
-               for i in items]
-    meta = meta_evaluate(records)
-    got = [meta["pooled"]["pearson"]["value"], meta["pooled"]["spearman"]["value"],
-           meta["system_level"]["pearson"]["value"], meta["system_level"]["spearman"]["value"]]
+    judge = judge_config("flowscore")
+    meta = meta_evaluate([recorded_verdict(i.id, judge, i, "dialogue", "overall", -float(i.extra["flowscore"]))
+                          for i in items])
+    assert meta.pooled is not None and meta.system_level is not None
+    got = [meta.pooled.pearson.value, meta.pooled.spearman.value,
+           meta.system_level.pearson.value, meta.system_level.spearman.value]
     assert np.round(got, 4).tolist() == [0.1465, 0.1396, 0.9071, 0.9000]
 
 
@@ -37,20 +38,19 @@ USR = SHARED / "topical_chat_usr" / "tc_usr_data.json"
 
 @pytest.mark.skipif(not USR.is_file(), reason="USR's per-annotator file is not beside the repository")
 def test_human_ceiling_is_computed_per_annotator_and_bounds_the_shipped_judges():
-    import asyncio
-
-    from llmjury.families.geval.ceiling import CeilingCase, annotators
+    from llmjury.families.geval.ceiling import annotator_verdicts
+    from llmjury.families.geval.datasets import to_criteria
+    from llmjury.families.geval.options import GEvalOptions
     from llmjury.families.geval.report import aggregate
 
-    records = []
-    for criterion in ("naturalness", "overall"):
-        outcome = asyncio.run(annotators(CeilingCase(id=f"c-{criterion}", path=str(USR), criterion=criterion), None))
-        records += [v.record() for v in outcome.verdicts]
-    ceiling = aggregate(records)["human_ceiling"]
+    items = [to_criteria(item, USR, GEvalOptions()) for item in topical_chat(USR)]  # the full file as Topical-Chat
+    verdicts = annotator_verdicts(items, "naturalness") + annotator_verdicts(items, "overall")
+    ceiling = aggregate(verdicts).human_ceiling
+    assert ceiling is not None
     overall = ceiling["topical_chat/response/overall"]
-    assert overall["annotators"] == 3
+    assert overall.annotators == 3 and overall.items == 360 and overall.pooled is not None
     # Humans agree with each other better than UniEval (0.633) does with them on overall quality.
-    assert 0.633 < overall["pooled"]["pearson"] <= 1.0
+    assert 0.633 < overall.pooled.pearson <= 1.0
 
 
 CLOSER_LOOK = SHARED / "closer_look_topical_chat" / "results_topical_chat"
@@ -62,13 +62,16 @@ def test_closer_look_replay_reproduces_the_published_geval_row(criterion):
     import asyncio
 
     from llmjury.families.geval.closer_look import PUBLISHED, closer_look_cases, replay
+    from llmjury.families.geval.options import GEvalOptions
+    from llmjury.settings import Settings
 
-    (case,) = [c for c in closer_look_cases(str(CLOSER_LOOK)) if c.criterion == criterion and c.parser == "paper"]
-    records = [v.record() for v in asyncio.run(replay(case, None)).verdicts]
-    meta = meta_evaluate(records)
+    (case,) = [c for c in closer_look_cases(GEvalOptions(closer_look=str(CLOSER_LOOK)), Settings())
+               if c.criterion == criterion and c.parser == "paper"]
+    meta = meta_evaluate(asyncio.run(replay(case, None)).verdicts)
+    assert meta.pooled is not None and meta.per_context is not None
     pearson_all, kendall_per_context = PUBLISHED[criterion]
-    assert round(meta["pooled"]["pearson"]["value"], 3) == pearson_all
-    assert round(meta["per_context"]["kendall"]["value"], 3) == kendall_per_context
+    assert round(meta.pooled.pearson.value or 0, 3) == pearson_all
+    assert round(meta.per_context.kendall.value or 0, 3) == kendall_per_context
 
 
 def test_paper_parser_rule():

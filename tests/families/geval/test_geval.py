@@ -10,14 +10,20 @@ import pytest
 from llmjury.chat import Sample, TokenLogprob, TopLogprob
 from llmjury.datasets.dialogue_items import dstc9, topical_chat
 from llmjury.errors import DatasetError, JudgeParseError
-from llmjury.families.geval.cases import GEvalCase, GEvalOptions, geval_cases
-from llmjury.families.geval.meta import meta_evaluate, per_context
+from llmjury.families.geval.cases import GEvalCase, geval_cases
+from llmjury.families.geval.meta import evaluate, per_context
+from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.pipeline import judge_item
 from llmjury.families.geval.scoring import frequency_weighted, logprob_weighted, parse_score
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
+from llmjury.settings import Settings
 from llmjury.testing import FakeChoice, ServerBehaviour
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+TOPICAL_CHAT = FIXTURES / "topical_chat_usr" / "topical_chat.json"
+SHIPPED = Settings(data_root=FIXTURES)
 
 SEED_RESPONSE_LINES = [
     "Your task is to rate the response on one metric. Provide only the final score as an integer—do not include "
@@ -29,11 +35,11 @@ SEED_RESPONSE_LINES = [
 
 
 def test_shipped_samples_load_with_every_human_dimension():
-    items = topical_chat()
+    items = topical_chat(TOPICAL_CHAT)
     assert len(items) == 360 and len({i.context_id for i in items}) == 60
     assert set(items[0].human) == {"understandability", "naturalness", "coherence", "engagingness",
                                    "groundedness", "overall"}
-    sample = dstc9()
+    sample = dstc9(FIXTURES / "dstc9" / "dstc9_sample.json")
     assert len(sample) == 220 and len({i.system_id for i in sample}) == 11
     assert sample[0].turns[0][0] == "user" and "flowscore" in sample[0].extra
 
@@ -103,15 +109,15 @@ def reply_by_prompt(body, index):
 
 def cases(criterion="overall", task="response", count=3):
     return [GEvalCase(id=f"{item.id}-{task}-{criterion}", item=item, task=task, criterion=criterion)
-            for item in topical_chat()[:count]]
+            for item in topical_chat(TOPICAL_CHAT)[:count]]
 
 
 def test_logprobs_give_a_weighted_score_and_steps_are_asked_once(make_engine, openai_server, frozen_dir):
     openai_server.reply = reply_by_prompt
     jury = jury_for(make_engine, openai_server, frozen_dir)
     verdicts = [jury.engine.run(judge_item(case, jury)).verdict for case in cases()]
-    assert {v.result["method"] for v in verdicts} == {"logprobs"}
-    assert verdicts[0].result["score"] == pytest.approx(4.3)
+    assert {v.result.method for v in verdicts} == {"logprobs"} and {v.kind for v in verdicts} == {"judge"}
+    assert verdicts[0].result.score == pytest.approx(4.3)
     cot_calls = [r for r in openai_server.requests if r["messages"][-1]["content"].startswith("Evaluate the quality")]
     assert len(cot_calls) == 1
     judged = openai_server.requests[-1]
@@ -127,10 +133,10 @@ def test_without_logprobs_it_samples_n_and_weights_by_frequency(make_engine, ope
                                            else next(answers))
     jury = jury_for(make_engine, openai_server, frozen_dir, n=5)
     verdict = jury.engine.run(judge_item(cases(count=1)[0], jury)).verdict
-    assert verdict.result["method"] == "sampling" and verdict.judge.n == 5
+    assert verdict.result.method == "sampling" and verdict.judge.n == 5
     sampled = [r for r in openai_server.requests if r.get("n", 1) > 1]
     assert sampled[0]["n"] == 5 and sampled[0]["temperature"] == 1.0 and sampled[0]["top_p"] == 1.0
-    assert 2 <= verdict.result["score"] <= 5
+    assert 2 <= verdict.result.score <= 5
 
 
 def test_hand_written_steps_replace_generation(make_engine, openai_server, tmp_path, frozen_dir):
@@ -143,7 +149,9 @@ def test_hand_written_steps_replace_generation(make_engine, openai_server, tmp_p
 
 
 def test_case_selection_follows_options():
-    selected = geval_cases(GEvalOptions(datasets="dstc9", tasks_dstc9="dialogue", criteria_dstc9="overall"))
+    selected, (loaded,) = geval_cases(GEvalOptions(datasets="dstc9", tasks_dstc9="dialogue",
+                                                   criteria_dstc9="overall"), SHIPPED)
+    assert loaded.dataset == "dstc9" and loaded.kept == 220
     assert len(selected) == 220 and selected[0].id == "dstc9-0000-dialogue-overall"
     assert "whole_dialogue" in selected[0].marks() and "system_chatbot10" in selected[0].marks()
 
@@ -158,16 +166,14 @@ def test_per_context_skips_constant_groups_and_averages():
 
 def test_meta_evaluation_reports_pooled_context_and_system_views():
     rng = np.random.default_rng(0)
-    records = []
-    for i in range(60):
-        human = float(rng.integers(1, 6))
-        records.append({"valid": True, "result": {"score": human + rng.normal(0, 1), "method": "logprobs"},
-                        "attributes": {"human": human, "context_id": f"c{i // 6}", "system_id": f"s{i % 6}"}})
-    out = meta_evaluate(records)
-    assert out["items"] == 60 and out["pooled"]["pearson"]["value"] > 0.5
-    low, high = out["pooled"]["pearson"]["low"], out["pooled"]["pearson"]["high"]
-    assert low < out["pooled"]["pearson"]["value"] < high
-    assert out["per_context"]["contexts"] == 10 and out["system_level"]["pearson"]["n"] == 6
+    human = rng.integers(1, 6, size=60).astype(float)
+    out = evaluate(human + rng.normal(0, 1, size=60), human, [f"c{i // 6}" for i in range(60)],
+                   [f"s{i % 6}" for i in range(60)])
+    assert out.pooled is not None and out.per_context is not None and out.system_level is not None
+    assert out.items == 60 and (out.pooled.pearson.value or 0) > 0.5
+    low, high = out.pooled.pearson.low, out.pooled.pearson.high
+    assert low is not None and high is not None and low < out.pooled.pearson.value < high
+    assert out.per_context.contexts == 10 and out.system_level.pearson.n == 6
 
 
 def test_generated_steps_are_frozen_and_reused_by_later_runs(make_engine, openai_server, frozen_dir, tmp_path):

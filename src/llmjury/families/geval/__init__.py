@@ -1,19 +1,20 @@
-"""G-Eval for dialogue (seed 004): DSTC9 and Topical-Chat items, auto chain-of-thought,
-probability-weighted scores, meta-evaluation against human scores."""
+"""G-Eval for dialogue (seed 004): rated dialogue items (DSTC9, Topical-Chat, yours), auto
+chain-of-thought, probability-weighted scores, meta-evaluation against human scores and the human
+ceiling on the same items."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType
 from typing import ClassVar
 
-from llmjury.families.geval import pipeline
-from llmjury.families.geval.cases import FAMILY as NAME
-from llmjury.families.geval.cases import GEvalCase, GEvalOptions, geval_cases
+from llmjury.families.geval.datasets import DATASETS
+from llmjury.families.geval.datasets import FAMILY as NAME
 from llmjury.families.geval.offline import ANSWERS
-from llmjury.families.geval.pipeline import judge_item
-from llmjury.families.geval.results import GEvalSection, ScoreResult
-from llmjury.family import Family, Pipeline, Result, Section
+from llmjury.families.geval.options import GEvalOptions
+from llmjury.families.geval.results import DeepevalResult, GEvalSection, ScoreResult
+from llmjury.family import Family, FamilyOptions, Pipeline, Result, Section
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
@@ -21,14 +22,17 @@ from llmjury.verdicts import Verdict
 class GEval(Family):
     name = NAME
     options = GEvalOptions
-    results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType({"": ScoreResult})
+    results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(
+        {"judge": ScoreResult, "recorded": ScoreResult, "annotator": ScoreResult, "deepeval": DeepevalResult})
     section = GEvalSection
-    headline = ('meta',)
+    headline = ("judge_validity",)
+    datasets = DATASETS
+    hidden_from_tables = ("meta", "human_ceiling", "judge_validity")
 
     def pipelines(self) -> Mapping[str, Pipeline]:
-        return {
-            "judge_item": pipeline.judge_item,
-        }
+        from llmjury.families.geval import ceiling, pipeline
+
+        return {"judge_item": pipeline.judge_item, "annotators": ceiling.annotators}
 
     def offline(self) -> Mapping[str, Heuristic]:
         return ANSWERS
@@ -36,25 +40,24 @@ class GEval(Family):
     def aggregate(self, verdicts: Sequence[Verdict]) -> Section:
         from llmjury.families.geval import report
 
-        return GEvalSection.model_validate(report.aggregate([v.record() for v in verdicts]))
+        return report.aggregate(verdicts)
 
     def markdown(self, section: Section) -> str:
         from llmjury.families.geval import report
 
-        return report.markdown(section.model_dump(mode="json"))
+        return report.markdown(GEvalSection.model_validate(section.model_dump()))
 
     def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
         from llmjury.families.geval import report
 
-        return report.files(section.model_dump(mode="json"), [v.record() for v in verdicts])
+        return report.files(verdicts)
 
-    @property
-    def hidden_from_tables(self) -> tuple[str, ...]:  # type: ignore[override]
-        from llmjury.families.geval import report
+    def replay(self, path: Path, options: FamilyOptions) -> list[Verdict]:
+        from llmjury.families.geval import replay
 
-        return tuple(report.HIDDEN_FROM_TABLES)
+        return replay.read(path, GEvalOptions.model_validate(options.model_dump()))
 
 
 FAMILY = GEval()
 
-__all__ = ["FAMILY", "NAME", "GEvalCase", "GEvalOptions", "geval_cases", "judge_item"]
+__all__ = ["FAMILY", "NAME", "GEval"]

@@ -1,60 +1,65 @@
-"""The human ceiling on Topical-Chat: how well one annotator agrees with the others.
+"""The human ceiling: how well one annotator agrees with the others, on the items being judged.
 
-USR's per-annotator file (three ratings per item and dimension) becomes three "judges", annotator k
-scoring each item with its own rating against the mean of the other two as the human score; the
-same meta-evaluation then gives each annotator's correlation, and their mean is the ceiling a
-judge's correlation can be set against. The file has no stated license, so it is not shipped:
-point `geval.usr_annotations` at it.
+Every dataset whose items carry two or more ratings per dimension (USR's per-annotator release, your
+rated items with several annotators, Topical-Chat with `geval.usr_annotations`) yields one "judge"
+per annotator: annotator k scores each item with their own rating against the mean of the others
+as the human score. The same meta-evaluation gives each annotator's correlation, and their mean is
+the ceiling a judge's correlation on the same dataset, task and criterion is set against.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from collections.abc import Sequence
 
 from llmjury.cases import Case
-from llmjury.errors import DatasetError
-from llmjury.families.geval.cases import FAMILY
+from llmjury.datasets.dialogue_items import DialogueItem
+from llmjury.families.geval.criteria import CRITERIA
+from llmjury.families.geval.datasets import FAMILY, load
+from llmjury.families.geval.options import GEvalOptions, from_settings
+from llmjury.families.geval.results import ScoreResult
 from llmjury.jury import Jury, Outcome
+from llmjury.settings import Settings
 from llmjury.verdicts import JudgeConfig, Verdict
-
-USR_KEYS = {"understandability": "Understandable", "naturalness": "Natural", "coherence": "Maintains Context",
-            "engagingness": "Engaging", "groundedness": "Uses Knowledge", "overall": "Overall"}
 
 
 class CeilingCase(Case):
     family: str = FAMILY
-    path: str
+    dataset: str
     criterion: str
 
     def marks(self) -> list[str]:
-        return [FAMILY, "recorded", f"criterion_{self.criterion}", "geval_topical_chat"]
+        return [FAMILY, "recorded", f"criterion_{self.criterion}", f"geval_{self.dataset}"]
 
 
-def ceiling_cases(path: str | None) -> list[CeilingCase]:
-    if not path:
-        return []
-    return [CeilingCase(id=f"ceiling-{c}", path=path, criterion=c) for c in USR_KEYS]
+def ceiling_cases(options: GEvalOptions, settings: Settings) -> list[CeilingCase]:
+    """One case per selected dataset and criterion that some of its items have several ratings for."""
+    cases = []
+    for dataset in options.selected:
+        items, _ = load(dataset, options, settings)
+        rated = {criterion for item in items for criterion in item.ratings}
+        cases += [CeilingCase(id=f"ceiling-{dataset}-{c}", dataset=dataset, criterion=c)
+                  for c in CRITERIA if c in rated]
+    return cases
 
 
 async def annotators(case: CeilingCase, jury: Jury) -> Outcome:
-    path = Path(case.path)
-    try:
-        contexts = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DatasetError(str(path), None, f"cannot read the USR annotations ({exc})") from exc
-    key = USR_KEYS[case.criterion]
+    items, _ = load(case.dataset, from_settings(jury.settings), jury.settings)
+    return Outcome(annotator_verdicts(items, case.criterion))
+
+
+def annotator_verdicts(items: Sequence[DialogueItem], criterion: str) -> list[Verdict]:
+    """Each annotator's rating of each item as a verdict, against the mean of the other annotators."""
     verdicts = []
-    for c, context in enumerate(contexts):
-        for r, response in enumerate(context["responses"]):
-            ratings = [float(x) for x in response[key]]
-            for k, own in enumerate(ratings):
-                others = [x for j, x in enumerate(ratings) if j != k]
-                verdicts.append(Verdict(
-                    case_id=f"ceiling-{case.criterion}-{c:02d}-{r}-a{k + 1}", family=FAMILY,
-                    judge=JudgeConfig(provider=f"human:annotator-{k + 1}", scoring="leave one annotator out"),
-                    result={"score": own, "method": "annotator"},
-                    attributes={"dataset": "topical_chat", "item": f"tc-{c:02d}-{r}", "context_id": f"tc-{c:02d}",
-                                "system_id": response.get("model"), "task": "response",
-                                "criterion": case.criterion, "human": sum(others) / len(others)}))
-    return Outcome(verdicts)
+    for item in items:
+        ratings = item.ratings.get(criterion, {})
+        for annotator, own in ratings.items():
+            others = [x for who, x in ratings.items() if who != annotator]
+            verdicts.append(Verdict(
+                case_id=f"ceiling-{item.dataset}-{criterion}-{item.id}-a{annotator}", family=FAMILY,
+                kind="annotator",
+                judge=JudgeConfig(provider=f"human:annotator-{annotator}", scoring="leave one annotator out"),
+                result=ScoreResult(score=own, method="annotator"),
+                attributes={"dataset": item.dataset, "item": item.id, "context_id": item.context_id,
+                            "system_id": item.system_id, "task": "response", "criterion": criterion,
+                            "human": sum(others) / len(others)}))
+    return verdicts

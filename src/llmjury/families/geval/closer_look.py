@@ -15,19 +15,25 @@ import lzma
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from llmjury.cases import Case
+from llmjury.datasets.files import read_json
 from llmjury.errors import DatasetError, JudgeParseError
-from llmjury.families.geval.cases import CRITERIA, FAMILY
+from llmjury.families.geval.criteria import CRITERIA
+from llmjury.families.geval.datasets import FAMILY, find
+from llmjury.families.geval.options import GEvalOptions
+from llmjury.families.geval.report import references
+from llmjury.families.geval.results import ScoreResult
 from llmjury.families.geval.scoring import parse_score
 from llmjury.jury import Jury, Outcome
+from llmjury.settings import Settings
 from llmjury.verdicts import JudgeConfig, Verdict
 
 DIMENSIONS = {"nat": "naturalness", "coh": "coherence", "eng": "engagingness", "gro": "groundedness"}
-REFERENCES = Path(__file__).resolve().parents[2] / "data" / "geval_references.json"
-PUBLISHED = {name: tuple(row) for name, row in json.loads(REFERENCES.read_text())["closer_look"]["rows"].items()}
+PUBLISHED = {name: tuple(row) for name, row in references()["closer_look"].rows.items()}
 _FIRST = re.compile(r"[a-z]*:?-? ?[0-9]\.?[0-9]?")
 _NUMBER = re.compile(r"^ ?([\d\.]+)")
 _PREFIX = re.compile(r"[a-z]*:?-? *")
@@ -63,56 +69,77 @@ class CloserLookCase(Case):
         return [FAMILY, "recorded", f"criterion_{self.criterion}", "geval_topical_chat"]
 
 
-def closer_look_cases(folder: str | None) -> list[CloserLookCase]:
-    if not folder:
+def closer_look_cases(options: GEvalOptions, settings: Settings) -> list[CloserLookCase]:
+    """Both parsers on each dimension's recorded file, when Topical-Chat is judged and the folder is found."""
+    folder = find(options, settings, "closer_look")
+    if folder is None or "topical_chat" not in options.selected:
         return []
     cases = []
     for short, criterion in DIMENSIONS.items():
-        matches = sorted(Path(folder).glob(f"gpt3.5_{short}_geval.json*"))
+        matches = sorted(folder.glob(f"gpt3.5_{short}_geval.json*"))
         if matches:
             cases += [CloserLookCase(id=f"closer-look-{criterion}-{p}", path=str(matches[0]), criterion=criterion,
                                      parser=p) for p in ("paper", "ours")]
     return cases
 
 
-def load(path: Path) -> list[dict]:
-    try:
-        opener = lzma.open if path.suffix == ".xz" else open
-        with opener(path, "rt", encoding="utf-8") as handle:
-            return json.load(handle)
-    except (OSError, lzma.LZMAError, json.JSONDecodeError) as exc:
-        raise DatasetError(str(path), None, f"cannot read recorded G-Eval answers ({exc})") from exc
+def load(path: Path) -> list[dict[str, Any]]:
+    """The recorded answers: a JSON list, or the same compressed with xz."""
+    if path.suffix != ".xz":
+        data = read_json(path)
+    else:
+        try:
+            with lzma.open(path, "rt", encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, lzma.LZMAError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DatasetError(str(path), None, f"cannot read recorded G-Eval answers ({exc})") from exc
+    if not isinstance(data, list):
+        raise DatasetError(str(path), None, "expected a list of recorded items ({source, system_id, scores, "
+                                            "all_responses})")
+    return data
 
 
 async def replay(case: CloserLookCase, jury: Jury) -> Outcome:
-    path = Path(case.path)
-    criterion = CRITERIA[case.criterion]
-    judge = JudgeConfig(provider=f"recorded:gpt-3.5-geval({case.parser} parser)", n=20, temperature=1.0,
-                        parser="chiang-lee-2023" if case.parser == "paper" else "geval-score/2",
+    return Outcome(recorded_answers(Path(case.path), case.criterion, case.parser, case.id))
+
+
+def recorded_answers(path: Path, criterion: str, parser: str, prefix: str) -> list[Verdict]:
+    """One verdict per recorded item: its sampled answers parsed (the paper's rule or ours) and averaged."""
+    scale = CRITERIA[criterion].scale
+    judge = JudgeConfig(provider=f"recorded:gpt-3.5-geval({parser} parser)", n=20, temperature=1.0,
+                        parser="chiang-lee-2023" if parser == "paper" else "geval-score/2",
                         scoring="sampling (frequency-weighted)")
     contexts: dict[str, int] = {}
     verdicts = []
     for i, record in enumerate(load(path)):
-        context = f"tc-{contexts.setdefault(record['source'], len(contexts)):02d}"
-        attributes = {"dataset": "topical_chat", "item": f"{context}-{record['system_id']}", "context_id": context,
-                      "system_id": record["system_id"], "task": "response", "criterion": case.criterion,
-                      "human": float(record["scores"][case.criterion])}
-        common = dict(case_id=f"{case.id}-{i:03d}", family=FAMILY, judge=judge, attributes=attributes,
-                      raw=record["all_responses"][:3])
-        if case.parser == "paper":
-            values = np.array([paper_parse(t) for t in record["all_responses"]])
-            score = float(np.nanmean(values)) if np.isfinite(values).any() else math.nan
-            verdicts.append(Verdict(result={"score": score, "method": "sampling", "samples": len(values)}, **common))
+        try:
+            context = f"tc-{contexts.setdefault(record['source'], len(contexts)):02d}"
+            answers = [str(text) for text in record["all_responses"]]
+            attributes = {"dataset": "topical_chat", "item": f"{context}-{record['system_id']}",
+                          "context_id": context, "system_id": record["system_id"], "task": "response",
+                          "criterion": criterion, "human": float(record["scores"][criterion])}
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DatasetError(str(path), i, f"not a recorded G-Eval item (missing or bad {exc}): expected "
+                                             f"{{source, system_id, scores: {{{criterion}}}, all_responses}}") from None
+        common: dict[str, Any] = dict(case_id=f"{prefix}-{i:03d}", family=FAMILY, kind="recorded", judge=judge,
+                                      attributes=attributes, raw=answers[:3])
+        if parser == "paper":
+            values = np.array([paper_parse(t) for t in answers])
+            if not np.isfinite(values).any():
+                verdicts.append(Verdict(valid=False, error="unparseable: every sample negative", **common))
+                continue
+            verdicts.append(Verdict(result=ScoreResult(score=float(np.nanmean(values)), method="sampling",
+                                                       samples=len(values)), **common))
             continue
         parsed = []
-        for text in record["all_responses"]:
+        for text in answers:
             try:
-                parsed.append(parse_score(text, criterion.scale))
+                parsed.append(parse_score(text, scale))
             except JudgeParseError:
                 continue
         if not parsed:
             verdicts.append(Verdict(valid=False, error="unparseable: no sample had a score", **common))
             continue
-        verdicts.append(Verdict(result={"score": sum(parsed) / len(parsed), "method": "sampling",
-                                        "samples": len(record["all_responses"]), "parsed": len(parsed)}, **common))
-    return Outcome(verdicts)
+        verdicts.append(Verdict(result=ScoreResult(score=sum(parsed) / len(parsed), method="sampling",
+                                                   samples=len(answers), parsed=len(parsed)), **common))
+    return verdicts

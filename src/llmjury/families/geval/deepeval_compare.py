@@ -6,8 +6,12 @@ not generate its own per case), same judge provider through `JuryModel`.
 
 from __future__ import annotations
 
-from llmjury.families.geval.cases import CRITERIA, FAMILY, GEvalCase
-from llmjury.families.geval.pipeline import evaluation_steps, options
+from llmjury.families.geval.cases import GEvalCase
+from llmjury.families.geval.criteria import CRITERIA
+from llmjury.families.geval.datasets import FAMILY
+from llmjury.families.geval.options import from_settings
+from llmjury.families.geval.pipeline import evaluation_steps
+from llmjury.families.geval.results import DeepevalResult
 from llmjury.jury import Jury, Outcome
 
 
@@ -17,7 +21,7 @@ async def deepeval_geval(case: GEvalCase, jury: Jury) -> Outcome:
     from deepeval.metrics import GEval
     from deepeval.test_case import LLMTestCase, SingleTurnParams
 
-    opts = options(jury)
+    opts = from_settings(jury.settings)
     item, criterion = case.item, CRITERIA[case.criterion]
     steps, _ = await evaluation_steps(jury, opts, case.task, case.criterion)
     definition = jury.render(f"geval/criteria/{criterion.name}.j2", part="line", task=case.task).text
@@ -30,4 +34,6 @@ async def deepeval_geval(case: GEvalCase, jury: Jury) -> Outcome:
                   "human": item.human.get(case.criterion)}
     verdict = await a_metric_verdict(metric, LLMTestCase(input=history, actual_output=item.response),
                                      case_id=case.id, family=FAMILY, attributes=attributes)
-    return Outcome([verdict])
+    # The bridge returns deepeval's plain result; typed here as this family's `deepeval` kind.
+    result = DeepevalResult.model_validate(verdict.result) if isinstance(verdict.result, dict) else verdict.result
+    return Outcome([verdict.model_copy(update={"kind": "deepeval", "result": result})])

@@ -9,18 +9,22 @@ both ways, so the curators' figures (on the 1,796 scored rows) and ours (all row
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from llmjury.cases import Case
-from llmjury.datasets.dialogue_items import FIXTURES
+from llmjury.datasets.files import read_text
 from llmjury.errors import DatasetError, JudgeParseError
-from llmjury.families.geval.cases import FAMILY
+from llmjury.families.geval.datasets import FAMILY, find
+from llmjury.families.geval.options import GEvalOptions
+from llmjury.families.geval.results import ScoreResult
 from llmjury.jury import Jury, Outcome
+from llmjury.settings import Settings
 from llmjury.verdicts import JudgeConfig, Verdict
 
-SHIPPED = FIXTURES / "dep"
+FILES = {"dstc9": "dstc9_dep_step2_eval.csv", "fed": "fed_dep_step2_eval.csv"}
 LABELS = {"very bad": 0, "bad": 1, "okay": 2, "good": 3, "very good": 4}
 PARSER_VERSION = "dep-label/1"
 REFERENCE = {"note": "DEP SOURCE.md, computed by the data's curators: Pearson / Spearman with human overall",
@@ -41,19 +45,25 @@ class DEPCase(Case):
     family: str = FAMILY
     dataset: str  # "dstc9" or "fed"
     source: str  # "score" (the curators' numeric column) or "text" (our parse of the judge's words)
+    folder: str
 
     def marks(self) -> list[str]:
         return [FAMILY, "recorded", "whole_dialogue"]
 
 
-def dep_cases() -> list[DEPCase]:
-    return [DEPCase(id="dep-dstc9-score", dataset="dstc9", source="score"),
-            DEPCase(id="dep-dstc9-text", dataset="dstc9", source="text"),
-            DEPCase(id="dep-fed-text", dataset="fed", source="text")]
+def dep_cases(options: GEvalOptions, settings: Settings) -> list[DEPCase]:
+    """DEP's replays, when DSTC9 is judged and DEP's folder is found."""
+    folder = find(options, settings, "dep")
+    if folder is None or "dstc9" not in options.selected or not (options.dep or folder.exists()):
+        return []
+    return [DEPCase(id="dep-dstc9-score", dataset="dstc9", source="score", folder=str(folder)),
+            DEPCase(id="dep-dstc9-text", dataset="dstc9", source="text", folder=str(folder)),
+            DEPCase(id="dep-fed-text", dataset="fed", source="text", folder=str(folder))]
 
 
-def _frame(dataset: str) -> pd.DataFrame:
-    path = SHIPPED / ("dstc9_dep_step2_eval.csv" if dataset == "dstc9" else "fed_dep_step2_eval.csv")
+def _frame(folder: Path, dataset: str) -> pd.DataFrame:
+    path = folder / FILES[dataset]
+    read_text(path)  # a missing, empty or non-UTF-8 file is named here
     try:
         return pd.read_csv(path)
     except (OSError, pd.errors.ParserError) as exc:
@@ -61,7 +71,7 @@ def _frame(dataset: str) -> pd.DataFrame:
 
 
 async def replay(case: DEPCase, jury: Jury) -> Outcome:
-    frame = _frame(case.dataset)
+    frame = _frame(Path(case.folder), case.dataset)
     human_column, system_column = ("human (overall)", "model") if case.dataset == "dstc9" else ("overall_avg", "system")
     judge = JudgeConfig(provider=f"recorded:dep-{case.source}", parser=PARSER_VERSION if case.source == "text"
                         else "recorded-score", scoring="recorded")
@@ -71,16 +81,16 @@ async def replay(case: DEPCase, jury: Jury) -> Outcome:
                                       "context_id": f"{case.dataset}-dep-{i:04d}",
                                       "system_id": str(row[system_column]).removesuffix(".json"),
                                       "task": "dialogue", "criterion": "overall", "human": float(row[human_column])}
-        common = dict(case_id=f"{case.id}-{i:04d}", family=FAMILY, judge=judge, attributes=attributes,
-                      raw=[str(row["openai_response"])])
+        common: dict[str, Any] = dict(case_id=f"{case.id}-{i:04d}", family=FAMILY, kind="recorded", judge=judge,
+                                      attributes=attributes, raw=[str(row["openai_response"])])
         if case.source == "score":
             if pd.isna(row.get("openai_score")):
                 verdicts.append(Verdict(valid=False, error="unscored: no recorded openai_score", **common))
                 continue
-            verdicts.append(Verdict(result={"score": float(row["openai_score"]), "method": "recorded"}, **common))
+            verdicts.append(Verdict(result=ScoreResult(score=float(row["openai_score"]), method="recorded"), **common))
             continue
         try:
-            verdicts.append(Verdict(result={"score": parse_label(row["openai_response"]), "method": "recorded"},
+            verdicts.append(Verdict(result=ScoreResult(score=parse_label(row["openai_response"]), method="recorded"),
                                     **common))
         except JudgeParseError as exc:
             verdicts.append(Verdict(valid=False, error=f"unparseable: {exc.cause}", **common))

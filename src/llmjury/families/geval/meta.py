@@ -10,14 +10,16 @@ name at least three systems.
 from __future__ import annotations
 
 import warnings
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
+from llmjury.families.geval.results import DeepevalResult, MetaEvaluation, ScoreResult
 from llmjury.stats import metric
+from llmjury.verdicts import Verdict
 
 KINDS = ("pearson", "spearman", "kendall")
 RESAMPLES = 1000
@@ -98,23 +100,31 @@ def system_level(predicted: np.ndarray, human: np.ndarray, systems: Sequence[str
     return {kind: metric(point[kind], None, None, len(names), "system level (per-system means)") for kind in KINDS}
 
 
-def meta_evaluate(records: list[dict[str, Any]], seed: int = 0) -> dict[str, Any]:
-    """All three views for one judge x dataset x task x criterion group of verdict records."""
-    scored = [r for r in records if r["valid"] and r["attributes"].get("human") is not None]
-    predicted = np.array([float(r["result"]["score"]) for r in scored])
-    human = np.array([float(r["attributes"]["human"]) for r in scored])
-    out: dict[str, Any] = {"items": len(scored), "unscored": len(records) - len(scored)}
-    if len(scored) < 3:
-        return out
+def meta_evaluate(verdicts: Sequence[Verdict], seed: int = 0) -> MetaEvaluation:
+    """All three views for one judge x dataset x task x criterion group of typed verdicts: the valid
+    ones with a score and a human rating are scored, the rest counted as unscored."""
+    scored = [(v.result, v.attributes) for v in verdicts if v.valid and v.attributes.get("human") is not None
+              and isinstance(v.result, ScoreResult | DeepevalResult)]
+    return evaluate(np.array([float(result.score) for result, _ in scored]),
+                    np.array([float(a["human"]) for _, a in scored]),
+                    [a.get("context_id") for _, a in scored], [a.get("system_id") for _, a in scored],
+                    [result.method for result, _ in scored], len(verdicts) - len(scored), seed)
+
+
+def evaluate(predicted: np.ndarray, human: np.ndarray, groups: Sequence[str | None],
+             systems: Sequence[str | None], methods: Sequence[str] = (), unscored: int = 0,
+             seed: int = 0) -> MetaEvaluation:
+    """The meta-evaluation of predicted against human scores: pooled (from three items), per context
+    (when contexts repeat) and at system level (three or more systems)."""
+    out: dict[str, Any] = {"items": len(predicted), "unscored": unscored}
+    if len(predicted) < 3:
+        return MetaEvaluation.model_validate(out)
     out["pooled"] = pooled(predicted, human, seed)
-    groups = [r["attributes"]["context_id"] for r in scored]
     if len(set(groups)) < len(groups):
-        out["per_context"] = per_context(predicted, human, groups, seed)
-    systems = system_level(predicted, human, [r["attributes"].get("system_id") for r in scored])
-    if systems:
-        out["system_level"] = systems
-    methods = defaultdict(int)
-    for r in scored:
-        methods[r["result"].get("method", "?")] += 1
-    out["methods"] = dict(methods)
-    return out
+        out["per_context"] = per_context(predicted, human, [str(g) for g in groups], seed)
+    level = system_level(predicted, human, systems)
+    if level:
+        out["system_level"] = level
+    if methods:
+        out["methods"] = dict(Counter(methods))
+    return MetaEvaluation.model_validate(out)

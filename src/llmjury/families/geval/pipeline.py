@@ -10,17 +10,16 @@ from typing import Any
 
 from llmjury.cases import slug
 from llmjury.errors import ProviderError
-from llmjury.families.geval.cases import CRITERIA, FAMILY, GEvalCase, GEvalOptions
+from llmjury.families.geval.cases import GEvalCase
+from llmjury.families.geval.criteria import CRITERIA
+from llmjury.families.geval.datasets import FAMILY, locate
+from llmjury.families.geval.options import GEvalOptions, from_settings
+from llmjury.families.geval.results import ScoreResult
 from llmjury.families.geval.scoring import PARSER_VERSION, frequency_weighted, logprob_weighted, parse_score
 from llmjury.judging import ask_judge
 from llmjury.jury import Jury, Outcome
 from llmjury.prompts import RenderedPrompt
-from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
-
-
-def options(jury: Jury) -> GEvalOptions:
-    return GEvalOptions.model_validate(family_options(jury.settings, FAMILY))
 
 
 async def evaluation_steps(jury: Jury, opts: GEvalOptions, task: str, criterion: str) -> tuple[str, str]:
@@ -35,7 +34,7 @@ async def evaluation_steps(jury: Jury, opts: GEvalOptions, task: str, criterion:
     prompt = jury.render("geval/cot.j2", task=task, criterion=criterion, part="line")
     version = hashlib.sha256(prompt.text.encode()).hexdigest()[:12]  # the rendered prompt: includes count too
     judge = slug(jury.label("judge", FAMILY)).replace(":", "_")
-    frozen = Path(opts.frozen_steps) / judge / f"{task}-{criterion}@{version}.txt"
+    frozen = locate(opts, jury.settings, "frozen_steps") / judge / f"{task}-{criterion}@{version}.txt"
     if frozen.is_file():
         return frozen.read_text(encoding="utf-8").strip(), f"frozen:{frozen.name}"
     completion = await jury.complete("judge", FAMILY, jury.request(prompt))
@@ -71,7 +70,7 @@ def render_judge_prompt(jury: Jury, case: GEvalCase, steps: str) -> RenderedProm
 
 
 async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
-    opts = options(jury)
+    opts = from_settings(jury.settings)
     criterion = CRITERIA[case.criterion]
     item = case.item
     attributes: dict[str, Any] = {"dataset": item.dataset, "item": item.id, "context_id": item.context_id,
@@ -82,12 +81,13 @@ async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
     try:
         steps, steps_source = await evaluation_steps(jury, opts, case.task, case.criterion)
     except ProviderError as exc:
-        return Outcome([Verdict(case_id=case.id, family=FAMILY, judge=JudgeConfig(provider=provider), valid=False,
+        return Outcome([Verdict(case_id=case.id, family=FAMILY, kind="judge", judge=JudgeConfig(provider=provider),
+                                valid=False,
                                 error=f"call failed: evaluation steps: {exc}", attributes=attributes)])
     prompt = render_judge_prompt(jury, case, steps)
     attributes["steps_source"] = steps_source
     attributes["steps_text"] = steps
-    result: dict[str, Any] | None = None
+    result: ScoreResult | None = None
     raw: list[str] = []
     error = None
     prompt_tokens = completion_tokens = 0
@@ -103,8 +103,8 @@ async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
                 sample.usage.completion_tokens
             weighted = logprob_weighted(sample, criterion.scale)
             if weighted is not None:
-                result = {"score": weighted[0], "method": "logprobs",
-                          "distribution": {str(k): v for k, v in weighted[1].items()}}
+                result = ScoreResult(score=weighted[0], method="logprobs",
+                                     distribution={str(k): v for k, v in weighted[1].items()})
             elif opts.scoring == "logprobs":
                 error = "unparseable: no score token with logprobs in the answer"
     if result is None and error is None:
@@ -115,16 +115,17 @@ async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
         scores = [a.parsed for a in runs.answers if a.scored]
         if scores:
             score, distribution = frequency_weighted(scores, criterion.scale)
-            result = {"score": score, "method": "sampling", "samples": len(runs.answers), "parsed": len(scores),
-                      "distribution": {str(k): v for k, v in distribution.items()}}
+            result = ScoreResult(score=score, method="sampling", samples=len(runs.answers), parsed=len(scores),
+                                 distribution={str(k): v for k, v in distribution.items()})
         else:
             error = next(a.error for a in runs.answers if a.error)
+    sampled = result is not None and result.method == "sampling"
     config = JudgeConfig(provider=provider, prompt=prompt.task, parser=PARSER_VERSION,
-                         scoring=(result or {}).get("method", opts.scoring),
-                         n=opts.n if (result or {}).get("method") == "sampling" else 1,
-                         temperature=opts.temperature if (result or {}).get("method") == "sampling" else None)
-    common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, judge=config, raw=raw, attributes=attributes,
-                                  prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                         scoring=result.method if result is not None else opts.scoring,
+                         n=opts.n if sampled else 1, temperature=opts.temperature if sampled else None)
+    common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, kind="judge", judge=config, raw=raw,
+                                  attributes=attributes, prompt_tokens=prompt_tokens,
+                                  completion_tokens=completion_tokens,
                                   cost_usd=jury.cost(provider, prompt_tokens, completion_tokens))
     if result is None:
         return Outcome([Verdict(valid=False, error=error, **common)], details={"steps": steps})

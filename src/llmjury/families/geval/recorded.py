@@ -1,25 +1,26 @@
-"""A recorded judge: scores read from a file, keyed by item, through the same meta-evaluation.
+"""Recorded judges on the suite's datasets: scores saved by another judge, read from a file and
+put through the same meta-evaluation without calling a model.
 
-Reads UniEval's `predict_scores` file (the same 360 Topical-Chat items, one score per dimension)
-or any earlier run's `verdicts.jsonl` (G-Eval verdicts), so saved outputs are re-scored without
-calling a model.
+UniEval's `predict_scores` file holds the same 360 Topical-Chat items with one score per dimension;
+FlowScore's scores come with the DSTC9 items.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from llmjury.cases import Case, slug
 from llmjury.datasets import dialogue_items
-from llmjury.datasets.files import read_jsonl
+from llmjury.datasets.dialogue_items import DialogueItem
+from llmjury.datasets.files import read_json
 from llmjury.errors import DatasetError
-from llmjury.families.geval.cases import FAMILY
+from llmjury.families.geval.criteria import CRITERIA
+from llmjury.families.geval.datasets import FAMILY, find, load
+from llmjury.families.geval.options import GEvalOptions, from_settings
+from llmjury.families.geval.results import ScoreResult
 from llmjury.jury import Jury, Outcome
+from llmjury.settings import Settings
 from llmjury.verdicts import JudgeConfig, Verdict
-
-UNIEVAL = dialogue_items.FIXTURES / "topical_chat_usr" / "unieval_predictions.json"
 
 
 class RecordedCase(Case):
@@ -34,16 +35,19 @@ class RecordedCase(Case):
         return [FAMILY, "recorded", f"criterion_{self.criterion}", "geval_topical_chat"]
 
 
-def recorded_cases(path: Path = UNIEVAL, judge_name: str = "unieval",
-                   criteria: tuple[str, ...] = dialogue_items.USR_DIMENSIONS) -> list[RecordedCase]:
-    return [RecordedCase(id=f"recorded-{slug(judge_name)}-{c}", path=str(path), judge_name=judge_name, criterion=c)
-            for c in criteria]
+def recorded_cases(options: GEvalOptions, settings: Settings) -> list[RecordedCase]:
+    """UniEval's recorded scores, one case per criterion, when Topical-Chat is judged and the file is found."""
+    path = find(options, settings, "unieval")
+    if path is None or "topical_chat" not in options.selected or not (options.unieval or path.exists()):
+        return []
+    return [RecordedCase(id=f"recorded-unieval-{c}", path=str(path), judge_name="unieval", criterion=c)
+            for c in CRITERIA]
 
 
-def unieval_scores(path: Path, criterion: str) -> list[tuple[dialogue_items.DialogueItem, float]]:
+def unieval_scores(path: Path, criterion: str) -> list[tuple[DialogueItem, float]]:
     """(item, recorded score) for every item of a UniEval-style predictions file."""
     items = dialogue_items.topical_chat(path)
-    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw = read_json(path)
     out = []
     for i, (item, row) in enumerate(zip(items, raw, strict=True)):
         try:
@@ -53,30 +57,24 @@ def unieval_scores(path: Path, criterion: str) -> list[tuple[dialogue_items.Dial
     return out
 
 
-def verdict_scores(path: Path, criterion: str) -> list[dict[str, Any]]:
-    """G-Eval verdict records of an earlier run for one criterion (valid ones only)."""
-    records = [record for _, record in read_jsonl(path)]
-    return [r for r in records if r["family"] == FAMILY and r["valid"]
-            and r["attributes"].get("criterion") == criterion and "score" in r["result"]]
+def recorded_verdict(case_id: str, judge: JudgeConfig, item: DialogueItem, task: str, criterion: str,
+                     score: float) -> Verdict:
+    """A recorded score of one item as a verdict the meta-evaluation reads like a judge's."""
+    return Verdict(case_id=case_id, family=FAMILY, kind="recorded", judge=judge,
+                   result=ScoreResult(score=score, method="recorded"),
+                   attributes={"dataset": item.dataset, "item": item.id, "context_id": item.context_id,
+                               "system_id": item.system_id, "task": task, "criterion": criterion,
+                               "human": item.human.get(criterion)})
+
+
+def judge_config(name: str, scoring: str = "recorded") -> JudgeConfig:
+    return JudgeConfig(provider=f"recorded:{slug(name)}", parser="recorded", scoring=scoring)
 
 
 async def replay(case: RecordedCase, jury: Jury) -> Outcome:
-    path = Path(case.path)
-    judge = JudgeConfig(provider=f"recorded:{case.judge_name}", parser="recorded", scoring="recorded")
-    if path.suffix == ".jsonl":
-        verdicts = [Verdict(case_id=r["case_id"], family=FAMILY, judge=judge, result={"score": r["result"]["score"],
-                                                                                        "method": "recorded"},
-                            attributes=r["attributes"]) for r in verdict_scores(path, case.criterion)]
-        return Outcome(verdicts)
-    verdicts = []
-    for item, score in unieval_scores(path, case.criterion):
-        verdicts.append(Verdict(
-            case_id=f"{item.id}-response-{case.criterion}", family=FAMILY, judge=judge,
-            result={"score": score, "method": "recorded"},
-            attributes={"dataset": item.dataset, "item": item.id, "context_id": item.context_id,
-                        "system_id": item.system_id, "task": "response", "criterion": case.criterion,
-                        "human": item.human.get(case.criterion)}))
-    return Outcome(verdicts)
+    judge = judge_config(case.judge_name)
+    return Outcome([recorded_verdict(f"{item.id}-response-{case.criterion}", judge, item, "response", case.criterion,
+                                     score) for item, score in unieval_scores(Path(case.path), case.criterion)])
 
 
 class FlowScoreCase(Case):
@@ -88,19 +86,12 @@ class FlowScoreCase(Case):
         return [FAMILY, "recorded", "geval_dstc9", "whole_dialogue", "criterion_overall"]
 
 
-async def replay_flowscore(case: FlowScoreCase, jury: Jury) -> Outcome:
-    from llmjury.families.geval.cases import load_items
-    from llmjury.families.geval.pipeline import options
+def flowscore_cases(options: GEvalOptions) -> list[FlowScoreCase]:
+    return [FlowScoreCase(id="recorded-flowscore-dstc9")] if "dstc9" in options.selected else []
 
-    judge = JudgeConfig(provider="recorded:flowscore", parser="recorded", scoring="recorded (negated)")
-    verdicts = []
-    for item in load_items("dstc9", options(jury)):
-        if "flowscore" not in item.extra:
-            continue
-        verdicts.append(Verdict(
-            case_id=f"{item.id}-flowscore", family=FAMILY, judge=judge,
-            result={"score": -float(item.extra["flowscore"]), "method": "recorded"},
-            attributes={"dataset": item.dataset, "item": item.id, "context_id": item.context_id,
-                        "system_id": item.system_id, "task": "dialogue", "criterion": "overall",
-                        "human": item.human["overall"]}))
-    return Outcome(verdicts)
+
+async def replay_flowscore(case: FlowScoreCase, jury: Jury) -> Outcome:
+    judge = judge_config("flowscore", "recorded (negated)")
+    items, _ = load("dstc9", from_settings(jury.settings), jury.settings)
+    return Outcome([recorded_verdict(f"{item.id}-flowscore", judge, item, "dialogue", "overall",
+                                     -float(item.extra["flowscore"])) for item in items if "flowscore" in item.extra])

@@ -1,111 +1,132 @@
-"""G-Eval aggregates: meta-evaluation per judge x dataset x task x criterion, beside the
-reference figures (seed 004's E1-E3, the G-Eval paper, UniEval)."""
+"""G-Eval aggregates: meta-evaluation per judge x dataset x task x criterion, the human ceiling on
+the same targets, and the reference figures (seed 004's E1-E3, the G-Eval paper, UniEval)."""
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
+from importlib import resources
 
 from llmjury.families.geval.meta import meta_evaluate
+from llmjury.families.geval.results import (
+    Agreement,
+    Ceiling,
+    Correlations,
+    GEvalSection,
+    MetaEvaluation,
+    Reference,
+    Validity,
+)
+from llmjury.family import Metric
+from llmjury.verdicts import Verdict
 
-REFERENCES = Path(__file__).resolve().parents[2] / "data" / "geval_references.json"
 HIDDEN_FROM_TABLES = ("meta", "human_ceiling", "judge_validity")
+ANNOTATOR = "human:annotator-"
 
 
-def group_key(record: dict[str, Any]) -> str:
-    a = record["attributes"]
-    return f"{record['judge']['provider']}/{a['dataset']}/{a['task']}/{a['criterion']}"
+def references() -> dict[str, Reference]:
+    """The published figures the report sets beside ours (package data)."""
+    text = resources.files("llmjury").joinpath("data/geval_references.json").read_text(encoding="utf-8")
+    return {name: Reference.model_validate(ref) for name, ref in json.loads(text).items()}
 
 
-def aggregate(records: list[dict[str, Any]]) -> dict[str, Any]:
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in records:
-        groups[group_key(r)].append(r)
-    meta = {key: meta_evaluate(rs) for key, rs in sorted(groups.items())}
-    section: dict[str, Any] = {"meta": meta, "references": json.loads(REFERENCES.read_text(encoding="utf-8"))}
+def group_key(verdict: Verdict) -> str:
+    a = verdict.attributes
+    return f"{verdict.judge.provider}/{a['dataset']}/{a['task']}/{a['criterion']}"
+
+
+def aggregate(verdicts: Sequence[Verdict]) -> GEvalSection:
+    groups: dict[str, list[Verdict]] = defaultdict(list)
+    for verdict in verdicts:
+        groups[group_key(verdict)].append(verdict)
+    meta = {key: meta_evaluate(group) for key, group in sorted(groups.items())}
     ceiling = human_ceiling(meta)
-    if ceiling:
-        section["human_ceiling"] = ceiling
-    section["judge_validity"] = judge_validity(meta, ceiling)
-    return section
+    return GEvalSection(meta=meta, references=references(), human_ceiling=ceiling or None,
+                        judge_validity=judge_validity(meta, ceiling))
 
 
-def judge_validity(meta: dict[str, Any], ceiling: dict[str, Any]) -> dict[str, Any]:
+def judge_validity(meta: dict[str, MetaEvaluation], ceiling: dict[str, Ceiling]) -> dict[str, Validity]:
     """Per judge (model, recorded or deepeval) and target: pooled Spearman with its interval, beside
-    the human ceiling for the same target where the data gives one."""
-    out: dict[str, Any] = {}
+    the human ceiling for the same dataset, task and criterion where the data gives one."""
+    out = {}
     for key, m in meta.items():
         provider, _, target = key.partition("/")
-        if provider.startswith("human:") or "pooled" not in m:
+        if provider.startswith("human:") or m.pooled is None:
             continue
-        entry = {"spearman": m["pooled"]["spearman"], "pearson": m["pooled"]["pearson"]}
-        if target in ceiling and "pooled" in ceiling[target]:
-            entry["human_ceiling_spearman"] = ceiling[target]["pooled"]["spearman"]
-            entry["human_ceiling_items"] = ceiling[target]["items"]
-        out[key] = entry
+        same = ceiling.get(target)
+        out[key] = Validity(spearman=m.pooled.spearman, pearson=m.pooled.pearson,
+                            human_ceiling_spearman=same.pooled.spearman if same and same.pooled else None,
+                            human_ceiling_items=same.items if same and same.pooled else None)
     return out
 
 
-def human_ceiling(meta: dict[str, Any]) -> dict[str, Any]:
+def human_ceiling(meta: dict[str, MetaEvaluation]) -> dict[str, Ceiling]:
     """Per dataset, task and criterion: the mean over annotators of one annotator's correlation
     with the mean of the others (pooled and per context)."""
-    by_target: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_target: dict[str, list[MetaEvaluation]] = defaultdict(list)
     for key, m in meta.items():
         provider, _, target = key.partition("/")
-        if provider.startswith("human:annotator-") and "pooled" in m:
+        if provider.startswith(ANNOTATOR) and m.pooled is not None:
             by_target[target].append(m)
     out = {}
     for target, ms in sorted(by_target.items()):
-        out[target] = {view: {kind: sum(m[view][kind]["value"] for m in ms) / len(ms)
-                              for kind in ("pearson", "spearman", "kendall")}
-                       for view in ("pooled", "per_context") if all(view in m for m in ms)}
-        out[target]["annotators"] = len(ms)
-        out[target]["items"] = ms[0]["items"]
+        pooled = _mean_agreement([m.pooled for m in ms if m.pooled is not None])
+        per_context = _mean_agreement([m.per_context for m in ms if m.per_context is not None]) \
+            if all(m.per_context is not None for m in ms) else None
+        out[target] = Ceiling(pooled=pooled, per_context=per_context, annotators=len(ms), items=ms[0].items)
     return out
 
 
-def _fmt(m: dict[str, Any] | None) -> str:
-    if not m or m.get("value") is None:
+def _mean_agreement(views: Sequence[Correlations]) -> Agreement | None:
+    kinds = ("pearson", "spearman", "kendall")
+    metrics: dict[str, list[Metric]] = {kind: [getattr(view, kind) for view in views] for kind in kinds}
+    if not views or any(m.value is None for ms in metrics.values() for m in ms):
+        return None
+    return Agreement(**{kind: sum(float(m.value or 0.0) for m in ms) / len(ms) for kind, ms in metrics.items()})
+
+
+def _fmt(m: Metric | None) -> str:
+    if m is None or m.value is None:
         return "n/a"
-    if m.get("low") is None:
-        return f"{m['value']:.4f}"
-    return f"{m['value']:.4f} [{m['low']:.3f}, {m['high']:.3f}]"
+    if m.low is None or m.high is None:
+        return f"{m.value:.4f}"
+    return f"{m.value:.4f} [{m.low:.3f}, {m.high:.3f}]"
 
 
-def markdown(section: dict[str, Any]) -> str:
+def markdown(section: GEvalSection) -> str:
     lines = ["| judge / dataset / task / criterion | items | pooled r | pooled ρ | pooled τ | per-context r | "
              "per-context ρ | per-context τ | system r | system ρ |", "|---|---|---|---|---|---|---|---|---|---|"]
-    for key, m in section["meta"].items():
-        pooled, per, system = m.get("pooled", {}), m.get("per_context", {}), m.get("system_level", {})
-        lines.append(f"| `{key}` | {m['items']} | {_fmt(pooled.get('pearson'))} | {_fmt(pooled.get('spearman'))} | "
-                     f"{_fmt(pooled.get('kendall'))} | {_fmt(per.get('pearson'))} | {_fmt(per.get('spearman'))} | "
-                     f"{_fmt(per.get('kendall'))} | {_fmt(system.get('pearson'))} | {_fmt(system.get('spearman'))} |")
-    if section.get("human_ceiling"):
-        lines += ["", "**Human ceiling** (each annotator against the mean of the others, averaged; "
-                  "set a judge's correlation beside it)", "",
-                  "| dataset / task / criterion | pooled r | pooled ρ | pooled τ | per-context r | per-context τ |",
-                  "|---|---|---|---|---|---|"]
-        for target, c in section["human_ceiling"].items():
-            pooled, per = c.get("pooled", {}), c.get("per_context", {})
-            lines.append(f"| `{target}` | {pooled.get('pearson', float('nan')):.3f} | "
-                         f"{pooled.get('spearman', float('nan')):.3f} | {pooled.get('kendall', float('nan')):.3f} | "
-                         f"{per.get('pearson', float('nan')):.3f} | {per.get('kendall', float('nan')):.3f} |")
+    for key, m in section.meta.items():
+        pooled, per, system = m.pooled, m.per_context, m.system_level
+        lines.append(f"| `{key}` | {m.items} | {_fmt(pooled and pooled.pearson)} | "
+                     f"{_fmt(pooled and pooled.spearman)} | {_fmt(pooled and pooled.kendall)} | "
+                     f"{_fmt(per and per.pearson)} | {_fmt(per and per.spearman)} | {_fmt(per and per.kendall)} | "
+                     f"{_fmt(system and system.pearson)} | {_fmt(system and system.spearman)} |")
+    if section.human_ceiling:
+        lines += ["", "**Human ceiling** (each annotator against the mean of the others, averaged, on the "
+                  "items of the same dataset; set a judge's correlation beside it)", "",
+                  "| dataset / task / criterion | items | annotators | pooled r | pooled ρ | pooled τ | "
+                  "per-context r | per-context τ |", "|---|---|---|---|---|---|---|---|"]
+        nan = Agreement(pearson=float("nan"), spearman=float("nan"), kendall=float("nan"))
+        for target, c in section.human_ceiling.items():
+            pooled_a, per_a = c.pooled or nan, c.per_context or nan
+            lines.append(f"| `{target}` | {c.items} | {c.annotators} | {pooled_a.pearson:.3f} | "
+                         f"{pooled_a.spearman:.3f} | {pooled_a.kendall:.3f} | {per_a.pearson:.3f} | "
+                         f"{per_a.kendall:.3f} |")
     lines += ["", "**Reference figures**", ""]
-    for ref in section["references"].values():
-        lines += [f"{ref['note']}:", "", "| | " + " | ".join(ref["columns"]) + " |",
-                  "|---|" + "---|" * len(ref["columns"])]
-        lines += [f"| {name} | " + " | ".join(f"{v:g}" for v in values) + " |" for name, values in ref["rows"].items()]
+    for ref in section.references.values():
+        lines += [f"{ref.note}:", "", "| | " + " | ".join(ref.columns) + " |", "|---|" + "---|" * len(ref.columns)]
+        lines += [f"| {name} | " + " | ".join(f"{v:g}" for v in values) + " |" for name, values in ref.rows.items()]
         lines.append("")
     return "\n".join(lines)
 
 
-def files(section: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, str]:
+def files(verdicts: Sequence[Verdict]) -> dict[str, str]:
     """The evaluation steps each judge used, one reviewable file per task x criterion."""
     out: dict[str, str] = {}
-    for r in records:
-        steps = r["attributes"].get("steps_text")
+    for verdict in verdicts:
+        steps = verdict.attributes.get("steps_text")
         if steps:
-            out[f"geval/steps/{r['attributes']['task']}-{r['attributes']['criterion']}.txt"] = steps + "\n"
+            out[f"geval/steps/{verdict.attributes['task']}-{verdict.attributes['criterion']}.txt"] = steps + "\n"
     return out

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from llmjury.cache import CacheMode, SampleStore
 from llmjury.chat import ChatRequest, Completion, Sample
-from llmjury.errors import CacheMissError, PermanentProviderError
+from llmjury.errors import CacheMissError
 from llmjury.limits import Limiter, estimate_tokens
 from llmjury.providers import Provider, resolve
 from llmjury.providers.offline import Heuristic
@@ -178,17 +178,29 @@ class Engine:
             except Exception:
                 ledger.failures += 1
                 raise
-            if len(samples) != size:
-                raise PermanentProviderError(provider.name, f"returned {len(samples)} samples, asked {size}")
+            samples = samples[:size]
             for sample in samples:
                 ledger.fresh_samples += 1
                 ledger.prompt_tokens += sample.usage.prompt_tokens
                 ledger.completion_tokens += sample.usage.completion_tokens
                 ledger.latency_s += sample.latency_s
+            if len(samples) < size:
+                # The server answers fewer choices than `n` asks (llama.cpp, Ollama): keep them, ask
+                # for the rest one call per sample from now on, and say so in the run's report.
+                provider.max_samples_per_call = len(samples)
+                adaptations = getattr(provider, "adaptations", None)
+                if adaptations is not None:
+                    adaptations["n"] = f"asked {size} choices, got {len(samples)}: one call per sample"
+                samples = samples + await self._call(provider, request, chunk[len(samples):])
             return samples
 
         parts = await asyncio.gather(*(one(chunk) for chunk in chunks))
         return [sample for part in parts for sample in part]
+
+    def adaptations(self) -> dict[str, dict[str, str]]:
+        """What each provider learned its server does differently (ignores `n`, refuses json_schema)."""
+        return {provider.name: dict(found) for provider in self._providers.values()
+                if (found := getattr(provider, "adaptations", None))}
 
     def _limiter(self, provider: Provider) -> Limiter:
         if provider.name not in self._limiters:

@@ -7,6 +7,7 @@ The SDK's own retries are switched off: the engine retries every provider the sa
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -21,8 +22,16 @@ from llmjury.providers.status import is_retryable, retry_after
 from llmjury.providers.usage import split_usage
 from llmjury.redact import scrub
 
+#: How structured output is asked for, most to least strict; a server that refuses one gets the next.
+STRUCTURED_MODES = ("json_schema", "json_object", "prompt")
+
 
 class OpenAIProvider(Provider):
+    """Adapts to what the server does and records it in `adaptations`: a server that answers
+    fewer choices than `n` gets single-sample calls (the engine's job, told by the short answer);
+    one that refuses `json_schema` gets `json_object` with the schema (llama.cpp), then the schema
+    in the prompt, validated by the caller's pydantic model either way."""
+
     max_samples_per_call = 128
 
     def __init__(self, spec: ProviderSpec) -> None:
@@ -37,15 +46,21 @@ class OpenAIProvider(Provider):
             max_retries=0,
         )
         self.max_samples_per_call = int(options.get("max_n", self.max_samples_per_call))
+        self.structured = STRUCTURED_MODES[0]
+        self.adaptations: dict[str, str] = {}
 
     async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
         started = time.perf_counter()
         # Errors are raised `from None`: the SDK's exception may quote the request's key, and a
         # chained traceback would print it. Their text is scrubbed of key-shaped strings too.
         try:
-            response = await self.client.chat.completions.create(**self._params(request, n))
-        except openai.APIStatusError as exc:
-            raise _status_error(self.name, exc, self.secrets) from None
+            while True:
+                try:
+                    response = await self.client.chat.completions.create(**self._params(request, n, indices))
+                    break
+                except openai.APIStatusError as exc:
+                    if not self._step_down_structured(request, exc):
+                        raise _status_error(self.name, exc, self.secrets) from None
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
             raise TransientProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
         except openai.OpenAIError as exc:
@@ -55,32 +70,54 @@ class OpenAIProvider(Provider):
             prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(response.usage, "completion_tokens", 0) or 0,
         )
-        choices = sorted(response.choices, key=lambda c: c.index)
-        if len(choices) != n:
-            raise TransientProviderError(self.name, f"asked for {n} choices, got {len(choices)}")
-        shares = split_usage(usage, n)
+        choices = sorted(response.choices, key=lambda c: c.index)[:n]
+        if not choices:
+            raise TransientProviderError(self.name, f"asked for {n} choices, got none")
+        # Fewer choices than asked (llama.cpp, Ollama ignore `n`): the engine fetches the rest.
+        shares = split_usage(usage, len(choices))
         return [_sample(choice, share, latency) for choice, share in zip(choices, shares, strict=True)]
 
-    def _params(self, request: ChatRequest, n: int) -> dict[str, Any]:
-        params: dict[str, Any] = {
-            "model": self.spec.model,
-            "messages": [m.model_dump() for m in request.messages],
-        }
+    def _step_down_structured(self, request: ChatRequest, exc: openai.APIStatusError) -> bool:
+        """After a refused structured-output request, use the next mode; False when none is left
+        or the error is not about the request's form."""
+        if request.json_schema is None or exc.status_code not in (400, 415, 422, 500, 501) \
+                or self.structured == STRUCTURED_MODES[-1]:
+            return False
+        refused = self.structured
+        self.structured = STRUCTURED_MODES[STRUCTURED_MODES.index(refused) + 1]
+        self.adaptations["structured_output"] = (f"{refused} refused (HTTP {exc.status_code}); "
+                                                 f"using {self.structured}")
+        return True
+
+    def _params(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> dict[str, Any]:
+        messages = [m.model_dump() for m in request.messages]
+        params: dict[str, Any] = {"model": self.spec.model, "messages": messages}
         if n != 1:
             params["n"] = n
         for name in ("temperature", "top_p", "max_tokens", "seed"):
             value = getattr(request, name)
             if value is not None:
                 params[name] = value
+        if n == 1 and indices and indices[0] > 0:
+            # A later sample fetched on its own (the server ignores `n`): its own seed, so it is a
+            # fresh draw and the same one on every run.
+            params["seed"] = (request.seed or 0) + indices[0]
         if request.logprobs:
             params["logprobs"] = True
             if request.top_logprobs is not None:
                 params["top_logprobs"] = request.top_logprobs
         if request.json_schema is not None:
-            params["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": request.schema_name or "response", "schema": request.json_schema},
-            }
+            if self.structured == "json_schema":
+                params["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": request.schema_name or "response", "schema": request.json_schema},
+                }
+            elif self.structured == "json_object":
+                params["response_format"] = {"type": "json_object", "schema": request.json_schema}
+            else:
+                instruction = ("\n\nAnswer with one JSON object and nothing else, valid against this JSON "
+                               f"Schema:\n{json.dumps(request.json_schema)}")
+                messages[-1] = {**messages[-1], "content": messages[-1]["content"] + instruction}
         return params
 
     async def aclose(self) -> None:

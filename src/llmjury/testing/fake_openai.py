@@ -18,7 +18,8 @@ class ServerBehaviour:
     """What an OpenAI-compatible server does with the request fields that servers differ on."""
 
     honours_n: bool = True  # False: one choice back whatever `n` asks
-    structured: Literal["json_schema", "json_object"] = "json_schema"  # json_object: json_schema gets HTTP 500
+    # json_object: json_schema gets HTTP 500 (llama.cpp); none: any response_format gets HTTP 400
+    structured: Literal["json_schema", "json_object", "none"] = "json_schema"
     digit_tokens: bool = False  # tokens as a BPE tokenizer makes them, one per digit (logprobs)
     sends_refusal: bool = True  # False: no `refusal` key in the message
     logprobs: bool = True  # False: `logprobs` ignored (GPT4All)
@@ -55,6 +56,9 @@ class FakeOpenAI(FakeServer):
         if not path.rstrip("/").endswith("/chat/completions"):
             return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}
         fmt = (body.get("response_format") or {}).get("type")
+        if fmt and self.behaviour.structured == "none":
+            return 400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error",
+                                   "param": "response_format", "code": None}}
         if fmt == "json_schema" and self.behaviour.structured != "json_schema":
             return 500, {"error": {"message": "response_format type json_schema is not supported",
                                    "type": "server_error", "param": None, "code": None}}

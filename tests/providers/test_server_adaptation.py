@@ -1,0 +1,59 @@
+"""Providers learn what a real server does and adapt, recording it: fewer choices than `n`,
+structured output refused."""
+
+from __future__ import annotations
+
+import json
+
+from llmjury.chat import chat
+from llmjury.testing import FakeOpenAI, ServerBehaviour
+
+SCHEMA = {"type": "object", "properties": {"grade": {"type": "integer"}}, "required": ["grade"]}
+
+
+def by_seed(body, index):
+    return f"sample seeded {body.get('seed')}"
+
+
+def test_a_server_that_ignores_n_gets_one_seeded_call_per_missing_sample(make_engine, tmp_path):
+    cache = tmp_path / "n.sqlite"
+    with FakeOpenAI.llama_cpp(by_seed) as server:
+        spec = f"openai:small;base_url={server.base_url}"
+        engine = make_engine(cache=cache)
+        completion = engine.run(engine.complete(spec, chat(("user", "rate it"), seed=7).with_n(3)))
+        assert completion.texts == ["sample seeded 7", "sample seeded 8", "sample seeded 9"]
+        assert [r.get("n", 1) for r in server.requests] == [3, 1, 1]
+        assert engine.adaptations() == {"openai:small": {"n": "asked 3 choices, got 1: one call per sample"}}
+        more = engine.run(engine.complete(spec, chat(("user", "again"), seed=7).with_n(2)))
+        assert len(more.samples) == 2 and [r.get("n", 1) for r in server.requests[3:]] == [1, 1]
+        again = make_engine(cache=cache, run_id="run-2")
+        assert again.run(again.complete(spec, chat(("user", "rate it"), seed=7).with_n(3))).cached == [True] * 3
+        assert len(server.requests) == 5  # every sample came from the cache
+
+
+def test_a_refused_json_schema_falls_back_to_json_object_with_the_schema(make_engine):
+    with FakeOpenAI.llama_cpp(lambda body, i: '{"grade": 4}') as server:
+        spec = f"openai:small;base_url={server.base_url}"
+        engine = make_engine()
+        request = chat(("user", "grade it"), json_schema=SCHEMA, schema_name="grade")
+        assert json.loads(engine.run(engine.complete(spec, request)).text) == {"grade": 4}
+        formats = [r.get("response_format", {}).get("type") for r in server.requests]
+        assert formats == ["json_schema", "json_object"]
+        assert server.requests[1]["response_format"]["schema"] == SCHEMA
+        engine.run(engine.complete(spec, chat(("user", "another"), json_schema=SCHEMA)))
+        assert server.requests[2]["response_format"]["type"] == "json_object"  # learned once
+        learned = engine.adaptations()["openai:small"]["structured_output"]
+        assert learned == "json_schema refused (HTTP 500); using json_object"
+
+
+def test_a_server_without_structured_output_gets_the_schema_in_the_prompt(make_engine):
+    behaviour = ServerBehaviour(structured="none")
+    with FakeOpenAI(lambda body, i: '{"grade": 2}', behaviour=behaviour) as server:
+        spec = f"openai:plain;base_url={server.base_url}"
+        engine = make_engine()
+        text = engine.run(engine.complete(spec, chat(("user", "grade it"), json_schema=SCHEMA))).text
+        assert json.loads(text) == {"grade": 2}
+        last = server.requests[-1]
+        assert "response_format" not in last
+        assert last["messages"][-1]["content"].startswith("grade it\n\nAnswer with one JSON object")
+        assert json.dumps(SCHEMA) in last["messages"][-1]["content"]

@@ -2,8 +2,10 @@
 
 Simulated subsets: our tutor ("candidate" role) against the plainly prompted teacher
 ("baseline" role) on dialogues between the "teacher" and a persona "student", judged pairwise k
-times. MRBench: the same judge on real tutors' replies, scored against human preferences.
-A case fails only when its verdict could not be scored; who wins is for the report and gates.
+times; the same on real MathDial dialogues. Pre-collected replies (`socratic.responses`): only
+the judge runs. MRBench: the same judge on annotated tutors' replies, scored against people's
+preferences. A case fails only when its verdict could not be scored; who wins is for the report
+and gates.
 """
 
 from __future__ import annotations
@@ -14,29 +16,45 @@ import pytest
 
 import llmjury
 from llmjury.assertions import assert_scored
-from llmjury.families import socratic
-from llmjury.families.socratic.mathdial import subsets
-from llmjury.families.socratic.mrbench import pair_cases
-from llmjury.families.socratic.pipeline import compare_real, judge_tutor_pair
+from llmjury.families.socratic.cases import simulated_cases
+from llmjury.families.socratic.datasets import dataset_name, locate
+from llmjury.families.socratic.datasets.mathdial import subsets
+from llmjury.families.socratic.datasets.mrbench import pair_cases
+from llmjury.families.socratic.datasets.responses import response_cases
+from llmjury.families.socratic.options import options_of
+from llmjury.families.socratic.pipeline import compare, compare_real, judge_responses, judge_tutor_pair
 from llmjury.plugin import settings_of
-from llmjury.settings import family_options
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     settings = settings_of(metafunc.config)
-    options = socratic.SocraticOptions.model_validate(family_options(settings, socratic.FAMILY))
+    options = options_of(settings)
     if metafunc.function is test_ours_against_baseline:
-        llmjury.generate(metafunc, socratic.simulated_cases(options, settings.seed))
+        llmjury.generate(metafunc, simulated_cases(options, settings.seed))
     elif metafunc.function is test_ours_against_baseline_on_real_dialogues:
-        path = Path(options.mathdial) if options.mathdial else None
-        llmjury.generate(metafunc, subsets(path, count=options.mathdial_subsets, seed=settings.seed))
+        path = locate("mathdial", options, settings)
+        assert path is not None
+        cases, loaded = subsets(path, name=dataset_name("mathdial", options, path), count=options.mathdial_subsets,
+                                seed=settings.seed)
+        llmjury.generate(metafunc, cases, loaded=[loaded])
     elif metafunc.function is test_judge_on_human_preferences:
-        path = Path(options.mrbench) if options.mrbench else None
-        cases, _skipped = pair_cases(path, pairs_per_conversation=options.mrbench_pairs, seed=settings.seed)
-        llmjury.generate(metafunc, cases)
+        path = locate("mrbench", options, settings)
+        assert path is not None
+        cases, loaded = pair_cases(path, name=dataset_name("mrbench", options, path), fmt=options.mrbench_format,
+                                   pairs_per_conversation=options.mrbench_pairs, seed=settings.seed)
+        llmjury.generate(metafunc, cases, loaded=[loaded])
+    elif metafunc.function is test_judge_collected_replies:
+        path = locate("responses", options, settings)
+        if path is None:
+            llmjury.generate(metafunc, [])
+            return
+        cases, loaded = response_cases(path, name=dataset_name("responses", options, path),
+                                       ours_name=options.ours_name, baseline_name=options.baseline_name,
+                                       subsets_dir=Path(options.subsets_dir) if options.subsets_dir else None)
+        llmjury.generate(metafunc, cases, loaded=[loaded])
 
 
-@llmjury.pipeline(socratic.compare)
+@llmjury.pipeline(compare)
 def test_ours_against_baseline(outcome: llmjury.Outcome) -> None:
     assert_scored(outcome)
 
@@ -48,4 +66,9 @@ def test_ours_against_baseline_on_real_dialogues(outcome: llmjury.Outcome) -> No
 
 @llmjury.pipeline(judge_tutor_pair)
 def test_judge_on_human_preferences(outcome: llmjury.Outcome) -> None:
+    assert_scored(outcome)
+
+
+@llmjury.pipeline(judge_responses)
+def test_judge_collected_replies(outcome: llmjury.Outcome) -> None:
     assert_scored(outcome)

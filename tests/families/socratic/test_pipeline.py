@@ -7,9 +7,11 @@ from typing import Any
 import pytest
 
 from llmjury.errors import ConfigError
-from llmjury.families.socratic import SocraticOptions, compare, simulated_cases
+from llmjury.families.socratic.cases import simulated_cases
 from llmjury.families.socratic.dialogue import STUDENT, TEACHER, cut, generate_dialogue
-from llmjury.families.socratic.pipeline import positions
+from llmjury.families.socratic.options import SocraticOptions
+from llmjury.families.socratic.pipeline import compare, positions
+from llmjury.families.socratic.results import PairwiseResult
 from llmjury.testing import FakeChoice, FakeServer, Fault
 
 
@@ -44,9 +46,11 @@ def test_offline_compare_gives_a_scored_majority_with_alternating_positions(make
     jury = make_jury()
     outcome = jury.engine.run(compare(first_case(), jury))
     verdict = outcome.verdict
-    assert verdict.valid and verdict.result["winner"] in {"ours", "baseline", "tie"}
-    assert [r["ours_position"] for r in verdict.result["runs"]] == ["A", "B", "A"]
-    assert verdict.result["counted_runs"] == 3 and len(verdict.raw) == 3
+    assert verdict.kind == "pairwise" and isinstance(verdict.result, PairwiseResult)
+    assert verdict.valid and verdict.result.winner in {"ours", "baseline", "tie"}
+    assert [r.ours_position for r in verdict.result.runs] == ["A", "B", "A"]
+    assert verdict.result.counted_runs == 3 and len(verdict.raw) == 3
+    assert (verdict.result.source, verdict.result.subject) == ("simulated", first_case().dialogue.subject)
     assert outcome.details["context"].startswith("[Student]: ")
 
 
@@ -61,8 +65,8 @@ def test_real_judge_answers_are_mapped_back_through_the_swap(make_jury, openai_s
     openai_server.reply = lambda body, i: "Both are fine.\n### (a) Teacher A"
     jury = make_jury(roles={"judge": f"openai:judge;base_url={openai_server.base_url}"})
     verdict = jury.engine.run(compare(first_case(), jury)).verdict
-    assert [r["preferred"] for r in verdict.result["runs"]] == ["ours", "baseline", "ours"]
-    assert (verdict.result["winner"], verdict.result["confidence"]) == ("ours", "majority")
+    assert [r.preferred for r in verdict.result.runs] == ["ours", "baseline", "ours"]
+    assert (verdict.result.winner, verdict.result.confidence) == ("ours", "majority")
     assert "Teacher A" in openai_server.requests[0]["messages"][0]["content"]
 
 
@@ -75,10 +79,10 @@ def test_one_unreadable_run_does_not_sink_the_case(make_jury, openai_server):
     openai_server.reply = reply
     jury = make_jury(roles={"judge": f"openai:judge;base_url={openai_server.base_url}"})
     verdict = jury.engine.run(compare(first_case(), jury)).verdict
-    runs = verdict.result["runs"]
-    assert verdict.valid and verdict.result["counted_runs"] == 2
-    assert [r["error"] for r in runs][1].startswith("unparseable") and runs[1]["attempts"] == 2
-    assert (verdict.result["winner"], verdict.result["confidence"]) == ("baseline", "unanimous")
+    runs = verdict.result.runs
+    assert verdict.valid and verdict.result.counted_runs == 2
+    assert [r.error for r in runs][1].startswith("unparseable") and runs[1].attempts == 2
+    assert (verdict.result.winner, verdict.result.confidence) == ("baseline", "unanimous")
     assert "I refuse to pick" in verdict.raw
 
 
@@ -87,6 +91,7 @@ def test_refusing_judge_makes_an_unscored_verdict_naming_the_cause(make_jury, op
     jury = make_jury(roles={"judge": f"openai:judge;base_url={openai_server.base_url}"})
     verdict = jury.engine.run(compare(first_case(), jury)).verdict
     assert not verdict.valid and verdict.error.startswith("refused")
+    assert verdict.result.winner is None and all(r.preferred is None for r in verdict.result.runs)
 
 
 class Tutor(FakeServer):
@@ -109,19 +114,10 @@ def test_failed_candidate_service_is_unscored_not_a_crash(make_jury):
         jury = make_jury(roles={"candidate": f"http:{tutor.origin}/chat"})
         verdict = jury.engine.run(compare(first_case(), jury)).verdict
         assert not verdict.valid and "candidate response" in verdict.error and "404" in verdict.error
+        assert verdict.kind == "pairwise" and verdict.result.source == "simulated" and verdict.result.runs == []
 
 
 def test_separate_aspects_are_judged_and_reported(make_jury):
     jury = make_jury(options={"socratic.aspects": "separate"})
     verdict = jury.engine.run(compare(first_case(), jury)).verdict
-    assert set(verdict.result["aspects"]) == {"Understanding", "Explanation", "Language", "Readability"}
-
-
-def test_mathdial_turns_lose_move_labels_and_cuts_end_on_the_student():
-    from llmjury.families.socratic.mathdial import parse_conversation, subsets
-
-    turns = parse_conversation("Teacher: (probing)Why 9?|EOM|Student: Because 12 - 3.|EOM|Teacher: (telling)Add.")
-    assert turns[0] == ("Teacher", "Why 9?", "probing") and turns[2][2] == "telling"
-    cases = subsets(count=20, seed=1)
-    assert len(cases) == 20 and all(c.turns[-1][0] == STUDENT for c in cases)
-    assert [c.id for c in cases] == [c.id for c in subsets(count=20, seed=1)]
+    assert set(verdict.result.aspects) == {"Understanding", "Explanation", "Language", "Readability"}

@@ -1,6 +1,6 @@
 """The Socratic tutor family (seeds 000 and 003): our tutor against a plainly prompted teacher,
-judged pairwise on dialogue subsets, with a robust k-run majority; and the same judge measured
-against human preferences on MRBench."""
+judged pairwise on simulated, real or pre-collected dialogues with a robust k-run majority; and
+the same judge measured against people's preferences on annotated tutor replies (MRBench)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,8 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import ClassVar
 
-from llmjury.families.socratic import pipeline
-from llmjury.families.socratic.cases import FAMILY as NAME
-from llmjury.families.socratic.cases import SocraticOptions, SubsetCase, simulated_cases
-from llmjury.families.socratic.offline import ANSWERS
-from llmjury.families.socratic.pipeline import compare
-from llmjury.families.socratic.results import PairwiseDecision, SocraticSection
+from llmjury.families.socratic.options import DATASETS, NAME, SocraticOptions
+from llmjury.families.socratic.results import HumanPreferenceResult, PairwiseResult, SocraticSection
 from llmjury.family import Family, Pipeline, Result, Section
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
@@ -22,42 +18,41 @@ from llmjury.verdicts import Verdict
 class Socratic(Family):
     name = NAME
     options = SocraticOptions
-    results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType({"": PairwiseDecision})
+    results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType({"pairwise": PairwiseResult,
+                                                                      "human_preference": HumanPreferenceResult})
     section = SocraticSection
-    headline = ('win_rate',)
+    headline = ("win_rate",)
+    datasets = DATASETS
+    #: Bulky sub-sections `markdown` renders itself.
+    hidden_from_tables = ("seed003", "counted_runs", "by_dimension")
 
     def pipelines(self) -> Mapping[str, Pipeline]:
-        return {
-            "compare": pipeline.compare,
-            "compare_real": pipeline.compare_real,
-            "judge_tutor_pair": pipeline.judge_tutor_pair,
-        }
+        from llmjury.families.socratic import pipeline
+
+        return {"compare": pipeline.compare, "compare_real": pipeline.compare_real,
+                "judge_responses": pipeline.judge_responses, "judge_tutor_pair": pipeline.judge_tutor_pair}
 
     def offline(self) -> Mapping[str, Heuristic]:
+        from llmjury.families.socratic.offline import ANSWERS
+
         return ANSWERS
 
     def aggregate(self, verdicts: Sequence[Verdict]) -> Section:
         from llmjury.families.socratic import report
 
-        return SocraticSection.model_validate(report.aggregate([v.record() for v in verdicts]))
+        return report.aggregate(verdicts)
 
     def markdown(self, section: Section) -> str:
         from llmjury.families.socratic import report
 
-        return report.markdown(section.model_dump(mode="json"))
+        assert isinstance(section, SocraticSection)
+        return report.markdown(section)
 
     def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
         from llmjury.families.socratic import report
 
-        return report.files(section.model_dump(mode="json"), [v.record() for v in verdicts])
-
-    @property
-    def hidden_from_tables(self) -> tuple[str, ...]:  # type: ignore[override]
-        from llmjury.families.socratic import report
-
-        return tuple(report.HIDDEN_FROM_TABLES)
+        assert isinstance(section, SocraticSection)
+        return report.files(section, verdicts)
 
 
 FAMILY = Socratic()
-
-__all__ = ["FAMILY", "NAME", "SocraticOptions", "SubsetCase", "compare", "simulated_cases"]

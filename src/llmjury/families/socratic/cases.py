@@ -1,35 +1,19 @@
-"""Socratic cases: subsets of simulated dialogues, and MRBench tutor pairs, as test cases."""
+"""Socratic cases: simulated dialogue subsets, real (MathDial) subsets, annotated tutor pairs
+(MRBench) and pre-collected reply pairs, each a test case with its markers."""
 
 from __future__ import annotations
 
 import random
-from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from llmjury.cases import Case, slug
 from llmjury.errors import ConfigError
 from llmjury.families.socratic.data import Persona, opening_questions, personas
-from llmjury.family import FamilyOptions
+from llmjury.families.socratic.dialogue import Turn
+from llmjury.families.socratic.options import NAME, SocraticOptions
 
-FAMILY = "socratic"
 MAX_CUT_MARKER = 20
-
-
-class SocraticOptions(FamilyOptions):
-    """`--llm-option socratic.KEY=VALUE`; defaults are seed 000's setup."""
-
-    dialogues: int = Field(100, ge=1)
-    subsets: int = Field(200, ge=1)
-    turns: int = Field(4, ge=1)
-    positions: Literal["alternate", "random", "fixed"] = "alternate"
-    aspects: Literal["overall", "separate"] = "overall"
-    ours_name: str = "ours"
-    baseline_name: str = "baseline"
-    mrbench: str | None = None  # path to MRBench_V1.json; the shipped copy otherwise
-    mrbench_pairs: int = Field(1, ge=1)  # tutor pairs judged per conversation
-    mathdial: str | None = None  # path to a MathDial JSONL file; the shipped test split otherwise
-    mathdial_subsets: int = Field(100, ge=0)  # real dialogue subsets compared
 
 
 class DialoguePlan(BaseModel):
@@ -46,16 +30,72 @@ class DialoguePlan(BaseModel):
 class SubsetCase(Case):
     """A simulated dialogue cut after its `cut`-th student utterance."""
 
-    family: str = FAMILY
+    family: str = NAME
     dialogue: DialoguePlan
     cut: int
 
     def marks(self) -> list[str]:
         p = self.dialogue.persona
-        marks = [FAMILY, "simulated", self.dialogue.subject, f"year_{p.year}",
+        marks = [NAME, "simulated", self.dialogue.subject, f"year_{p.year}",
                  f"goal_commitment_{p.goal_commitment}", f"motivation_{p.motivation}",
                  f"self_efficacy_{p.self_efficacy}"]
         return marks + ([f"cut_{self.cut}"] if self.cut <= MAX_CUT_MARKER else [])
+
+
+class RealSubsetCase(Case):
+    """A real (MathDial) dialogue cut after its `cut`-th student turn."""
+
+    family: str = NAME
+    dataset: str
+    qid: str
+    turns: list[tuple[str, str]]
+    cut: int
+    outcome: str
+
+    def marks(self) -> list[str]:
+        return [NAME, "mathdial", slug(self.dataset)]
+
+    def context(self) -> list[Turn]:
+        return [Turn(speaker, text) for speaker, text in self.turns]
+
+
+class TutorPairCase(Case):
+    """Two tutors' replies to one annotated conversation, with the people's preference between them."""
+
+    family: str = NAME
+    dataset: str
+    conversation_id: str
+    corpus: str
+    history: list[tuple[str, str]]
+    tutor_a: str
+    tutor_b: str
+    response_a: str
+    response_b: str
+    human: str
+    human_by_dimension: dict[str, str]
+
+    def marks(self) -> list[str]:
+        return [NAME, "mrbench", slug(self.dataset)]
+
+    def turns(self) -> list[Turn]:
+        return [Turn(speaker, text) for speaker, text in self.history]
+
+
+class ResponsePairCase(Case):
+    """A dialogue context with our tutor's and the baseline's replies already collected."""
+
+    family: str = NAME
+    dataset: str
+    subset_id: str
+    history: list[tuple[str, str]]
+    ours: str
+    baseline: str
+
+    def marks(self) -> list[str]:
+        return [NAME, "responses", slug(self.dataset)]
+
+    def turns(self) -> list[Turn]:
+        return [Turn(speaker, text) for speaker, text in self.history]
 
 
 def simulated_cases(options: SocraticOptions, seed: int) -> list[SubsetCase]:
@@ -77,20 +117,3 @@ def simulated_cases(options: SocraticOptions, seed: int) -> list[SubsetCase]:
                    dialogue=plans[d], cut=cut)
         for d, cut in chosen
     ]
-
-
-def markers() -> dict[str, str]:
-    """Every marker socratic cases carry, for registration under --strict-markers."""
-    names = {"simulated": "socratic cases from simulated student dialogues",
-             "mrbench": "cases from MRBench's human-annotated tutor responses",
-             "mathdial": "socratic cases cut from real MathDial tutoring dialogues"}
-    for subject in dict(opening_questions()):
-        names[subject] = f"opening question about {subject.replace('_', ' ')}"
-    for year in range(1, 5):
-        names[f"year_{year}"] = f"simulated student in year {year}"
-    for dim in ("goal_commitment", "motivation", "self_efficacy"):
-        for level in ("low", "high"):
-            names[f"{dim}_{level}"] = f"simulated student with {level} {dim.replace('_', ' ')}"
-    for cut in range(1, MAX_CUT_MARKER + 1):
-        names[f"cut_{cut}"] = f"dialogue cut after student turn {cut}"
-    return names

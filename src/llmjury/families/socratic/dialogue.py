@@ -9,9 +9,13 @@ same plan always yields the same (cached) dialogue.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from llmjury.families.socratic.cases import FAMILY, DialoguePlan
+from llmjury.families.socratic.options import NAME
 from llmjury.jury import Jury
+
+if TYPE_CHECKING:
+    from llmjury.families.socratic.cases import DialoguePlan
 
 STUDENT, TEACHER = "Student", "Teacher"
 
@@ -30,7 +34,7 @@ def history(turns: list[Turn]) -> str:
 async def teacher_reply(jury: Jury, role: str, turns: list[Turn], seed: int | None = None) -> str:
     """The plainly prompted Socratic teacher (the seed's baseline and data-collection teacher)."""
     prompt = jury.render("socratic/teacher_baseline.j2", dialogue_history=history(turns))
-    completion = await jury.complete(role, FAMILY, jury.request(prompt, seed=seed))
+    completion = await jury.complete(role, NAME, jury.request(prompt, seed=seed))
     return completion.text.strip()
 
 
@@ -41,7 +45,7 @@ async def generate_dialogue(jury: Jury, plan: DialoguePlan) -> list[Turn]:
         if sum(t.speaker == STUDENT for t in turns) == plan.turns:
             return turns
         prompt = jury.render("socratic/student.j2", persona=plan.persona.describe(), history_str=history(turns))
-        student = await jury.complete("student", FAMILY, jury.request(prompt, seed=plan.seed))
+        student = await jury.complete("student", NAME, jury.request(prompt, seed=plan.seed))
         turns.append(Turn(STUDENT, student.text.strip()))
 
 

@@ -1,5 +1,5 @@
 """Socratic aggregates: seed 000's tables, seed 003's JSON, intervals, position bias, and the
-judge's agreement with MRBench's human preferences."""
+judge's agreement with people's preferences (overall and per annotated dimension)."""
 
 from __future__ import annotations
 
@@ -9,134 +9,171 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
+from llmjury.cases import slug
+from llmjury.families.socratic.results import (
+    AspectRates,
+    Comparison,
+    DimensionAgreement,
+    Figure,
+    HumanAgreement,
+    HumanPreferenceResult,
+    JudgedPair,
+    JurorAgreement,
+    PairwiseResult,
+    RobustEvaluation,
+    SignTest,
+    SocraticSection,
+)
 from llmjury.jurors import juror_agreement
 from llmjury.majority import robust_verdict
-from llmjury.stats import length_controlled_rate, proportion, sign_test
+from llmjury.verdicts import Verdict
 
-Records = list[dict[str, Any]]
-HIDDEN_FROM_TABLES = ("seed003", "counted_runs")
 OURS, BASELINE, TIE = "ours", "baseline", "tie"
+HUMAN_SIDE = {OURS: "a", BASELINE: "b", TIE: "tie"}
+Pair = tuple[Verdict, JudgedPair]
 
 
-def aggregate(records: Records) -> dict[str, Any]:
-    simulated = [r for r in records if r["attributes"].get("source") == "simulated"]
-    real = [r for r in records if r["attributes"].get("source") == "mathdial"]
-    human = [r for r in records if r["attributes"].get("source") == "mrbench"]
-    section: dict[str, Any] = {}
-    if simulated:
-        section.update(comparison(simulated))
-    if real:
-        section["mathdial"] = {k: v for k, v in comparison(real).items() if k not in ("seed003", "by_subject")}
-    if human:
-        section["judge_validity"] = agreement_with_humans(human)
-    return section
+def _metric(value: dict[str, Any]) -> Figure:
+    return Figure.model_validate(value)
 
 
-def comparison(records: Records) -> dict[str, Any]:
-    valid = [r for r in records if r["valid"]]
-    winners = Counter(r["result"]["winner"] for r in valid)
-    confidence = Counter(r["result"]["confidence"] for r in valid)
+def proportion(successes: int, trials: int) -> Figure:
+    from llmjury.stats import proportion as wilson  # report time only: keeps scipy out of plugin start-up
+
+    return _metric(wilson(successes, trials))
+
+
+def pairwise(verdicts: Sequence[Verdict], source: str) -> list[tuple[Verdict, PairwiseResult]]:
+    return [(v, v.result) for v in verdicts if isinstance(v.result, PairwiseResult) and v.result.source == source]
+
+
+def aggregate(verdicts: Sequence[Verdict]) -> SocraticSection:
+    """The family's section: simulated comparison at the top, then MathDial, pre-collected
+    replies and the judge against people, each present only when its verdicts are."""
+    simulated, real, collected = (pairwise(verdicts, s) for s in ("simulated", "mathdial", "responses"))
+    human = [(v, v.result) for v in verdicts if isinstance(v.result, HumanPreferenceResult)]
+    section = comparison(simulated, subjects=True, seed003=True) if simulated else Comparison()
+    return SocraticSection(
+        **dict(section),
+        mathdial=comparison(real, subjects=False, seed003=False) if real else None,
+        responses=comparison(collected, subjects=False, seed003=True) if collected else None,
+        judge_validity=agreement_with_humans(human) if human else None,
+    )
+
+
+def comparison(pairs: Sequence[tuple[Verdict, PairwiseResult]], *, subjects: bool, seed003: bool) -> Comparison:
+    """Win, loss and tie rates with intervals, a sign test, confidence, position and length bias."""
+    valid = [(v, r) for v, r in pairs if v.valid]
+    winners = Counter(r.winner for _, r in valid)
+    confidence = Counter(r.confidence for _, r in valid)
     n = len(valid)
-    section: dict[str, Any] = {
-        "win_rate": proportion(winners[OURS], n),
-        "baseline_win_rate": proportion(winners[BASELINE], n),
-        "tie_rate": proportion(winners[TIE], n),
-        "decisive_win_rate": proportion(winners[OURS], winners[OURS] + winners[BASELINE]),
-        "sign_test": sign_test(winners[OURS], winners[BASELINE]),
-        "unanimous_rate": proportion(confidence["unanimous"], n),
-        "final_verdicts": {"ours": winners[OURS], "baseline": winners[BASELINE], "tie": winners[TIE]},
-        "confidence": {k: confidence[k] for k in ("unanimous", "majority", "no_consensus")},
-        "counted_runs": dict(sorted(Counter(r["result"]["counted_runs"] for r in valid).items())),
-        **position_bias(valid),
-        "longer_wins_rate": longer_wins(valid),
-        "length_controlled_win_rate": length_controlled(valid),
-        "by_subject": {s: proportion(sum(r["result"]["winner"] == OURS for r in rs), len(rs))
-                       for s, rs in sorted(group(valid, "subject").items())},
-        "seed003": robust_summary(per_run_labels(records), total_subsets=len(records), **labels_of(records)),
-    }
-    aspects = aspect_rates(valid)
-    if aspects:
-        section["aspects"] = aspects
-    if any("jurors" in r["result"] for r in valid):
-        section["jury"] = juror_agreement(valid)
-    return section
+    names = {r.dataset for _, r in pairs}
+    return Comparison(
+        dataset=", ".join(sorted(names)) if names != {"simulated"} else None,
+        win_rate=proportion(winners[OURS], n),
+        baseline_win_rate=proportion(winners[BASELINE], n),
+        tie_rate=proportion(winners[TIE], n),
+        decisive_win_rate=proportion(winners[OURS], winners[OURS] + winners[BASELINE]),
+        sign_test=sign_test(winners[OURS], winners[BASELINE]),
+        unanimous_rate=proportion(confidence["unanimous"], n),
+        final_verdicts={OURS: winners[OURS], BASELINE: winners[BASELINE], TIE: winners[TIE]},
+        confidence={k: confidence[k] for k in ("unanimous", "majority", "no_consensus")},
+        counted_runs={str(k): c for k, c in sorted(Counter(r.counted_runs for _, r in valid).items())},
+        position_consistency=position_consistency([r for _, r in valid]),
+        longer_wins_rate=longer_wins([r for _, r in valid]),
+        length_controlled_win_rate=length_controlled([r for _, r in valid]),
+        by_subject=by_subject(valid) if subjects else None,
+        seed003=seed003_file(pairs) if seed003 else None,
+        aspects=aspect_rates([r for _, r in valid]) or None,
+        jury=jury_agreement([v for v, r in valid if r.jurors]) or None,
+    )
 
 
-def group(records: Records, attribute: str) -> dict[str, Records]:
-    groups: dict[str, Records] = {}
-    for r in records:
-        groups.setdefault(str(r["attributes"].get(attribute)), []).append(r)
-    return groups
+def sign_test(wins: int, losses: int) -> SignTest:
+    from llmjury.stats import sign_test as binomial
+
+    return SignTest.model_validate(binomial(wins, losses))
 
 
-def position_bias(valid: Records) -> dict[str, Any]:
-    """Does the preference survive a swap? Agreement over every pair of runs that put the two
-    replies in opposite slots."""
+def by_subject(valid: Sequence[tuple[Verdict, PairwiseResult]]) -> dict[str, Figure]:
+    groups: dict[str, list[PairwiseResult]] = {}
+    for _, r in valid:
+        groups.setdefault(str(r.subject), []).append(r)
+    return {s: proportion(sum(r.winner == OURS for r in rs), len(rs)) for s, rs in sorted(groups.items())}
+
+
+def position_consistency(results: Sequence[JudgedPair]) -> Figure:
+    """Does the preference survive a swap? Agreement over every pair of runs by one juror that
+    put the two replies in opposite slots."""
     agree = pairs = 0
-    for r in valid:
-        runs = [run for run in r["result"]["runs"] if run["preferred"] is not None]
+    for result in results:
+        runs = [run for run in result.runs if run.preferred is not None]
         for i, first in enumerate(runs):
             for second in runs[i + 1:]:
-                same_juror = first.get("juror") == second.get("juror")
-                if same_juror and first["ours_position"] != second["ours_position"]:
+                if first.juror == second.juror and first.ours_position != second.ours_position:
                     pairs += 1
-                    agree += first["preferred"] == second["preferred"]
-    return {"position_consistency": proportion(agree, pairs)}
+                    agree += first.preferred == second.preferred
+    return proportion(agree, pairs)
 
 
-def longer_wins(valid: Records) -> dict[str, Any]:
+def longer_wins(results: Sequence[JudgedPair]) -> Figure:
     """Among decisive verdicts between replies of different length, how often the longer won."""
     longer = total = 0
-    for r in valid:
-        winner, attrs = r["result"]["winner"], r["attributes"]
-        ours, base = attrs.get("ours_chars"), attrs.get("baseline_chars")
-        if winner in (OURS, BASELINE) and ours is not None and base is not None and ours != base:
+    for r in results:
+        ours, base = r.ours_chars, r.baseline_chars
+        if r.winner in (OURS, BASELINE) and ours is not None and base is not None and ours != base:
             total += 1
-            longer += (winner == OURS) == (ours > base)
+            longer += (r.winner == OURS) == (ours > base)
     return proportion(longer, total)
 
 
-def length_controlled(valid: Records) -> dict[str, Any]:
+def length_controlled(results: Sequence[JudgedPair]) -> Figure:
     """Our win rate had both replies been equally long (ties count half)."""
-    rows = [r for r in valid if r["attributes"].get("ours_chars") is not None]
-    outcome = np.array([{OURS: 1.0, BASELINE: 0.0}.get(r["result"]["winner"], 0.5) for r in rows])
-    diff = np.array([r["attributes"]["ours_chars"] - r["attributes"]["baseline_chars"] for r in rows], dtype=float)
-    return length_controlled_rate(outcome, diff)
+    import numpy as np
+
+    from llmjury.stats import length_controlled_rate
+
+    rows = [r for r in results if r.ours_chars is not None and r.baseline_chars is not None]
+    outcome = np.array([{OURS: 1.0, BASELINE: 0.0}.get(r.winner or TIE, 0.5) for r in rows])
+    diff = np.array([r.ours_chars - r.baseline_chars for r in rows], dtype=float)  # type: ignore[operator]
+    return _metric(length_controlled_rate(outcome, diff))
 
 
-def aspect_rates(valid: Records) -> dict[str, Any]:
-    rates: dict[str, Any] = {}
-    names = sorted({a for r in valid for a in (r["result"].get("aspects") or {})})
-    for aspect in names:
-        results = [r["result"]["aspects"][aspect] for r in valid if (r["result"].get("aspects") or {}).get(aspect)]
-        wins = Counter(x["winner"] for x in results)
-        rates[aspect] = {"win_rate": proportion(wins[OURS], len(results)),
-                         "baseline_win_rate": proportion(wins[BASELINE], len(results)),
-                         "tie_rate": proportion(wins[TIE], len(results))}
+def aspect_rates(results: Sequence[PairwiseResult]) -> dict[str, AspectRates]:
+    rates: dict[str, AspectRates] = {}
+    for aspect in sorted({a for r in results for a in (r.aspects or {})}):
+        decided = [v for r in results if (v := (r.aspects or {}).get(aspect)) is not None]
+        wins = Counter(x.winner for x in decided)
+        rates[aspect] = AspectRates(win_rate=proportion(wins[OURS], len(decided)),
+                                    baseline_win_rate=proportion(wins[BASELINE], len(decided)),
+                                    tie_rate=proportion(wins[TIE], len(decided)))
     return rates
 
 
-def per_run_labels(records: Records) -> list[dict[str, str | None]]:
+def jury_agreement(verdicts: Sequence[Verdict], human: dict[str, str] | None = None) -> dict[str, JurorAgreement]:
+    """Per juror, agreement with the jury (and with people), when a jury judged."""
+    if not verdicts:
+        return {}
+    found = juror_agreement([v.record() for v in verdicts], human)
+    return {name: JurorAgreement.model_validate(entry) for name, entry in found.items()}
+
+
+def per_run_labels(pairs: Sequence[tuple[Verdict, PairwiseResult]]) -> list[dict[str, str | None]]:
     """One dict per judge run: subset id → that run's label (None where the run was unscored)."""
-    k = max((len(r["result"].get("runs", [])) for r in records), default=0)
+    k = max((len(r.runs) for _, r in pairs), default=0)
     runs: list[dict[str, str | None]] = [{} for _ in range(k)]
-    for r in records:
-        labels = names(r)
-        for i, run in enumerate(r["result"].get("runs", [])):
-            runs[i][r["case_id"]] = labels[run["preferred"]] if run.get("preferred") else None
+    for v, r in pairs:
+        labels = {OURS: r.ours_name, BASELINE: r.baseline_name, TIE: TIE}
+        for i, run in enumerate(r.runs):
+            runs[i][v.case_id] = labels[run.preferred] if run.preferred else None
     return runs
 
 
-def names(record: dict[str, Any]) -> dict[str, str]:
-    attrs = record["attributes"]
-    return {OURS: attrs.get("ours_name", OURS), BASELINE: attrs.get("baseline_name", BASELINE), TIE: TIE}
-
-
-def labels_of(records: Records) -> dict[str, str]:
-    first = names(records[0]) if records else {OURS: OURS, BASELINE: BASELINE}
-    return {"ours": first[OURS], "baseline": first[BASELINE]}
+def seed003_file(pairs: Sequence[tuple[Verdict, PairwiseResult]]) -> RobustEvaluation:
+    """Seed 003's robust-evaluation file for one comparison's verdicts."""
+    first = pairs[0][1]
+    return RobustEvaluation.model_validate(robust_summary(per_run_labels(pairs), total_subsets=len(pairs),
+                                                          ours=first.ours_name, baseline=first.baseline_name))
 
 
 def robust_summary(runs: Sequence[dict[str, str | None]], *, total_subsets: int | None = None,
@@ -182,28 +219,41 @@ def _rate(count: int, done: int) -> float:
     return round(count / done, 3) if done else 0.0
 
 
-def agreement_with_humans(records: Records) -> dict[str, Any]:
-    """Judge vs MRBench human preference (tutor A in the "ours" slot)."""
-    valid = [r for r in records if r["valid"]]
-    mapping = {OURS: "a", BASELINE: "b", TIE: "tie"}
-    pairs = [(mapping[r["result"]["winner"]], r["attributes"]["human"]) for r in valid]
-    with_ties = sum(j == h for j, h in pairs)
-    decisive = [(j, h) for j, h in pairs if j != "tie" and h != "tie"]
-    humans = {r["case_id"]: {"a": OURS, "b": BASELINE, "tie": TIE}[r["attributes"]["human"]] for r in valid}
-    jury = {"jury": juror_agreement(valid, humans)} if any("jurors" in r["result"] for r in valid) else {}
-    return {
-        **jury,
-        "dataset": "MRBench V1 (human annotations; preference = higher summed annotation score)",
-        "agreement_with_ties": proportion(with_ties, len(pairs)),
-        "agreement_without_ties": proportion(sum(j == h for j, h in decisive), len(decisive)),
-        "human_tie_rate": proportion(sum(h == "tie" for _, h in pairs), len(pairs)),
-        "judge_tie_rate": proportion(sum(j == "tie" for j, _ in pairs), len(pairs)),
-        **position_bias(valid),
-        "chance_agreement_with_ties": _chance(pairs),
-    }
+def label(dataset: str) -> str:
+    """A dataset's name as a report shows it: `MRBench_V1` → `MRBench V1`."""
+    return dataset.replace("_", " ")
 
 
-def _chance(pairs: list[tuple[str, str]]) -> float | None:
+def agreement_with_humans(pairs: Sequence[tuple[Verdict, HumanPreferenceResult]]) -> HumanAgreement:
+    """The judge against people's preference (tutor A in the "ours" slot), overall and per dimension."""
+    valid = [(v, r) for v, r in pairs if v.valid and r.winner is not None]
+    judged = [(HUMAN_SIDE[r.winner], r.human) for _, r in valid]  # type: ignore[index]
+    dimensions = list(dict.fromkeys(d for _, r in pairs for d in r.human_by_dimension))
+    humans = {v.case_id: {"a": OURS, "b": BASELINE, "tie": TIE}[r.human] for v, r in valid}
+    names = ", ".join(sorted({label(r.dataset) for _, r in pairs}))
+    return HumanAgreement(
+        jury=jury_agreement([v for v, r in valid if r.jurors], humans) or None,
+        dataset=f"{names} (human annotations; preference = higher summed annotation score)",
+        **agreement(judged),
+        judge_tie_rate=proportion(sum(j == "tie" for j, _ in judged), len(judged)),
+        position_consistency=position_consistency([r for _, r in valid]),
+        chance_agreement_with_ties=_chance(judged),
+        dimensions=dimensions,
+        by_dimension={d: DimensionAgreement(**agreement([(HUMAN_SIDE[r.winner], r.human_by_dimension[d])  # type: ignore[index]
+                                                         for _, r in valid if d in r.human_by_dimension]))
+                      for d in dimensions},
+    )
+
+
+def agreement(judged: Sequence[tuple[str, str]]) -> dict[str, Figure]:
+    """(judge, people) labels → agreement with ties (three-way), without ties, and the people's tie rate."""
+    decisive = [(j, h) for j, h in judged if j != "tie" and h != "tie"]
+    return {"agreement_with_ties": proportion(sum(j == h for j, h in judged), len(judged)),
+            "agreement_without_ties": proportion(sum(j == h for j, h in decisive), len(decisive)),
+            "human_tie_rate": proportion(sum(h == "tie" for _, h in judged), len(judged))}
+
+
+def _chance(pairs: Sequence[tuple[str, str]]) -> float | None:
     """Agreement expected if judge and humans were independent with these marginals."""
     if not pairs:
         return None
@@ -212,45 +262,63 @@ def _chance(pairs: list[tuple[str, str]]) -> float | None:
     return sum(judge[c] * human[c] for c in ("a", "b", "tie")) / (n * n)
 
 
-def markdown(section: dict[str, Any]) -> str:
+def markdown(section: SocraticSection) -> str:
+    """Seed 000's two tables for each comparison, then the judge against people."""
     lines: list[str] = []
-    if "final_verdicts" in section:
-        v, c = section["final_verdicts"], section["confidence"]
-        n = sum(v.values()) or 1
-        lines += ["| | wins | ratio |", "|---|---|---|"]
-        lines += [f"| {label} | {v[key]} | {v[key] / n:.1%} |" for key, label in
-                  (("ours", "ours"), ("baseline", "baseline"), ("tie", "tie"))]
-        total = sum(c.values()) or 1
-        lines += ["", "| verdict confidence | count | ratio |", "|---|---|---|"]
-        lines += [f"| {label} | {c[key]} | {c[key] / total:.1%} |" for key, label in
-                  (("unanimous", "unanimous"), ("majority", "majority (two agree)"),
-                   ("no_consensus", "no consensus"))]
-        st = section["sign_test"]
-        p = "n/a" if st["p_value"] is None else f"{st['p_value']:.3g}"
-        lines += ["", f"Sign test on decisive verdicts: {st['wins']} wins, {st['losses']} losses, p = {p}."]
-    if "judge_validity" in section:
-        jv = section["judge_validity"]
-        chance = jv["chance_agreement_with_ties"]
-        lines += ["", "### Judge validity (MRBench human preferences)", "",
-                  f"Agreement with humans: {_pct(jv['agreement_with_ties'])} with ties, "
-                  f"{_pct(jv['agreement_without_ties'])} without ties; chance level with ties "
+    if section.final_verdicts is not None:
+        lines += tables(section)
+    for title, part in (("Real dialogues", section.mathdial), ("Pre-collected replies", section.responses)):
+        if part is not None and part.final_verdicts is not None:
+            lines += ["", f"### {title}: {part.dataset}", "", *tables(part)]
+    jv = section.judge_validity
+    if jv is not None:
+        chance = jv.chance_agreement_with_ties
+        names = jv.dataset.split(" (", 1)[0]
+        lines += ["", f"### Judge validity ({names} human preferences)", "",
+                  f"Agreement with humans: {_pct(jv.agreement_with_ties)} with ties, "
+                  f"{_pct(jv.agreement_without_ties)} without ties; chance level with ties "
                   f"{'n/a' if chance is None else f'{chance:.1%}'}; position consistency "
-                  f"{_pct(jv['position_consistency'])}."]
+                  f"{_pct(jv.position_consistency)}."]
+        if jv.by_dimension:
+            lines += ["", "| annotated dimension | agreement with ties | without ties | human ties |",
+                      "|---|---|---|---|"]
+            lines += [f"| {d} | {_pct(a.agreement_with_ties)} | {_pct(a.agreement_without_ties)} | "
+                      f"{_pct(a.human_tie_rate)} |" for d, a in jv.by_dimension.items()]
     return "\n".join(lines)
 
 
-def _pct(metric: dict[str, Any]) -> str:
-    if metric["value"] is None:
+def tables(part: Comparison) -> list[str]:
+    v, c, st = part.final_verdicts or {}, part.confidence or {}, part.sign_test
+    n = sum(v.values()) or 1
+    lines = ["| | wins | ratio |", "|---|---|---|"]
+    lines += [f"| {key} | {v[key]} | {v[key] / n:.1%} |" for key in (OURS, BASELINE, TIE)]
+    total = sum(c.values()) or 1
+    lines += ["", "| verdict confidence | count | ratio |", "|---|---|---|"]
+    lines += [f"| {text} | {c[key]} | {c[key] / total:.1%} |" for key, text in
+              (("unanimous", "unanimous"), ("majority", "majority (two agree)"), ("no_consensus", "no consensus"))]
+    if st is not None:
+        p = "n/a" if st.p_value is None else f"{st.p_value:.3g}"
+        lines += ["", f"Sign test on decisive verdicts: {st.wins} wins, {st.losses} losses, p = {p}."]
+    return lines
+
+
+def _pct(metric: Figure) -> str:
+    if metric.value is None:
         return "n/a"
-    return f"{metric['value']:.1%} [{metric['low']:.1%}, {metric['high']:.1%}] (n={metric['n']})"
+    return f"{metric.value:.1%} [{metric.low:.1%}, {metric.high:.1%}] (n={metric.n})"
 
 
-def files(section: dict[str, Any], records: Records) -> dict[str, str]:
-    """Seed 003's robust-evaluation JSON and one seed-style file per judge run."""
+def files(section: SocraticSection, verdicts: Sequence[Verdict]) -> dict[str, str]:
+    """Seed 003's robust-evaluation JSON and one seed-style file per judge run, for the simulated
+    comparison and for pre-collected replies (named after their dataset)."""
     out: dict[str, str] = {}
-    simulated = [r for r in records if r["attributes"].get("source") == "simulated"]
-    if "seed003" in section:
-        out["socratic_robust_evaluation.json"] = json.dumps(section["seed003"], indent=2, ensure_ascii=False)
-    for i, run in enumerate(per_run_labels(simulated), 1):
-        out[f"socratic_run_{i}.json"] = json.dumps({"run": i, "evaluations": run}, indent=2, ensure_ascii=False)
+    for prefix, part, source in (("socratic", section, "simulated"),
+                                 (f"socratic_{slug(section.responses.dataset or 'responses')}" if section.responses
+                                  else "", section.responses, "responses")):
+        if part is None or part.seed003 is None:
+            continue
+        out[f"{prefix}_robust_evaluation.json"] = json.dumps(part.seed003.model_dump(mode="json"), indent=2,
+                                                             ensure_ascii=False)
+        for i, run in enumerate(per_run_labels(pairwise(verdicts, source)), 1):
+            out[f"{prefix}_run_{i}.json"] = json.dumps({"run": i, "evaluations": run}, indent=2, ensure_ascii=False)
     return out

@@ -1,16 +1,198 @@
-"""The socratic family's typed verdict results and aggregate section."""
+"""What the socratic family records per verdict, and the figures it aggregates them into.
+
+Two verdict kinds: `pairwise` (our tutor against the baseline on a simulated, a real or a
+pre-collected dialogue) and `human_preference` (the same judge on two real tutors' replies that
+people annotated, MRBench).
+"""
 
 from __future__ import annotations
 
-from pydantic import ConfigDict
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from llmjury.family import Metric, Result, Section
 
+Side = Literal["ours", "baseline", "tie"]
+Confidence = Literal["unanimous", "majority", "no_consensus"]
+HumanLabel = Literal["a", "b", "tie"]
+Source = Literal["simulated", "mathdial", "responses"]
 
-class PairwiseDecision(Result):
-    model_config = ConfigDict(extra="allow", frozen=True)
+
+class Figure(Metric):
+    """A Metric that keeps `value: null` in `summary.json` (written without None fields), so a figure
+    that could not be computed still shows as n/a and reads back."""
+
+    @model_serializer(mode="wrap")
+    def _keep_value(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        data.setdefault("value", self.value)
+        return data
 
 
-class SocraticSection(Section):
-    model_config = ConfigDict(extra="allow")
-    win_rate: Metric | None = None
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class JudgeRun(_Strict):
+    """One judge call: where our reply sat, what the judge answered, and what that means."""
+
+    ours_position: Literal["A", "B"]
+    decision: Literal["a", "b", "c"] | None
+    juror: str
+    preferred: Side | None
+    """None when the run was not counted (failed call, refusal, unreadable answer)."""
+    error: str | None
+    attempts: int
+
+
+class AspectVerdict(_Strict):
+    """The robust verdict on one aspect (`aspects=separate`)."""
+
+    winner: Side
+    confidence: Confidence
+    counted_runs: int
+
+
+class JurorVote(_Strict):
+    """One juror's own majority, when a jury judges."""
+
+    judge: str
+    winner: Side | None
+
+
+class JudgedPair(Result):
+    """The robust k-run majority between the reply in the "ours" slot and the other one."""
+
+    ours_chars: int | None = None
+    baseline_chars: int | None = None
+    winner: Side | None = None
+    """None when no run counted: the verdict is then unscored."""
+    confidence: Confidence | None = None
+    counted_runs: int = 0
+    vote_counts: dict[str, int] = Field(default_factory=dict)
+    runs: list[JudgeRun] = Field(default_factory=list)
+    jurors: list[JurorVote] | None = None
+
+
+class PairwiseResult(JudgedPair):
+    """Kind `pairwise`: our tutor against the baseline teacher on one dialogue context."""
+
+    source: Source
+    dataset: str
+    """The dataset's label (`simulated`, the MathDial file's name, the responses file's name)."""
+    subject: str | None = None
+    ours_name: str = "ours"
+    baseline_name: str = "baseline"
+    aspects: dict[str, AspectVerdict | None] | None = None
+
+
+class HumanPreferenceResult(JudgedPair):
+    """Kind `human_preference`: the judge on two annotated tutors' replies (tutor A in the "ours" slot)."""
+
+    dataset: str
+    human: HumanLabel
+    """The people's preference from the summed annotation scores."""
+    human_by_dimension: dict[str, HumanLabel]
+    """The people's preference on each dimension the file annotates."""
+
+
+class SignTest(_Strict):
+    wins: int
+    losses: int
+    n: int
+    p_value: float | None
+
+
+class AspectRates(_Strict):
+    win_rate: Figure
+    baseline_win_rate: Figure
+    tie_rate: Figure
+
+
+class JurorAgreement(_Strict):
+    agreement_with_jury: Figure
+    agreement_with_humans: Figure | None = None
+
+
+class RobustTotals(_Strict):
+    """Seed 003's `summary` block, key for key."""
+
+    evaluation_completed: str
+    num_evaluation_runs: int
+    total_subsets: int
+    successful_evaluations: int
+    final_verdict_distribution: dict[str, int]
+    confidence_distribution: dict[str, int]
+    ours_win_rate: float
+    baseline_win_rate: float
+    tie_rate: float
+    unanimous_agreement_rate: float
+
+
+class RobustEntry(_Strict):
+    verdicts: list[str]
+    verdict_counts: dict[str, int]
+    final_verdict: str
+    confidence: Confidence
+
+
+class RobustEvaluation(_Strict):
+    """Seed 003's robust-evaluation file."""
+
+    summary: RobustTotals
+    aggregated_results: dict[str, RobustEntry]
+
+
+class Comparison(BaseModel):
+    """Our tutor against the baseline on one source of dialogues."""
+
+    model_config = ConfigDict(extra="forbid")
+    dataset: str | None = None
+    win_rate: Figure | None = None
+    baseline_win_rate: Figure | None = None
+    tie_rate: Figure | None = None
+    decisive_win_rate: Figure | None = None
+    sign_test: SignTest | None = None
+    unanimous_rate: Figure | None = None
+    final_verdicts: dict[str, int] | None = None
+    confidence: dict[str, int] | None = None
+    counted_runs: dict[str, int] | None = None
+    position_consistency: Figure | None = None
+    longer_wins_rate: Figure | None = None
+    length_controlled_win_rate: Figure | None = None
+    by_subject: dict[str, Figure] | None = None
+    seed003: RobustEvaluation | None = None
+    aspects: dict[str, AspectRates] | None = None
+    jury: dict[str, JurorAgreement] | None = None
+
+
+class DimensionAgreement(_Strict):
+    agreement_with_ties: Figure
+    agreement_without_ties: Figure
+    human_tie_rate: Figure
+
+
+class HumanAgreement(BaseModel):
+    """The judge against people's preferences between two tutors."""
+
+    model_config = ConfigDict(extra="forbid")
+    jury: dict[str, JurorAgreement] | None = None
+    dataset: str
+    agreement_with_ties: Figure
+    agreement_without_ties: Figure
+    human_tie_rate: Figure
+    judge_tie_rate: Figure
+    position_consistency: Figure
+    chance_agreement_with_ties: float | None
+    dimensions: list[str]
+    by_dimension: dict[str, DimensionAgreement]
+
+
+class SocraticSection(Comparison, Section):
+    """The simulated comparison at the top (seed 000's figures), real and pre-collected dialogues
+    and the judge's agreement with people beside it."""
+
+    mathdial: Comparison | None = None
+    responses: Comparison | None = None
+    judge_validity: HumanAgreement | None = None

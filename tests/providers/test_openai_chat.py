@@ -87,3 +87,24 @@ def test_refusals_come_back_marked_and_are_not_cached(openai_server, make_engine
     openai_server.reply = lambda body, i: "fine"
     again = make_engine(cache=engine.store.path, run_id="run-2")
     assert again.run(again.complete(spec(openai_server), chat(("user", "x")))).text == "fine"
+
+
+def test_a_malformed_body_is_transient_then_unscored_with_its_cause(openai_server, make_engine):
+    from llmjury.chat import chat
+    from llmjury.judging import ask_judge
+    from llmjury.jury import Jury
+    from llmjury.pricing import PriceTable
+    from llmjury.prompts import PromptLibrary
+    from llmjury.testing import Fault
+
+    openai_server.reply = lambda body, index: "A"
+    openai_server.faults.append(Fault(status=200, body=b'{"choices": ['))
+    engine = make_engine()
+    spec = f"openai:judge;base_url={openai_server.base_url}"
+    assert engine.run(engine.complete(spec, chat(("user", "q")))).text == "A"  # retried, then answered
+    for _ in range(engine.settings.retry_attempts):
+        openai_server.faults.append(Fault(status=200, body=b"<html>bad gateway</html>"))
+    engine.settings.roles["judge"] = spec
+    jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+    runs = engine.run(ask_judge(jury, "toy", [chat(("user", "other"))], lambda text: text))
+    assert runs.answers[0].error.startswith("call failed: openai:judge: malformed response body (JSONDecodeError")

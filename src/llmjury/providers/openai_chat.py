@@ -65,6 +65,8 @@ class OpenAIProvider(Provider):
             raise TransientProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
         except openai.OpenAIError as exc:
             raise ProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
+        except ValueError as exc:  # a 200 whose body is not JSON (a proxy's page, a cut-off answer)
+            raise TransientProviderError(self.name, f"malformed response body ({type(exc).__name__}: {exc})") from None
         latency = time.perf_counter() - started
         usage = Usage(
             prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,

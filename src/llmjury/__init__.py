@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from llmjury.cases import Case, generate, parametrize
+from llmjury.judges import BoundJury, Comparison, GEvalScore, RubricScore, Score
 from llmjury.jury import Jury, Outcome
 from llmjury.loading import LoadCounter, LoadReport
 from llmjury.verdicts import JudgeConfig, Verdict
 
-__all__ = ["Case", "JudgeConfig", "Jury", "LoadCounter", "LoadReport", "Outcome", "Verdict", "generate", "parametrize",
-           "pipeline"]
+__all__ = ["BoundJury", "Case", "Comparison", "GEvalScore", "JudgeConfig", "Jury", "LoadCounter", "LoadReport",
+           "Outcome", "RubricScore", "Score", "Verdict", "generate", "parametrize", "pipeline"]
 
 
 def pipeline(fn: object) -> pytest.MarkDecorator:

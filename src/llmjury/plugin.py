@@ -12,6 +12,8 @@ import os
 import random
 import secrets
 import time
+from collections.abc import Callable, Coroutine
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +28,20 @@ from llmjury.errors import ConfigError  # noqa: E402
 from llmjury.families import discover, offline_answers  # noqa: E402
 from llmjury.family import Family, FamilyOptions  # noqa: E402
 from llmjury.gates import Gate, GateResult  # noqa: E402
+from llmjury.judges import BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
 from llmjury.loading import merge  # noqa: E402
-from llmjury.planner import Pipeline, Planner, in_share, work_key  # noqa: E402
+from llmjury.planner import (  # noqa: E402
+    Pipeline,
+    Planner,
+    body_of,
+    in_share,
+    is_jury_test,
+    plannable,
+    plugin_modules,
+    work_key,
+)
 from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
 from llmjury.settings import Settings, family_options, parse_assignments, parse_roles  # noqa: E402
@@ -173,9 +185,21 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 # -- fixtures --------------------------------------------------------------------------------------
 @pytest.fixture
-def jury(request: pytest.FixtureRequest) -> Jury:
-    """The pipeline context: providers by role, prompts, cached calls."""
-    return session_of(request.config).jury
+def jury(request: pytest.FixtureRequest) -> BoundJury:
+    """Providers by role, prompts and cached calls, plus judge calls (`compare`, `score`, `geval`,
+    `ask`) that record their verdicts on this test."""
+    return bound_jury(session_of(request.config).jury, request.node)
+
+
+def bound_jury(jury: Jury, item: pytest.Item) -> BoundJury:
+    """The run's jury recording onto `item`: verdicts go to its stash, hence its teardown report."""
+    case = _case_of(item)
+
+    def record(verdict: Verdict) -> None:
+        item.stash.setdefault(VERDICTS, []).append(verdict.record())
+
+    return BoundJury(jury, record, case_id=case.id if case is not None else item.nodeid,
+                     name=getattr(item, "originalname", item.name), test=item.nodeid)
 
 
 @pytest.fixture
@@ -288,14 +312,32 @@ class JurySession:
         if self.config.getoption("llm_no_plan") or self.config.getoption("collectonly"):
             return
         work: list[tuple[Pipeline, Case]] = []
+        tests: dict[str, Callable[[], Coroutine[Any, Any, Any]]] = {}
+        plugins = plugin_modules(self.config)
         for item in session.items:
             marker, case = item.get_closest_marker(PIPELINE_MARK), _case_of(item)
             if marker is not None and case is not None:
                 pipeline = marker.args[0]
                 if in_share(work_key(pipeline, case), self.worker_index, self.worker_count):
                     work.append((pipeline, case))
-        if work:
-            self.planner.plan(work)
+            elif plannable(item, plugins) and in_share(item.nodeid, self.worker_index, self.worker_count):
+                tests[item.nodeid] = partial(body_of, item, bound_jury(self.jury, item))
+        if work or tests:
+            self.planner.plan(work, tests)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
+        """An `async def` test taking `jury`: its planned result, else its body run now on the engine
+        loop (pytest itself would skip it); an exception in the body is the test's outcome."""
+        if not is_jury_test(pyfuncitem):
+            return None
+        planned = self.planner.test_result(pyfuncitem.nodeid)
+        if planned is not None:
+            planned.result()
+        else:
+            arguments = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+            self.jury.engine.run(pyfuncitem.obj(**arguments))
+        return True
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:

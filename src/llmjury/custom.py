@@ -1,0 +1,169 @@
+"""The built-in `custom` family: where a test's own judge calls (`jury.compare`, `jury.score`,
+`jury.geval`) record, and how they aggregate.
+
+It defines no dataset and no pipeline. Its verdicts are grouped by kind and by name (the test
+function, or the `name=` a call passes): a win rate with a Wilson interval for comparisons (with
+the rate of ties and how often both orders agreed), a mean with a t interval for scores. Its
+offline answers are documented rules, so a fresh machine runs a user's eval end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob
+from llmjury.family import Family, FamilyOptions, Metric, Pipeline, Result, Section
+from llmjury.judges import CUSTOM, GEvalResult, PairwiseResult, ScoreResult
+from llmjury.providers.offline import Heuristic, OfflineAnswers
+from llmjury.verdicts import Verdict
+
+
+class CustomOptions(FamilyOptions):
+    """The custom family takes no options; any `custom.KEY` is a typo."""
+
+
+class PairwiseFigures(BaseModel):
+    """How often the first response (`a`) won, tied and lost, and how often both orders agreed."""
+
+    win_rate: Metric
+    tie_rate: Metric
+    loss_rate: Metric
+    swap_consistency: Metric
+
+
+class MeanFigures(BaseModel):
+    """The mean score with its t interval."""
+
+    mean: Metric
+
+
+class CustomSection(Section):
+    """Figures per verdict kind, keyed by name: gate them as `custom.compare.<name>.win_rate`."""
+
+    compare: dict[str, PairwiseFigures] = Field(default_factory=dict)
+    score: dict[str, MeanFigures] = Field(default_factory=dict)
+    geval: dict[str, MeanFigures] = Field(default_factory=dict)
+
+
+def pairwise_figures(results: Sequence[PairwiseResult]) -> PairwiseFigures:
+    """Rates over the scored comparisons of one name (unscored ones are counted by the core)."""
+    from llmjury.stats import proportion  # report time only: keeps scipy out of plugin start-up
+
+    n = len(results)
+    wins, ties = sum(r.winner == "a" for r in results), sum(r.winner == "tie" for r in results)
+    both = [r.consistent for r in results if r.consistent is not None]
+    return PairwiseFigures(win_rate=Metric(**proportion(wins, n)), tie_rate=Metric(**proportion(ties, n)),
+                           loss_rate=Metric(**proportion(n - wins - ties, n)),
+                           swap_consistency=Metric(**proportion(sum(both), len(both))))
+
+
+def mean_figures(scores: Sequence[float]) -> MeanFigures:
+    """The mean with a 95% Student t interval (no interval below two scores or with no spread)."""
+    import numpy as np
+    from scipy import stats
+
+    values = np.asarray(scores, dtype=float)
+    n = len(values)
+    if n == 0:
+        return MeanFigures(mean=Metric(value=None, n=0, method="mean, t interval"))
+    mean = float(values.mean())
+    low = high = None
+    if n > 1 and values.std() > 0:
+        low, high = (float(x) for x in stats.t.interval(0.95, n - 1, loc=mean, scale=stats.sem(values)))
+    return MeanFigures(mean=Metric(value=mean, low=low, high=high, n=n, method="mean, t interval"))
+
+
+# -- offline answers: rules a reader can check ------------------------------------------------------
+ANSWERS = OfflineAnswers()
+_RESPONSE = re.compile(r"\[Response (A|B)\]\n(.*?)\n\[End of response \1\]", re.DOTALL)
+_SCORED = re.compile(r"\[Response\]\n(.*?)\n\[End of response\]", re.DOTALL)
+_SCALE = re.compile(r"scale from (\d+) to (\d+)")
+_TEXT = re.compile(r"\nText:\n(.*)\n\nEvaluation Form", re.DOTALL)
+_FORM = re.compile(r"\((\d+)-(\d+)\):\s*$")
+
+
+def length_score(text: str, low: int, high: int) -> int:
+    """Offline rule for scores: one point above the scale's floor per three words, capped at the top."""
+    return min(high, low + len(text.split()) // 3)
+
+
+@ANSWERS.answer("core/compare.j2")
+def prefer_longer(request: ChatRequest, rng: random.Random) -> str:
+    """Offline rule for comparisons: the response with more words wins; equal lengths tie."""
+    found = dict(_RESPONSE.findall(request.messages[-1].content))
+    a, b = (len(found.get(side, "").split()) for side in ("A", "B"))
+    decision = "A" if a > b else "B" if b > a else "tie"
+    return f"Offline rule: the longer response wins ({a} vs {b} words).\n### {decision}"
+
+
+@ANSWERS.answer("core/score.j2")
+def score_by_length(request: ChatRequest, rng: random.Random) -> str:
+    """Offline rule for rubric scores: `length_score` of the response, every other field filled
+    by its JSON type so any output model validates."""
+    text = request.messages[-1].content
+    scale, response = _SCALE.search(text), _SCORED.search(text)
+    low, high = (int(scale[1]), int(scale[2])) if scale else (1, 5)
+    score = length_score(response[1] if response else "", low, high)
+    filler = {"string": "offline rule: longer responses score higher", "integer": score, "number": score,
+              "boolean": True, "array": [], "object": {}}
+    properties: Mapping[str, Any] = (request.json_schema or {}).get("properties", {"score": {}})
+    answer = {key: score if key == "score" else filler.get(spec.get("type", "string"))
+              for key, spec in properties.items()}
+    return json.dumps(answer)
+
+
+@ANSWERS.answer("core/geval.j2")
+def rate_by_length(request: ChatRequest, rng: random.Random) -> Sample | str:
+    """Offline rule for G-Eval: `length_score` of the text, as a distribution over the score
+    tokens when logprobs are asked for, else that score or a neighbour (seeded by the request)."""
+    text = request.messages[-1].content
+    form, body = _FORM.search(text), _TEXT.search(text)
+    low, high = (int(form[1]), int(form[2])) if form else (1, 5)
+    best = length_score(body[1] if body else "", low, high)
+    weights = {s: 0.6 if s == best else 0.2 for s in range(low, high + 1) if abs(s - best) <= 1}
+    total = sum(weights.values())
+    if request.logprobs:
+        top = [TopLogprob(token=str(s), logprob=math.log(w / total))
+               for s, w in sorted(weights.items(), key=lambda kv: -kv[1])]
+        return Sample(text=str(best), finish_reason="stop",
+                      logprobs=[TokenLogprob(token=str(best), logprob=top[0].logprob, top=top)])
+    return str(rng.choices(list(weights), weights=list(weights.values()))[0])
+
+
+class Custom(Family):
+    name = CUSTOM
+    options = CustomOptions
+    results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(
+        {"compare": PairwiseResult, "score": ScoreResult, "geval": GEvalResult})
+    section = CustomSection
+
+    def pipelines(self) -> Mapping[str, Pipeline]:
+        return {}
+
+    def offline(self) -> Mapping[str, Heuristic]:
+        return ANSWERS
+
+    def aggregate(self, verdicts: Sequence[Verdict]) -> CustomSection:
+        """Scored verdicts by kind and name; unscored ones are the core's counts."""
+        groups: dict[tuple[str, str], list[Any]] = {}
+        for verdict in verdicts:
+            if verdict.valid and verdict.result is not None:
+                groups.setdefault((verdict.kind, str(verdict.attributes.get("name", ""))), []).append(verdict.result)
+        section = CustomSection()
+        for (kind, name), results in sorted(groups.items()):
+            if kind == "compare":
+                section.compare[name] = pairwise_figures(results)
+            else:
+                getattr(section, kind)[name] = mean_figures([r.score for r in results])
+        return section
+
+
+FAMILY = Custom()

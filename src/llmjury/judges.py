@@ -1,0 +1,425 @@
+"""Judge calls a test awaits: a pairwise comparison in both orders, a rubric score with structured
+output, a G-Eval score and a role's plain answer.
+
+Two layers. `pairwise`, `structured` and `geval_score` are the building blocks a family pipeline
+calls with its own template, parser and labels; they return what the judge decided and never
+build a verdict. `BoundJury` (what the `jury` fixture gives a test) renders the core prompts in
+`prompts/core/`, calls the blocks, records one typed verdict per call on the running test and
+returns it. An unscored judgement never raises: the test sees `.scored` and `.error`, and the
+report counts it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from llmjury.chat import ChatRequest, Message
+from llmjury.errors import JudgeParseError, ProviderError
+from llmjury.family import Result
+from llmjury.judging import JudgeAnswer, JudgeRuns, ask_judge
+from llmjury.jury import Jury
+from llmjury.majority import Majority, robust_verdict
+from llmjury.prompts import RenderedPrompt
+from llmjury.verdicts import JudgeConfig, Verdict
+
+#: The family a test's judge calls record under when the run defines no other (see `llmjury.custom`).
+CUSTOM = "custom"
+CHOICE_PARSER = "core-choice/1"
+SCORE_PARSER = "core-structured/1"
+GEVAL_PARSER = "core-geval/1"
+
+Order = Literal["ab", "ba"]
+Scoring = Literal["auto", "logprobs", "sampling"]
+M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R", bound=Result)
+
+_CHOICE = re.compile(r"\b(A|B|tie)\b", re.IGNORECASE)
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+
+
+# -- typed results (what a verdict records) -------------------------------------------------------
+class PairRun(BaseModel):
+    """One judge run of a pair: the order shown, what the judge said, and whom that favours."""
+
+    order: Order
+    juror: str
+    decision: str | None = None
+    winner: str | None = None
+    error: str | None = None
+    attempts: int = 1
+
+
+class JurorVote(BaseModel):
+    """A juror's own majority, when several jurors judge one pair."""
+
+    judge: str
+    winner: str | None
+
+
+class PairwiseResult(Result):
+    """The robust majority of a pairwise judgement: `winner` is one of the two names or a tie."""
+
+    winner: str
+    confidence: str
+    counted_runs: int
+    vote_counts: dict[str, int]
+    consistent: bool | None = None
+    runs: list[PairRun]
+    jurors: list[JurorVote] | None = None
+
+
+class ScoreResult(Result):
+    """A rubric score read from the judge's validated structured output."""
+
+    score: float
+    low: int
+    high: int
+    output: dict[str, Any]
+    attempts: int = 1
+
+
+class GEvalResult(Result):
+    """A G-Eval score: probability-weighted over the score tokens, or frequency-weighted over samples."""
+
+    score: float
+    method: Literal["logprobs", "sampling"]
+    distribution: dict[str, float]
+    samples: int = 1
+    parsed: int = 1
+
+
+class RubricScore(BaseModel):
+    """The default structured output of `jury.score`: a short reason, then the score."""
+
+    reasoning: str
+    score: int
+
+
+# -- building blocks for families ------------------------------------------------------------------
+def parse_choice(text: str) -> str:
+    """`A`, `B` or `tie` after the last `###` (the first one named there wins)."""
+    if "###" not in text:
+        raise JudgeParseError(CHOICE_PARSER, text, 'no final decision after "###"')
+    found = _CHOICE.search(text.rsplit("###", 1)[1])
+    if found is None:
+        raise JudgeParseError(CHOICE_PARSER, text, 'no A, B or tie after "###"')
+    return found.group(1).lower()
+
+
+#: `parse_choice`'s decisions: the response shown first (0), shown second (1), or a tie.
+CHOICE_LABELS: Mapping[str, int | str] = {"a": 0, "b": 1, "tie": "tie"}
+
+
+@dataclass
+class Pairwise:
+    """What `pairwise` decided: every run, the robust majority (None when no run counted), each
+    juror's vote for a jury, and the runs' raw text and usage."""
+
+    runs: list[PairRun]
+    majority: Majority | None
+    answers: JudgeRuns
+    jurors: list[JurorVote] | None
+    prompt: str
+
+    @property
+    def consistent(self) -> bool | None:
+        """Whether the majorities of the two orders agree (None unless both orders were scored)."""
+        by_order = {}
+        for order in ("ab", "ba"):
+            majority = robust_verdict([r.winner for r in self.runs if r.order == order and r.winner is not None])
+            if majority is None:
+                return None
+            by_order[order] = majority.winner
+        return by_order["ab"] == by_order["ba"]
+
+    @property
+    def error(self) -> str | None:
+        """Why no run counted, naming the first cause and every distinct one."""
+        if self.majority is not None:
+            return None
+        errors = sorted({r.error for r in self.runs if r.error})
+        first = next((r.error for r in self.runs if r.error), "no runs")
+        return f"{first.split(':')[0]}: no judge run counted ({'; '.join(errors)})"
+
+    def result(self) -> PairwiseResult | None:
+        if self.majority is None:
+            return None
+        m = self.majority
+        return PairwiseResult(winner=m.winner, confidence=m.confidence, counted_runs=m.counted,
+                              vote_counts=m.counts, consistent=self.consistent, runs=self.runs, jurors=self.jurors)
+
+
+async def pairwise(jury: Jury, family: str, first: str, second: str, *, template: str, orders: Sequence[Order],
+                   slots: tuple[str, str] = ("response_a", "response_b"), variables: Mapping[str, Any] | None = None,
+                   parse: Callable[[str], str] = parse_choice, labels: Mapping[str, int | str] = CHOICE_LABELS,
+                   names: tuple[str, str] = ("a", "b"), role: str = "judge") -> Pairwise:
+    """Judge `first` against `second` once per entry of `orders` ("ab": first shown in slot 0).
+
+    `parse` reads a decision from the judge's text; `labels` maps it to the slot it favours (0
+    or 1) or to an outcome that needs no swapping ("tie", "tie (bothbad)"); a winner is named
+    by `names`. One juror: the robust majority over all runs. Several (`spec+spec`, `spec*k`):
+    each juror's majority is its vote and the jury decides by majority over the votes.
+    """
+    requests = []
+    for order in orders:
+        shown = (first, second) if order == "ab" else (second, first)
+        prompt = jury.render(template, **dict(variables or {}), **dict(zip(slots, shown, strict=True)))
+        requests.append(jury.request(prompt))
+    jurors = jury.jurors(role, family)
+    runs: list[PairRun] = []
+    votes: list[JurorVote] = []
+    parts: list[JudgeRuns] = []
+    for juror in jurors:
+        answers = await ask_judge(jury, family, requests, parse, role=role, juror=juror)
+        parts.append(answers)
+        mine = [_pair_run(order, juror.label, answer, labels, names)
+                for order, answer in zip(orders, answers.answers, strict=True)]
+        runs += mine
+        own = robust_verdict([r.winner for r in mine if r.winner is not None])
+        votes.append(JurorVote(judge=juror.label, winner=own.winner if own else None))
+    if len(jurors) == 1:
+        majority = robust_verdict([r.winner for r in runs if r.winner is not None])
+    else:
+        majority = robust_verdict([v.winner for v in votes if v.winner is not None])
+    return Pairwise(runs=runs, majority=majority, answers=JudgeRuns.merged(parts, jury.label(role, family)),
+                    jurors=votes if len(jurors) > 1 else None, prompt=requests[0].task if requests else "")
+
+
+def _pair_run(order: Order, juror: str, answer: JudgeAnswer, labels: Mapping[str, int | str],
+              names: tuple[str, str]) -> PairRun:
+    if not answer.scored:
+        return PairRun(order=order, juror=juror, error=answer.error, attempts=answer.attempts)
+    decision = str(answer.parsed)
+    if decision not in labels:
+        return PairRun(order=order, juror=juror, decision=decision, attempts=answer.attempts,
+                       error=f"unparseable: decision {decision!r} is none of {sorted(labels)}")
+    label = labels[decision]
+    if isinstance(label, int):
+        slot = label if order == "ab" else 1 - label
+        winner = names[slot]
+    else:
+        winner = label
+    return PairRun(order=order, juror=juror, decision=decision, winner=winner, attempts=answer.attempts)
+
+
+def schema_parser(schema: type[M], parser: str = SCORE_PARSER) -> Callable[[str], M]:
+    """A parser validating the judge's JSON against `schema` (a ```json fence is tolerated)."""
+
+    def parse(text: str) -> M:
+        try:
+            return schema.model_validate_json(_FENCE.sub("", text.strip()))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(map(str, first["loc"])) or "json"
+            raise JudgeParseError(parser, text, f"{where}: {first['msg']}") from exc
+
+    return parse
+
+
+async def structured(jury: Jury, family: str, prompt: RenderedPrompt, schema: type[M], *,
+                     check: Callable[[M], str | None] = lambda _: None, role: str = "judge",
+                     retries: int | None = None) -> JudgeRuns:
+    """One judge answer as `schema`, asked through the provider's structured-output support; an
+    answer that does not validate, or that `check` rejects (it returns the cause), is asked again."""
+    validate = schema_parser(schema)
+
+    def parse(text: str) -> M:
+        value = validate(text)
+        cause = check(value)
+        if cause:
+            raise JudgeParseError(SCORE_PARSER, text, cause)
+        return value
+
+    request = jury.request(prompt, json_schema=schema.model_json_schema(), schema_name=schema.__name__)
+    return await ask_judge(jury, family, [request], parse, role=role, retries=retries)
+
+
+@dataclass
+class GEvalScoring:
+    """A G-Eval score (or why there is none) with the raw answers and what they cost."""
+
+    result: GEvalResult | None
+    error: str | None
+    raw: list[str]
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+
+
+async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: range, *, scoring: Scoring = "auto",
+                      n: int = 20, temperature: float = 1.0, top_p: float = 1.0, top_logprobs: int = 5,
+                      role: str = "judge") -> GEvalScoring:
+    """G-Eval's scoring: weight the score tokens by their probabilities when the provider returns
+    logprobs (`auto`, `logprobs`), else ask n samples and weight each score by its frequency."""
+    # The geval family owns the scoring formulas; imported here so `import llmjury` loads no family.
+    from llmjury.families.geval.scoring import frequency_weighted, logprob_weighted, parse_score
+
+    if scoring in ("auto", "logprobs"):
+        request = jury.request(prompt, logprobs=True, top_logprobs=top_logprobs)
+        try:
+            completion = await jury.complete(role, family, request)
+        except ProviderError as exc:
+            return GEvalScoring(None, f"call failed: {exc}", [], 0, 0, False)
+        sample = completion.samples[0]
+        weighted = logprob_weighted(sample, scale)
+        if weighted is not None or scoring == "logprobs":
+            result = None if weighted is None else GEvalResult(
+                score=weighted[0], method="logprobs", distribution={str(k): v for k, v in weighted[1].items()})
+            error = None if weighted is not None else "unparseable: no score token with logprobs in the answer"
+            return GEvalScoring(result, error, [sample.text], sample.usage.prompt_tokens,
+                                sample.usage.completion_tokens, completion.cached[0])
+    request = jury.request(prompt, temperature=temperature, top_p=top_p)
+    runs = await ask_judge(jury, family, [request] * n, lambda text: parse_score(text, scale), role=role)
+    scores = [a.parsed for a in runs.answers if a.scored]
+    result = None
+    if scores:
+        score, distribution = frequency_weighted(scores, scale)
+        result = GEvalResult(score=score, method="sampling", samples=len(runs.answers), parsed=len(scores),
+                             distribution={str(k): v for k, v in distribution.items()})
+    error = None if scores else next(a.error for a in runs.answers if a.error)
+    return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached)
+
+
+# -- what a test awaits -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Judgement(Generic[R]):
+    """A judge call's outcome: the verdict it recorded and, when scored, its typed result."""
+
+    verdict: Verdict
+
+    @property
+    def scored(self) -> bool:
+        return self.verdict.valid
+
+    @property
+    def error(self) -> str | None:
+        return self.verdict.error
+
+    @property
+    def result(self) -> R | None:
+        return self.verdict.result if isinstance(self.verdict.result, Result) else None  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Comparison(Judgement[PairwiseResult]):
+    @property
+    def winner(self) -> str | None:
+        """"a", "b" or "tie"; None when unscored."""
+        return self.result.winner if self.result else None
+
+    @property
+    def consistent(self) -> bool | None:
+        """Whether both orders agreed (None when either order went unscored)."""
+        return self.result.consistent if self.result else None
+
+
+@dataclass(frozen=True)
+class Score(Judgement[ScoreResult]):
+    output: BaseModel | None = None  # the judge's validated structured output
+
+    @property
+    def score(self) -> float | None:
+        return self.result.score if self.result else None
+
+
+@dataclass(frozen=True)
+class GEvalScore(Judgement[GEvalResult]):
+    @property
+    def score(self) -> float | None:
+        return self.result.score if self.result else None
+
+
+class BoundJury(Jury):
+    """The jury one test sees: the run's providers and cache, plus judge calls that record their
+    verdicts on that test (under `family`, with `name` grouping them in the report)."""
+
+    def __init__(self, jury: Jury, record: Callable[[Verdict], None], *, case_id: str, name: str,
+                 test: str, family: str = CUSTOM) -> None:
+        super().__init__(jury.engine, jury.settings, jury.prompts, jury.prices)
+        self._record = record
+        self.case_id, self.name, self.test, self.family = case_id, name, test, family
+
+    async def ask(self, role: str, prompt: str, *, system: str | None = None, **params: Any) -> str:
+        """A role's plain answer to `prompt` (a provider error raises: there is nothing to judge)."""
+        messages = [Message(role="user", content=prompt)]
+        if system is not None:
+            messages.insert(0, Message(role="system", content=system))
+        completion = await self.complete(role, self.family, ChatRequest(messages=tuple(messages), **params))
+        return completion.text.strip()
+
+    async def compare(self, a: str, b: str, *, criteria: str, question: str = "", runs: int | None = None,
+                      name: str | None = None) -> Comparison:
+        """Which of `a` and `b` is better by `criteria`: k runs (`--llm-runs`) in each order, robust majority."""
+        k = self.settings.judge_runs if runs is None else runs
+        if k < 1:
+            raise ValueError(f"jury.compare(runs={k}): at least one run per order")
+        several = len(self.jurors("judge", self.family)) > 1
+        orders: list[Order] = ["ab", "ba"] if several else ["ab"] * k + ["ba"] * k
+        judged = await pairwise(self, self.family, a, b, template="core/compare.j2", orders=orders,
+                                variables={"criteria": criteria, "question": question})
+        config = JudgeConfig(provider=judged.answers.provider, prompt=judged.prompt, runs=len(judged.runs),
+                             parser=CHOICE_PARSER)
+        verdict = self._verdict("compare", config, judged.result(), judged.error, judged.answers.verdict_fields(self),
+                                name, criteria=criteria)
+        return Comparison(verdict)
+
+    async def score(self, answer: str, *, rubric: str, question: str = "", scale: tuple[int, int] = (1, 5),
+                    output: type[BaseModel] = RubricScore, name: str | None = None) -> Score:
+        """`answer` graded on `rubric` as structured output (`output`, a pydantic model with an
+        integer `score` field), validated and asked again once when invalid."""
+        if "score" not in output.model_fields:
+            raise TypeError(f"jury.score(output={output.__name__}): the model needs a `score` field")
+        low, high = scale
+        fields = "\n".join(f"- {key}: {spec.get('type', 'value')}"
+                           for key, spec in output.model_json_schema().get("properties", {}).items())
+        prompt = self.render("core/score.j2", response=answer, rubric=rubric, question=question, low=low,
+                             high=high, fields=fields)
+
+        def in_scale(value: BaseModel) -> str | None:
+            got = value.score  # type: ignore[attr-defined]
+            return None if low <= got <= high else f"score {got} is outside {low}-{high}"
+
+        runs = await structured(self, self.family, prompt, output, check=in_scale)
+        (parsed,) = runs.answers
+        config = JudgeConfig(provider=runs.provider, prompt=prompt.task, parser=SCORE_PARSER, scoring="rubric")
+        result = None
+        if parsed.scored:
+            result = ScoreResult(score=float(parsed.parsed.score), low=low, high=high,
+                                 output=parsed.parsed.model_dump(mode="json"), attempts=parsed.attempts)
+        verdict = self._verdict("score", config, result, parsed.error, runs.verdict_fields(self), name,
+                                rubric=rubric)
+        return Score(verdict, output=parsed.parsed if parsed.scored else None)
+
+    async def geval(self, text: str, *, criterion: str, steps: str | Sequence[str], context: str = "",
+                    scale: tuple[int, int] = (1, 5), scoring: Scoring = "auto", n: int = 20,
+                    name: str | None = None) -> GEvalScore:
+        """G-Eval on `text`: the criterion and its evaluation steps in the form-filling prompt,
+        scored by logprobs where the provider gives them (`auto`), else over n samples."""
+        low, high = scale
+        listed = steps if isinstance(steps, str) else "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
+        form = criterion.split(":")[0].split("(")[0].strip() or "Score"
+        prompt = self.render("core/geval.j2", criterion=criterion, steps=listed, context=context, text=text,
+                             form=form, low=low, high=high)
+        scored = await geval_score(self, self.family, prompt, range(low, high + 1), scoring=scoring, n=n)
+        method = scored.result.method if scored.result else scoring
+        config = JudgeConfig(provider=self.label("judge", self.family), prompt=prompt.task, parser=GEVAL_PARSER,
+                             scoring=method, n=n if method == "sampling" else 1,
+                             temperature=1.0 if method == "sampling" else None)
+        usage = {"raw": scored.raw, "prompt_tokens": scored.prompt_tokens,
+                 "completion_tokens": scored.completion_tokens, "cached": scored.cached,
+                 "cost_usd": self.cost(config.provider, scored.prompt_tokens, scored.completion_tokens)}
+        verdict = self._verdict("geval", config, scored.result, scored.error, usage, name, criterion=criterion)
+        return GEvalScore(verdict)
+
+    def _verdict(self, kind: str, config: JudgeConfig, result: Result | None, error: str | None,
+                 fields: Mapping[str, Any], name: str | None, **attributes: Any) -> Verdict:
+        verdict = Verdict(case_id=self.case_id, family=self.family, kind=kind, judge=config, result=result,
+                          valid=result is not None, error=None if result is not None else error or "no result",
+                          attributes={"name": name or self.name, "test": self.test, **attributes}, **fields)
+        self._record(verdict)
+        return verdict

@@ -1,0 +1,324 @@
+"""Judge calls a test awaits (`jury.compare`, `jury.score`, `jury.geval`, `jury.ask`): what they
+decide, what they record, how they aggregate, and how the plugin plans the tests that await them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from llmjury.custom import FAMILY as CUSTOM_FAMILY
+from llmjury.custom import mean_figures
+from llmjury.engine import Engine
+from llmjury.judges import BoundJury, PairwiseResult, pairwise
+from llmjury.jury import Jury
+from llmjury.pricing import PriceTable
+from llmjury.prompts import PromptLibrary
+from llmjury.testing import FakeChoice, FakeOpenAI
+from llmjury.testing.fake_openai import ServerBehaviour
+from llmjury.verdicts import Verdict
+
+
+@pytest.fixture
+def bound(make_engine: Callable[..., Engine], openai_server: FakeOpenAI) -> Callable[..., tuple[BoundJury, list]]:
+    """A test's jury whose judge is the fake OpenAI server; returns it with the verdicts it records."""
+
+    def make(judge: str | None = None, **settings: Any) -> tuple[BoundJury, list[Verdict]]:
+        engine = make_engine(judge=judge or f"openai:m;base_url={openai_server.base_url}", **settings)
+        recorded: list[Verdict] = []
+        jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+        return BoundJury(jury, recorded.append, case_id="c1", name="test_x", test="t.py::test_x"), recorded
+
+    return make
+
+
+def last_user(body: dict[str, Any]) -> str:
+    return body["messages"][-1]["content"]
+
+
+def shown_first(body: dict[str, Any]) -> str:
+    return last_user(body).split("[Response A]\n")[1].split("\n")[0]
+
+
+def test_compare_asks_k_runs_in_each_order_and_names_the_better_response(bound, openai_server):
+    openai_server.reply = lambda body, i: "### A" if shown_first(body) == "good" else "### B"
+    jury, recorded = bound(judge_runs=2)
+    verdict = jury.engine.run(jury.compare("good", "bad", criteria="better"))
+    assert (verdict.winner, verdict.consistent, verdict.scored) == ("a", True, True)
+    firsts = sorted(shown_first(body) for body in openai_server.requests for _ in range(body.get("n", 1)))
+    assert firsts == ["bad", "bad", "good", "good"]  # two runs with each response shown first
+    (record,) = recorded
+    assert (record.family, record.kind, record.case_id) == ("custom", "compare", "c1")
+    assert isinstance(record.result, PairwiseResult) and record.result.vote_counts == {"a": 4}
+    assert record.attributes["name"] == "test_x" and record.attributes["criteria"] == "better"
+
+
+def test_compare_with_a_judge_that_always_picks_the_first_slot_is_a_tie_and_inconsistent(bound, openai_server):
+    openai_server.reply = lambda body, i: "### A"
+    jury, _ = bound(judge_runs=1)
+    verdict = jury.engine.run(jury.compare("one", "two", criteria="better"))
+    assert (verdict.winner, verdict.consistent) == ("tie", False)
+    assert verdict.result.confidence == "no_consensus"
+
+
+def test_unparseable_comparison_is_an_unscored_verdict_not_an_exception(bound, openai_server):
+    openai_server.reply = lambda body, i: "I cannot decide."
+    jury, recorded = bound(judge_runs=1)
+    verdict = jury.engine.run(jury.compare("one", "two", criteria="better"))
+    assert not verdict.scored and verdict.winner is None
+    assert verdict.error.startswith("unparseable: no judge run counted")
+    assert recorded[0].valid is False and recorded[0].raw == ["I cannot decide."] * 2
+
+
+def test_failed_judge_call_is_an_unscored_verdict(bound, openai_server):
+    openai_server.reply = lambda body, i: FakeChoice(text="", refusal="no")
+    jury, recorded = bound(judge_runs=1)
+    verdict = jury.engine.run(jury.score("text", rubric="r"))
+    assert not verdict.scored and verdict.error.startswith("refused")
+    assert verdict.score is None and recorded[0].kind == "score"
+
+
+class Graded(BaseModel):
+    verdict: str
+    score: int
+
+
+def test_score_sends_the_output_schema_and_validates_the_answer(bound, openai_server):
+    answers = iter(['{"verdict": "ok"}', '{"verdict": "ok", "score": 4}'])
+    openai_server.reply = lambda body, i: next(answers)
+    jury, recorded = bound()
+    graded = jury.engine.run(jury.score("Paris", rubric="5 correct, 1 wrong", question="Capital?", output=Graded))
+    assert graded.score == 4.0 and graded.output == Graded(verdict="ok", score=4)
+    assert graded.result.attempts == 2  # the answer without a score was asked again
+    schema = openai_server.requests[0]["response_format"]["json_schema"]
+    assert schema["name"] == "Graded" and set(schema["schema"]["required"]) == {"verdict", "score"}
+    assert recorded[0].result.output == {"verdict": "ok", "score": 4}
+
+
+def test_score_outside_the_scale_is_unscored(bound, openai_server):
+    openai_server.reply = lambda body, i: '{"reasoning": "x", "score": 9}'
+    jury, _ = bound()
+    graded = jury.engine.run(jury.score("Paris", rubric="r", scale=(1, 5)))
+    assert not graded.scored and "score 9 is outside 1-5" in graded.error
+
+
+def test_score_output_without_a_score_field_is_a_programming_error(bound):
+    class NoScore(BaseModel):
+        text: str
+
+    jury, _ = bound()
+    with pytest.raises(TypeError, match="needs a `score` field"):
+        jury.engine.run(jury.score("x", rubric="r", output=NoScore))
+
+
+def test_geval_weights_score_tokens_by_their_probabilities(bound, openai_server):
+    import math
+
+    top = [("4", math.log(0.5)), ("2", math.log(0.5))]
+    openai_server.reply = lambda body, i: FakeChoice(text="4", logprobs=[("4", math.log(0.5), top)])
+    jury, recorded = bound()
+    rated = jury.engine.run(jury.geval("text", criterion="Coherence", steps=["Read.", "Rate."]))
+    assert rated.score == pytest.approx(3.0) and rated.result.method == "logprobs"
+    assert "1. Read.\n2. Rate." in last_user(openai_server.requests[0])
+    assert recorded[0].judge.scoring == "logprobs"
+
+
+def test_geval_samples_when_the_provider_gives_no_logprobs(bound, openai_server):
+    openai_server.behaviour = ServerBehaviour(logprobs=False)  # GPT4All ignores `logprobs`
+    openai_server.reply = lambda body, i: "3" if i % 2 else "5"
+    jury, _ = bound()
+    rated = jury.engine.run(jury.geval("text", criterion="Coherence", steps="Read, rate.", n=4))
+    assert rated.result.method == "sampling" and rated.score == pytest.approx(4.0)
+    assert rated.result.samples == 4
+
+
+def test_ask_returns_a_roles_plain_answer(bound, openai_server):
+    openai_server.reply = lambda body, i: f"  answer to {last_user(body)}  "
+    jury, recorded = bound(roles={"candidate": f"openai:c;base_url={openai_server.base_url}"})
+    assert jury.engine.run(jury.ask("candidate", "2+2?", system="Be brief.")) == "answer to 2+2?"
+    assert openai_server.requests[0]["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert recorded == []  # a plain answer is not a verdict
+
+
+def test_pairwise_takes_a_familys_template_parser_and_labels(bound, openai_server):
+    """The arena's both-order judging: its own labels, a tie that is not swapped, its names."""
+    openai_server.reply = lambda body, i: "[[A]]" if shown_first(body) == "x" else "[[C]]"
+    jury, _ = bound()
+
+    def parse(text: str) -> str:
+        return {"[[A]]": "model_a", "[[B]]": "model_b", "[[C]]": "tie"}[text]
+
+    judged = jury.engine.run(pairwise(
+        jury, "arena", "x", "y", template="core/compare.j2", orders=["ab", "ba"], parse=parse,
+        labels={"model_a": 0, "model_b": 1, "tie": "tie"}, names=("model_a", "model_b"),
+        variables={"criteria": "c", "question": ""}))
+    assert [(r.order, r.winner) for r in judged.runs] == [("ab", "model_a"), ("ba", "tie")]
+    assert judged.majority.winner == "tie" and judged.consistent is False
+
+
+def test_a_jury_of_two_decides_by_the_jurors_votes(bound, openai_server):
+    openai_server.reply = lambda body, i: "### A" if shown_first(body) == "good" else "### B"
+    spec = f"openai:m;base_url={openai_server.base_url}"
+    jury, _ = bound(judge=f"{spec}*2")
+    verdict = jury.engine.run(jury.compare("good", "bad", criteria="better"))
+    assert verdict.winner == "a" and [v.winner for v in verdict.result.jurors] == ["a", "a"]
+    assert len(verdict.result.runs) == 4  # each juror judges both orders once
+
+
+def verdict(kind: str, result: dict[str, Any] | None, name: str = "t") -> dict[str, Any]:
+    return {"case_id": f"c{id(result)}", "family": "custom", "kind": kind, "judge": {"provider": "p"},
+            "result": result, "valid": result is not None, "attributes": {"name": name}}
+
+
+def test_custom_family_aggregates_win_rate_with_wilson_and_mean_with_t_interval():
+    def pair(winner: str, consistent: bool) -> dict[str, Any]:
+        return {"winner": winner, "confidence": "unanimous", "counted_runs": 2, "vote_counts": {winner: 2},
+                "consistent": consistent, "runs": []}
+
+    records = [verdict("compare", pair(w, c)) for w, c in
+               [("a", True), ("a", True), ("a", False), ("b", True), ("tie", True)]] + [verdict("compare", None)]
+    records += [verdict("score", {"score": s, "low": 1, "high": 5, "output": {}}, "graded") for s in (2, 3, 4)]
+    section = CUSTOM_FAMILY.aggregate([CUSTOM_FAMILY.typed(r) for r in records])
+    win = section.compare["t"].win_rate
+    assert (win.value, win.n) == (0.6, 5) and win.low == pytest.approx(0.2307, abs=1e-3)
+    assert section.compare["t"].tie_rate.value == 0.2
+    assert section.compare["t"].swap_consistency.value == 0.8
+    mean = section.score["graded"].mean
+    assert (mean.value, mean.n) == (3.0, 3) and mean.low == pytest.approx(3 - 4.303 / 3 ** 0.5, abs=1e-3)
+
+
+def test_mean_of_one_score_has_no_interval():
+    assert mean_figures([4.0]).mean.model_dump() == {"value": 4.0, "low": None, "high": None, "n": 1,
+                                                     "method": "mean, t interval"}
+
+
+# -- the plugin: planning jury tests ---------------------------------------------------------------
+INI = """
+[pytest]
+addopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider --strict-markers
+"""
+
+JURY_TESTS = """
+import pytest
+import llmjury
+from llmjury import Case
+
+
+class Pair(Case):
+    ours: str
+    theirs: str
+
+
+CASES = [Pair(id=f"pair-{i:02d}", family="pairs", ours=f"good {i}", theirs=f"bad {i}") for i in range(12)]
+
+
+@llmjury.parametrize(CASES)
+async def test_ours_wins(case, jury):
+    verdict = await jury.compare(case.ours, case.theirs, criteria="better", runs=1)
+    assert verdict.winner == "a", verdict.error
+"""
+
+
+def summary(pytester: pytest.Pytester) -> dict[str, Any]:
+    return json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
+
+
+def prefers_good(body: dict[str, Any], index: int) -> str:
+    return "### A" if shown_first(body).startswith("good") else "### B"
+
+
+def test_jury_tests_are_planned_concurrently(pytester, openai_server):
+    openai_server.latency = 1.0  # long enough that a loaded machine still overlaps the calls
+    openai_server.reply = prefers_good
+    pytester.makeini(INI)
+    pytester.makepyfile(test_pairs=JURY_TESTS)
+    result = pytester.runpytest_subprocess("--llm-judge", f"openai:m;base_url={openai_server.base_url}")
+    result.assert_outcomes(passed=12)
+    assert openai_server.max_in_flight >= 6  # a test-by-test run would keep at most 2 in flight
+    assert len(openai_server.requests) == 24  # both orders once per case; tests reused the planned runs
+    section = summary(pytester)["custom"]
+    assert (section["cases"], section["verdicts"]) == (12, 12)
+    assert section["compare"]["test_ours_wins"]["win_rate"]["value"] == 1.0
+
+
+def test_a_failed_assertion_in_a_planned_body_is_the_tests_failure_with_pytests_message(pytester, openai_server):
+    openai_server.reply = lambda body, index: "### A"  # first slot always: a tie over both orders
+    pytester.makeini(INI)
+    pytester.makepyfile(test_pairs=JURY_TESTS)
+    result = pytester.runpytest_subprocess("--llm-judge", f"openai:m;base_url={openai_server.base_url}",
+                                           "-k", "pair-00 or pair-01")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*assert verdict.winner == \"a\"*", "*AssertionError: None*",
+                                 "*assert 'tie' == 'a'*"])
+    assert summary(pytester)["custom"]["verdicts"] == 2  # failing tests still report their verdicts
+
+
+@pytest.mark.parametrize("flags", [[], ["--llm-no-plan"], ["-n", "2"]])
+def test_jury_tests_that_cannot_be_planned_run_at_call_time(pytester, flags):
+    pytester.makeini(INI)
+    pytester.makepyfile(test_mixed="""
+        import pytest
+        import llmjury
+        from llmjury import Case
+
+        CASES = [Case(id=f"c{i}", family="mixed") for i in range(3)]
+
+        @llmjury.parametrize(CASES)
+        async def test_with_tmp_path(case, jury, tmp_path):
+            verdict = await jury.compare("longer answer here", "short", criteria="c")
+            (tmp_path / "w.txt").write_text(verdict.winner)
+            assert (tmp_path / "w.txt").read_text() == "a"
+
+        @pytest.mark.parametrize("word", ["x", "y"])
+        @llmjury.parametrize(CASES)
+        async def test_plain_params(case, jury, word):
+            graded = await jury.score(word, rubric="r", name=f"words")
+            assert graded.scored
+
+        @llmjury.parametrize(CASES[:1])
+        async def test_skips(case, jury):
+            pytest.skip("not today")
+    """)
+    result = pytester.runpytest_subprocess(*flags)
+    result.assert_outcomes(passed=9, skipped=1)
+    section = summary(pytester)["custom"]
+    assert (section["verdicts"], sorted(section["compare"]), sorted(section["score"])) == \
+        (9, ["test_with_tmp_path"], ["words"])
+
+
+def test_only_plain_jury_tests_are_plannable(pytester):
+    from llmjury.planner import plannable, plugin_modules
+
+    pytester.makepyfile(test_kinds="""
+        import pytest
+        import llmjury
+        from llmjury import Case
+
+        CASES = [Case(id="c0", family="kinds")]
+
+        @pytest.fixture
+        def extra():
+            return 1
+
+        @llmjury.parametrize(CASES)
+        async def test_plain(case, jury):
+            pass
+
+        @llmjury.parametrize(CASES)
+        async def test_fixture(case, jury, extra):
+            pass
+
+        @llmjury.parametrize(CASES)
+        def test_sync(case, jury):
+            pass
+
+        async def test_no_jury():
+            pass
+    """)
+    items, _ = pytester.inline_genitems("-p", "no:asyncio", "-p", "no:deepeval")
+    plugins = plugin_modules(items[0].config)
+    assert {item.originalname: plannable(item, plugins) for item in items} == {
+        "test_plain": True, "test_fixture": False, "test_sync": False, "test_no_jury": False}

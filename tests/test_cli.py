@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from llmjury.cli import main
 from llmjury.plugin import GATE_FAILED_EXIT
 
@@ -21,3 +23,76 @@ def test_report_reaggregates_several_verdict_files(tmp_path):
     summary = json.loads((tmp_path / "out" / "again" / "summary.json").read_text())
     assert summary["toy"]["verdicts"] == 4 and summary["toy"]["unscored_reasons"] == {"refused": 1}
     assert summary["gates"][0]["status"] == "fail"
+
+
+PAIRS = [
+    {"id": "p1", "prompt": "Same prompt?", "answer_a": "A careful answer.", "answer_b": "short", "model_a": "sysA",
+     "model_b": "sysB", "label": "a", "verdict_ab": "a", "verdict_ba": "a", "judge": "gpt-4"},
+    {"id": "p2", "prompt": "Same prompt?", "answer_a": "Another", "answer_b": "Better", "model_a": "sysA",
+     "model_b": "sysB", "label": "b", "verdict_ab": "a", "verdict_ba": "b", "judge": "gpt-4"},
+    {"id": "p3", "prompt": "Q3", "answer_a": "x", "answer_b": "y", "model_a": "sysB", "model_b": "sysA",
+     "label": "tie", "verdict_ab": "tie", "verdict_ba": "tie", "judge": "gpt-4"},
+]
+
+
+def test_replay_writes_a_report_from_recorded_pairwise_verdicts_without_a_model(tmp_path, capsys):
+    (tmp_path / "judged.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PAIRS))
+    gate = "arena.judge_validity[mine].recorded[recorded:gpt-4].swap_consistency.high>=0.9"
+    code = main(["replay", "arena", str(tmp_path / "judged.jsonl"), "--option", "pairs_name=mine",
+                 "--name", "again", "--out", str(tmp_path / "out"), "--gate", gate])
+    assert code == 0
+    summary = json.loads((tmp_path / "out" / "again" / "summary.json").read_text())
+    judge = summary["arena"]["judge_validity"]["mine"]["recorded"]["recorded:gpt-4"]
+    # p2's orders disagree: a tie, wrong against its label in one order, inconsistent under swap.
+    assert judge["correct_both_orders"]["value"] == pytest.approx(2 / 3)
+    assert judge["swap_consistency"]["value"] == pytest.approx(2 / 3)
+    assert judge["agreement"]["with_ties"]["value"] == pytest.approx(2 / 3)
+    assert set(summary["arena"]["leaderboards"]) == {"mine/human", "mine/recorded:gpt-4"}
+    assert summary["run"]["replayed_from"].endswith("judged.jsonl") and not summary["usage"]["providers"]
+    assert "Judges against human labels (`mine`)" in (tmp_path / "out" / "again" / "summary.md").read_text()
+    assert "reports:" in capsys.readouterr().out
+
+
+def test_replay_reads_seed_002_outcomes_with_the_seeds_tie_all_bad(tmp_path):
+    (tmp_path / "battle_outcomes.csv").write_text(
+        "model_a,model_b,winner\nx,y,model_a\ny,x,tie(all bad)\nx,y,tie\nx,z,model_b\n")
+    assert main(["replay", "arena", str(tmp_path / "battle_outcomes.csv"), "--name", "seed",
+                 "--out", str(tmp_path / "out")]) == 0
+    summary = json.loads((tmp_path / "out" / "seed" / "summary.json").read_text())
+    board = summary["arena"]["leaderboards"]["battle_outcomes/recorded:battle_outcomes"]
+    assert board["battles"] == 4 and board["tie_rate"]["value"] == 0.5
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["replay", "arenna", "x.jsonl"], "unknown family 'arenna'"),
+    (["replay", "arena", "missing.jsonl"], "missing.jsonl: no such file"),
+    (["replay", "arena", "PAIRS", "--option", "pairs_nam=x"], "unknown option arena.pairs_nam"),
+])
+def test_replay_usage_errors_exit_4_naming_the_cause(tmp_path, capsys, argv, message):
+    (tmp_path / "pairs.jsonl").write_text(json.dumps(PAIRS[0]) + "\n")
+    argv = [str(tmp_path / "pairs.jsonl") if a == "PAIRS" else str(tmp_path / a) if a.endswith(".jsonl") else a
+            for a in argv]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 4
+    assert message in capsys.readouterr().err
+
+
+def test_replay_of_a_family_without_recorded_files_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    from llmjury import cli
+    from llmjury.family import Family, FamilyOptions, Result, Section
+
+    class Plain(Family):
+        name, options, results, section = "plain", FamilyOptions, {"x": Result}, Section
+
+        def pipelines(self):
+            return {}
+
+        def offline(self):
+            return {}
+
+        def aggregate(self, verdicts):
+            return Section()
+
+    monkeypatch.setattr(cli, "discover", lambda: {"plain": Plain()})
+    (tmp_path / "x.jsonl").write_text("{}\n")
+    assert main(["replay", "plain", str(tmp_path / "x.jsonl"), "--out", str(tmp_path / "out")]) == 4
+    assert "family 'plain' replays no recorded verdict files" in capsys.readouterr().err

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from llmjury import aggregate
 from llmjury.cache import SampleStore
+from llmjury.errors import ConfigError
 from llmjury.families import discover
 from llmjury.gates import Gate
 from llmjury.plugin import gate_exit_status
@@ -46,20 +47,44 @@ def report(args: argparse.Namespace) -> int:
     return gate_exit_status(results)
 
 
+def replay(args: argparse.Namespace) -> int:
+    """Recorded verdicts (a family's own file formats) into a full report folder, with no model call."""
+    from pytest import ExitCode
+
+    from llmjury.errors import LLMJuryError
+    from llmjury.settings import parse_assignments
+
+    families = discover()
+    try:
+        if args.family not in families:
+            raise ConfigError(f"unknown family {args.family!r}; known families: {', '.join(families)}")
+        family = families[args.family]
+        options = family.parse_options(parse_assignments(args.option, "--option", "pairs_name=my_set"))
+        verdicts = family.replay(args.path, options)
+        gates = [Gate.parse(text) for text in args.gate]
+    except LLMJuryError as exc:
+        print(f"llmjury replay: {exc}", file=sys.stderr)
+        return int(ExitCode.USAGE_ERROR)  # as the plugin's start-up checks: a usage error
+    records = [v.record() for v in verdicts]
+    run = {"id": args.name or f"{time.strftime('%Y%m%d-%H%M%S')}-replay-{args.path.stem}",
+           "replayed_from": str(args.path), "judge": "recorded", "cache_mode": "none", "seed": None, "workers": 0}
+    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families)
+    results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
+    run_dir = write_run(args.out, summary, records, results, families)
+    print("\n".join(terminal_lines(summary, results, run_dir, families)))
+    return gate_exit_status(results)
+
+
 def socratic_aggregate(args: argparse.Namespace) -> int:
     """Seed 003's `--existing_files`: combine single-run evaluation files, any number of them."""
+    from llmjury.errors import DatasetError
+    from llmjury.families.socratic.evaluations import read_run
     from llmjury.families.socratic.report import robust_summary
 
-    runs = []
-    for path in args.files:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise SystemExit(f"{path}: not a readable evaluation file ({exc})") from exc
-        evaluations = data.get("evaluations", data) if isinstance(data, dict) else None
-        if not isinstance(evaluations, dict):
-            raise SystemExit(f"{path}: expected {{subset_id: verdict}} or {{'evaluations': {{...}}}}")
-        runs.append({str(k): v for k, v in evaluations.items()})
+    try:
+        runs = [read_run(path, ours=args.ours, baseline=args.baseline) for path in args.files]
+    except DatasetError as exc:
+        raise SystemExit(f"llmjury socratic-aggregate: {exc}") from None
     result = robust_summary(runs, ours=args.ours, baseline=args.baseline)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     out = args.output_dir / "robust_evaluation.json"
@@ -121,9 +146,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep.add_argument("--gate", action="append", default=[])
     rep.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
     rep.set_defaults(handler=report)
+    rpl = commands.add_parser("replay", help="recorded verdict files of a family into a report (no model calls)")
+    rpl.add_argument("family", help="the family whose file formats PATH is in, e.g. arena")
+    rpl.add_argument("path", type=Path, help="the recorded verdicts file")
+    rpl.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                     help="a family option, as --llm-option FAMILY.KEY=VALUE without the family")
+    rpl.add_argument("--name", help="the report's name (its folder under --out); default: time and file stem")
+    rpl.add_argument("--out", type=Path, default=Path("reports"))
+    rpl.add_argument("--gate", action="append", default=[])
+    rpl.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
+    rpl.set_defaults(handler=replay)
     soc = commands.add_parser("socratic-aggregate",
                               help="robust majority over existing single-run evaluation files (seed 003)")
-    soc.add_argument("files", nargs="+", type=Path)
+    soc.add_argument("files", nargs="+", type=Path, metavar="PATH",
+                     help="seed 003's judge_evaluations_*.json files, or our socratic_run_N.json files")
     soc.add_argument("--output-dir", type=Path, default=Path("reports/socratic"))
     soc.add_argument("--ours", default="ours", help="label of our system in the files (seed 003: chat)")
     soc.add_argument("--baseline", default="baseline", help="label of the baseline (seed 003: simple-chat)")

@@ -137,6 +137,8 @@ def ranking(judge_board: Leaderboard, human_board: Leaderboard) -> Ranking | Non
         return None
     judge_r = [judge_board.rating[m].value for m in models]
     human_r = [human_board.rating[m].value for m in models]
+    if len(set(judge_r)) < 2 or len(set(human_r)) < 2:  # a constant ranking correlates with nothing
+        return Ranking(models=len(models))
     rho, tau = stats.spearmanr(judge_r, human_r), stats.kendalltau(judge_r, human_r)
     return Ranking(models=len(models), spearman=_correlation(rho.statistic), spearman_p=_correlation(rho.pvalue),
                    kendall=_correlation(tau.statistic), kendall_p=_correlation(tau.pvalue))

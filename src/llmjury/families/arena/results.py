@@ -28,7 +28,7 @@ class OrderRun(BaseModel):
 
     model_config = ConfigDict(frozen=True)
     order: Order
-    winner: Winner | None
+    winner: Winner | None = None
     error: str | None = None
     juror: str = ""
 
@@ -40,7 +40,7 @@ class JurorVote(BaseModel):
     judge: str
     counted_runs: int
     consistent: bool
-    winner: Winner | None
+    winner: Winner | None = None
 
 
 class BattleResult(Result):
@@ -110,10 +110,10 @@ class Agreement(BaseModel):
 
 class Ranking(BaseModel):
     models: int
-    spearman: float | None
-    spearman_p: float | None
-    kendall: float | None
-    kendall_p: float | None
+    spearman: float | None = None
+    spearman_p: float | None = None
+    kendall: float | None = None
+    kendall_p: float | None = None
 
 
 class AgainstHumans(BaseModel):
@@ -149,7 +149,7 @@ class PRDReviewer(BaseModel):
     swap_consistency: Metric
     parser_matches_recorded: Metric
     order: list[str]
-    spearman_with_human_ranking: float | None
+    spearman_with_human_ranking: float | None = None
     models: int
 
 
@@ -163,7 +163,7 @@ class PRDValidity(BaseModel):
 class LLMBarFigures(BaseModel):
     accuracy_original: Metric
     accuracy_swapped: Metric
-    accuracy: float | None
+    accuracy: float | None = None
     correct_both: Metric
     positional_agreement: Metric
     positional_agreement_parsed: Metric

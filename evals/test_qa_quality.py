@@ -15,14 +15,15 @@ from llmjury.families.qa_quality.datasets import QAData, load
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.pipeline import course_rules, grade_pair
 from llmjury.families.qa_quality.results import GradeResult, RulesResult
-from llmjury.plugin import settings_of
-from llmjury.settings import family_options
+from llmjury.plugin import options_of, settings_of
 
 LOADED = pytest.StashKey[QAData]()
 
 
 def options(config: pytest.Config) -> QAOptions:
-    return QAOptions.model_validate(family_options(settings_of(config), FAMILY))
+    opts = options_of(config, FAMILY)
+    assert isinstance(opts, QAOptions)
+    return opts
 
 
 def data(config: pytest.Config) -> QAData:

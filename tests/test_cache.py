@@ -82,3 +82,41 @@ def test_refresh_lookup_only_accepts_this_runs_entries(tmp_path):
     store.put("k", "openai:m", "t", "{}", Sample(text="old"), "run-old")
     assert store.get("k", written_by="run-new") is None
     assert store.get("k").text == "old"
+
+
+def test_identical_requests_from_two_processes_are_paid_once(make_engine, tmp_path):
+    """Two engines of one run (two xdist workers) ask for the same sample at once: one fetches, the
+    other waits for its answer in the shared store, whichever claims first."""
+    import threading
+
+    from llmjury.chat import chat
+    from llmjury.testing import FakeOpenAI
+
+    cache = tmp_path / "shared.sqlite"
+    with FakeOpenAI(lambda body, i: "the answer", latency=0.3) as server:
+        spec = f"openai:judge;base_url={server.base_url}"
+        engines = [make_engine(cache=cache, run_id="run-x") for _ in range(2)]
+        request = chat(("user", "the same question"), seed=1).with_n(2)
+        results = [None, None]
+
+        def ask(i):
+            results[i] = engines[i].run(engines[i].complete(spec, request))
+
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert [r.texts for r in results] == [["the answer", "the answer"]] * 2
+    assert len(server.requests) == 1
+    assert sorted(results[0].cached + results[1].cached) == [False, False, True, True]
+
+
+def test_a_claim_of_a_killed_run_does_not_block_the_next(tmp_path):
+    store = SampleStore(tmp_path / "c.sqlite")
+    assert store.claim("k", "old-run:1", run_prefix="old-run:", ttl=600) is None
+    assert store.claim("k", "old-run:2", run_prefix="old-run:", ttl=600) == "old-run:1"
+    assert store.claim("k", "new-run:1", run_prefix="new-run:", ttl=600) is None  # another run's claim is taken over
+    store.release(["k"], "new-run:1")
+    assert store.holder("k") is None
+    store.close()

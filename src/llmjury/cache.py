@@ -13,6 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 
@@ -27,7 +28,12 @@ CREATE TABLE IF NOT EXISTS samples (
     sample TEXT NOT NULL,
     run_id TEXT NOT NULL,
     created REAL NOT NULL
-)
+);
+CREATE TABLE IF NOT EXISTS claims (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires REAL NOT NULL
+);
 """
 
 
@@ -51,7 +57,7 @@ class SampleStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=60000")
-        self._db.execute(SCHEMA)
+        self._db.executescript(SCHEMA)
         self._recorded: dict[str, str] = {}
         for shard in recordings:
             self._recorded.update(_read_shard(shard))
@@ -67,12 +73,49 @@ class SampleStore:
         return None
 
     def put(self, key: str, provider: str, task: str, request_json: str, sample: Sample, run_id: str) -> None:
-        """Store one successful sample; errors are never cached."""
-        with self._lock:
+        """Store one successful sample (errors are never cached) and end any claim on its key."""
+        with self._transaction():
             self._db.execute(
                 "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time()),
             )
+            self._db.execute("DELETE FROM claims WHERE key = ?", (key,))
+
+    # -- claims: one process fetches a sample the others are about to ask for too ------------------
+    def claim(self, key: str, owner: str, *, run_prefix: str, ttl: float) -> str | None:
+        """Claim the fetching of `key` for `owner`; returns the other owner when one of the same run
+        (`run_prefix`) holds a live claim. Claims of other runs (a killed one) are taken over."""
+        now = time.time()
+        with self._transaction():
+            row = self._db.execute("SELECT owner, expires FROM claims WHERE key = ?", (key,)).fetchone()
+            if row is not None and row[0] != owner and row[0].startswith(run_prefix) and row[1] > now:
+                return str(row[0])
+            self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?)", (key, owner, now + ttl))
+            return None
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction, taken at once (IMMEDIATE) so concurrent processes queue on it."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def holder(self, key: str) -> str | None:
+        """Who holds a live claim on `key`, if anyone."""
+        with self._lock:
+            row = self._db.execute("SELECT owner FROM claims WHERE key = ? AND expires > ?",
+                                   (key, time.time())).fetchone()
+        return None if row is None else row[0]
+
+    def release(self, keys: Iterable[str], owner: str) -> None:
+        """End `owner`'s claims on `keys` (a failed fetch: the waiting processes fetch themselves)."""
+        with self._lock:
+            self._db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", [(k, owner) for k in keys])
 
     def __len__(self) -> int:
         with self._lock:

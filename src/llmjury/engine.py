@@ -10,6 +10,7 @@ per-provider limits, and retries. Only successful samples are cached.
 from __future__ import annotations
 
 import asyncio
+import secrets
 import threading
 from collections import defaultdict
 from collections.abc import Coroutine, Mapping
@@ -45,11 +46,17 @@ class ProviderLedger:
         return dict(self.__dict__)
 
 
+#: How long another process may take to fetch a claimed sample before this one fetches it itself.
+CLAIM_TTL_S = 600.0
+CLAIM_POLL_S = 0.05
+
+
 class Engine:
     def __init__(self, settings: Settings, store: SampleStore | None, run_id: str,
                  offline_answers: Mapping[str, Heuristic] | None = None) -> None:
         self.settings = settings
         self.offline_answers = dict(offline_answers or {})
+        self.owner = f"{run_id}:{secrets.token_hex(4)}"  # this process, in the cache's claims
         self.store = store
         self.run_id = run_id
         self.ledger: dict[str, ProviderLedger] = defaultdict(ProviderLedger)
@@ -126,17 +133,50 @@ class Engine:
                 "run once with --llm-cache record to record it"
             )
         if missing:
-            fresh = await self._call(provider, request, missing)
-            request_json = request.model_dump_json()
-            for index, sample in zip(missing, fresh, strict=True):
-                found[index], cached[index] = sample, False
-                if sample.problem is None:  # a refusal or an empty answer is asked again next run
-                    self._remember(provider, keys[index], request, request_json, sample)
+            mine, theirs = self._claim(provider, keys, missing)
+            try:
+                if mine:
+                    fresh = await self._call(provider, request, mine)
+                    request_json = request.model_dump_json()
+                    for index, sample in zip(mine, fresh, strict=True):
+                        found[index], cached[index] = sample, False
+                        if sample.problem is None:  # a refusal or an empty answer is asked again next run
+                            self._remember(provider, keys[index], request, request_json, sample)
+            finally:
+                if mine and self.store is not None:
+                    self.store.release([keys[i] for i in mine], self.owner)
+            for index in theirs:
+                found[index], cached[index] = await self._claimed(provider, request, keys[index], index)
         return Completion(
             provider=provider.name,
             samples=[found[i] for i in range(request.n)],
             cached=[cached[i] for i in range(request.n)],
         )
+
+    def _claim(self, provider: Provider, keys: list[str], missing: list[int]) -> tuple[list[int], list[int]]:
+        """Split the missing samples into those this process fetches and those another process of
+        the same run is fetching right now (so identical requests are paid once across workers)."""
+        if self.store is None or not provider.cacheable:
+            return missing, []
+        mine, theirs = [], []
+        for index in missing:
+            holder = self.store.claim(keys[index], self.owner, run_prefix=self.run_id + ":", ttl=CLAIM_TTL_S)
+            (mine if holder is None else theirs).append(index)
+        return mine, theirs
+
+    async def _claimed(self, provider: Provider, request: ChatRequest, key: str, index: int) -> tuple[Sample, bool]:
+        """Wait for another process's fetch of `key`; fetch it here if that one gave up or failed."""
+        assert self.store is not None
+        while (sample := self._lookup(provider, key)) is None and self.store.holder(key) is not None:
+            await asyncio.sleep(CLAIM_POLL_S)
+        if sample is not None:
+            self._memory[key] = sample
+            self.ledger[provider.name].cached_samples += 1
+            return sample, True
+        (fresh,) = await self._call(provider, request, [index])
+        if fresh.problem is None:
+            self._remember(provider, key, request, request.model_dump_json(), fresh)
+        return fresh, False
 
     def _lookup(self, provider: Provider, key: str) -> Sample | None:
         if key in self._memory:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from llmjury.cli import main
 from llmjury.families.socratic.report import robust_summary
 
@@ -35,8 +37,58 @@ def test_cli_aggregates_any_number_of_existing_files(tmp_path):
     for i, verdict in enumerate(["chat", "simple-chat", "chat", "chat"]):
         (tmp_path / f"eval{i}.json").write_text(json.dumps({"evaluations": {"s1": verdict}}))
     files = [str(tmp_path / f"eval{i}.json") for i in range(4)]
-    assert main(["socratic-aggregate", *files, "--output-dir", str(tmp_path / "out"), "--ours", "chat"]) == 0
+    assert main(["socratic-aggregate", *files, "--output-dir", str(tmp_path / "out"), "--ours", "chat",
+                 "--baseline", "simple-chat"]) == 0
     written = json.loads((tmp_path / "out" / "robust_evaluation.json").read_text())
     assert written["summary"]["num_evaluation_runs"] == 4
     assert written["aggregated_results"]["s1"]["confidence"] == "majority"
     assert written["summary"]["ours_win_rate"] == 1.0
+
+
+def seed_evaluations(path, verdicts: dict[str, object]) -> None:
+    """A file as seed 003's evaluate_teacher_responses.py writes it (judge_evaluations_*.json)."""
+    items = []
+    for subset, verdict in verdicts.items():
+        if verdict is None:
+            items.append({"subset_id": subset, "success": False, "error": "Judge evaluation failed"})
+        else:
+            items.append({"subset_id": subset, "success": True, "dialogue_history": "[Student]: hi",
+                          "teacher_responses": {"chat": "a", "simple-chat": "b"},
+                          "judge_assignment": {"teacher_a": "chat", "teacher_b": "simple-chat"},
+                          "judge_evaluation": {"success": True, "judge_response": "### (a)", "verdict": "teacher_a"},
+                          "verdict": verdict})
+    summary = {"evaluation_completed": "2025-06-23T16:13:58", "total_evaluations": len(items)}
+    path.write_text(json.dumps({"summary": summary, "evaluations": items}))
+
+
+def test_cli_reads_the_seeds_own_evaluation_files(tmp_path):
+    runs = [{"s1": "chat", "s2": "equivalent", "s3": "simple-chat", "s4": None},
+            {"s1": "chat", "s2": "equivalent", "s3": "unclear", "s4": None},
+            {"s1": "simple-chat", "s2": "chat", "s3": "simple-chat", "s4": None}]
+    files = []
+    for i, run in enumerate(runs):
+        files.append(str(tmp_path / f"judge_evaluations_2025062{i}_120000.json"))
+        seed_evaluations(tmp_path / f"judge_evaluations_2025062{i}_120000.json", run)
+    assert main(["socratic-aggregate", *files, "--output-dir", str(tmp_path / "out"),
+                 "--ours", "chat", "--baseline", "simple-chat"]) == 0
+    written = json.loads((tmp_path / "out" / "robust_evaluation.json").read_text())
+    assert list(written["summary"]) == SEED_003_KEYS
+    assert written["aggregated_results"]["s2"] == {"verdicts": ["tie", "tie", "chat"],
+                                                   "verdict_counts": {"tie": 2, "chat": 1},
+                                                   "final_verdict": "tie", "confidence": "majority"}
+    assert written["aggregated_results"]["s3"]["verdicts"] == ["simple-chat", "simple-chat"]  # unclear not counted
+    assert "s4" not in written["aggregated_results"]
+    assert (written["summary"]["total_subsets"], written["summary"]["successful_evaluations"]) == (4, 3)
+    assert written["summary"]["final_verdict_distribution"] == {"chat": 1, "tie": 1, "simple-chat": 1}
+
+
+def test_cli_names_the_bad_file_and_item(tmp_path, capsys):
+    seed_evaluations(tmp_path / "eval1.json", {"s1": "chat", "s7": "chat"})
+    with pytest.raises(SystemExit, match=r"eval1\.json \[item s1\]: verdict 'chat' is neither --ours 'ours'"):
+        main(["socratic-aggregate", str(tmp_path / "eval1.json"), "--output-dir", str(tmp_path / "out")])
+    (tmp_path / "eval2.json").write_text(json.dumps({"evaluations": [{"verdict": "chat"}]}))
+    with pytest.raises(SystemExit, match=r"eval2\.json \[item 0\]: an evaluation must be an object with a 'subset_id'"):
+        main(["socratic-aggregate", str(tmp_path / "eval2.json"), "--ours", "chat"])
+    (tmp_path / "eval3.json").write_bytes(b"\xff\xfe{}")
+    with pytest.raises(SystemExit, match=r"eval3\.json: not UTF-8"):
+        main(["socratic-aggregate", str(tmp_path / "eval3.json")])

@@ -115,3 +115,12 @@ def test_collected_replies_are_judged_without_asking_a_tutor(make_jury, tmp_path
     assert set(robust["summary"]["final_verdict_distribution"]) <= {"chat", "simple-chat", "tie"}
     assert robust["summary"]["total_subsets"] == 4 and len(robust["aggregated_results"]) == 4
     assert "socratic_endpoint_responses_20250623_161358_run_3.json" in written
+
+
+def test_the_seeds_evaluation_file_carries_its_own_dialogues(tmp_path):
+    path = tmp_path / "judge_evaluations_20250623_170000.json"
+    path.write_text(json.dumps({"summary": {}, "evaluations": [
+        {"subset_id": "s1", "success": True, "dialogue_history": "[Student]: Why?\n[Teacher]: Hm?\n[Student]: So?",
+         "teacher_responses": {"chat": "What do you think?", "simple-chat": "Because."}, "verdict": "chat"}]}))
+    cases, _ = response_cases(path, ours_name="chat", baseline_name="simple-chat")
+    assert cases[0].history[-1] == ("Student", "So?") and cases[0].baseline == "Because."

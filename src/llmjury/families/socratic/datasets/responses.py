@@ -8,7 +8,8 @@ Two shapes, told apart by content:
   where `ours_name` and `baseline_name` pick the two replies (the seed's `chat` and
   `simple-chat`). Its items carry no dialogue: `subsets_dir` names the seed's subsets folder
   (`subset_*.json`, each `{"subset_id", "messages": [{"role": "user"|"assistant", "message"}]}`),
-  unless an item has its own `messages` or `context`;
+  unless an item has its own `messages` or `context` (the seed's `judge_evaluations_*.json` files,
+  with `dialogue_history` and `teacher_responses`, are read the same way);
 - rows (JSON Lines, a JSON list or CSV): `id`, `context`, `candidate`, `baseline`, where
   `context` is `Student: ...` / `Teacher: ...` lines (`[Student]: ...` and `Tutor:` too), or in
   JSON a list of `{"role", "content"}` messages.
@@ -37,20 +38,21 @@ _SPEAKER = re.compile(r"^\[?(student|user|teacher|tutor|assistant)\]?\s*:\s*", r
 
 
 def items(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """(item number, item) from seed 000's `{"results": [...]}` object, or rows of JSON Lines, a JSON list or CSV."""
+    """(item number, item) from seed 000's `{"results": [...]}` (or `{"evaluations": [...]}`) object, or rows of
+    JSON Lines, a JSON list or CSV."""
     text = read_text(path).lstrip()
     if text.startswith("{"):
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
             data = None  # JSON Lines: one object per line
-        if isinstance(data, dict) and "results" in data:  # else a single JSON Lines row
-            results = data["results"]
+        key = next((k for k in ("results", "evaluations") if isinstance(data, dict) and k in data), None)
+        if key is not None:  # else a single JSON Lines row
+            results = data[key]
             if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
-                raise DatasetError(str(path), None, "'results' must be a list of items "
-                                                    "(seed 000's endpoint responses shape)")
+                raise DatasetError(str(path), None, f"{key!r} must be a list of items (seed 000's shape)")
             if not results:
-                raise DatasetError(str(path), None, "'results' is empty")
+                raise DatasetError(str(path), None, f"{key!r} is empty")
             return list(enumerate(results))
     return read_records(path)
 
@@ -92,11 +94,13 @@ def subset_histories(folder: Path) -> dict[str, list[tuple[str, str]]]:
 
 
 def _replies(item: dict[str, Any], ours: str, baseline: str, path: Path, number: int) -> tuple[Any, Any]:
-    if "responses" in item:
-        replies = item["responses"]
+    for key in ("responses", "teacher_responses"):
+        if key not in item:
+            continue
+        replies = item[key]
         if not isinstance(replies, dict) or ours not in replies or baseline not in replies:
             found = sorted(replies) if isinstance(replies, dict) else type(replies).__name__
-            raise DatasetError(str(path), number, f"'responses' holds {found}, not {ours!r} and {baseline!r}; "
+            raise DatasetError(str(path), number, f"{key!r} holds {found}, not {ours!r} and {baseline!r}; "
                                                   f"set {NAME}.ours_name and {NAME}.baseline_name to its names")
         return replies[ours], replies[baseline]
     if "candidate" not in item or "baseline" not in item:

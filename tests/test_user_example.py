@@ -1,0 +1,66 @@
+"""The README's "Your own evals" example, copied out of README.md so the two cannot drift, runs as
+a new user's project would: outside this repository, under --strict-markers, offline."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SECTION = "## Your own evals"
+
+
+def readme_example() -> str:
+    """The first Python block of the README's section on your own evals."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text[text.index(SECTION):]
+    match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert match is not None, f"no python block under {SECTION!r} in README.md"
+    return match.group(1)
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    assert not pytester.path.resolve().is_relative_to(REPO)  # a user's checkout, not this one
+    pytester.makepyfile(test_answers=readme_example())
+    return pytester
+
+
+def run(project: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+    result = project.runpytest_subprocess("--strict-markers", "-p", "no:deepeval", "-p", "no:cacheprovider", *args)
+    summary = json.loads((project.path / "reports" / "latest" / "summary.json").read_text())
+    return result, summary
+
+
+def test_the_readme_example_is_about_fifteen_lines():
+    code = [line for line in readme_example().splitlines() if line.strip()]
+    assert len(code) <= 18
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_readme_example_passes_and_its_verdicts_are_aggregated(project, workers):
+    result, summary = run(project, "-n", workers)
+    result.assert_outcomes(passed=2)
+    custom = summary["custom"]
+    assert (custom["cases"], custom["verdicts"], custom["unscored"]) == (2, 4, 0)
+    assert custom["compare"]["test_answer"]["win_rate"]["n"] == 2
+    assert custom["score"]["test_answer"]["mean"]["value"] == 3.0
+    kinds = sorted(json.loads(line)["kind"] for line in
+                   (project.path / "reports" / "latest" / "verdicts.jsonl").read_text().splitlines())
+    assert kinds == ["compare", "compare", "score", "score"]
+
+
+def test_the_readme_example_selects_by_its_case_family_marker(project):
+    result, _ = run(project, "-m", "answers", "-k", "capital")
+    result.assert_outcomes(passed=1)
+
+
+def test_the_readme_example_runs_beside_pytest_asyncio_in_strict_mode(project):
+    pytest.importorskip("pytest_asyncio")
+    result, summary = run(project, "-p", "asyncio", "-o", "asyncio_mode=strict")
+    result.assert_outcomes(passed=2)
+    assert summary["custom"]["verdicts"] == 4

@@ -143,20 +143,25 @@ def test_ask_returns_a_roles_plain_answer(bound, openai_server):
     assert recorded == []  # a plain answer is not a verdict
 
 
-def test_pairwise_takes_a_familys_template_parser_and_labels(bound, openai_server):
-    """The arena's both-order judging: its own labels, a tie that is not swapped, its names."""
-    openai_server.reply = lambda body, i: "[[A]]" if shown_first(body) == "x" else "[[C]]"
+def test_pairwise_takes_a_familys_templates_parser_and_labels(bound, openai_server, tmp_path):
+    """The arena's both-order judging: its own prompts, labels, names and a tie that is not swapped."""
+    (tmp_path / "fam").mkdir()
+    (tmp_path / "fam" / "pair.j2").write_text("Q: {{ question }}\n1: {{ answer_a }}\n2: {{ answer_b }}")
+    (tmp_path / "fam" / "system.j2").write_text("You judge answers.")
+    openai_server.reply = lambda body, i: "[[A]]" if "1: x" in last_user(body) else "[[C]]"
     jury, _ = bound()
+    jury.prompts = PromptLibrary([tmp_path])
 
     def parse(text: str) -> str:
         return {"[[A]]": "model_a", "[[B]]": "model_b", "[[C]]": "tie"}[text]
 
     judged = jury.engine.run(pairwise(
-        jury, "arena", "x", "y", template="core/compare.j2", orders=["ab", "ba"], parse=parse,
-        labels={"model_a": 0, "model_b": 1, "tie": "tie"}, names=("model_a", "model_b"),
-        variables={"criteria": "c", "question": ""}))
+        jury, "arena", "x", "y", template="fam/pair.j2", system="fam/system.j2", orders=["ab", "ba"],
+        slots=("answer_a", "answer_b"), variables={"question": "q?"}, parse=parse,
+        labels={"model_a": 0, "model_b": 1, "tie": "tie"}, names=("model_a", "model_b")))
     assert [(r.order, r.winner) for r in judged.runs] == [("ab", "model_a"), ("ba", "tie")]
     assert judged.majority.winner == "tie" and judged.consistent is False
+    assert openai_server.requests[0]["messages"][0] == {"role": "system", "content": "You judge answers."}
 
 
 def test_a_jury_of_two_decides_by_the_jurors_votes(bound, openai_server):

@@ -157,25 +157,27 @@ class Pairwise:
 async def pairwise(jury: Jury, family: str, first: str, second: str, *, template: str, orders: Sequence[Order],
                    slots: tuple[str, str] = ("response_a", "response_b"), variables: Mapping[str, Any] | None = None,
                    parse: Callable[[str], str] = parse_choice, labels: Mapping[str, int | str] = CHOICE_LABELS,
-                   names: tuple[str, str] = ("a", "b"), role: str = "judge") -> Pairwise:
+                   names: tuple[str, str] = ("a", "b"), system: str | None = None, role: str = "judge",
+                   round_index: int = 0) -> Pairwise:
     """Judge `first` against `second` once per entry of `orders` ("ab": first shown in slot 0).
 
     `parse` reads a decision from the judge's text; `labels` maps it to the slot it favours (0
     or 1) or to an outcome that needs no swapping ("tie", "tie (bothbad)"); a winner is named
     by `names`. One juror: the robust majority over all runs. Several (`spec+spec`, `spec*k`):
-    each juror's majority is its vote and the jury decides by majority over the votes.
+    each juror's majority is its vote and the jury decides by majority over the votes. `system`
+    names a system-prompt template; `round_index` asks for fresh samples (a later round).
     """
     requests = []
     for order in orders:
         shown = (first, second) if order == "ab" else (second, first)
         prompt = jury.render(template, **dict(variables or {}), **dict(zip(slots, shown, strict=True)))
-        requests.append(jury.request(prompt))
+        requests.append(jury.request(prompt, system=jury.render(system) if system else None))
     jurors = jury.jurors(role, family)
     runs: list[PairRun] = []
     votes: list[JurorVote] = []
     parts: list[JudgeRuns] = []
     for juror in jurors:
-        answers = await ask_judge(jury, family, requests, parse, role=role, juror=juror)
+        answers = await ask_judge(jury, family, requests, parse, role=role, juror=juror, round_index=round_index)
         parts.append(answers)
         mine = [_pair_run(order, juror.label, answer, labels, names)
                 for order, answer in zip(orders, answers.answers, strict=True)]

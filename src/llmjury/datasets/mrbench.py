@@ -26,7 +26,6 @@ from llmjury.datasets.files import read_json
 from llmjury.errors import DatasetError
 from llmjury.loading import LoadCounter
 
-SHIPPED = Path(__file__).resolve().parents[3] / "fixtures" / "mrbench" / "MRBench_V1.json"
 GRADED = {"Yes": 1.0, "To some extent": 0.5, "No": 0.0}
 TONE = {"Encouraging": 1.0, "Neutral": 0.5, "Offensive": 0.0}
 DIMENSIONS = ("Mistake_Identification", "Mistake_Location", "Revealing_of_the_Answer", "Providing_Guidance",
@@ -186,9 +185,9 @@ def read(path: Path, *, fmt: Format = "auto", counter: LoadCounter | None = None
                        skipped=skipped)
 
 
-def load(path: Path | None = None) -> tuple[list[Conversation], list[str]]:
-    """Conversations, and those left out with the reason (the arena's entry point)."""
-    mrbench = read(path or SHIPPED)
+def load(path: Path) -> tuple[list[Conversation], list[str]]:
+    """Conversations, and those left out with the reason (`read` also counts the replies left out)."""
+    mrbench = read(path)
     return mrbench.conversations, mrbench.skipped
 
 

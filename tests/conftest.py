@@ -14,6 +14,11 @@ from llmjury.testing import FakeGemini, FakeOpenAI
 pytest_plugins = ["pytester"]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--real-server", action="store_true", default=False,
+                     help="run tests/real_server against llama.cpp's server with SmolLM2-135M (slow)")
+
+
 @pytest.fixture
 def openai_server() -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as server:

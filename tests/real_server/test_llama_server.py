@@ -1,0 +1,55 @@
+"""The providers against llama.cpp's real server: what it does with n, logprobs, structured output,
+seed and temperature, and that the engine adapts to it and records what it learned."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from llmjury.chat import chat
+
+
+class Grade(BaseModel):
+    grade: int
+
+
+@pytest.fixture
+def spec(llama_server: str) -> str:
+    return f"openai:smollm2;base_url={llama_server};timeout=120"
+
+
+def test_n_samples_come_back_as_single_seeded_calls(make_engine, spec):
+    engine = make_engine()
+    request = chat(("user", "Name a colour."), seed=11, temperature=0.8, max_tokens=6).with_n(3)
+    completion = engine.run(engine.complete(spec, request))
+    assert len(completion.samples) == 3 and all(s.text.strip() for s in completion.samples)
+    assert engine.adaptations()["openai:smollm2"]["n"] == "asked 3 choices, got 1: one call per sample"
+    assert engine.ledger["openai:smollm2"].calls == 3
+
+
+def test_logprobs_carry_the_top_alternatives(make_engine, spec):
+    engine = make_engine()
+    request = chat(("user", "Rate from 1 to 5: 'I love dogs too!'. Answer with one digit."), temperature=0.0,
+                   max_tokens=3, logprobs=True, top_logprobs=5)
+    sample = engine.run(engine.complete(spec, request)).samples[0]
+    assert sample.logprobs and len(sample.logprobs[0].top) == 5
+    assert sample.logprobs[0].top[0].logprob >= sample.logprobs[0].top[-1].logprob
+
+
+def test_structured_output_falls_back_to_a_grammar_constrained_json_object(make_engine, spec):
+    engine = make_engine()
+    request = chat(("user", "Grade this answer from 1 to 5: 'Paris is the capital of France.'"),
+                   temperature=0.0, max_tokens=30, json_schema=Grade.model_json_schema(), schema_name="grade")
+    text = engine.run(engine.complete(spec, request)).text
+    assert isinstance(Grade.model_validate_json(text).grade, int)  # the small model's grade, valid by schema
+    assert engine.adaptations()["openai:smollm2"]["structured_output"] == \
+        "json_schema refused (HTTP 500); using json_object"
+
+
+def test_a_seed_and_a_temperature_reproduce_an_answer(make_engine, spec, tmp_path):
+    request = chat(("user", "Say something about the sea."), seed=5, temperature=0.9, max_tokens=12)
+    first = make_engine(run_id="a", cache=tmp_path / "a.sqlite")
+    second = make_engine(run_id="b", cache=tmp_path / "b.sqlite")  # its own cache: a second real call
+    answers = [engine.run(engine.complete(spec, request)) for engine in (first, second)]
+    assert answers[0].cached == answers[1].cached == [False]
+    assert answers[0].text == answers[1].text

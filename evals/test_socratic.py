@@ -16,6 +16,7 @@ import pytest
 
 import llmjury
 from llmjury.assertions import assert_scored
+from llmjury.errors import ConfigError
 from llmjury.families.socratic.cases import simulated_cases
 from llmjury.families.socratic.datasets import dataset_name, locate
 from llmjury.families.socratic.datasets.mathdial import subsets
@@ -31,27 +32,31 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     options = options_of(settings)
     if metafunc.function is test_ours_against_baseline:
         llmjury.generate(metafunc, simulated_cases(options, settings.seed))
-    elif metafunc.function is test_ours_against_baseline_on_real_dialogues:
-        path = locate("mathdial", options, settings)
-        assert path is not None
-        cases, loaded = subsets(path, name=dataset_name("mathdial", options, path), count=options.mathdial_subsets,
-                                seed=settings.seed)
-        llmjury.generate(metafunc, cases, loaded=[loaded])
-    elif metafunc.function is test_judge_on_human_preferences:
-        path = locate("mrbench", options, settings)
-        assert path is not None
-        cases, loaded = pair_cases(path, name=dataset_name("mrbench", options, path), fmt=options.mrbench_format,
+        return
+    dataset = DATASET_OF.get(metafunc.function.__name__)
+    if dataset is None:
+        return
+    try:
+        path = locate(dataset, options, settings)
+    except ConfigError as exc:
+        path, reason = None, str(exc)
+    else:
+        reason = "no pre-collected replies: set --llm-option socratic.responses=PATH"
+    if path is None:  # a visible skip naming the option, not an error that stops the other datasets
+        metafunc.parametrize("case", [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="no-file")],
+                             indirect=["case"])
+        return
+    name = dataset_name(dataset, options, path)
+    if dataset == "mathdial":
+        cases, loaded = subsets(path, name=name, count=options.mathdial_subsets, seed=settings.seed)
+    elif dataset == "mrbench":
+        cases, loaded = pair_cases(path, name=name, fmt=options.mrbench_format,
                                    pairs_per_conversation=options.mrbench_pairs, seed=settings.seed)
-        llmjury.generate(metafunc, cases, loaded=[loaded])
-    elif metafunc.function is test_judge_collected_replies:
-        path = locate("responses", options, settings)
-        if path is None:
-            llmjury.generate(metafunc, [])
-            return
-        cases, loaded = response_cases(path, name=dataset_name("responses", options, path),
-                                       ours_name=options.ours_name, baseline_name=options.baseline_name,
+    else:
+        cases, loaded = response_cases(path, name=name, ours_name=options.ours_name,
+                                       baseline_name=options.baseline_name,
                                        subsets_dir=Path(options.subsets_dir) if options.subsets_dir else None)
-        llmjury.generate(metafunc, cases, loaded=[loaded])
+    llmjury.generate(metafunc, cases, loaded=[loaded])
 
 
 @llmjury.pipeline(compare)
@@ -72,3 +77,7 @@ def test_judge_on_human_preferences(outcome: llmjury.Outcome) -> None:
 @llmjury.pipeline(judge_responses)
 def test_judge_collected_replies(outcome: llmjury.Outcome) -> None:
     assert_scored(outcome)
+
+
+DATASET_OF = {test_ours_against_baseline_on_real_dialogues.__name__: "mathdial",
+              test_judge_on_human_preferences.__name__: "mrbench", test_judge_collected_replies.__name__: "responses"}

@@ -86,3 +86,18 @@ def test_v3_file_and_collected_replies_run_under_strict_markers(own_data, pytest
     assert "### Judge validity (mrbench v3 mine human preferences)" in markdown
     assert "| Providing_Guidance |" in markdown and "### Pre-collected replies: endpoint_responses" in markdown
     own_data.stdout.fnmatch_lines(["*socratic dataset mrbench_v3_mine (*): 3 items; left out 3*"])
+
+
+def test_without_a_data_root_the_shipped_datasets_skip_naming_their_options(pytester):
+    pytester.makeini(INI.replace(f"llm_data = {REPO / 'fixtures'}\n", ""))
+    pytester.makepyfile(test_socratic=(REPO / "evals" / "test_socratic.py").read_text(encoding="utf-8"))
+    responses = responses_files(pytester.path)
+    result = pytester.runpytest_subprocess(
+        "-rs", "--llm-option", "socratic.dialogues=1", "--llm-option", "socratic.subsets=1",
+        "--llm-option", f"socratic.responses={responses}", "--llm-option", "socratic.subsets_dir=subsets",
+        "--llm-option", "socratic.ours_name=chat", "--llm-option", "socratic.baseline_name=simple-chat")
+    result.assert_outcomes(passed=1 + 3, skipped=2)
+    result.stdout.fnmatch_lines(["*dataset 'mathdial': no file; set --llm-option socratic.mathdial=PATH or point "
+                                 "llm_data*mathdial/test.jsonl*",
+                                 "*dataset 'mrbench': no file; set --llm-option socratic.mrbench=PATH*"],
+                                consecutive=False)

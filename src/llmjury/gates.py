@@ -9,8 +9,10 @@ point estimate alone): the data cannot tell yet, and the exit code says so.
 
 from __future__ import annotations
 
+import difflib
 import operator
 import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -20,6 +22,8 @@ OPS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt,
 _GATE = re.compile(r"^\s*(?P<left>.+?)\s*(?P<op>>=|<=|==|>|<)\s*(?P<right>.+?)\s*$")
 _STEP = re.compile(r"\.?([A-Za-z_][\w-]*)|\[([^\]]+)\]")
 BOUNDS = {"low", "high", "value"}
+#: The summary's run-wide sections: every other first step of a metric path is a family's name.
+RUN_SECTIONS = frozenset({"run", "usage", "loading"})
 Status = Literal["pass", "fail", "inconclusive"]
 
 
@@ -60,6 +64,12 @@ class Gate:
         except ValueError:
             right = parse_path(right_text, text)
         return cls(text=text.strip(), left=parse_path(match["left"], text), op=match["op"], right=right)
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The families whose sections the gate reads (both sides of the comparison)."""
+        paths = [self.left] + ([self.right] if isinstance(self.right, tuple) else [])
+        return tuple(dict.fromkeys(path[0] for path in paths if path[0] not in RUN_SECTIONS))
 
     def check(self, summary: dict[str, Any], *,
               uncertain: Literal["pass", "inconclusive"] = "inconclusive") -> GateResult:
@@ -116,3 +126,20 @@ def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | Non
     if isinstance(node, int | float) and not isinstance(node, bool):
         return float(node), None
     raise KeyError(".".join(path))
+
+
+def check_selection(gates: Sequence[Gate], selected: Collection[str], known: Collection[str]) -> None:
+    """Every family a gate reads has a case in this run, else a ConfigError before any model call:
+    a gate on a family that `-k`, `-m` or `--llm-sample` left out (or a misspelt one) could only
+    fail at the end, after the run has been paid for."""
+    for gate in gates:
+        for family in gate.families:
+            if family in selected:
+                continue
+            these = f"this run's cases are of {', '.join(sorted(selected))}" if selected else "no case is selected"
+            if family in known:
+                raise ConfigError(f"gate {gate.text!r}: no case of family {family!r} is selected "
+                                  f"(by -k, -m or --llm-sample); {these}")
+            close = difflib.get_close_matches(family, [*known, *selected], n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"gate {gate.text!r}: unknown family {family!r}{hint}; {these}")

@@ -27,14 +27,14 @@ def parse_jury(text: str) -> list[Juror]:
     specs: list[str] = []
     for part in (p.strip() for p in text.split("+")):
         if not part:
-            raise ConfigError(f"judge spec {text!r}: empty juror between '+'")
+            raise ConfigError(f"jury spec {text!r}: empty juror between '+'")
         spec, _, count = part.rpartition("*") if "*" in part else (part, "", "1")
         try:
             k = int(count)
         except ValueError as exc:
-            raise ConfigError(f"judge spec {text!r}: '*{count}' is not a whole number of jurors") from exc
+            raise ConfigError(f"jury spec {text!r}: '*{count}' is not a whole number of jurors") from exc
         if k < 1:
-            raise ConfigError(f"judge spec {text!r}: a juror count must be at least 1")
+            raise ConfigError(f"jury spec {text!r}: a juror count must be at least 1")
         specs += [spec] * k
     jurors: list[Juror] = []
     for spec in specs:

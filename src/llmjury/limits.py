@@ -16,6 +16,7 @@ from aiolimiter import AsyncLimiter
 
 from llmjury.chat import ChatRequest
 from llmjury.errors import ConfigError
+from llmjury.providers.base import ProviderSpec
 
 
 @dataclass(frozen=True)
@@ -28,23 +29,32 @@ class RateLimit:
 
     @classmethod
     def parse(cls, text: str, default_concurrency: int) -> tuple[str, RateLimit]:
-        """Parse an ini line `openai:gpt-4o-mini rpm=500 tpm=200000 concurrency=32`."""
+        """Parse an ini line `openai:gpt-4o-mini rpm=500 tpm=200000 concurrency=32`, keyed by the
+        provider's `kind:model` name (the name calls are counted under, options left out). A typo,
+        or a limit of zero or less, is a ConfigError: a zero would block every call or none."""
         spec, *fields = text.split()
+        try:
+            name = str(ProviderSpec.parse(spec))
+        except ConfigError as exc:
+            raise ConfigError(f"llm_rate_limits line {text!r}: {exc}") from None
         values: dict[str, float] = {}
-        for field in fields:
-            key, _, raw = field.partition("=")
+        for item in fields:
+            key, _, raw = item.partition("=")
             if key not in {"rpm", "tpm", "concurrency"}:
-                raise ConfigError(f"rate limit {text!r}: unknown field {key!r} (use rpm, tpm, concurrency)")
+                raise ConfigError(f"llm_rate_limits line {text!r}: unknown field {key!r} (use rpm, tpm, concurrency)")
             try:
                 values[key] = float(raw)
-            except ValueError as exc:
-                raise ConfigError(f"rate limit {text!r}: {key} must be a number") from exc
-        return spec, cls(
+            except ValueError:
+                raise ConfigError(f"llm_rate_limits line {text!r}: {key} must be a number") from None
+            if key == "concurrency" and not (values[key] >= 1 and values[key].is_integer()):
+                raise ConfigError(f"llm_rate_limits line {text!r}: concurrency must be a whole number of at least 1")
+            if not values[key] > 0:
+                raise ConfigError(f"llm_rate_limits line {text!r}: {key} must be above 0")
+        return name, cls(
             concurrency=int(values.get("concurrency", default_concurrency)),
             rpm=values.get("rpm"),
             tpm=values.get("tpm"),
         )
-
 
     def share(self, workers: int) -> RateLimit:
         return RateLimit(

@@ -8,11 +8,12 @@ reports (and its usage ledger in `workeroutput`); the controller, or the only pr
 
 from __future__ import annotations
 
+import difflib
 import os
 import random
 import secrets
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,13 @@ pytest.register_assert_rewrite("llmjury.assertions")
 
 from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, shards  # noqa: E402
 from llmjury.cases import CASES_MARK, LOADED, Case, generate  # noqa: E402
+from llmjury.datasets.files import read_text  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
-from llmjury.errors import ConfigError  # noqa: E402
+from llmjury.errors import ConfigError, DatasetError  # noqa: E402
 from llmjury.families import discover, offline_answers  # noqa: E402
 from llmjury.family import Family, FamilyOptions  # noqa: E402
-from llmjury.gates import Gate, GateResult  # noqa: E402
-from llmjury.judges import BoundJury  # noqa: E402
+from llmjury.gates import Gate, GateResult, check_selection  # noqa: E402
+from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
 from llmjury.loading import merge  # noqa: E402
@@ -44,12 +46,21 @@ from llmjury.planner import (  # noqa: E402
 )
 from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
-from llmjury.settings import Settings, family_options, parse_assignments, parse_roles  # noqa: E402
+from llmjury.settings import (  # noqa: E402
+    Settings,
+    check_spec,
+    choice,
+    family_options,
+    parse_assignments,
+    parse_roles,
+    whole_number,
+)
 from llmjury.verdicts import Verdict  # noqa: E402
 
 PIPELINE_MARK = "llmjury_pipeline"
 SESSION_PLUGIN = "llmjury-session"
 VERDICTS = pytest.StashKey[list[dict[str, Any]]]()
+STARTUP_ERROR = "llmjury_startup_error"  # a worker's start-up error, in its workeroutput
 # Gate outcomes take exit codes pytest does not use (it owns 0-5, and 6 since 9.2 for --max-warnings).
 GATE_FAILED_EXIT = 10
 GATE_INCONCLUSIVE_EXIT = 11
@@ -103,42 +114,65 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def resolve_settings(config: pytest.Config) -> Settings:
-    """One place where command line, ini and defaults meet."""
+    """One place where command line, ini and defaults meet, and where every value is checked: a bad
+    one is a ConfigError naming where it came from (`--llm-runs` or the ini key `llm_judge_runs`)."""
 
-    def pick(option: str, ini: str) -> Any:
+    def pick(option: str, ini: str) -> tuple[Any, str]:
+        """The command line's value, else the ini's, with the name an error should blame."""
         value = config.getoption(option)
-        return value if value not in (None, [], "") else (config.getini(ini) or None)
+        if value not in (None, [], ""):
+            return value, "--" + option.replace("_", "-")
+        return config.getini(ini) or None, f"ini {ini}"
+
+    def number(option: str, ini: str, default: int, minimum: int | None = 1) -> int:
+        value, what = pick(option, ini)
+        return default if value is None else whole_number(value, what, minimum)
 
     def path(value: str | None, default: str) -> Path:
         raw = Path(value or default)
         return raw if raw.is_absolute() else config.rootpath / raw
 
-    concurrency = int(pick("llm_concurrency", "llm_concurrency") or 16)
+    def lines(option: str, ini: str) -> list[tuple[list[str], str]]:
+        """ini lines first, so the command line's assignments win."""
+        cli = "--" + option.replace("_", "-")
+        return [(list(config.getini(ini)), f"ini {ini}"), (list(config.getoption(option)), cli)]
+
+    concurrency = number("llm_concurrency", "llm_concurrency", 16)
     limits = dict(RateLimit.parse(line, concurrency) for line in config.getini("llm_rate_limits"))
+    retry_attempts = config.getini("llm_retry_attempts")
+    sample = config.getoption("llm_sample")
+    judge, judge_source = pick("llm_judge", "llm_judge")
+    cache_mode, cache_source = pick("llm_cache", "llm_cache")
+    uncertain, uncertain_source = pick("llm_gate_uncertain", "llm_gate_uncertain")
     recordings = config.getini("llm_recordings")
     prompts = config.getini("llm_prompts")
     prices = config.getini("llm_prices")
-    data = pick("llm_data", "llm_data")
+    data = pick("llm_data", "llm_data")[0]
+    roles: dict[str, str] = {}
+    options: dict[str, str] = {}
+    for given, what in lines("llm_role", "llm_roles"):
+        roles |= parse_roles(given, what)
+    for given, what in lines("llm_option", "llm_options"):
+        options |= parse_assignments(given, what, "socratic.dialogues=100")
     return Settings(
-        judge=pick("llm_judge", "llm_judge") or "offline",
-        roles=parse_roles(list(config.getini("llm_roles")) + list(config.getoption("llm_role"))),
-        cache_mode=CacheMode(pick("llm_cache", "llm_cache") or "record"),
-        cache_path=path(pick("llm_cache_path", "llm_cache_path"), ".llmjury/cache.sqlite"),
+        judge=check_spec(judge or "offline", judge_source),
+        roles=roles,
+        cache_mode=CacheMode(choice(cache_mode or "record", cache_source, tuple(m.value for m in CacheMode))),
+        cache_path=path(pick("llm_cache_path", "llm_cache_path")[0], ".llmjury/cache.sqlite"),
         recordings=path(recordings, "") if recordings else None,
         prompts=path(prompts, "") if prompts else None,
-        reports=path(pick("llm_reports", "llm_reports"), "reports"),
+        reports=path(pick("llm_reports", "llm_reports")[0], "reports"),
         data_root=path(data, "") if data else None,
         concurrency=concurrency,
         rate_limits=limits,
-        retry_attempts=int(config.getini("llm_retry_attempts") or 4),
-        judge_runs=int(pick("llm_runs", "llm_judge_runs") or 3),
-        seed=int(pick("llm_seed", "llm_seed") or 0),
-        sample=config.getoption("llm_sample"),
+        retry_attempts=whole_number(retry_attempts, "ini llm_retry_attempts") if retry_attempts else 4,
+        judge_runs=number("llm_runs", "llm_judge_runs", 3),
+        seed=number("llm_seed", "llm_seed", 0, minimum=None),
+        sample=None if sample is None else whole_number(sample, "--llm-sample"),
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
-        gate_uncertain=pick("llm_gate_uncertain", "llm_gate_uncertain") or "inconclusive",
+        gate_uncertain=choice(uncertain or "inconclusive", uncertain_source, ("inconclusive", "pass")),
         prices=path(prices, "") if prices else None,
-        options=parse_assignments(list(config.getini("llm_options")) + list(config.getoption("llm_option")),
-                                  "--llm-option", "socratic.dialogues=100"),
+        options=options,
     )
 
 
@@ -148,10 +182,12 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         settings = resolve_settings(config)
         families = discover(config.getini("llm_families"))
-        check_family_options(settings, families)
+        for name, options in check_family_options(settings, families).items():
+            check_dataset_files(families[name], options, settings)
         gates = [Gate.parse(text) for text in settings.gates]
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from exc
+    config.pluginmanager.register(GateSelection(config, gates, families), "llmjury-gate-selection")
     base_urls = (("OPENAI_BASE_URL", "llm_openai_base_url"), ("GOOGLE_GEMINI_BASE_URL", "llm_gemini_base_url"))
     for variable, ini in base_urls:
         if config.getini(ini) and not os.environ.get(variable):
@@ -160,20 +196,96 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(session, SESSION_PLUGIN)
     if config.pluginmanager.hasplugin("xdist") and not session.is_worker:
         config.pluginmanager.register(XdistController(session), "llmjury-xdist")
+        config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
 
 
-def check_family_options(settings: Settings, families: dict[str, Family]) -> None:
-    """Every `--llm-option FAMILY.KEY=VALUE` names a known family and a key its options model knows."""
+def check_family_options(settings: Settings, families: dict[str, Family]) -> dict[str, FamilyOptions]:
+    """Every `--llm-option FAMILY.KEY=VALUE` names a known family and a key its options model knows
+    (the error lists the known ones); returns the parsed options of each family given some."""
     by_family: dict[str, dict[str, str]] = {}
     for key, value in settings.options.items():
         name, dot, option = key.partition(".")
         if not dot or not option:
             raise ConfigError(f"--llm-option {key}={value}: write FAMILY.KEY=VALUE, e.g. socratic.dialogues=100")
         if name not in families:
-            raise ConfigError(f"--llm-option {key}={value}: unknown family {name!r}; known: {', '.join(families)}")
+            raise ConfigError(f"--llm-option {key}={value}: unknown family {name!r}{_did_you_mean(name, families)}; "
+                              f"known families: {', '.join(families)}")
+        known = families[name].options.model_fields
+        if option not in known:
+            raise ConfigError(f"--llm-option {key}={value}: unknown option {option!r}{_did_you_mean(option, known)}; "
+                              f"{name} knows {', '.join(sorted(known)) or 'no options'}")
         by_family.setdefault(name, {})[option] = value
-    for name, values in by_family.items():
-        families[name].parse_options(values, settings)
+    return {name: families[name].parse_options(values, settings) for name, values in by_family.items()}
+
+
+def _did_you_mean(word: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_dataset_files(family: Family, options: FamilyOptions, settings: Settings) -> None:
+    """Each data file an option names is readable, non-empty UTF-8 text (a folder: exists), so a bad
+    path or export stops the run at start-up, named, instead of failing or yielding 0 cases later."""
+    paths = family.dataset_paths(options, settings)
+    for dataset in family.datasets:
+        if dataset.option not in options.model_fields_set or dataset.name not in paths:
+            continue  # a shipped copy under the data root is the suite's business, not the user's
+        path = paths[dataset.name]
+        if path.is_dir():
+            continue
+        try:
+            read_text(path)
+        except DatasetError as exc:
+            given = getattr(options, dataset.option)
+            raise ConfigError(f"--llm-option {family.name}.{dataset.option}={given}: {exc}") from None
+
+
+def selected_families(items: Iterable[pytest.Item]) -> set[str] | None:
+    """The families the selected tests record verdicts under; None when a test records verdicts of its
+    own making (`record_verdict` outside a pipeline), whose family start-up cannot know."""
+    families: set[str] = set()
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        case = _case_of(item)
+        if case is not None:
+            families.add(case.family)
+        if "jury" in names:
+            families.add(CUSTOM)
+        if "record_verdict" in names and item.get_closest_marker(PIPELINE_MARK) is None:
+            return None
+    return families
+
+
+class GateSelection:
+    """Once collection has selected the tests, every gate's family must have a case among them.
+
+    `tryfirst`, so it runs before planning makes any call. xdist's controller never collects, so a
+    worker hands its error on through `workeroutput` and `WorkerStartupErrors` raises it there."""
+
+    def __init__(self, config: pytest.Config, gates: list[Gate], families: dict[str, Family]) -> None:
+        self.config, self.gates, self.known = config, gates, set(families)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        selected = selected_families(session.items) if self.gates else None
+        if selected is None:
+            return
+        try:
+            check_selection(self.gates, selected, self.known)
+        except ConfigError as exc:
+            if hasattr(self.config, "workeroutput"):
+                self.config.workeroutput[STARTUP_ERROR] = str(exc)
+            raise pytest.UsageError(str(exc)) from None
+
+
+class WorkerStartupErrors:
+    """The controller's side of `GateSelection` (registered only with xdist): a worker's start-up error
+    ends the run as a usage error, exit 4, as it would at `-n 0`."""
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        message = (getattr(node, "workeroutput", None) or {}).get(STARTUP_ERROR)
+        if message:
+            raise pytest.UsageError(message)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

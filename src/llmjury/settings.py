@@ -9,6 +9,7 @@ from typing import Any
 
 from llmjury.cache import CacheMode
 from llmjury.errors import ConfigError
+from llmjury.jurors import parse_jury
 from llmjury.limits import RateLimit
 
 DEFAULT_PROVIDER = "offline"
@@ -70,9 +71,41 @@ def parse_assignments(lines: list[str], what: str, example: str) -> dict[str, st
     return values
 
 
-def parse_roles(lines: list[str]) -> dict[str, str]:
-    """`role=spec` or `family.role=spec` assignments from the command line or ini."""
-    return parse_assignments(lines, "--llm-role", "socratic.candidate=openai:gpt-4o")
+def parse_roles(lines: list[str], what: str = "--llm-role") -> dict[str, str]:
+    """`role=spec` or `family.role=spec` assignments from the command line or ini, each spec checked."""
+    roles = parse_assignments(lines, what, "socratic.candidate=openai:gpt-4o")
+    for role, spec in roles.items():
+        check_spec(spec, f"{what} {role}={spec}")
+    return roles
+
+
+def check_spec(spec: str, what: str) -> str:
+    """A judge or role spec (one provider or a jury) that names known kinds and options, else a
+    ConfigError naming the option it came from: a typo stops the run before any model call."""
+    try:
+        parse_jury(spec)
+    except ConfigError as exc:
+        raise ConfigError(f"{what}: {exc}") from None
+    return spec
+
+
+def whole_number(raw: object, what: str, minimum: int | None = 1) -> int:
+    """An integer setting; a ConfigError names the option when it is not a whole number or is below
+    `minimum` (a zero must not quietly mean the default, nor a negative count fail every case)."""
+    try:
+        number = int(str(raw).strip())
+    except ValueError:
+        raise ConfigError(f"{what} {raw!r}: not a whole number") from None
+    if minimum is not None and number < minimum:
+        raise ConfigError(f"{what} {number}: must be at least {minimum}")
+    return number
+
+
+def choice(raw: str, what: str, allowed: tuple[str, ...]) -> str:
+    """An ini value restricted to a few words (the command line already checks its own choices)."""
+    if raw not in allowed:
+        raise ConfigError(f"{what} {raw!r}: use one of {', '.join(allowed)}")
+    return raw
 
 
 def family_options(settings: Settings, family: str | Any) -> dict[str, str]:

@@ -10,19 +10,67 @@ gives a pip hint instead of an import error at start-up.
 from __future__ import annotations
 
 import abc
+import difflib
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from llmjury.chat import ChatRequest, Sample
 from llmjury.errors import ConfigError
 
+OptionValue = str | int | float
+
+
+def text(value: str) -> str:
+    """A non-empty string option (a key, a URL, a template name, a JSON path)."""
+    if not value:
+        raise ValueError("is empty")
+    return value
+
+
+def seconds(value: str) -> float:
+    """A timeout in seconds, above 0."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError("is not a number of seconds") from None
+    if not number > 0:
+        raise ValueError("must be above 0 seconds")
+    return number
+
+
+def count(value: str) -> int:
+    """A whole number of at least 1 (samples per call)."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise ValueError("is not a whole number") from None
+    if number < 1:
+        raise ValueError("must be at least 1")
+    return number
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A provider kind: where its class lives, the SDK it needs, and the `;key=value` options it reads.
+
+    The options are declared here, not in the provider's module, so a spec is checked at start-up
+    without importing an SDK."""
+
+    module: str
+    cls: str
+    package: str | None
+    options: Mapping[str, Callable[[str], OptionValue]] = field(default_factory=dict)
+
+
+_SDK_OPTIONS = {"api_key": text, "api_key_env": text, "base_url": text, "timeout": seconds, "max_n": count}
 KINDS = {
-    "openai": ("llmjury.providers.openai_chat", "OpenAIProvider", "openai"),
-    "gemini": ("llmjury.providers.gemini", "GeminiProvider", "google-genai"),
-    "http": ("llmjury.providers.http_service", "HttpServiceProvider", "httpx2"),
-    "offline": ("llmjury.providers.offline", "OfflineProvider", None),
+    "openai": Kind("llmjury.providers.openai_chat", "OpenAIProvider", "openai", _SDK_OPTIONS),
+    "gemini": Kind("llmjury.providers.gemini", "GeminiProvider", "google-genai", _SDK_OPTIONS),
+    "http": Kind("llmjury.providers.http_service", "HttpServiceProvider", "httpx2",
+                 {"body": text, "reply": text, "timeout": seconds}),
+    "offline": Kind("llmjury.providers.offline", "OfflineProvider", None),
 }
 
 
@@ -30,23 +78,34 @@ KINDS = {
 class ProviderSpec:
     kind: str
     model: str
-    options: dict[str, str] = field(default_factory=dict)
+    #: The `;key=value` options, converted to the types the kind declares.
+    options: dict[str, OptionValue] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, text: str) -> ProviderSpec:
-        """Parse `kind:model;k=v;...`; raises ConfigError naming the spec when it is malformed."""
-        head, *opts = text.strip().split(";")
+    def parse(cls, spec: str) -> ProviderSpec:
+        """Parse `kind:model;k=v;...`; a ConfigError names the spec and what is wrong with it
+        (an unknown kind or option, a value of the wrong type), so typos stop the run at start-up."""
+        head, *opts = spec.strip().split(";")
         kind, _, model = head.partition(":")
         if kind not in KINDS:
-            raise ConfigError(f"provider spec {text!r}: unknown kind {kind!r}; use one of {sorted(KINDS)}")
+            close = difflib.get_close_matches(kind, KINDS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"provider spec {spec!r}: unknown kind {kind!r}{hint}; use one of {', '.join(KINDS)}")
         if kind != "offline" and not model:
-            raise ConfigError(f"provider spec {text!r}: name a model after '{kind}:'")
-        options: dict[str, str] = {}
+            raise ConfigError(f"provider spec {spec!r}: name a model after '{kind}:'")
+        known = KINDS[kind].options
+        options: dict[str, OptionValue] = {}
         for opt in opts:
-            key, eq, value = opt.partition("=")
+            key, eq, value = (part.strip() for part in opt.partition("="))
             if not eq or not key:
-                raise ConfigError(f"provider spec {text!r}: option {opt!r} is not key=value")
-            options[key.strip()] = value.strip()
+                raise ConfigError(f"provider spec {spec!r}: option {opt!r} is not key=value")
+            if key not in known:
+                accepted = f"{kind} reads {', '.join(sorted(known))}" if known else f"{kind} takes no options"
+                raise ConfigError(f"provider spec {spec!r}: unknown option {key!r}; {accepted}")
+            try:
+                options[key] = known[key](value)
+            except ValueError as exc:
+                raise ConfigError(f"provider spec {spec!r}: option {key}={value!r} {exc}") from None
         return cls(kind=kind, model=model or "heuristic", options=options)
 
     def __str__(self) -> str:
@@ -81,12 +140,12 @@ class Provider(abc.ABC):
 def resolve(spec: str | ProviderSpec, offline_answers: Mapping[str, Any] | None = None) -> Provider:
     """Build the provider a spec names; the offline kind answers from `offline_answers`."""
     parsed = ProviderSpec.parse(spec) if isinstance(spec, str) else spec
-    module_name, class_name, package = KINDS[parsed.kind]
+    kind = KINDS[parsed.kind]
     try:
-        module = importlib.import_module(module_name)
+        module = importlib.import_module(kind.module)
     except ImportError as exc:
-        hint = f"; install it with `pip install {package}`" if package else ""
+        hint = f"; install it with `pip install {kind.package}`" if kind.package else ""
         raise ConfigError(f"provider {parsed}: cannot import its SDK ({exc}){hint}") from exc
     if parsed.kind == "offline":
-        return getattr(module, class_name)(parsed, offline_answers)
-    return getattr(module, class_name)(parsed)
+        return getattr(module, kind.cls)(parsed, offline_answers)
+    return getattr(module, kind.cls)(parsed)

@@ -1,0 +1,258 @@
+"""Every configuration error is one usage error at start-up (exit 4) naming the option and the cause,
+before any model call: option keys and families, provider specs and their options, counts, data
+files named by family options, and gates on families the run does not select."""
+
+from __future__ import annotations
+
+import pytest
+
+from llmjury.testing import FakeOpenAI
+
+INI = """
+[pytest]
+addopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider -p no:randomly --strict-markers
+pythonpath = .
+llm_families = toyfam:FAMILY
+{extra}
+"""
+
+# A family of our own, so the data-file check is tested whatever the shipped families declare.
+TOYFAM = """
+from llmjury.family import Dataset, Family, FamilyOptions, Result, Section
+
+
+class ToyOptions(FamilyOptions):
+    items: str | None = None
+    folder: str | None = None
+    limit: int = 10
+
+
+class ToyResult(Result):
+    ok: bool = True
+
+
+class ToySection(Section):
+    pass
+
+
+class Toy(Family):
+    name = "toyfam"
+    options = ToyOptions
+    results = {"check": ToyResult}
+    section = ToySection
+    datasets = (Dataset("items", "items", "toy items, one JSON object a line"),
+                Dataset("folder", "folder", "a folder of toy items"))
+
+    def pipelines(self):
+        return {}
+
+    def offline(self):
+        return {}
+
+    def aggregate(self, verdicts):
+        return ToySection()
+
+
+FAMILY = Toy()
+"""
+
+# Cases of the registered family and of an ad-hoc one, each judged by one call to the judge.
+CASES = """
+import llmjury
+from llmjury import Case, JudgeConfig, Outcome, Verdict
+from llmjury.chat import chat
+
+
+class Item(Case):
+    text: str
+
+
+async def judge(case, jury):
+    completion = await jury.complete("judge", case.family, chat(("user", case.text)))
+    return Outcome([Verdict(case_id=case.id, family="adhoc", judge=JudgeConfig(provider=completion.provider))])
+
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize([Item(id=f"toy-{i}", family="toyfam", text=f"toy {i}") for i in range(3)])
+def test_toy(outcome):
+    assert outcome.verdicts
+
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize([Item(id=f"adhoc-{i}", family="adhoc", text=f"adhoc {i}") for i in range(3)])
+def test_adhoc(outcome):
+    assert outcome.verdicts
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini(INI.format(extra=""))
+    pytester.makepyfile(toyfam=TOYFAM, test_cases=CASES)
+    return pytester
+
+
+def usage_error(pytester: pytest.Pytester, *args: str, ini: str = "", subprocess: bool = False) -> pytest.RunResult:
+    if ini:
+        pytester.makeini(INI.format(extra=ini))
+    run = pytester.runpytest_subprocess if subprocess else pytester.runpytest_inprocess
+    result = run(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    return result
+
+
+# -- family options ----------------------------------------------------------------------------------
+def test_unknown_family_is_named_with_the_known_ones(project):
+    result = usage_error(project, "--llm-option", "toyfan.limit=3")
+    result.stderr.fnmatch_lines(["ERROR: --llm-option toyfan.limit=3: unknown family 'toyfan' "
+                                 "(did you mean 'toyfam'?); known families: *toyfam*"])
+
+
+def test_unknown_option_key_is_named_with_the_known_keys(project):
+    result = usage_error(project, "--llm-option", "toyfam.limt=3")
+    result.stderr.fnmatch_lines(["ERROR: --llm-option toyfam.limt=3: unknown option 'limt' (did you mean 'limit'?); "
+                                 "toyfam knows folder, items, limit"])
+
+
+def test_unknown_option_key_in_ini_is_refused_too(project):
+    result = usage_error(project, ini="llm_options = toyfam.itemz=a.jsonl")
+    result.stderr.fnmatch_lines(["ERROR: --llm-option toyfam.itemz=a.jsonl: unknown option 'itemz'*"])
+
+
+def test_option_value_of_the_wrong_type_is_named(project):
+    result = usage_error(project, "--llm-option", "toyfam.limit=many")
+    result.stderr.fnmatch_lines(["ERROR: --llm-option toyfam.*toyfam.limit='many'*integer*"])
+
+
+# -- provider specs ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("args", "ini", "line"), [
+    (["--llm-judge", "opneai:gpt-4o"], "",
+     "ERROR: --llm-judge: provider spec 'opneai:gpt-4o': unknown kind 'opneai' (did you mean 'openai'?); "
+     "use one of openai, gemini, http, offline"),
+    ([], "llm_judge = gemni:gemini-2.0-flash",
+     "ERROR: ini llm_judge: provider spec 'gemni:gemini-2.0-flash': unknown kind 'gemni' (did you mean 'gemini'?)*"),
+    (["--llm-role", "candidate=opneai:gpt-4o"], "",
+     "ERROR: --llm-role candidate=opneai:gpt-4o: provider spec 'opneai:gpt-4o': unknown kind 'opneai'*"),
+    ([], "llm_roles =\n    toyfam.judge=offline\n    candidate=openai:",
+     "ERROR: ini llm_roles candidate=openai:: provider spec 'openai:': name a model after 'openai:'"),
+    (["--llm-judge", "offline+opneai:gpt-4o"], "",
+     "ERROR: --llm-judge: provider spec 'opneai:gpt-4o': unknown kind 'opneai'*"),
+    (["--llm-judge", "openai:gpt-4o*0"], "",
+     "ERROR: --llm-judge: jury spec 'openai:gpt-4o*0': a juror count must be at least 1"),
+    (["--llm-judge", "openai:gpt-4o*two"], "",
+     "ERROR: --llm-judge: jury spec 'openai:gpt-4o*two': '*two' is not a whole number of jurors"),
+    (["--llm-judge", "openai:gpt-4o+"], "",
+     "ERROR: --llm-judge: jury spec 'openai:gpt-4o+': empty juror between '+'"),
+], ids=["judge", "ini-judge", "role", "ini-role", "jury-member", "jury-zero", "jury-count", "jury-empty"])
+def test_provider_spec_typos_stop_the_run_at_start_up(project, args, ini, line):
+    usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
+
+
+@pytest.mark.parametrize(("spec", "line"), [
+    ("openai:gpt-4o;timeout=abc", "*option timeout='abc' is not a number of seconds"),
+    ("openai:gpt-4o;timeout=0", "*option timeout='0' must be above 0 seconds"),
+    ("gemini:gemini-2.0-flash;max_n=-1", "*option max_n='-1' must be at least 1"),
+    ("openai:gpt-4o;timout=30", "*unknown option 'timout'; openai reads api_key, api_key_env, base_url, max_n, timeout"),
+    ("http:http://127.0.0.1:1/chat;max_n=2", "*unknown option 'max_n'; http reads body, reply, timeout"),
+    ("offline;seed=1", "*unknown option 'seed'; offline takes no options"),
+    ("openai:gpt-4o;base_url", "*option 'base_url' is not key=value"),
+], ids=["not-a-number", "zero-timeout", "negative-max-n", "unknown-option", "not-for-this-kind", "offline", "no-value"])
+def test_spec_options_are_checked_against_what_the_kind_reads(project, spec, line):
+    result = usage_error(project, "--llm-judge", spec)
+    result.stderr.fnmatch_lines([f"ERROR: --llm-judge: provider spec '{spec}': {line[1:]}"])
+
+
+def test_spec_options_of_the_right_type_start_the_run(project):
+    with FakeOpenAI() as server:
+        spec = f"openai:gpt-4o;base_url={server.base_url};timeout=5;max_n=4"
+        project.runpytest_subprocess("--llm-judge", spec, "-k", "toy").assert_outcomes(passed=3)
+        assert len(server.requests) == 3
+
+
+# -- counts --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("args", "ini", "line"), [
+    (["--llm-sample", "-3"], "", "ERROR: --llm-sample -3: must be at least 1"),
+    (["--llm-sample", "0"], "", "ERROR: --llm-sample 0: must be at least 1"),
+    (["--llm-runs", "0"], "", "ERROR: --llm-runs 0: must be at least 1"),
+    (["--llm-concurrency", "0"], "", "ERROR: --llm-concurrency 0: must be at least 1"),
+    (["--llm-concurrency", "-2"], "", "ERROR: --llm-concurrency -2: must be at least 1"),
+    ([], "llm_judge_runs = 0", "ERROR: ini llm_judge_runs 0: must be at least 1"),
+    ([], "llm_concurrency = -1", "ERROR: ini llm_concurrency -1: must be at least 1"),
+    ([], "llm_concurrency = lots", "ERROR: ini llm_concurrency 'lots': not a whole number"),
+    ([], "llm_retry_attempts = 0", "ERROR: ini llm_retry_attempts 0: must be at least 1"),
+    ([], "llm_seed = abc", "ERROR: ini llm_seed 'abc': not a whole number"),
+    ([], "llm_rate_limits = openai:gpt-4o rpm=0",
+     "ERROR: llm_rate_limits line 'openai:gpt-4o rpm=0': rpm must be above 0"),
+    ([], "llm_rate_limits = openai:gpt-4o concurrency=0",
+     "ERROR: llm_rate_limits line 'openai:gpt-4o concurrency=0': concurrency must be a whole number of at least 1"),
+    ([], "llm_rate_limits = openai:gpt-4o tpm=-5",
+     "ERROR: llm_rate_limits line 'openai:gpt-4o tpm=-5': tpm must be above 0"),
+    ([], "llm_rate_limits = opneai:gpt-4o rpm=60",
+     "ERROR: llm_rate_limits line 'opneai:gpt-4o rpm=60': provider spec 'opneai:gpt-4o': unknown kind 'opneai'*"),
+    ([], "llm_cache = recrod", "ERROR: ini llm_cache 'recrod': use one of replay, record, refresh, off"),
+    ([], "llm_gate_uncertain = maybe", "ERROR: ini llm_gate_uncertain 'maybe': use one of inconclusive, pass"),
+], ids=["sample-negative", "sample-zero", "runs-zero", "concurrency-zero", "concurrency-negative", "ini-runs",
+        "ini-concurrency", "ini-concurrency-word", "ini-retries", "ini-seed", "rpm-zero", "limit-concurrency",
+        "tpm-negative", "limit-spec", "ini-cache", "ini-uncertain"])
+def test_counts_below_one_and_bad_words_are_refused(project, args, ini, line):
+    usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
+
+
+def test_zero_counts_no_longer_fall_back_to_the_defaults(project):
+    # `--llm-runs 0` used to run 3 judge runs and `--llm-concurrency 0` 16 calls: a 1 is kept as given.
+    result = project.runpytest_inprocess("--llm-runs", "1", "--llm-concurrency", "1", "-k", "adhoc")
+    result.assert_outcomes(passed=3)
+
+
+# -- data files named by family options --------------------------------------------------------------------
+@pytest.mark.parametrize(("content", "cause"), [
+    (None, "no such file"),
+    (b"  \n", "empty file"),
+    ("café".encode("latin-1"), "not UTF-8 text (byte 3, line 1); save it as UTF-8"),
+], ids=["missing", "empty", "not-utf8"])
+def test_a_bad_data_file_named_by_an_option_is_refused_naming_it(project, content, cause):
+    if content is not None:
+        (project.path / "items.jsonl").write_bytes(content)
+    result = usage_error(project, "--llm-option", "toyfam.items=items.jsonl")
+    result.stderr.fnmatch_lines([f"ERROR: --llm-option toyfam.items=items.jsonl: items.jsonl: {cause}"])
+
+
+def test_a_missing_data_folder_is_refused_and_an_existing_one_accepted(project):
+    result = usage_error(project, "--llm-option", "toyfam.folder=nowhere")
+    result.stderr.fnmatch_lines(["ERROR: --llm-option toyfam.folder=nowhere: nowhere: no such file"])
+    (project.path / "items").mkdir()
+    (project.path / "items.jsonl").write_text('{"text": "x"}\n')
+    result = project.runpytest_inprocess("--llm-option", "toyfam.folder=items", "--llm-option",
+                                         "toyfam.items=items.jsonl", "-k", "adhoc")
+    result.assert_outcomes(passed=3)
+
+
+# -- gates on families the run does not select ---------------------------------------------------------------
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_gate_on_a_family_left_out_by_k_stops_the_run_before_any_call(project, workers):
+    with FakeOpenAI() as server:
+        result = usage_error(project, "-n", workers, "-k", "adhoc", "--llm-judge",
+                             f"openai:gpt-4o;base_url={server.base_url}", "--llm-gate", "toyfam.valid>=1",
+                             subprocess=True)
+        assert server.requests == []
+    result.stderr.fnmatch_lines(["ERROR: gate 'toyfam.valid>=1': no case of family 'toyfam' is selected "
+                                 "(by -k, -m or --llm-sample); this run's cases are of adhoc"])
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_gate_on_an_unknown_family_stops_the_run(project, workers):
+    result = usage_error(project, "-n", workers, "--llm-gate", "toyfan.valid>=1", subprocess=True)
+    result.stderr.fnmatch_lines(["ERROR: gate 'toyfan.valid>=1': unknown family 'toyfan' (did you mean 'toyfam'?); "
+                                 "this run's cases are of adhoc, toyfam"])
+
+
+def test_a_gate_comparing_with_an_unselected_family_is_refused_too(project):
+    result = usage_error(project, "-k", "adhoc", "--llm-gate", "adhoc.valid>=toyfam.valid")
+    result.stderr.fnmatch_lines(["ERROR: gate 'adhoc.valid>=toyfam.valid': no case of family 'toyfam'*"])
+
+
+def test_a_gate_on_a_selected_family_or_the_run_passes_start_up(project):
+    result = project.runpytest_inprocess("-k", "adhoc", "--llm-gate", "adhoc.valid>=3",
+                                         "--llm-gate", "usage.total_cost_usd<=0")
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.OK

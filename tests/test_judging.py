@@ -94,3 +94,13 @@ def test_a_refusal_is_unscored_as_refused_and_not_cached(openai_server, make_eng
     completion = jury.engine.run(jury.complete("judge", "toy", chat(("user", "q"))))
     assert completion.problem == "refused: I can't judge that"
     assert completion.cached == [False]
+
+
+def test_a_re_asked_answer_keeps_the_first_text_and_is_not_counted_as_cached(openai_server, make_engine):
+    openai_server.reply = scripted("rambling", "B")
+    jury = make_jury(make_engine(), openai_server)
+    runs = jury.engine.run(ask_judge(jury, "toy", [chat(("user", "q"))], parse_letter, retries=1))
+    assert runs.answers[0].parsed == "B"
+    assert runs.raw == ["rambling", "B"]
+    assert runs.answers[0].cached is False
+    assert jury.engine.ledger["openai:judge"].cached_samples == 0  # re-reading sample 0 is no cache hit

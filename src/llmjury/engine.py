@@ -63,6 +63,7 @@ class Engine:
         self._providers: dict[str, Provider] = {}
         self._limiters: dict[str, Limiter] = {}
         self._memory: dict[str, Sample] = {}
+        self._fetched: set[str] = set()  # keys of samples this process paid for in this run
         self._inflight: dict[tuple[str, str, int], asyncio.Future[Completion]] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="llmjury-engine", daemon=True)
@@ -122,10 +123,12 @@ class Engine:
         for index, key in enumerate(keys):
             sample = self._lookup(provider, key)
             if sample is not None:
-                found[index], cached[index] = sample, True
+                # A sample this process fetched earlier in the run (a judge re-asked for a later
+                # sample of the same request) was paid now, not served from the cache.
+                found[index], cached[index] = sample, key not in self._fetched
         missing = [i for i in range(request.n) if i not in found]
         ledger = self.ledger[provider.name]
-        ledger.cached_samples += request.n - len(missing)
+        ledger.cached_samples += sum(cached.values())
         if missing and provider.cacheable and self.settings.cache_mode is CacheMode.REPLAY:
             raise CacheMissError(
                 f"--llm-cache replay: no recorded response from {provider.name} for prompt "
@@ -190,6 +193,7 @@ class Engine:
     def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
                   sample: Sample) -> None:
         self._memory[key] = sample
+        self._fetched.add(key)
         if self.store is not None and provider.cacheable:
             self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
 

@@ -28,6 +28,8 @@ class JudgeAnswer:
     error: str | None = None
     cached: bool = False
     attempts: int = 1
+    #: What the judge said in the attempts that were asked again (unreadable or empty), in order.
+    earlier: tuple[str, ...] = ()
 
     @property
     def scored(self) -> bool:
@@ -43,7 +45,8 @@ class JudgeRuns:
 
     @property
     def raw(self) -> list[str]:
-        return [a.raw for a in self.answers]
+        """Every text the judge wrote for these runs, re-asked attempts before their final answer."""
+        return [text for a in self.answers for text in (*a.earlier, a.raw)]
 
     @property
     def cached(self) -> bool:
@@ -112,22 +115,23 @@ async def ask_judge(
                 sample = completion.samples[index_of[run]]
                 usage = usage + sample.usage
                 cached = completion.cached[index_of[run]]
+                earlier = () if answers[run] is None else (*answers[run].earlier, answers[run].raw)
                 if sample.refusal is not None:
                     answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=sample.problem,
-                                               cached=cached, attempts=round_ + 1)
+                                               cached=cached, attempts=round_ + 1, earlier=earlier)
                     continue
                 if sample.problem is not None:  # empty: asked again as the next sample, like an unreadable one
                     answers[run] = JudgeAnswer(raw="", parsed=None, error=sample.problem, cached=cached,
-                                               attempts=round_ + 1)
+                                               attempts=round_ + 1, earlier=earlier)
                     index_of[run], next_index = next_index, next_index + 1
                     still.append(run)
                     continue
                 try:
                     answers[run] = JudgeAnswer(raw=sample.text, parsed=parse(sample.text), cached=cached,
-                                               attempts=round_ + 1)
+                                               attempts=round_ + 1, earlier=earlier)
                 except JudgeParseError as exc:
                     answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=f"unparseable: {exc.cause}",
-                                               cached=cached, attempts=round_ + 1)
+                                               cached=cached, attempts=round_ + 1, earlier=earlier)
                     index_of[run], next_index = next_index, next_index + 1
                     still.append(run)
             pending = still

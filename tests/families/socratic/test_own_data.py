@@ -101,3 +101,26 @@ def test_without_a_data_root_the_shipped_datasets_skip_naming_their_options(pyte
                                  "llm_data*mathdial/test.jsonl*",
                                  "*dataset 'mrbench': no file; set --llm-option socratic.mrbench=PATH*"],
                                 consecutive=False)
+
+
+@pytest.mark.parametrize(("option", "content", "cause"), [
+    ("mathdial", "", "empty file"),
+    ("mrbench", "\n", "empty file"),
+    ("responses", b"\xff\xfe", "not UTF-8"),
+])
+def test_a_bad_file_stops_the_run_at_start_up_naming_it(pytester, option, content, cause):
+    pytester.makeini(INI)
+    pytester.makepyfile(test_socratic=(REPO / "evals" / "test_socratic.py").read_text(encoding="utf-8"))
+    bad = pytester.path / "mine.jsonl"
+    bad.write_bytes(content.encode() if isinstance(content, str) else content)
+    result = pytester.runpytest_inprocess("--llm-option", f"socratic.{option}=mine.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*socratic.{option}=mine.jsonl*mine.jsonl: {cause}*"])
+
+
+def test_a_missing_subsets_folder_stops_the_run_at_start_up(pytester):
+    pytester.makeini(INI)
+    pytester.makepyfile(test_socratic=(REPO / "evals" / "test_socratic.py").read_text(encoding="utf-8"))
+    result = pytester.runpytest_inprocess("--llm-option", "socratic.subsets_dir=no_such_folder")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*socratic.subsets_dir=no_such_folder*no such file*"])

@@ -42,6 +42,8 @@ DATASETS = (
     Dataset("responses", "responses", "pre-collected candidate and baseline replies to dialogue contexts "
             "(seed 000's endpoint responses file, or JSON Lines / CSV rows)",
             formats=("seed000-endpoint-responses", "rows")),
+    Dataset("subsets", "subsets_dir", "seed 000's subsets folder: the dialogues a responses file's replies answer",
+            formats=("seed000-subsets",)),
 )
 
 

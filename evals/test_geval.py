@@ -8,6 +8,7 @@ provider, steps and criteria, when deepeval is installed.
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,11 +20,11 @@ from llmjury.families.geval.cases import GEvalCase, geval_cases
 from llmjury.families.geval.ceiling import annotators, ceiling_cases
 from llmjury.families.geval.closer_look import closer_look_cases
 from llmjury.families.geval.closer_look import replay as closer_look_replay
-from llmjury.families.geval.datasets import locate
 from llmjury.families.geval.meta import correlations, meta_evaluate
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.pipeline import judge_item
 from llmjury.families.geval.recorded import (
+    RecordedCase,
     flowscore_cases,
     recorded_cases,
     replay,
@@ -40,7 +41,14 @@ def options(config: pytest.Config) -> GEvalOptions:
     return opts
 
 
-def deepeval_subset(cases: list[GEvalCase], opts: GEvalOptions) -> list[GEvalCase]:
+class DeepevalCase(GEvalCase):
+    """A G-Eval case also scored by deepeval's GEval, marked `deepeval`."""
+
+    def marks(self) -> list[str]:
+        return [*super().marks(), "deepeval"]
+
+
+def deepeval_subset(cases: list[GEvalCase], opts: GEvalOptions) -> list[DeepevalCase]:
     """The first item of each context, then the rest, up to `deepeval_items` per dataset (overall,
     next response). Items with an empty response are left out: deepeval refuses to score them."""
     candidates = [c for c in cases if c.criterion == "overall" and c.task == "response" and c.item.response.strip()]
@@ -50,7 +58,8 @@ def deepeval_subset(cases: list[GEvalCase], opts: GEvalOptions) -> list[GEvalCas
         first = {c.item.context_id: c for c in reversed(by_dataset)}
         leading = {c.id for c in first.values()}
         ordered = list(first.values()) + [c for c in by_dataset if c.id not in leading]
-        chosen += ordered[: opts.deepeval_items]
+        chosen += [DeepevalCase(id=c.id, item=c.item, task=c.task, criterion=c.criterion)
+                   for c in ordered[: opts.deepeval_items]]
     return chosen
 
 
@@ -59,7 +68,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if metafunc.function is test_geval_item:
         cases, loaded = geval_cases(opts, settings)
         llmjury.generate(metafunc, cases, loaded=loaded)
-    elif metafunc.function is test_recorded_judge:
+    elif metafunc.function in (test_recorded_judge, test_unieval_replay_reproduces_the_published_table):
         llmjury.generate(metafunc, recorded_cases(opts, settings))
     elif metafunc.function is test_closer_look_replay:
         llmjury.generate(metafunc, closer_look_cases(opts, settings))
@@ -129,17 +138,15 @@ def _deepeval_pipeline(case, jury):
     return deepeval_geval(case, jury)
 
 
-@pytest.mark.deepeval
 @llmjury.pipeline(_deepeval_pipeline)
 def test_deepeval_geval(outcome: llmjury.Outcome) -> None:
     assert_scored(outcome)
 
 
-@pytest.mark.parametrize("dimension", ["naturalness", "coherence", "engagingness", "groundedness",
-                                       "understandability", "overall"])
-def test_unieval_replay_reproduces_the_published_table(dimension: str, pytestconfig: pytest.Config) -> None:
+def test_unieval_replay_reproduces_the_published_table(case: RecordedCase) -> None:
     """Recorded UniEval scores through our meta-evaluation give UniEval's published table to 1e-6."""
-    pairs = unieval_scores(locate(options(pytestconfig), settings_of(pytestconfig), "unieval"), dimension)
+    dimension = case.criterion
+    pairs = unieval_scores(Path(case.path), dimension)
     predicted = np.array([score for _, score in pairs])
     human = np.array([item.human[dimension] for item, _ in pairs])
     ours = correlations(predicted, human)

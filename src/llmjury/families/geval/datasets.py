@@ -38,6 +38,8 @@ DATASETS = (
     Dataset("frozen_steps", "frozen_steps", "frozen evaluation steps (folder, written once per judge)",
             default="geval/steps"),
 )
+#: Where steps are frozen when neither `geval.frozen_steps` nor a data root says: beside the cache.
+STEPS_BESIDE_CACHE = "geval-steps"
 BY_NAME = {dataset.name: dataset for dataset in DATASETS}
 
 
@@ -61,6 +63,11 @@ def locate(options: GEvalOptions, settings: Settings, name: str) -> Path:
         raise ConfigError(f"geval: no {dataset.description} to read: set --llm-option geval.{dataset.option}=PATH"
                           + where)
     return found
+
+
+def steps_folder(options: GEvalOptions, settings: Settings) -> Path:
+    """Where generated evaluation steps are frozen: the option, the suite's copy, else beside the cache."""
+    return find(options, settings, "frozen_steps") or settings.cache_path.parent / STEPS_BESIDE_CACHE
 
 
 def load(dataset: str, options: GEvalOptions, settings: Settings) -> tuple[list[DialogueItem], LoadReport]:

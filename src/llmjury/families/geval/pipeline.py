@@ -12,7 +12,7 @@ from llmjury.cases import slug
 from llmjury.errors import ProviderError
 from llmjury.families.geval.cases import GEvalCase
 from llmjury.families.geval.criteria import CRITERIA
-from llmjury.families.geval.datasets import FAMILY, locate
+from llmjury.families.geval.datasets import FAMILY, steps_folder
 from llmjury.families.geval.options import GEvalOptions, from_settings
 from llmjury.families.geval.results import ScoreResult
 from llmjury.families.geval.scoring import PARSER_VERSION, frequency_weighted, logprob_weighted, parse_score
@@ -34,7 +34,7 @@ async def evaluation_steps(jury: Jury, opts: GEvalOptions, task: str, criterion:
     prompt = jury.render("geval/cot.j2", task=task, criterion=criterion, part="line")
     version = hashlib.sha256(prompt.text.encode()).hexdigest()[:12]  # the rendered prompt: includes count too
     judge = slug(jury.label("judge", FAMILY)).replace(":", "_")
-    frozen = locate(opts, jury.settings, "frozen_steps") / judge / f"{task}-{criterion}@{version}.txt"
+    frozen = steps_folder(opts, jury.settings) / judge / f"{task}-{criterion}@{version}.txt"
     if frozen.is_file():
         return frozen.read_text(encoding="utf-8").strip(), f"frozen:{frozen.name}"
     completion = await jury.complete("judge", FAMILY, jury.request(prompt))

@@ -152,7 +152,8 @@ def test_provider_spec_typos_stop_the_run_at_start_up(project, args, ini, line):
     ("openai:gpt-4o;timeout=abc", "*option timeout='abc' is not a number of seconds"),
     ("openai:gpt-4o;timeout=0", "*option timeout='0' must be above 0 seconds"),
     ("gemini:gemini-2.0-flash;max_n=-1", "*option max_n='-1' must be at least 1"),
-    ("openai:gpt-4o;timout=30", "*unknown option 'timout'; openai reads api_key, api_key_env, base_url, max_n, timeout"),
+    ("openai:gpt-4o;timout=30",
+     "*unknown option 'timout'; openai reads api_key, api_key_env, base_url, max_n, timeout"),
     ("http:http://127.0.0.1:1/chat;max_n=2", "*unknown option 'max_n'; http reads body, reply, timeout"),
     ("offline;seed=1", "*unknown option 'seed'; offline takes no options"),
     ("openai:gpt-4o;base_url", "*option 'base_url' is not key=value"),
@@ -165,7 +166,7 @@ def test_spec_options_are_checked_against_what_the_kind_reads(project, spec, lin
 def test_spec_options_of_the_right_type_start_the_run(project):
     with FakeOpenAI() as server:
         spec = f"openai:gpt-4o;base_url={server.base_url};timeout=5;max_n=4"
-        project.runpytest_subprocess("--llm-judge", spec, "-k", "toy").assert_outcomes(passed=3)
+        project.runpytest_inprocess("--llm-judge", spec, "-k", "toy").assert_outcomes(passed=3)
         assert len(server.requests) == 3
 
 
@@ -225,6 +226,22 @@ def test_a_missing_data_folder_is_refused_and_an_existing_one_accepted(project):
     result = project.runpytest_inprocess("--llm-option", "toyfam.folder=items", "--llm-option",
                                          "toyfam.items=items.jsonl", "-k", "adhoc")
     result.assert_outcomes(passed=3)
+
+
+@pytest.mark.parametrize(("args", "ini", "line"), [
+    (["--llm-data", "fixturez"], "", "ERROR: --llm-data fixturez: no such folder (*fixturez)"),
+    ([], "llm_data = fixturez", "ERROR: ini llm_data fixturez: no such folder (*fixturez)"),
+    ([], "llm_prompts = promts", "ERROR: ini llm_prompts promts: no such folder (*promts)"),
+    ([], "llm_prices = prices.toml", "ERROR: ini llm_prices: price table *prices.toml: *No such file*"),
+], ids=["data-option", "data-ini", "prompts", "prices"])
+def test_configured_folders_and_price_tables_must_exist(project, args, ini, line):
+    usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
+
+
+def test_a_malformed_price_table_is_refused_at_start_up(project):
+    (project.path / "prices.toml").write_text("[models.'openai:gpt-4o']\ninput = 'cheap'\n")
+    result = usage_error(project, ini="llm_prices = prices.toml")
+    result.stderr.fnmatch_lines(["ERROR: ini llm_prices: price table *prices.toml: *"])
 
 
 # -- gates on families the run does not select ---------------------------------------------------------------

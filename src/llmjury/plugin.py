@@ -132,6 +132,15 @@ def resolve_settings(config: pytest.Config) -> Settings:
         raw = Path(value or default)
         return raw if raw.is_absolute() else config.rootpath / raw
 
+    def folder(value: str | None, what: str) -> Path | None:
+        """A configured folder, which must exist: a typo must not quietly mean 'none'."""
+        if not value:
+            return None
+        found = path(value, "")
+        if not found.is_dir():
+            raise ConfigError(f"{what} {value}: no such folder ({found})")
+        return found
+
     def lines(option: str, ini: str) -> list[tuple[list[str], str]]:
         """ini lines first, so the command line's assignments win."""
         cli = "--" + option.replace("_", "-")
@@ -147,7 +156,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     recordings = config.getini("llm_recordings")
     prompts = config.getini("llm_prompts")
     prices = config.getini("llm_prices")
-    data = pick("llm_data", "llm_data")[0]
+    data, data_source = pick("llm_data", "llm_data")
     roles: dict[str, str] = {}
     options: dict[str, str] = {}
     for given, what in lines("llm_role", "llm_roles"):
@@ -160,9 +169,9 @@ def resolve_settings(config: pytest.Config) -> Settings:
         cache_mode=CacheMode(choice(cache_mode or "record", cache_source, tuple(m.value for m in CacheMode))),
         cache_path=path(pick("llm_cache_path", "llm_cache_path")[0], ".llmjury/cache.sqlite"),
         recordings=path(recordings, "") if recordings else None,
-        prompts=path(prompts, "") if prompts else None,
+        prompts=folder(prompts, "ini llm_prompts"),
         reports=path(pick("llm_reports", "llm_reports")[0], "reports"),
-        data_root=path(data, "") if data else None,
+        data_root=folder(data, data_source),
         concurrency=concurrency,
         rate_limits=limits,
         retry_attempts=whole_number(retry_attempts, "ini llm_retry_attempts") if retry_attempts else 4,
@@ -185,6 +194,7 @@ def pytest_configure(config: pytest.Config) -> None:
         for name, options in check_family_options(settings, families).items():
             check_dataset_files(families[name], options, settings)
         gates = [Gate.parse(text) for text in settings.gates]
+        check_prices(settings)
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from exc
     config.pluginmanager.register(GateSelection(config, gates, families), "llmjury-gate-selection")
@@ -216,6 +226,15 @@ def check_family_options(settings: Settings, families: dict[str, Family]) -> dic
                               f"{name} knows {', '.join(sorted(known)) or 'no options'}")
         by_family.setdefault(name, {})[option] = value
     return {name: families[name].parse_options(values, settings) for name, values in by_family.items()}
+
+
+def check_prices(settings: Settings) -> None:
+    """The `llm_prices` table is read now, not when the first cost is reported at the end of the run."""
+    if settings.prices is not None:
+        try:
+            PriceTable.load(settings.prices)
+        except ConfigError as exc:
+            raise ConfigError(f"ini llm_prices: {exc}") from None
 
 
 def _did_you_mean(word: str, known: Iterable[str]) -> str:

@@ -35,10 +35,9 @@ DATASETS = (
     Dataset("closer_look", "closer_look", "gpt-3.5's recorded G-Eval answers (folder)",
             default="closer_look_sample"),
     Dataset("dep", "dep", "DEP's recorded ratings of DSTC9 and FED dialogues (folder)", default="dep"),
-    Dataset("frozen_steps", "frozen_steps", "frozen evaluation steps (folder, written once per judge)",
-            default="geval/steps"),
 )
-#: Where steps are frozen when neither `geval.frozen_steps` nor a data root says: beside the cache.
+#: Frozen evaluation steps (written once per judge, so not a dataset): under the data root, else beside the cache.
+SHIPPED_STEPS = "geval/steps"
 STEPS_BESIDE_CACHE = "geval-steps"
 BY_NAME = {dataset.name: dataset for dataset in DATASETS}
 
@@ -67,7 +66,11 @@ def locate(options: GEvalOptions, settings: Settings, name: str) -> Path:
 
 def steps_folder(options: GEvalOptions, settings: Settings) -> Path:
     """Where generated evaluation steps are frozen: the option, the suite's copy, else beside the cache."""
-    return find(options, settings, "frozen_steps") or settings.cache_path.parent / STEPS_BESIDE_CACHE
+    if options.frozen_steps:
+        return Path(options.frozen_steps)
+    if settings.data_root is not None:
+        return settings.data_root / SHIPPED_STEPS
+    return settings.cache_path.parent / STEPS_BESIDE_CACHE
 
 
 def load(dataset: str, options: GEvalOptions, settings: Settings) -> tuple[list[DialogueItem], LoadReport]:

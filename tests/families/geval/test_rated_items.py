@@ -200,3 +200,17 @@ def test_own_items_are_selected_by_data_markers_under_strict_markers(own_items):
                                             "--collect-only", "-q", "-p", "no:xdist")
     result.stdout.fnmatch_lines(["*test_geval_item[[]persona_chat-00-000-response-overall[]]*"])
     assert result.stdout.str().count("test_geval_item[") == 4
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ("geval.items=nowhere.jsonl", "*--llm-option geval.items=nowhere.jsonl: nowhere.jsonl: no such file*"),
+    ("geval.items_dimensions=fluency", "*geval.*'fluency': write DIMENSION=CRITERION*"),
+    ("geval.datasets=persona", "*unknown dataset 'persona'; use topical_chat, dstc9; your own rated items: "
+                               "geval.items=PATH*"),
+])
+def test_bad_rated_items_options_stop_the_run_at_start_up(pytester, option, message):
+    pytester.makeini(INI.split("llm_options")[0])
+    pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    result = pytester.runpytest_subprocess("--llm-option", option, "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])

@@ -1,0 +1,85 @@
+"""Your own pairwise items and seed 002 questions through the suite's eval module, from a folder
+outside this repository under --strict-markers: the dataset's name in case ids, markers and
+report labels, what was left out in the terminal and the report, and nothing shipped in sight."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+EVAL = Path(__file__).resolve().parents[3] / "evals" / "test_arena.py"
+INI = """
+[pytest]
+addopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider --strict-markers
+llm_options = arena.pairs=judged.jsonl
+"""
+ROWS = [
+    {"id": "p1", "prompt": "Same prompt?", "answer_a": "A long and careful answer about the same prompt.",
+     "answer_b": "short", "model_a": "sys-a", "model_b": "sys-b", "label": "a", "verdict_ab": "a",
+     "verdict_ba": "a", "judge": "gpt-4"},
+    {"id": "p2", "prompt": "Same prompt?", "answer_a": "Another answer", "answer_b": "The better answer",
+     "model_a": "sys-a", "model_b": "sys-b", "label": "b", "verdict_ab": "a", "verdict_ba": "b", "judge": "gpt-4"},
+    {"id": "p3", "prompt": "Q3", "answer_a": "x", "answer_b": "y", "model_a": "sys-b", "model_b": "sys-a",
+     "label": "tie", "verdict_ab": "tie", "verdict_ba": "tie", "judge": "gpt-4"},
+    {"id": "p4", "prompt": "Q4", "answer_a": "x", "answer_b": " ", "label": "a"},
+    {"id": "p1", "prompt": "Q again", "answer_a": "x", "answer_b": "y", "label": "a"},
+]
+
+
+@pytest.fixture
+def own_pairs(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini(INI)
+    shutil.copy(EVAL, pytester.path / "test_arena.py")
+    (pytester.path / "judged.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    return pytester
+
+
+def summary(pytester: pytest.Pytester) -> dict:
+    return json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_own_pairs_run_under_strict_markers_with_their_name_everywhere(own_pairs, workers):
+    result = own_pairs.runpytest_subprocess("-n", workers, "-v")
+    # 3 items judged live + their labels and recorded verdicts; no shipped data: 5 tests without cases.
+    result.assert_outcomes(passed=4, skipped=5)
+    result.stdout.fnmatch_lines(["*test_pair?judged-p1?*",
+                                 "*arena dataset judged (*judged.jsonl): 3 items; "
+                                 "left out 2 (1 empty answer, 1 repeated id (first kept))*"])
+    section = summary(own_pairs)["arena"]
+    assert section["main"] == "judged/judge"
+    assert set(section["leaderboards"]) == {"judged/judge", "judged/human", "judged/recorded:gpt-4"}
+    validity = section["judge_validity"]["judged"]
+    assert validity["dataset"] == "judged" and validity["battles"] == 3
+    assert validity["correct_both_orders"]["n"] == 3 and validity["swap_consistency"]["n"] == 3
+    recorded = validity["recorded"]["recorded:gpt-4"]
+    assert recorded["correct_both_orders"]["value"] == pytest.approx(2 / 3)
+    assert section["loading"][0]["dropped"] == {"empty answer": 1, "repeated id (first kept)": 1}
+    text = json.dumps(section).lower()
+    assert "mrbench" not in text and "mtbench" not in text and "prd" not in text
+    assert "(`judged`)" in (own_pairs.path / "reports" / "latest" / "summary.md").read_text()
+
+
+def test_dataset_marker_selects_under_strict_markers(own_pairs):
+    result = own_pairs.runpytest_subprocess("-m", "arena_judged and not recorded", "-k", "p2 or p3")
+    result.assert_outcomes(passed=2, deselected=7)
+
+
+def test_a_named_question_dataset_runs_under_strict_markers(own_pairs):
+    data = own_pairs.path / "data" / "toy"
+    data.mkdir(parents=True)
+    (data / "questions.csv").write_text("question\nWhat is 2+2?\nName a colour.\nWhat is 2+2?\n")
+    (own_pairs.path / "answers.csv").write_text("question,m1,m2,m3\nWhat is 2+2?,4,four,\nName a colour.,red,blue,"
+                                                "green\n")
+    result = own_pairs.runpytest_subprocess(
+        "--llm-option", "arena.data=data", "--llm-option", "arena.dataset=toy", "--llm-option",
+        "arena.answers=answers.csv", "--llm-option", "arena.models=m1,m2,m3", "-m", "arena_toy", "-v")
+    result.assert_outcomes(passed=4, deselected=8)
+    result.stdout.fnmatch_lines(["*test_battle?toy-q000-m1-vs-m2?*", "*arena dataset toy (*questions.csv): "
+                                 "4 items; left out 3 (2 battle left out*, 1 repeated question)*"])
+    files = own_pairs.path / "reports" / "latest" / "arena"
+    assert (files / "results" / "default" / "models.csv").read_text().split() == ["model", "m1", "m2", "m3"]
+    assert (files / "cache" / "toy" / "q_and_as.csv").exists()

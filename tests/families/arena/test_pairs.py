@@ -1,0 +1,81 @@
+"""Pairwise items a user brings: keyed by id, empty answers counted, both orders kept."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from llmjury.errors import DatasetError
+from llmjury.families.arena import pairs
+from llmjury.families.arena.agreement import correct_both_orders
+from llmjury.families.arena.importers import by_judge, by_judge_orders, mtbench_judgements
+from llmjury.families.arena.recorded import pair_verdicts
+from llmjury.families.arena.report import aggregate
+
+ROWS = [
+    {"id": "p1", "prompt": "Same prompt?", "answer_a": "one", "answer_b": "two", "label": "a",
+     "verdict_ab": "a", "verdict_ba": "a"},
+    {"id": "p2", "prompt": "Same prompt?", "answer_a": "three", "answer_b": "four", "label": "b",
+     "verdict_ab": "a", "verdict_ba": "b"},
+    {"id": "p3", "prompt": "Q3", "answer_a": "x", "answer_b": "", "label": "a"},
+    {"id": "p1", "prompt": "Q again", "answer_a": "x", "answer_b": "y"},
+]
+
+
+def write(tmp_path, rows, name="mine.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_items_with_a_repeated_prompt_stay_apart_and_left_out_items_are_counted(tmp_path):
+    items, report = pairs.load(write(tmp_path, ROWS), "mine")
+    assert [i.id for i in items] == ["p1", "p2"] and items[0].prompt == items[1].prompt
+    assert report.kept == 2 and report.dropped == {"empty answer": 1, "repeated id (first kept)": 1}
+    assert [i.case_id("mine") for i in items] == ["mine-p1", "mine-p2"]
+
+
+def test_csv_items_with_other_spellings_and_no_ids(tmp_path):
+    (tmp_path / "set.csv").write_text("question,response_a,response_b,system_a,system_b,preference\n"
+                                      "Q,x,y,m1,m2,tie\nQ,x,y,m1,m2,B\n")
+    items, report = pairs.load(tmp_path / "set.csv", "set")
+    assert [(i.id, i.model_a, i.label) for i in items] == [("0", "m1", "tie"), ("1", "m1", "model_b")]
+    assert report.dropped == {}
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ({"prompt": "Q", "answer_a": "x"}, r"mine\.jsonl \[item 0\]: missing field\(s\) \['answer_b'\]"),
+    ({"prompt": "Q", "answer_a": "x", "answer_b": "y", "label": "draw"}, r"\[item 0\]: label 'draw' is not one"),
+])
+def test_bad_items_name_the_file_item_and_cause(tmp_path, row, message):
+    with pytest.raises(DatasetError, match=message):
+        pairs.load(write(tmp_path, [row]), "mine")
+
+
+def test_correct_in_both_orders_and_swap_consistency_from_recorded_orders(tmp_path):
+    items, _ = pairs.load(write(tmp_path, ROWS), "mine")
+    section = aggregate(pair_verdicts(items, "mine"))
+    judge = section.judge_validity.mine.recorded["recorded:recorded"]
+    assert (judge.correct_both_orders.value, judge.correct_both_orders.n) == (0.5, 2)
+    assert (judge.swap_consistency.value, judge.swap_consistency.n) == (0.5, 2)
+    # p2's orders disagree, so its recorded verdict is a tie: one agreement of two with ties.
+    assert (judge.agreement.with_ties.value, judge.agreement.without_ties.n) == (0.5, 1)
+    assert section.judge_validity.mine.agreement is None  # no live judge ran
+
+
+def test_mtbench_pair_judgements_keep_both_orders(tmp_path):
+    human = [{"question_id": 81, "model_a": "x", "model_b": "y", "winner": "model_a", "judge": "expert_1", "turn": 1},
+             {"question_id": 82, "model_a": "y", "model_b": "x", "winner": "model_b", "judge": "expert_1", "turn": 1}]
+    gpt4 = [{"question_id": 81, "model_1": "y", "model_2": "x", "g1_winner": "model_2", "g2_winner": "model_2",
+             "judge": ["gpt-4", "pair-v2"], "turn": 1},
+            {"question_id": 82, "model_1": "x", "model_2": "y", "g1_winner": "model_1", "g2_winner": "model_2",
+             "judge": ["gpt-4", "pair-v2"], "turn": 1}]
+    rows = mtbench_judgements(write(tmp_path, human, "h.jsonl")) + mtbench_judgements(write(tmp_path, gpt4, "g.jsonl"))
+    assert [(r["winner_ab"], r["winner_ba"]) for r in rows if "winner_ab" in r] == [("model_b", "model_b"),
+                                                                                      ("model_a", "model_b")]
+    orders = by_judge_orders(rows)["gpt-4-pair-v2"]
+    # Keyed by the alphabetical pair (x, y): q81 had y shown first, so its orders swap names and winners.
+    assert orders == {"81|x|y|": ("model_a", "model_a"), "82|x|y|": ("model_a", "model_b")}
+    humans = by_judge(rows)["expert_1"]
+    assert correct_both_orders(orders, humans).value == 0.5

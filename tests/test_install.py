@@ -1,0 +1,41 @@
+"""A non-editable install carries everything the library reads: the prompt templates (found in the
+repository through the `src/llmjury/prompts` symlink) and the package data under `src/llmjury/data`."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "src" / "llmjury"
+
+
+def shipped(folder: str) -> set[str]:
+    """The files a wheel must hold for `llmjury/<folder>`, read through the symlink as a build does."""
+    root = PACKAGE / folder
+    return {f"llmjury/{folder}/{p.relative_to(root).as_posix()}" for p in root.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def test_the_wheel_holds_every_prompt_template_and_data_file(tmp_path):
+    pytest.importorskip("setuptools")
+    # Built from a copy (symlink kept as a symlink), so no build/ folder lands in the working tree.
+    source = tmp_path / "source"
+    shutil.copytree(REPO / "src", source / "src", symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(REPO / "prompts", source / "prompts")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                    str(source), "-w", str(tmp_path)], check=True, cwd=tmp_path, timeout=300)
+    (wheel,) = tmp_path.glob("llmjury-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    prompts, data = shipped("prompts"), shipped("data")
+    assert any(name.endswith(".j2") for name in prompts)
+    assert prompts - names == set()
+    assert data - names == set()

@@ -81,6 +81,16 @@ def test_failed_judge_call_is_an_unscored_verdict(bound, openai_server):
     assert verdict.score is None and recorded[0].kind == "score"
 
 
+def test_assert_scored_names_each_unscored_judgement_and_its_cause(bound, openai_server):
+    from llmjury.assertions import assert_scored
+
+    openai_server.reply = lambda body, i: "no decision"
+    jury, _ = bound(judge_runs=1)
+    verdict = jury.engine.run(jury.compare("one", "two", criteria="better"))
+    with pytest.raises(AssertionError, match=r"1 unscored verdict\(s\): c1 \(compare\): unparseable"):
+        assert_scored(verdict)
+
+
 class Graded(BaseModel):
     verdict: str
     score: int

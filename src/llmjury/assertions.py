@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from llmjury.judges import Judgement
 from llmjury.jury import Outcome
 
 
-def assert_scored(outcome: Outcome) -> None:
-    """Every verdict of the outcome was scored; otherwise say which and why."""
-    unscored = [v for v in outcome.verdicts if not v.valid]
-    detail = "; ".join(f"{v.case_id}: {v.error}" for v in unscored)
+def assert_scored(*judged: Outcome | Judgement) -> None:
+    """Every verdict of the outcomes and judgements was scored; otherwise say which and why."""
+    verdicts = [v for item in judged for v in (item.verdicts if isinstance(item, Outcome) else [item.verdict])]
+    unscored = [v for v in verdicts if not v.valid]
+    detail = "; ".join(f"{v.case_id} ({v.kind or v.family}): {v.error}" for v in unscored)
     assert not unscored, f"{len(unscored)} unscored verdict(s): {detail}"

@@ -83,3 +83,22 @@ def test_a_named_question_dataset_runs_under_strict_markers(own_pairs):
     files = own_pairs.path / "reports" / "latest" / "arena"
     assert (files / "results" / "default" / "models.csv").read_text().split() == ["model", "m1", "m2", "m3"]
     assert (files / "cache" / "toy" / "q_and_as.csv").exists()
+
+
+def test_an_mrbench_file_of_your_own_is_read_and_named_by_its_stem(own_pairs):
+    shipped = json.loads((EVAL.parents[1] / "fixtures" / "mrbench" / "MRBench_V1.json").read_text(encoding="utf-8"))
+    (own_pairs.path / "tutors_v9.json").write_text(json.dumps(shipped[:4]), encoding="utf-8")
+    result = own_pairs.runpytest_subprocess("--llm-option", "arena.mrbench=tutors_v9.json",
+                                            "--llm-option", "arena.mrbench_pairs=2", "-m", "arena_tutors_v9", "-v")
+    result.assert_outcomes(passed=9)  # 4 conversations x 2 judged pairs, and the human labels
+    result.stdout.fnmatch_lines(["*test_tutor_battle?tutors_v9-c000-*"])
+    section = summary(own_pairs)["arena"]
+    assert {(r["dataset"], r["kept"]) for r in section["loading"]} == {("tutors_v9", 4), ("judged", 3)}
+    validity = section["judge_validity"]["tutors_v9"]
+    assert validity["dataset"] == "tutors_v9" and validity["battles"] == 8
+    assert {"tutors_v9/judge", "tutors_v9/human"} <= set(section["leaderboards"])
+    # Nothing is labelled with the shipped dataset's name (the annotation rule keeps its own name).
+    assert "mrbench v1" not in json.dumps(section).lower() and "mrbench" not in section["judge_validity"]
+    assert not [name for name in section["leaderboards"] if "mrbench" in name]
+    assert section["judges"] == ["human:tutors_v9-annotations", "offline:heuristic"]
+    assert "(`tutors_v9`)" in (own_pairs.path / "reports" / "latest" / "summary.md").read_text()

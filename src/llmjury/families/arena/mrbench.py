@@ -16,7 +16,6 @@ from llmjury.jury import Jury, Outcome
 from llmjury.loading import LoadCounter, LoadReport
 from llmjury.verdicts import JudgeConfig, Verdict
 
-HUMAN_JUDGE = "human:mrbench-annotations"
 WINNER: dict[str, Winner] = {"a": "model_a", "b": "model_b", "tie": "tie"}
 
 
@@ -58,7 +57,7 @@ async def human_battles(case: DatasetFile, jury: Jury) -> Outcome:
         winner = WINNER[mrbench.preference(conv.replies[a].score, conv.replies[b].score)]
         verdicts.append(Verdict(
             case_id=case_id(case.dataset, conv, a, b), family=FAMILY, kind=HUMAN,
-            judge=JudgeConfig(provider=HUMAN_JUDGE, parser="mrbench-annotation-sum/1"),
+            judge=JudgeConfig(provider=f"human:{case.dataset}-annotations", parser="mrbench-annotation-sum/1"),
             result=HumanLabel(winner=winner),
             attributes={"dataset": case.dataset, "question": conv.id, "question_index": conv.index,
                         "model_a": a, "model_b": b, "round": 0}))

@@ -93,3 +93,11 @@ def test_error_text_loses_known_secrets_and_key_shaped_strings():
     text = "HTTP 401: key my-own-key rejected; Authorization: Bearer abc.def; try sk-proj-ABCDEFGH12 or AIza" + "x" * 30
     assert scrub(text, ["my-own-key", None]) == (
         "HTTP 401: key *** rejected; Authorization: Bearer ***; try *** or ***")
+
+
+def test_a_bad_spec_is_reported_without_its_key(pytester: pytest.Pytester):
+    pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark\n")
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = pytester.runpytest_subprocess("--llm-judge", f"openai:gpt-4o;api_key={SPEC_KEY};timeout=abc")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "timeout" in result.stderr.str() and SPEC_KEY not in result.stderr.str() + result.stdout.str()

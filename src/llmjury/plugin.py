@@ -46,6 +46,7 @@ from llmjury.planner import (  # noqa: E402
 )
 from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
+from llmjury.redact import redact_spec  # noqa: E402
 from llmjury.settings import (  # noqa: E402
     Settings,
     check_spec,
@@ -195,8 +196,8 @@ def pytest_configure(config: pytest.Config) -> None:
             check_dataset_files(families[name], options, settings)
         gates = [Gate.parse(text) for text in settings.gates]
         check_prices(settings)
-    except ConfigError as exc:
-        raise pytest.UsageError(str(exc)) from exc
+    except ConfigError as exc:  # the message may quote a spec: never its key
+        raise pytest.UsageError(redact_spec(str(exc))) from None
     config.pluginmanager.register(GateSelection(config, gates, families), "llmjury-gate-selection")
     base_urls = (("OPENAI_BASE_URL", "llm_openai_base_url"), ("GOOGLE_GEMINI_BASE_URL", "llm_gemini_base_url"))
     for variable, ini in base_urls:
@@ -250,13 +251,15 @@ def check_dataset_files(family: Family, options: FamilyOptions, settings: Settin
         if dataset.option not in options.model_fields_set or dataset.name not in paths:
             continue  # a shipped copy under the data root is the suite's business, not the user's
         path = paths[dataset.name]
+        given = f"--llm-option {family.name}.{dataset.option}={getattr(options, dataset.option)}"
+        if not path.exists():
+            raise ConfigError(f"{given}: {path}: no such file or folder")
         if path.is_dir():
             continue
         try:
             read_text(path)
         except DatasetError as exc:
-            given = getattr(options, dataset.option)
-            raise ConfigError(f"--llm-option {family.name}.{dataset.option}={given}: {exc}") from None
+            raise ConfigError(f"{given}: {exc}") from None
 
 
 def selected_families(items: Iterable[pytest.Item]) -> set[str] | None:
@@ -515,9 +518,9 @@ class JurySession:
         s = self.settings
         return {
             "id": self.run_id, "started": _iso(self.started), "finished": _iso(time.time()),
-            "judge": s.judge, "roles": s.roles, "cache_mode": s.cache_mode.value, "seed": s.seed,
-            "judge_runs": s.judge_runs, "sample": s.sample, "workers": self.workers or 1,
-            "args": list(self.config.invocation_params.args),
+            "judge": redact_spec(s.judge), "roles": {role: redact_spec(spec) for role, spec in s.roles.items()},
+            "cache_mode": s.cache_mode.value, "seed": s.seed, "judge_runs": s.judge_runs, "sample": s.sample,
+            "workers": self.workers or 1, "args": [redact_spec(arg) for arg in self.config.invocation_params.args],
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -207,7 +207,7 @@ def test_zero_counts_no_longer_fall_back_to_the_defaults(project):
 
 # -- data files named by family options --------------------------------------------------------------------
 @pytest.mark.parametrize(("content", "cause"), [
-    (None, "no such file"),
+    (None, "no such file or folder"),
     (b"  \n", "empty file"),
     ("café".encode("latin-1"), "not UTF-8 text (byte 3, line 1); save it as UTF-8"),
 ], ids=["missing", "empty", "not-utf8"])
@@ -220,7 +220,7 @@ def test_a_bad_data_file_named_by_an_option_is_refused_naming_it(project, conten
 
 def test_a_missing_data_folder_is_refused_and_an_existing_one_accepted(project):
     result = usage_error(project, "--llm-option", "toyfam.folder=nowhere")
-    result.stderr.fnmatch_lines(["ERROR: --llm-option toyfam.folder=nowhere: nowhere: no such file"])
+    result.stderr.fnmatch_lines(["ERROR: --llm-option toyfam.folder=nowhere: nowhere: no such file or folder"])
     (project.path / "items").mkdir()
     (project.path / "items.jsonl").write_text('{"text": "x"}\n')
     result = project.runpytest_inprocess("--llm-option", "toyfam.folder=items", "--llm-option",

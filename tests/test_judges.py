@@ -70,7 +70,7 @@ def test_unparseable_comparison_is_an_unscored_verdict_not_an_exception(bound, o
     verdict = jury.engine.run(jury.compare("one", "two", criteria="better"))
     assert not verdict.scored and verdict.winner is None
     assert verdict.error.startswith("unparseable: no judge run counted")
-    assert recorded[0].valid is False and recorded[0].raw == ["I cannot decide."] * 2
+    assert recorded[0].valid is False and set(recorded[0].raw) == {"I cannot decide."}  # what the judge said
 
 
 def test_failed_judge_call_is_an_unscored_verdict(bound, openai_server):

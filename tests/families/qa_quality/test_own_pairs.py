@@ -33,7 +33,8 @@ ROWS = [
 @pytest.fixture
 def own_pairs(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makeini(INI)
-    shutil.copy(EVAL, pytester.path / "test_qa_quality.py")
+    # Another basename than this package's test_qa_quality.py, so in-process runs import it afresh.
+    shutil.copy(EVAL, pytester.path / "test_qa_suite.py")
     (pytester.path / "team_wiki.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS),
                                                   encoding="utf-8")
     return pytester

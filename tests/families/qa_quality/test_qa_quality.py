@@ -110,12 +110,13 @@ def test_structured_output_via_openai_and_disagreement_kept(make_engine, openai_
 
 
 def test_invalid_output_is_asked_again_then_recorded_invalid(make_engine, gemini_server):
-    answers = iter(['{"completeness": {"score": 9, "reasoning": "x"}}', "not json", "still not json"])
+    texts = ['{"completeness": {"score": 9, "reasoning": "x"}}', "not json", "still not json"]
+    answers = iter(texts)
     gemini_server.reply = lambda body, i: next(answers)
     jury = jury_for(make_engine, f"gemini:gemini-2.0-flash;base_url={gemini_server.origin}")
     verdict = jury.engine.run(grade_pair(case(), jury)).verdict
     assert not verdict.valid and verdict.error.startswith("unparseable")
-    assert verdict.raw == ["still not json"] and len(gemini_server.requests) == 3
+    assert verdict.raw == texts and len(gemini_server.requests) == 3  # every attempt's text is kept
     assert gemini_server.requests[0]["generationConfig"]["responseMimeType"] == "application/json"
 
 

@@ -124,3 +124,13 @@ def test_the_seeds_evaluation_file_carries_its_own_dialogues(tmp_path):
          "teacher_responses": {"chat": "What do you think?", "simple-chat": "Because."}, "verdict": "chat"}]}))
     cases, _ = response_cases(path, ours_name="chat", baseline_name="simple-chat")
     assert cases[0].history[-1] == ("Student", "So?") and cases[0].baseline == "Because."
+
+
+def test_a_subset_file_without_its_id_is_found_by_name_as_the_seed_does(tmp_path):
+    folder = tmp_path / "subsets"
+    folder.mkdir()
+    (folder / "subset_s9.json").write_text(json.dumps({"messages": [{"role": "user", "message": "Stuck."}]}))
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"subset_id": "s9", "dialogue": "", "candidate": "Where?", "baseline": "Here."}))
+    cases, _ = response_cases(rows, subsets_dir=folder)
+    assert cases[0].history == [("Student", "Stuck.")]

@@ -10,8 +10,8 @@ Two shapes, told apart by content:
   (`subset_*.json`, each `{"subset_id", "messages": [{"role": "user"|"assistant", "message"}]}`),
   unless an item has its own `messages` or `context` (the seed's `judge_evaluations_*.json` files,
   with `dialogue_history` and `teacher_responses`, are read the same way);
-- rows (JSON Lines, a JSON list or CSV): `id`, `context`, `candidate`, `baseline`, where
-  `context` is `Student: ...` / `Teacher: ...` lines (`[Student]: ...` and `Tutor:` too), or in
+- rows (JSON Lines, a JSON list or CSV): `id`, `context` (or `dialogue`), `candidate`, `baseline`,
+  where `context` is `Student: ...` / `Teacher: ...` lines (`[Student]: ...` and `Tutor:` too), or in
   JSON a list of `{"role", "content"}` messages.
 
 Items the collection marked unsuccessful, items with an empty reply and repeated ids are left
@@ -33,6 +33,8 @@ from llmjury.families.socratic.dialogue import STUDENT, TEACHER
 from llmjury.families.socratic.options import NAME
 from llmjury.loading import LoadCounter, LoadReport
 
+#: Where an item may hold its dialogue, in the order they are looked for.
+CONTEXT_FIELDS = ("context", "dialogue", "dialogue_history", "messages")
 SPEAKERS = {"student": STUDENT, "user": STUDENT, "teacher": TEACHER, "tutor": TEACHER, "assistant": TEACHER}
 _SPEAKER = re.compile(r"^\[?(student|user|teacher|tutor|assistant)\]?\s*:\s*", re.IGNORECASE)
 
@@ -87,9 +89,10 @@ def subset_histories(folder: Path) -> dict[str, list[tuple[str, str]]]:
     histories = {}
     for file in files:
         data = read_json(file)
-        if not isinstance(data, dict) or "subset_id" not in data or not isinstance(data.get("messages"), list):
+        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
             raise DatasetError(str(file), None, "not a seed 000 subset: expected {'subset_id', 'messages': [...]}")
-        histories[str(data["subset_id"])] = parse_context(data["messages"])
+        # The seed finds a subset by its file name, subset_<id>.json; the id inside wins when present.
+        histories[str(data.get("subset_id", file.stem.removeprefix("subset_")))] = parse_context(data["messages"])
     return histories
 
 
@@ -129,7 +132,7 @@ def response_cases(path: Path, *, name: str | None = None, ours_name: str = "our
         if not isinstance(ours, str) or not isinstance(baseline, str) or not ours.strip() or not baseline.strip():
             counter.drop("items with an empty reply")
             continue
-        context = item.get("messages", item.get("context", item.get("dialogue_history")))
+        context = next((item[k] for k in CONTEXT_FIELDS if item.get(k)), None)
         history = parse_context(context) if context else histories.get(subset_id, [])
         if not history:
             hint = (f"neither in the item nor in {subsets_dir}" if subsets_dir else "give 'context' (or 'messages') "

@@ -129,3 +129,25 @@ def test_chatbot_arena_logs_and_mtbench_judgements_import(tmp_path):
     # q81: both say x; q82: humans say x, GPT-4 inconsistent -> tie; q83: humans tie, GPT-4 says x.
     assert result.with_ties.value == pytest.approx(1 / 3)
     assert (result.without_ties.value, result.without_ties.n) == (1.0, 1)
+
+
+def test_seed_files_hold_one_datasets_battles_judged_in_this_run():
+    def verdict(case_id, dataset, kind="battle", provider="openai:gpt-4o", a="m1", b="m2", **result):
+        return FAMILY.typed({"case_id": case_id, "family": "arena", "kind": kind, "judge": {"provider": provider},
+                             "result": {"winner": "model_a", **result}, "attributes": {
+                                 "dataset": dataset, "question": f"{dataset} question", "question_index": 0,
+                                 "model_a": a, "model_b": b, "experiment": "default", "answer_a": "x",
+                                 "answer_b": "yy"}})
+
+    verdicts = [verdict(f"mt-{i}", "mtbench") for i in range(3)] + [verdict("mine-1", "mine", a="s1", b="s2"),
+                                                                    verdict("mine-1", "mine", "human_label", "human:x"),
+                                                                    verdict("prd-1", "prd", "prd_replay",
+                                                                            "recorded:prd-gpt4", "claude-v1", "claude",
+                                                                            parsed_matches_recorded=True)]
+    written = files(aggregate(verdicts), verdicts)
+    models = pd.read_csv(pd.io.common.StringIO(written["arena/results/default/models.csv"]))["model"].tolist()
+    assert models == ["m1", "m2"]  # the PRD reviewer's claude-v1 / claude battles are not this run's
+    assert pd.read_csv(pd.io.common.StringIO(written["arena/results/default-mine/models.csv"]))["model"].tolist() \
+        == ["s1", "s2"]
+    assert {name.split("/")[2] for name in written if name.startswith("arena/cache/")} == {"mtbench", "mine"}
+    assert len(pd.read_csv(pd.io.common.StringIO(written["arena/cache/mtbench/battle_records.csv"]))) == 3

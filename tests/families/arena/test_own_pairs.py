@@ -102,3 +102,14 @@ def test_an_mrbench_file_of_your_own_is_read_and_named_by_its_stem(own_pairs):
     assert not [name for name in section["leaderboards"] if "mrbench" in name]
     assert section["judges"] == ["human:tutors_v9-annotations", "offline:heuristic"]
     assert "(`tutors_v9`)" in (own_pairs.path / "reports" / "latest" / "summary.md").read_text()
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ("arena.pairs=missing.jsonl", "*arena.pairs=missing.jsonl: missing.jsonl: no such file*"),
+    ("arena.mrbench=empty.json", "*arena.mrbench=empty.json: empty.json: empty file*"),
+])
+def test_a_bad_data_file_stops_the_run_at_start_up_naming_the_option(own_pairs, option, message):
+    (own_pairs.path / "empty.json").write_text("")
+    result = own_pairs.runpytest_subprocess("--llm-option", option)
+    assert result.ret == 4
+    result.stderr.fnmatch_lines([message])

@@ -62,6 +62,7 @@ def test_compare_with_a_judge_that_always_picks_the_first_slot_is_a_tie_and_inco
     verdict = jury.engine.run(jury.compare("one", "two", criteria="better"))
     assert (verdict.winner, verdict.consistent) == ("tie", False)
     assert verdict.result.confidence == "no_consensus"
+    assert repr(verdict) == "Comparison(winner='tie', consistent=False, votes={'a': 1, 'b': 1})"
 
 
 def test_unparseable_comparison_is_an_unscored_verdict_not_an_exception(bound, openai_server):
@@ -69,6 +70,7 @@ def test_unparseable_comparison_is_an_unscored_verdict_not_an_exception(bound, o
     jury, recorded = bound(judge_runs=1)
     verdict = jury.engine.run(jury.compare("one", "two", criteria="better"))
     assert not verdict.scored and verdict.winner is None
+    assert repr(verdict).startswith("Comparison(unscored: unparseable: no judge run counted")
     assert verdict.error.startswith("unparseable: no judge run counted")
     assert recorded[0].valid is False and set(recorded[0].raw) == {"I cannot decide."}  # what the judge said
 

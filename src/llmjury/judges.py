@@ -288,11 +288,19 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
 
 
 # -- what a test awaits -----------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Judgement(Generic[R]):
     """A judge call's outcome: the verdict it recorded and, when scored, its typed result."""
 
     verdict: Verdict
+
+    def __repr__(self) -> str:
+        """Short, because pytest prints it under a failed assertion."""
+        brief = self.brief() if self.scored else f"unscored: {self.error}"
+        return f"{type(self).__name__}({brief})"
+
+    def brief(self) -> str:
+        return repr(self.result)
 
     @property
     def scored(self) -> bool:
@@ -307,8 +315,12 @@ class Judgement(Generic[R]):
         return self.verdict.result if isinstance(self.verdict.result, Result) else None  # type: ignore[return-value]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Comparison(Judgement[PairwiseResult]):
+    def brief(self) -> str:
+        assert self.result is not None
+        return f"winner={self.winner!r}, consistent={self.consistent}, votes={self.result.vote_counts}"
+
     @property
     def winner(self) -> str | None:
         """"a", "b" or "tie"; None when unscored."""
@@ -320,17 +332,24 @@ class Comparison(Judgement[PairwiseResult]):
         return self.result.consistent if self.result else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Score(Judgement[ScoreResult]):
     output: BaseModel | None = None  # the judge's validated structured output
+
+    def brief(self) -> str:
+        return f"score={self.score}, output={self.output!r}"
 
     @property
     def score(self) -> float | None:
         return self.result.score if self.result else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GEvalScore(Judgement[GEvalResult]):
+    def brief(self) -> str:
+        assert self.result is not None
+        return f"score={self.result.score:.3f}, method={self.result.method!r}"
+
     @property
     def score(self) -> float | None:
         return self.result.score if self.result else None

@@ -63,7 +63,8 @@ def test_own_pairs_run_under_strict_markers_with_their_name_everywhere(own_pairs
 
 
 def test_own_pairs_are_selected_by_their_dataset_marker(own_pairs):
-    result = own_pairs.runpytest_subprocess("-m", "qa_team_wiki and course_ops", "--collect-only", "-q")
+    result = own_pairs.runpytest_inprocess("-m", "qa_team_wiki and course_ops", "--collect-only", "-q",
+                                           "-p", "no:xdist")
     result.stdout.fnmatch_lines(["*test_pair_is_worth_keeping[[]team_wiki-w2[]]*"])
     assert "team_wiki-w1" not in result.stdout.str()
 
@@ -85,6 +86,6 @@ def test_the_data_is_loaded_once_per_process(own_pairs, monkeypatch):
 
 def test_an_empty_pairs_file_stops_the_run_naming_it(own_pairs):
     (own_pairs.path / "team_wiki.jsonl").write_text("", encoding="utf-8")
-    result = own_pairs.runpytest_subprocess()
+    result = own_pairs.runpytest_inprocess("--collect-only", "-p", "no:xdist")
     assert result.ret != 0  # a collection error now; a usage error once data files are checked at start-up
     assert "team_wiki.jsonl: empty file" in result.stdout.str() + result.stderr.str()

@@ -1,4 +1,4 @@
-"""What a family pipeline sees: roles resolved to providers, prompts, and cached calls."""
+"""What pipelines and tests judge with: roles resolved to providers, prompts, and cached calls."""
 
 from __future__ import annotations
 
@@ -29,6 +29,9 @@ class Outcome:
 
 
 class Jury:
+    """The run's providers by role, prompts and cached calls: what a family pipeline sees. A test's
+    `jury` fixture is a `llmjury.judges.BoundJury`, which adds judge calls that record verdicts."""
+
     def __init__(self, engine: Engine, settings: Settings, prompts: PromptLibrary, prices: PriceTable) -> None:
         self.engine = engine
         self.settings = settings

@@ -4,6 +4,7 @@ file) → rules → rubric judge → graded corpus, and the judge against people
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType
 from typing import ClassVar
 
@@ -13,7 +14,7 @@ from llmjury.families.qa_quality.offline import ANSWERS
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.pipeline import course_rules, grade_pair
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, QASection, RulesResult
-from llmjury.family import Dataset, Family, Pipeline, Result, Section
+from llmjury.family import Dataset, Family, FamilyOptions, Pipeline, Result, Section
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
@@ -48,6 +49,14 @@ class QAQuality(Family):
         from llmjury.families.qa_quality import report
 
         return report.files(_own(section), verdicts)
+
+    def replay(self, path: Path, options: FamilyOptions) -> list[Verdict]:
+        """Seed 001's section 9 files (a graded course, its removed pairs) as grade verdicts."""
+        from llmjury.families.qa_quality.replay import replay
+
+        if not isinstance(options, QAOptions):
+            raise TypeError(f"qa_quality: expected QAOptions, got {type(options).__name__}")
+        return replay(path, options)
 
 
 def _own(section: Section) -> QASection:

@@ -58,8 +58,8 @@ def load(paths: Mapping[str, Path], options: QAOptions) -> QAData:
     loaded: list[LoadReport] = []
     names: dict[str, str] = {}
     if EXPORT in paths:
-        pairs, course_rules, report = export_cases(paths[EXPORT])
-        cases, rules = cases + pairs, course_rules
+        pairs, rules, report = export_cases(paths[EXPORT])
+        cases += pairs
         loaded.append(report)
         names[report.dataset] = "qa_quality.export"
     if SEMEVAL in paths:
@@ -147,8 +147,8 @@ def detect(path: Path, number: int, record: Mapping[str, Any]) -> str:
 
 def pair_row(path: Path, number: int, row: Mapping[str, Any], dataset: str) -> QACase | str:
     """One record of your pairs file as a case, or the reason it is left out."""
-    missing = [f for f in ("id", "question") if f not in row] + ([] if "answer" in row or "answers" in row
-                                                                  else ["answer"])
+    missing = [f for f in ("id", "question") if f not in row]
+    missing += [] if "answer" in row or "answers" in row else ["answer"]
     if missing:
         raise DatasetError(str(path), number, f"no {', '.join(map(repr, missing))} field: a Q&A pair needs id, "
                                               "question and answer (or answers)")

@@ -63,6 +63,20 @@ def test_frozen_offline_geval_steps(snapshot):
     assert frozen == snapshot
 
 
+def test_geval_report_layout_with_a_judge_beside_the_human_ceiling(snapshot, tmp_path):
+    """Replayed rated items: the meta-evaluation table and the ceiling on the same items (references cut)."""
+    from llmjury.families.geval import FAMILY
+    from llmjury.families.geval.options import GEvalOptions
+
+    rows = [{"id": f"t{i}", "context": f"A: question {i // 3}", "response": f"answer {i}", "system": f"bot{i % 4}",
+             "judge": "my-judge", "judge_overall": 1 + (i * 7) % 5, "overall": [1 + (i + k) % 5 for k in range(3)]}
+            for i in range(12)]
+    path = tmp_path / "support.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    section = FAMILY.aggregate(FAMILY.replay(path, GEvalOptions(items_name="support_bot")))
+    assert FAMILY.markdown(section).split("**Reference figures**")[0] == snapshot
+
+
 def test_geval_cot_prompt_for_overall_is_the_seeds(snapshot):
     rendered = PromptLibrary().render("geval/cot.j2", task="dialogue", criterion="overall", part="line")
     assert rendered.text == snapshot

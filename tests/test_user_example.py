@@ -59,8 +59,9 @@ def test_the_readme_example_selects_by_its_case_family_marker(project):
     result.assert_outcomes(passed=1)
 
 
-def test_the_readme_example_runs_beside_pytest_asyncio_in_strict_mode(project):
+@pytest.mark.parametrize("mode", ["strict", "auto"])
+def test_the_readme_example_runs_beside_pytest_asyncio(project, mode):
     pytest.importorskip("pytest_asyncio")
-    result, summary = run(project, "-p", "asyncio", "-o", "asyncio_mode=strict")
+    result, summary = run(project, "-p", "asyncio", "-o", f"asyncio_mode={mode}")
     result.assert_outcomes(passed=2)
     assert summary["custom"]["verdicts"] == 4

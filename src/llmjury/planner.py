@@ -44,8 +44,9 @@ def in_share(key: str, worker_index: int, worker_count: int) -> bool:
 
 
 def is_jury_test(item: pytest.Item) -> bool:
-    """An `async def` test that asks for the `jury` fixture: the engine loop runs it."""
-    return (isinstance(item, pytest.Function) and inspect.iscoroutinefunction(item.obj)
+    """An `async def` test that asks for the `jury` fixture: the engine loop runs it (pytest-asyncio's
+    auto mode wraps the function in a synchronous runner of its own: unwrapped, it is ours)."""
+    return (isinstance(item, pytest.Function) and inspect.iscoroutinefunction(inspect.unwrap(item.obj))
             and "jury" in item._fixtureinfo.argnames)
 
 
@@ -77,10 +78,14 @@ def plannable(item: pytest.Item, plugins: frozenset[str] = frozenset()) -> bool:
     return True
 
 
+def coroutine_of(item: pytest.Function, arguments: Mapping[str, Any]) -> Coroutine[Any, Any, Any]:
+    """The test's body as a coroutine, called with its arguments out of `arguments`."""
+    return inspect.unwrap(item.obj)(**{name: arguments[name] for name in item._fixtureinfo.argnames})
+
+
 def body_of(item: pytest.Function, jury: Jury) -> Coroutine[Any, Any, Any]:
     """The coroutine of a plannable test, called with its case, `jury` and parametrize values."""
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    return item.obj(**{name: jury if name == "jury" else params[name] for name in item._fixtureinfo.argnames})
+    return coroutine_of(item, {**getattr(getattr(item, "callspec", None), "params", {}), "jury": jury})
 
 
 class Planner:

@@ -38,6 +38,7 @@ from llmjury.planner import (  # noqa: E402
     Pipeline,
     Planner,
     body_of,
+    coroutine_of,
     in_share,
     is_jury_test,
     plannable,
@@ -469,8 +470,7 @@ class JurySession:
         if planned is not None:
             planned.result()
         else:
-            arguments = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
-            self.jury.engine.run(pyfuncitem.obj(**arguments))
+            self.jury.engine.run(coroutine_of(pyfuncitem, pyfuncitem.funcargs))
         return True
 
     @pytest.hookimpl(wrapper=True)

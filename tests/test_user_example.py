@@ -65,3 +65,11 @@ def test_the_readme_example_runs_beside_pytest_asyncio(project, mode):
     result, summary = run(project, "-p", "asyncio", "-o", f"asyncio_mode={mode}")
     result.assert_outcomes(passed=2)
     assert summary["custom"]["verdicts"] == 4
+
+
+def test_a_gate_holds_on_the_examples_aggregated_score(project):
+    result, _ = run(project, "--llm-gate", "custom.score.test_answer.mean>=3")
+    assert result.ret == 0
+    result, _ = run(project, "--llm-gate", "custom.score.test_answer.mean>=4")
+    assert result.ret not in (0, 1)  # the tests passed; the gate failed the run
+    result.stdout.fnmatch_lines(["*FAIL*custom.score.test_answer.mean>=4*"])

@@ -224,7 +224,7 @@ def check_family_options(settings: Settings, families: dict[str, Family]) -> dic
                               f"known families: {', '.join(families)}")
         known = families[name].options.model_fields
         if option not in known:
-            raise ConfigError(f"--llm-option {key}={value}: unknown option {option!r}{_did_you_mean(option, known)}; "
+            raise ConfigError(f"--llm-option {key}={value}: unknown option {key}{_did_you_mean(option, known)}; "
                               f"{name} knows {', '.join(sorted(known)) or 'no options'}")
         by_family.setdefault(name, {})[option] = value
     return {name: families[name].parse_options(values, settings) for name, values in by_family.items()}

@@ -242,8 +242,8 @@ def aggregate(verdicts: Verdicts) -> ArenaSection:
     validity = JudgeValidity()
     for dataset in datasets:
         comparison = human_comparison(dataset, groups, boards)
-        if comparison is not None:
-            setattr(validity, dataset, comparison)
+        if comparison is not None:  # a dataset named like a fixed block (prd, llmbar) keeps apart from it
+            setattr(validity, f"{dataset}_labels" if dataset in JudgeValidity.model_fields else dataset, comparison)
     if "prd/human" in groups and any(vs[0].kind == PRD for vs in groups.values()):
         validity.prd = prd_section(groups, boards)
     if llmbar:

@@ -96,3 +96,28 @@ def test_replay_of_a_family_without_recorded_files_is_a_usage_error(tmp_path, ca
     (tmp_path / "x.jsonl").write_text("{}\n")
     assert main(["replay", "plain", str(tmp_path / "x.jsonl"), "--out", str(tmp_path / "out")]) == 4
     assert "family 'plain' replays no recorded verdict files" in capsys.readouterr().err
+
+
+def test_replay_of_a_runs_seed_battle_records_reproduces_its_leaderboard(tmp_path):
+    from llmjury.families.arena import FAMILY
+    from llmjury.families.arena.report import aggregate, files
+
+    def battle(i, a, b, winner):
+        return FAMILY.typed({"case_id": f"q{i:02d}-{a}-{b}", "family": "arena", "kind": "battle",
+                             "judge": {"provider": "openai:gpt-4o"}, "result": {"winner": winner},
+                             "attributes": {"dataset": "toy", "question": f"Q{i}; why, really?", "model_a": a,
+                                            "model_b": b, "experiment": "exp1", "answer_a": "line one,\nline; two",
+                                            "answer_b": "\"quoted\", answer"}})
+
+    outcomes = ["model_a", "model_b", "tie", "tie (bothbad)", "model_a"]
+    verdicts = [battle(i, a, b, outcomes[(i + k) % 5]) for i in range(12)
+                for k, (a, b) in enumerate([("x", "y"), ("x", "z"), ("y", "z")])]
+    section = aggregate(verdicts)
+    (tmp_path / "battle_records.csv").write_text(files(section, verdicts)["arena/results/exp1/battle_records.csv"])
+    assert main(["replay", "arena", str(tmp_path / "battle_records.csv"), "--name", "again",
+                 "--out", str(tmp_path / "out")]) == 0
+    summary = json.loads((tmp_path / "out" / "again" / "summary.json").read_text())
+    board = summary["arena"]["leaderboards"]["battle_records/recorded:gpt-4o"]
+    assert board["battles"] == 36
+    assert {m: round(r["value"], 6) for m, r in board["rating"].items()} == \
+        {m: round(r.value, 6) for m, r in section.rating.items()}

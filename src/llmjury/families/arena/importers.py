@@ -12,9 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from llmjury.datasets.files import read_records
 from llmjury.errors import DatasetError
-from llmjury.families.arena.layout import SEED_WINNERS
+from llmjury.families.arena.layout import SEED_WINNERS, records
 
 MTBENCH_WINNERS = {"model_a": "model_a", "model_b": "model_b", "tie": "tie", "tie (bothbad)": "tie (bothbad)",
                    "tie (inconsistent)": "tie"}
@@ -28,7 +27,7 @@ def outcome_rows(path: Path) -> list[dict[str, Any]]:
     `question_id`, `tstamp`), `judger`, `is_valid`, `answer_a`, `answer_b` kept when present. A row
     marked `is_valid` false keeps no winner."""
     rows = []
-    for number, item in read_records(path):
+    for number, item in records(path):
         try:
             model_a, model_b, raw = str(item["model_a"]), str(item["model_b"]), item.get("winner")
         except KeyError as exc:
@@ -50,6 +49,10 @@ def chatbot_arena(path: Path) -> list[dict[str, Any]]:
     return outcome_rows(path)
 
 
+def is_outcome(record: dict[str, Any]) -> bool:
+    return {"model_a", "model_b", "winner"} <= set(record)
+
+
 def is_mtbench(record: dict[str, Any]) -> bool:
     return "g1_winner" in record or ("question_id" in record and "turn" in record and "winner" in record)
 
@@ -63,7 +66,7 @@ def mtbench_judgements(path: Path, *, turn: int | None = 1) -> list[dict[str, An
       ["gpt-4", "pair-v2"]), `turn`.
     """
     rows = []
-    for number, item in read_records(path):
+    for number, item in records(path):
         try:
             if turn is not None and int(item.get("turn", 1)) != turn:
                 continue

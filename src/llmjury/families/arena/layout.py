@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from llmjury.datasets.files import read_text
+from llmjury.datasets.files import read_records, read_text
 from llmjury.errors import DatasetError
 from llmjury.loading import LoadCounter
 
@@ -49,6 +49,16 @@ def read_csv(path: Path, required: list[str]) -> pd.DataFrame:
     if missing:
         raise DatasetError(str(path), None, f"missing column(s) {missing}; has {list(frame.columns)}")
     return frame
+
+
+def records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """A seed-style CSV's rows as (item number, record), blanks as None; other files through
+    `read_records` (JSON Lines or a JSON list)."""
+    if path.suffix.lower() != ".csv":
+        return read_records(path)
+    frame = read_csv(path, [])
+    frame = frame.astype(object).where(frame.notna(), None)
+    return list(enumerate(frame.to_dict("records")))
 
 
 def question_rows(path: Path) -> list[str]:

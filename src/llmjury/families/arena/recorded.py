@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from llmjury.cases import slug
-from llmjury.datasets.files import read_records
 from llmjury.errors import DatasetError
 from llmjury.families.arena import importers, pairs
 from llmjury.families.arena.cases import FAMILY, DatasetFile
+from llmjury.families.arena.layout import records
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.results import HUMAN, RECORDED, HumanLabel, RecordedVerdict, Winner
 from llmjury.jury import Jury, Outcome
@@ -95,15 +95,15 @@ def read(path: Path, options: ArenaOptions) -> list[Verdict]:
     """Every recorded verdict in `path`, its format told by its fields; the dataset is named by
     `arena.pairs_name`, else the file's stem."""
     dataset = slug(options.pairs_name or path.stem)
-    records = read_records(path)
-    first = records[0][1] if records else {}
-    if pairs.has_pair_fields(first):
+    found = records(path)
+    first = found[0][1] if found else {}
+    if importers.is_mtbench(first):
+        verdicts = mtbench_verdicts(path, dataset)
+    elif importers.is_outcome(first):
+        verdicts = outcome_verdicts(path, dataset)
+    elif pairs.has_pair_fields(first):
         items, _ = pairs.load(path, dataset)
         verdicts = pair_verdicts(items, dataset)
-    elif importers.is_mtbench(first):
-        verdicts = mtbench_verdicts(path, dataset)
-    elif {"model_a", "model_b", "winner"} <= set(first):
-        verdicts = outcome_verdicts(path, dataset)
     else:
         raise DatasetError(str(path), 0, f"not a recorded verdict file: fields {sorted(first)}; expected pairwise "
                                          "items (prompt, answer_a, answer_b, label, verdict_ab, verdict_ba), seed "

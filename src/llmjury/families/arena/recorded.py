@@ -74,7 +74,9 @@ def outcome_verdicts(path: Path, dataset: str) -> list[Verdict]:
 
 def mtbench_verdicts(path: Path, dataset: str) -> list[Verdict]:
     """MT-Bench judgements (first turn): human votes as labels, GPT-4 pair judgements as recorded
-    verdicts with both orders; each pair keyed by question and alphabetical model order."""
+    verdicts with both orders; each pair keyed by question and alphabetical model order. Every
+    human vote is a battle of the human leaderboard; per-pair agreement reads one label per pair
+    (the last vote), where FastChat's compute_agreement compares with each vote."""
     out = []
     for row in map(importers.canonical_row, importers.mtbench_judgements(path)):
         case_id = f"{slug(dataset)}-q{slug(row['question'])}-{slug(row['model_a'])}-vs-{slug(row['model_b'])}"

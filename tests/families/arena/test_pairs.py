@@ -79,3 +79,20 @@ def test_mtbench_pair_judgements_keep_both_orders(tmp_path):
     assert orders == {"81|x|y|": ("model_a", "model_a"), "82|x|y|": ("model_a", "model_b")}
     humans = by_judge(rows)["expert_1"]
     assert correct_both_orders(orders, humans).value == 0.5
+
+
+def test_the_live_judges_swap_consistency_reads_the_same_in_the_section_and_against_humans():
+    from llmjury.families.arena import FAMILY
+
+    def pair(i, ab, ba, winner, consistent):
+        common = {"family": "arena", "case_id": f"mine-{i}", "attributes": {
+            "dataset": "mine", "question": "Q", "model_a": "s1", "model_b": "s2", "answer_a": "x", "answer_b": "y"}}
+        return [FAMILY.typed({**common, "kind": "battle", "judge": {"provider": "offline:heuristic"},
+                              "result": {"winner": winner, "consistent": consistent, "counted_runs": 2,
+                                         "runs": [{"order": "ab", "winner": ab}, {"order": "ba", "winner": ba}]}}),
+                FAMILY.typed({**common, "kind": "human_label", "judge": {"provider": "human:mine"},
+                              "result": {"winner": "tie"}})]
+
+    section = aggregate(pair(1, "tie", "tie (bothbad)", "tie", False) + pair(2, "tie", "tie", "tie", True))
+    assert section.swap_consistency.value == section.judge_validity.mine.swap_consistency.value == 0.5
+    assert section.judge_validity.mine.correct_both_orders.value == 1.0  # a tie of either kind matches a tie label

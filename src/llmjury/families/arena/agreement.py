@@ -59,9 +59,10 @@ def correct_both_orders(orders: Mapping[str, tuple[str | None, str | None]], lab
 
 
 def swap_consistency(orders: Mapping[str, tuple[str | None, str | None]]) -> Figure:
-    """Share of pairs, among those judged in both orders, with the same verdict in both."""
+    """Share of pairs, among those judged in both orders, with the same verdict in both (exactly:
+    `tie` and `tie (bothbad)` differ, as in the section's `swap_consistency`)."""
     both = [(ab, ba) for ab, ba in orders.values() if ab is not None and ba is not None]
-    return rate(sum(_tie(ab) == _tie(ba) for ab, ba in both), len(both))
+    return rate(sum(ab == ba for ab, ba in both), len(both))
 
 
 def order_verdicts(verdicts: Sequence[Verdict]) -> dict[str, tuple[str | None, str | None]]:

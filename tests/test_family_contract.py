@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
 from llmjury.errors import ConfigError
 from llmjury.families import discover
-from llmjury.family import Family, FamilyOptions, Result, Section, check_family
+from llmjury.family import Family, FamilyOptions, Metric, Result, Section, check_family
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -48,7 +49,8 @@ def test_the_readme_family_runs_and_aggregates_typed_results(politeness, workers
     assert section["headline"] == ["polite_rate"]
     assert section["loading"] == [{"family": "politeness", "dataset": "replies", "source": "replies.jsonl",
                                    "kept": 3, "dropped": {"empty reply": 1}}]
-    result.stdout.fnmatch_lines(["*data: politeness dataset replies (replies.jsonl): 3 items; left out 1 (1 empty reply)"])
+    result.stdout.fnmatch_lines(
+        ["*data: politeness dataset replies (replies.jsonl): 3 items; left out 1 (1 empty reply)"])
     verdicts = [json.loads(line) for line in
                 (politeness.path / "reports" / "latest" / "verdicts.jsonl").read_text().splitlines()]
     assert {(v["kind"], v["result"]["polite"]) for v in verdicts} == {("polite", True), ("polite", False)}
@@ -83,7 +85,7 @@ class _Section(Section):
 class _Broken(Family):
     name = "broken"
     options = _Options
-    results = {"score": _Result}
+    results: ClassVar = {"score": _Result}
     section = _Section
     headline = ("median",)
 
@@ -100,7 +102,7 @@ class _Broken(Family):
 def test_the_start_up_check_names_what_a_family_lacks():
     with pytest.raises(ConfigError, match=r"family here: headline \('median',\) names a metric its section lacks"):
         check_family(_Broken(), "here")
-    with pytest.raises(ConfigError, match="is not a llmjury.family.Family instance"):
+    with pytest.raises(ConfigError, match=r"is not a llmjury\.family\.Family instance"):
         check_family(object(), "there")
 
 
@@ -135,3 +137,38 @@ def test_an_unrelated_project_sees_none_of_the_suites_markers(pytester):
     assert "@pytest.mark.llmjury_pipeline" in text
     for suite_marker in ("cut_17", "year_1", "arena_mtbench", "system_", "criterion_", "socratic:"):
         assert suite_marker not in text, suite_marker
+
+
+class _Rated(Family):
+    name = "rated"
+    options = _Options
+    results: ClassVar = {"score": _Result}
+    section = type("_RateSection", (Section,), {"__annotations__": {"rate": Metric, "note": str | None},
+                                                "note": None})
+    headline = ("rate",)
+
+    def pipelines(self):
+        return {}
+
+    def offline(self):
+        return {}
+
+    def aggregate(self, verdicts):
+        from llmjury.stats import proportion
+
+        return self.section(rate=proportion(0, 0))
+
+
+def test_a_metric_without_data_keeps_its_none_value_through_the_report(tmp_path):
+    from llmjury.aggregate import summarize
+    from llmjury.pricing import PriceTable
+    from llmjury.reports import write_run
+
+    family = _Rated()
+    record = {"case_id": "c", "family": "rated", "kind": "score", "judge": {"provider": "offline:heuristic"},
+              "result": None, "valid": False, "error": "unparseable: x"}
+    summary = summarize([record], {"id": "r"}, {}, PriceTable.load(), {"rated": family})
+    assert summary["rated"]["rate"] == {"value": None, "low": None, "high": None, "n": 0, "method": "wilson"}
+    assert "note" not in summary["rated"]  # an absent figure is left out
+    run_dir = write_run(tmp_path, summary, [record], [], {"rated": family})
+    assert "| `rated.rate` | n/a | 0 | wilson |" in (run_dir / "summary.md").read_text()

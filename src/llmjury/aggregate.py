@@ -62,7 +62,8 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
         family = families.get(name)
         if family is not None:
             typed = family.aggregate([family.typed(r) for r in family_records])
-            section.update(typed.model_dump(mode="json", exclude_none=True))
+            # Absent figures (None at the top) are left out; a metric's own `value: None` stays.
+            section.update({k: v for k, v in typed.model_dump(mode="json").items() if v is not None})
             section["headline"] = list(family.headline)
         section["loading"] = [r.model_dump() for r in loading if r.family == name]
         summary[name] = section

@@ -12,9 +12,9 @@ Verdict kinds:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from llmjury.family import Metric, Result, Section
 
@@ -187,6 +187,11 @@ class JudgeValidity(BaseModel):
     __pydantic_extra__: dict[str, HumanComparison]
     prd: PRDValidity | None = None
     llmbar: dict[str, LLMBarFigures] | None = None
+
+    @model_serializer(mode="wrap")
+    def _present_blocks(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Only the blocks a run measured: an absent PRD or LLMBar block is left out, not null."""
+        return {key: value for key, value in handler(self).items() if value is not None}
 
 
 class SelfPreference(BaseModel):

@@ -83,3 +83,10 @@ def test_rate_limit_line_parses_and_rejects_unknown_fields():
     assert name == "openai:gpt-4o" and limit == RateLimit(concurrency=8, rpm=60.0, tpm=1000.0)
     with pytest.raises(Exception, match="unknown field 'rps'"):
         RateLimit.parse("openai:gpt-4o rps=1", 8)
+
+
+def test_closing_an_engine_closes_its_event_loop(make_engine):
+    engine = make_engine()
+    engine.close()
+    assert engine._loop.is_closed()
+    engine.close()  # a second close (the fixture's) is harmless

@@ -87,6 +87,8 @@ class Engine:
             self.run(shutdown())
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=10)
+        if not self._thread.is_alive() and not self._loop.is_closed():
+            self._loop.close()
         if self.store is not None:
             self.store.close()
 

@@ -101,7 +101,7 @@ def test_llmbar_recorded_judge(outcome: llmjury.Outcome) -> None:
 
     def count(key: str) -> tuple[int, int]:
         figure = ours[key]
-        assert isinstance(figure, agreement.Figure) and figure.value is not None
+        assert isinstance(figure, agreement.Metric) and figure.value is not None
         return round(figure.value * n), n
 
     assert count("accuracy_original") == reference["correct_False"]

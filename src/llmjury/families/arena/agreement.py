@@ -13,13 +13,13 @@ from collections.abc import Mapping, Sequence
 from llmjury.families.arena.results import (
     Agreement,
     BattleResult,
-    Figure,
     LLMBarReplay,
     PRDReplay,
     PRDReviewer,
     RecordedVerdict,
     Winner,
 )
+from llmjury.family import Metric
 from llmjury.stats import proportion
 from llmjury.verdicts import Verdict
 
@@ -32,9 +32,9 @@ PRD_REFERENCE: dict[str, str | tuple[float, float, float]] = {
     "bard": (0.549, 0.638, 0.369), "vicuna-13b": (0.500, 0.586, 0.374)}
 
 
-def rate(successes: int, trials: int) -> Figure:
-    """A share with its Wilson interval, as a typed Figure."""
-    return Figure.model_validate(proportion(successes, trials))
+def rate(successes: int, trials: int) -> Metric:
+    """A share with its Wilson interval, as a typed Metric."""
+    return Metric.model_validate(proportion(successes, trials))
 
 
 def _tie(winner: str) -> str:
@@ -50,7 +50,7 @@ def agreement(first: Mapping[str, str], second: Mapping[str, str]) -> Agreement:
                      without_ties=rate(sum(a == b for a, b in decisive), len(decisive)))
 
 
-def correct_both_orders(orders: Mapping[str, tuple[str | None, str | None]], labels: Mapping[str, str]) -> Figure:
+def correct_both_orders(orders: Mapping[str, tuple[str | None, str | None]], labels: Mapping[str, str]) -> Metric:
     """Share of labelled pairs whose verdict matches the label in both answer orders (a tie label
     needs a tie in both); a missing or unparsed order counts as wrong."""
     keys = sorted(set(orders) & set(labels))
@@ -58,7 +58,7 @@ def correct_both_orders(orders: Mapping[str, tuple[str | None, str | None]], lab
     return rate(right, len(keys))
 
 
-def swap_consistency(orders: Mapping[str, tuple[str | None, str | None]]) -> Figure:
+def swap_consistency(orders: Mapping[str, tuple[str | None, str | None]]) -> Metric:
     """Share of pairs, among those judged in both orders, with the same verdict in both (exactly:
     `tie` and `tie (bothbad)` differ, as in the section's `swap_consistency`)."""
     both = [(ab, ba) for ab, ba in orders.values() if ab is not None and ba is not None]
@@ -136,7 +136,7 @@ def reviewer_agreement(reviewer: Sequence[Verdict], majority: Mapping[tuple[str,
                        spearman_with_human_ranking=spearman, models=models)
 
 
-def llmbar_counts(results: Sequence[LLMBarReplay]) -> dict[str, Figure | float | int | None]:
+def llmbar_counts(results: Sequence[LLMBarReplay]) -> dict[str, Metric | float | int | None]:
     """Accuracy per order, Acc. (their mean), correct in both, and Agr., for one judge file.
 
     LLMBar counts two unparsed verdicts as agreeing (None == None); kept so the replay is exact,

@@ -45,7 +45,6 @@ from llmjury.families.arena.results import (
     AgainstHumans,
     ArenaSection,
     BattleResult,
-    Figure,
     HumanComparison,
     JudgeValidity,
     JurorAgreement,
@@ -56,6 +55,7 @@ from llmjury.families.arena.results import (
     Ranking,
     SelfPreference,
 )
+from llmjury.family import Metric
 from llmjury.jurors import juror_agreement
 from llmjury.stats import metric
 from llmjury.verdicts import Verdict
@@ -66,8 +66,8 @@ BT_ROUNDS, ELO_ROUNDS = 200, 20
 winner_of = agreement.winner_of
 
 
-def _metric(value: float | None, low: float | None, high: float | None, n: int, method: str) -> Figure:
-    return Figure.model_validate(metric(value, low, high, n, method))
+def _metric(value: float | None, low: float | None, high: float | None, n: int, method: str) -> Metric:
+    return Metric.model_validate(metric(value, low, high, n, method))
 
 
 def group_name(v: Verdict) -> str:
@@ -260,7 +260,7 @@ def aggregate(verdicts: Verdicts) -> ArenaSection:
     return section
 
 
-def longer_wins(verdicts: Verdicts) -> Figure:
+def longer_wins(verdicts: Verdicts) -> Metric:
     """Among decisive battles between answers of different length, how often the longer won."""
     longer = total = 0
     for v in verdicts:
@@ -350,7 +350,7 @@ def _num(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
-def _pct(m: Figure | None) -> str:
+def _pct(m: Metric | None) -> str:
     if m is None or m.value is None:
         return "n/a"
     return f"{m.value:.1%} [{m.low:.1%}, {m.high:.1%}] (n={m.n})"

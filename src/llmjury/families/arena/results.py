@@ -18,13 +18,6 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from llmjury.family import Metric, Result, Section
 
-
-class Figure(Metric):
-    """A Metric that reads back from summary.json, which leaves out a None value (n = 0)."""
-
-    value: float | None = None
-
-
 Winner = Literal["model_a", "model_b", "tie", "tie (bothbad)"]
 Order = Literal["ab", "ba"]
 BATTLE, HUMAN, RECORDED, LLMBAR, PRD = "battle", "human_label", "recorded", "llmbar_replay", "prd_replay"
@@ -101,18 +94,18 @@ class Leaderboard(BaseModel):
 
     battles: int
     anchor: str
-    rating: dict[str, Figure]
-    elo: dict[str, Figure]
-    rank: dict[str, Figure]
+    rating: dict[str, Metric]
+    elo: dict[str, Metric]
+    rank: dict[str, Metric]
     order: list[str]
-    tie_rate: Figure
+    tie_rate: Metric
     win_rates: dict[str, dict[str, float | None]]
     predicted_win_rates: dict[str, dict[str, float | None]]
 
 
 class Agreement(BaseModel):
-    with_ties: Figure
-    without_ties: Figure
+    with_ties: Metric
+    without_ties: Metric
 
 
 class Ranking(BaseModel):
@@ -130,8 +123,8 @@ class AgainstHumans(BaseModel):
     judge: str
     battles: int
     agreement: Agreement
-    correct_both_orders: Figure | None = None
-    swap_consistency: Figure | None = None
+    correct_both_orders: Metric | None = None
+    swap_consistency: Metric | None = None
     ranking: Ranking | None = None
     judge_order: list[str]
     human_order: list[str]
@@ -151,10 +144,10 @@ class HumanComparison(AgainstHumans):
 
 
 class PRDReviewer(BaseModel):
-    agreement_with_ties: Figure
-    agreement_without_ties: Figure
-    swap_consistency: Figure
-    parser_matches_recorded: Figure
+    agreement_with_ties: Metric
+    agreement_without_ties: Metric
+    swap_consistency: Metric
+    parser_matches_recorded: Metric
     order: list[str]
     spearman_with_human_ranking: float | None = None
     models: int
@@ -168,12 +161,12 @@ class PRDValidity(BaseModel):
 
 
 class LLMBarFigures(BaseModel):
-    accuracy_original: Figure
-    accuracy_swapped: Figure
+    accuracy_original: Metric
+    accuracy_swapped: Metric
     accuracy: float | None = None
-    correct_both: Figure
-    positional_agreement: Figure
-    positional_agreement_parsed: Figure
+    correct_both: Metric
+    positional_agreement: Metric
+    positional_agreement_parsed: Metric
     unparsed: int
     published_accuracy_percent: float
     published_agreement_percent: float
@@ -196,12 +189,12 @@ class JudgeValidity(BaseModel):
 
 class SelfPreference(BaseModel):
     model: str
-    own_battles_win_rate: Figure
+    own_battles_win_rate: Metric
 
 
 class JurorAgreement(BaseModel):
-    agreement_with_jury: Figure
-    agreement_with_humans: Figure | None = None
+    agreement_with_jury: Metric
+    agreement_with_humans: Metric | None = None
 
 
 class ArenaSection(Section):
@@ -209,13 +202,13 @@ class ArenaSection(Section):
     judges' validity against people."""
 
     main: str | None = None
-    rating: dict[str, Figure] | None = None
-    elo: dict[str, Figure] | None = None
-    rank: dict[str, Figure] | None = None
-    tie_rate: Figure | None = None
-    longer_wins_rate: Figure | None = None
+    rating: dict[str, Metric] | None = None
+    elo: dict[str, Metric] | None = None
+    rank: dict[str, Metric] | None = None
+    tie_rate: Metric | None = None
+    longer_wins_rate: Metric | None = None
     self_preference: SelfPreference | None = None
-    swap_consistency: Figure | None = None
+    swap_consistency: Metric | None = None
     jury: dict[str, JurorAgreement] | None = None
     judge_validity: JudgeValidity | None = None
     leaderboards: dict[str, Leaderboard] = Field(default_factory=dict)

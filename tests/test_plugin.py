@@ -145,3 +145,45 @@ def test_verdicts_survive_the_report_json_round_trip(pytester):
 def test_gate_exit_codes_are_none_of_pytests_own():
     pytest_codes = {int(code) for code in pytest.ExitCode} | {6}  # 6: ExitCode.MAX_WARNINGS_ERROR from pytest 9.2
     assert {GATE_FAILED_EXIT, GATE_INCONCLUSIVE_EXIT}.isdisjoint(pytest_codes)
+
+
+FAILING_ONCE = """
+import llmjury
+from llmjury import Case, JudgeConfig, Outcome, Verdict
+from llmjury.chat import chat
+from llmjury.errors import ProviderError
+
+
+async def judge(case, jury):
+    try:
+        completion = await jury.complete("judge", "toy", chat(("user", case.id)))
+    except ProviderError as exc:
+        return Outcome([Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider="x"), valid=False,
+                                error=f"call failed: {exc}")])
+    return Outcome([Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider=completion.provider))])
+
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize([Case(id=f"item-{i:02d}", family="toy") for i in range(16)])
+def test_toy(outcome):
+    assert len(outcome.verdicts) == 1
+"""
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_planning_workers_outcome_is_final_failures_included(pytester, openai_server, workers):
+    """A call that fails once (and would succeed if asked again) stays a failure at any -n: the worker
+    that runs a test reads the planner's outcome instead of running the pipeline again."""
+    from llmjury.testing import Fault
+
+    pytester.makeini(INI)
+    pytester.makepyfile(test_toy=FAILING_ONCE)
+    failing = [f"item-{i:02d}" for i in range(0, 16, 3)]
+    for case_id in failing:
+        openai_server.faults.append(Fault(status=400, message="refused once",
+                                          matches=lambda body, c=case_id: body["messages"][-1]["content"] == c))
+    result = pytester.runpytest_subprocess("-n", workers, "-p", "no:randomly",
+                                           "--llm-judge", f"openai:judge;base_url={openai_server.base_url}")
+    result.assert_outcomes(passed=16)
+    assert summary(pytester)["toy"]["unscored"] == len(failing)
+    assert len(openai_server.requests) == 16  # one call a case: no failed call was asked again

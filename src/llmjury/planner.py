@@ -17,15 +17,20 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import pytest
 from tqdm import tqdm
 
 from llmjury.cases import Case
+from llmjury.errors import LLMJuryError
+from llmjury.handoff import OutcomeHandoff
 from llmjury.jury import Jury, Outcome
+from llmjury.verdicts import Verdict
 
 Pipeline: TypeAlias = Callable[[Case, Jury], Awaitable[Outcome]]
 #: Fixtures the planner can supply itself: the plugin's `case` and `jury`.
@@ -37,10 +42,25 @@ def work_key(pipeline: Pipeline, case: Case) -> str:
     return f"{pipeline.__module__}.{pipeline.__qualname__}::{case.id}"
 
 
+def owner_of(key: str, worker_count: int) -> int:
+    """The worker that plans `key`: a deterministic partition, the same in every process."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % worker_count
+
+
 def in_share(key: str, worker_index: int, worker_count: int) -> bool:
-    """Deterministic partition of work across xdist workers (stable across processes)."""
-    digest = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
-    return digest % worker_count == worker_index
+    return owner_of(key, worker_count) == worker_index
+
+
+class PlannedElsewhereError(LLMJuryError):
+    """A pipeline or test body that failed on the worker that planned it (its traceback as text)."""
+
+
+@dataclass(frozen=True)
+class PlannedTest:
+    """A test body to run ahead of its test, and how to read the verdicts it records on its item."""
+
+    body: Callable[[], Coroutine[Any, Any, Any]]
+    recorded: Callable[[], list[dict[str, Any]]]
 
 
 def is_jury_test(item: pytest.Item) -> bool:
@@ -89,25 +109,60 @@ def body_of(item: pytest.Function, jury: Jury) -> Coroutine[Any, Any, Any]:
 
 
 class Planner:
-    def __init__(self, jury: Jury) -> None:
+    """Runs this worker's share of the work ahead of the tests; under xdist it hands every planned
+    outcome on (`OutcomeHandoff`) and reads the outcomes other workers planned instead of running
+    them again."""
+
+    def __init__(self, jury: Jury, *, worker: int = 0, workers: int = 1, handoff: OutcomeHandoff | None = None,
+                 typed: Callable[[dict[str, Any]], Verdict] = Verdict.model_validate) -> None:
         self.jury = jury
+        self.worker, self.workers, self.handoff, self.typed = worker, workers, handoff, typed
         self._futures: dict[str, Future[Outcome]] = {}
         self._tests: dict[str, Future[Any]] = {}
 
     def _submit(self, pipeline: Pipeline, case: Case) -> Future[Outcome]:
         key = work_key(pipeline, case)
         if key not in self._futures:
-            self._futures[key] = self.jury.engine.submit(pipeline(case, self.jury))
+            self._futures[key] = self.jury.engine.submit(self._handed_on(key, pipeline(case, self.jury)))
         return self._futures[key]
 
-    def plan(self, work: Iterable[tuple[Pipeline, Case]],
-             tests: Mapping[str, Callable[[], Coroutine[Any, Any, Any]]] | None = None, *,
+    async def _handed_on(self, key: str, outcome: Awaitable[Outcome]) -> Outcome:
+        try:
+            result = await outcome
+        except Exception as exc:
+            self._hand_on(key, {"error": _error_text(exc)})
+            raise
+        self._hand_on(key, {"verdicts": [v.record() for v in result.verdicts], "details": result.details})
+        return result
+
+    async def _test_handed_on(self, nodeid: str, test: PlannedTest) -> Any:
+        try:
+            result = await test.body()
+        except BaseException as exc:
+            # pytest.skip / xfail inside the body stay a skip / xfail where the test runs.
+            kind = ("skip" if isinstance(exc, pytest.skip.Exception)
+                    else "xfail" if isinstance(exc, pytest.xfail.Exception) else "fail")
+            message = str(exc) if kind != "fail" else _error_text(exc)
+            self._hand_on(nodeid, {"verdicts": test.recorded(), "error": message, "outcome": kind})
+            raise
+        self._hand_on(nodeid, {"verdicts": test.recorded()})
+        return result
+
+    def _hand_on(self, key: str, payload: dict[str, Any]) -> None:
+        if self.handoff is not None:
+            self.handoff.put(key, payload)
+
+    def plan(self, work: Iterable[tuple[Pipeline, Case]], tests: Mapping[str, PlannedTest] | None = None, *,
              label: str = "llmjury plan") -> int:
         """Run all pipelines in `work` and all test bodies in `tests` (by node id) concurrently and
         wait; failures wait for their test to report them."""
+        work = list(work)
+        tests = dict(tests or {})
+        if self.handoff is not None:
+            self.handoff.announce([work_key(p, c) for p, c in work] + list(tests))
         futures = [*{work_key(p, c): self._submit(p, c) for p, c in work}.values()]
-        for nodeid, body in (tests or {}).items():
-            self._tests[nodeid] = self.jury.engine.submit(body())
+        for nodeid, test in tests.items():
+            self._tests[nodeid] = self.jury.engine.submit(self._test_handed_on(nodeid, test))
             futures.append(self._tests[nodeid])
         with tqdm(total=len(futures), desc=label, unit="case", disable=None, leave=False) as bar:
             for future in futures:
@@ -116,9 +171,29 @@ class Planner:
         return len(futures)
 
     def outcome(self, pipeline: Pipeline, case: Case) -> Outcome:
-        """The case's outcome: from the plan if planned here, else computed now."""
+        """The case's outcome: from the plan, this worker's or another's, else computed now."""
+        key = work_key(pipeline, case)
+        if key not in self._futures:
+            handed = self._handed(key)
+            if handed is not None:
+                if "error" in handed:
+                    raise PlannedElsewhereError(f"{key}: failed on the worker that planned it:\n{handed['error']}")
+                return Outcome([self.typed(r) for r in handed["verdicts"]], details=handed.get("details") or {})
         return self._submit(pipeline, case).result()
 
     def test_result(self, nodeid: str) -> Future[Any] | None:
         """The planned run of a test's body (taken once: a rerun runs the body again), or None."""
         return self._tests.pop(nodeid, None)
+
+    def handed_test(self, nodeid: str) -> dict[str, Any] | None:
+        """Another worker's planned run of a test's body: its verdict records and error text, or None."""
+        return self._handed(nodeid)
+
+    def _handed(self, key: str) -> dict[str, Any] | None:
+        if self.handoff is None or in_share(key, self.worker, self.workers):
+            return None
+        return self.jury.engine.run(self.handoff.wait(key, owner_of(key, self.workers)))
+
+
+def _error_text(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(exc)).rstrip()

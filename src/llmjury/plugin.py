@@ -30,12 +30,14 @@ from llmjury.errors import ConfigError, DatasetError  # noqa: E402
 from llmjury.families import discover, offline_answers  # noqa: E402
 from llmjury.family import Family, FamilyOptions  # noqa: E402
 from llmjury.gates import Gate, GateResult, check_selection  # noqa: E402
+from llmjury.handoff import OutcomeHandoff  # noqa: E402
 from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
 from llmjury.loading import merge  # noqa: E402
 from llmjury.planner import (  # noqa: E402
     Pipeline,
+    PlannedTest,
     Planner,
     body_of,
     coroutine_of,
@@ -427,8 +429,18 @@ class JurySession:
     @property
     def planner(self) -> Planner:
         if self._planner is None:
-            self._planner = Planner(self.jury)
+            store = self.jury.engine.store
+            handoff = None
+            if self.worker_count > 1 and store is not None:
+                handoff = OutcomeHandoff(store.path, self.run_id, self.worker_index)
+            self._planner = Planner(self.jury, worker=self.worker_index, workers=self.worker_count,
+                                    handoff=handoff, typed=self.typed_verdict)
         return self._planner
+
+    def typed_verdict(self, record: dict[str, Any]) -> Verdict:
+        """A verdict record with its result typed by its family, when the run knows the family."""
+        family = self.families.get(record.get("family", ""))
+        return family.typed(record) if family is not None else Verdict.model_validate(record)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -456,7 +468,8 @@ class JurySession:
                 if in_share(work_key(pipeline, case), self.worker_index, self.worker_count):
                     work.append((pipeline, case))
             elif plannable(item, plugins) and in_share(item.nodeid, self.worker_index, self.worker_count):
-                tests[item.nodeid] = partial(body_of, item, bound_jury(self.jury, item))
+                tests[item.nodeid] = PlannedTest(partial(body_of, item, bound_jury(self.jury, item)),
+                                                 partial(_recorded, item))
         if work or tests:
             self.planner.plan(work, tests)
 
@@ -469,8 +482,19 @@ class JurySession:
         planned = self.planner.test_result(pyfuncitem.nodeid)
         if planned is not None:
             planned.result()
-        else:
+            return True
+        handed = self.planner.handed_test(pyfuncitem.nodeid)
+        if handed is None:
             self.jury.engine.run(coroutine_of(pyfuncitem, pyfuncitem.funcargs))
+            return True
+        # Planned by another worker: its verdicts and its outcome, not a second run of the body.
+        pyfuncitem.stash.setdefault(VERDICTS, []).extend(handed["verdicts"])
+        if handed.get("outcome") == "skip":
+            pytest.skip(handed["error"])
+        if handed.get("outcome") == "xfail":
+            pytest.xfail(handed["error"])
+        if "error" in handed:
+            pytest.fail(f"(run by the worker that planned it)\n{handed['error']}", pytrace=False)
         return True
 
     @pytest.hookimpl(wrapper=True)
@@ -530,6 +554,8 @@ class JurySession:
                 terminalreporter.write_line(line)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._planner is not None and self._planner.handoff is not None:
+            self._planner.handoff.close()
         if self._jury is not None:
             self._jury.engine.close()
         if not self.is_worker and self.settings.cache_mode is CacheMode.OFF:
@@ -560,6 +586,10 @@ def gate_exit_status(results: list[GateResult]) -> int:
     if any(r.status == "inconclusive" for r in results):
         return GATE_INCONCLUSIVE_EXIT
     return 0
+
+
+def _recorded(item: pytest.Item) -> list[dict[str, Any]]:
+    return list(item.stash.get(VERDICTS, []))
 
 
 def _case_of(item: pytest.Item) -> Case | None:

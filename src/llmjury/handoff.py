@@ -1,0 +1,94 @@
+"""Handing a planned outcome from the xdist worker that planned it to the worker that runs its test.
+
+Each worker plans its share of the cases (a hash of the work's key); xdist then hands tests out as
+it likes, so a test often runs on a worker that did not plan it. That worker reads the planner's
+outcome, failures included, from the run's shared SQLite file instead of running the pipeline
+again: a failed call is not asked twice, and unscored counts are the same at any `-n`.
+
+A worker announces what it plans (with its process id) before it starts; a reader waits while the
+owner is alive and has the work in its plan, and computes the outcome itself only when the owner
+did not plan it or died.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS plans (run_id TEXT NOT NULL, worker INTEGER NOT NULL, pid INTEGER NOT NULL,
+                                  PRIMARY KEY (run_id, worker));
+CREATE TABLE IF NOT EXISTS planned (run_id TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (run_id, key));
+CREATE TABLE IF NOT EXISTS outcomes (run_id TEXT NOT NULL, key TEXT NOT NULL, payload TEXT NOT NULL,
+                                     PRIMARY KEY (run_id, key));
+"""
+POLL_S = 0.05
+#: How long a reader waits for the owning worker to announce its plan (it may still be collecting).
+ANNOUNCE_TIMEOUT_S = 600.0
+
+
+class OutcomeHandoff:
+    def __init__(self, path: Path, run_id: str, worker: int) -> None:
+        self.run_id, self.worker = run_id, worker
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA busy_timeout=60000")
+        self._db.executescript(SCHEMA)
+
+    def announce(self, keys: Iterable[str]) -> None:
+        """Say which work this worker plans, before it starts any of it."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany("INSERT OR IGNORE INTO planned VALUES (?, ?)", [(self.run_id, k) for k in keys])
+            self._db.execute("INSERT OR REPLACE INTO plans VALUES (?, ?, ?)", (self.run_id, self.worker, os.getpid()))
+            self._db.execute("COMMIT")
+
+    def put(self, key: str, payload: dict[str, Any]) -> None:
+        """The planned outcome of `key`: JSON-able verdict records, details, or the error's text."""
+        text = json.dumps(payload, ensure_ascii=False, default=str)
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)", (self.run_id, key, text))
+
+    async def wait(self, key: str, owner: int) -> dict[str, Any] | None:
+        """The owner's outcome of `key`, once it is there; None when the owner did not plan it, died,
+        or never announced a plan (then the caller computes it)."""
+        started = time.monotonic()
+        while True:
+            with self._lock:
+                row = self._db.execute("SELECT payload FROM outcomes WHERE run_id = ? AND key = ?",
+                                       (self.run_id, key)).fetchone()
+                plan = self._db.execute("SELECT pid FROM plans WHERE run_id = ? AND worker = ?",
+                                        (self.run_id, owner)).fetchone()
+                planned = self._db.execute("SELECT 1 FROM planned WHERE run_id = ? AND key = ?",
+                                           (self.run_id, key)).fetchone()
+            if row is not None:
+                return dict(json.loads(row[0]))
+            if plan is None:
+                if time.monotonic() - started > ANNOUNCE_TIMEOUT_S:
+                    return None
+            elif planned is None or not _alive(plan[0]):
+                return None
+            await asyncio.sleep(POLL_S)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process of this machine still runs (xdist's local workers are all on it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -147,6 +147,14 @@ def test_geval_samples_when_the_provider_gives_no_logprobs(bound, openai_server)
     assert rated.result.samples == 4
 
 
+def test_geval_with_logprobs_but_no_score_is_unscored_not_twenty_samples(bound, openai_server):
+    openai_server.reply = lambda body, i: "The response is natural and engaging."
+    jury, recorded = bound()
+    rated = jury.engine.run(jury.geval("text", criterion="Naturalness", steps="Read, rate.", n=20))
+    assert not rated.scored and rated.error == "unparseable: no score on the scale with logprobs at its token"
+    assert len(openai_server.requests) == 1  # no fallback to n samples: the provider does give logprobs
+
+
 def test_ask_returns_a_roles_plain_answer(bound, openai_server):
     openai_server.reply = lambda body, i: f"  answer to {last_user(body)}  "
     jury, recorded = bound(roles={"candidate": f"openai:c;base_url={openai_server.base_url}"})

@@ -25,11 +25,12 @@ from llmjury.judging import JudgeAnswer, JudgeRuns, ask_judge
 from llmjury.jury import Jury
 from llmjury.majority import Majority, robust_verdict
 from llmjury.prompts import RenderedPrompt
+from llmjury.quotes import unquoted
 from llmjury.verdicts import JudgeConfig, Verdict
 
 #: The family a test's judge calls record under when the run defines no other (see `llmjury.custom`).
 CUSTOM = "custom"
-CHOICE_PARSER = "core-choice/1"
+CHOICE_PARSER = "core-choice/2"
 SCORE_PARSER = "core-structured/1"
 GEVAL_PARSER = "core-geval/1"
 
@@ -102,10 +103,12 @@ class RubricScore(BaseModel):
 
 # -- building blocks for families ------------------------------------------------------------------
 def parse_choice(text: str) -> str:
-    """`A`, `B` or `tie` after the last `###` (the first one named there wins)."""
-    if "###" not in text:
+    """`A`, `B` or `tie` after the last `###` the judge wrote itself (the first one named there
+    wins); quoted text, such as a fake `### A` in an answer the judge quotes, is not read."""
+    own = unquoted(text)
+    if "###" not in own:
         raise JudgeParseError(CHOICE_PARSER, text, 'no final decision after "###"')
-    found = _CHOICE.search(text.rsplit("###", 1)[1])
+    found = _CHOICE.search(own.rsplit("###", 1)[1])
     if found is None:
         raise JudgeParseError(CHOICE_PARSER, text, 'no A, B or tie after "###"')
     return found.group(1).lower()
@@ -251,6 +254,7 @@ class GEvalScoring:
     prompt_tokens: int
     completion_tokens: int
     cached: bool
+    latency_s: float = 0.0
 
 
 async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: range, *, scoring: Scoring = "auto",
@@ -268,13 +272,16 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
         except ProviderError as exc:
             return GEvalScoring(None, f"call failed: {exc}", [], 0, 0, False)
         sample = completion.samples[0]
-        weighted = logprob_weighted(sample, scale)
-        if weighted is not None or scoring == "logprobs":
+        # Sampling stands in for logprobs only where the provider gives none: an answer that has
+        # logprobs but no readable score is unscored, not 20 more calls.
+        if sample.logprobs or scoring == "logprobs":
+            weighted = logprob_weighted(sample, scale) if sample.problem is None else None
             result = None if weighted is None else GEvalResult(
                 score=weighted[0], method="logprobs", distribution={str(k): v for k, v in weighted[1].items()})
-            error = None if weighted is not None else "unparseable: no score token with logprobs in the answer"
+            error = (None if weighted is not None else sample.problem
+                     or "unparseable: no score on the scale with logprobs at its token")
             return GEvalScoring(result, error, [sample.text], sample.usage.prompt_tokens,
-                                sample.usage.completion_tokens, completion.cached[0])
+                                sample.usage.completion_tokens, completion.cached[0], completion.latency_s)
     request = jury.request(prompt, temperature=temperature, top_p=top_p)
     runs = await ask_judge(jury, family, [request] * n, lambda text: parse_score(text, scale), role=role)
     scores = [a.parsed for a in runs.answers if a.scored]
@@ -284,7 +291,8 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
         result = GEvalResult(score=score, method="sampling", samples=len(runs.answers), parsed=len(scores),
                              distribution={str(k): v for k, v in distribution.items()})
     error = None if scores else next(a.error for a in runs.answers if a.error)
-    return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached)
+    return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached,
+                        runs.latency_s)
 
 
 # -- what a test awaits -----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ def test_seed_score_lines_and_winner_rules():
     assert [winner_from_scores(*s) for s in [(1, 0), (0, 1), (1, 1), (0, 0)]] == \
         ["model_a", "model_b", "tie", "tie (bothbad)"]
     assert score_text("model_b") == "{'model_a': '0', 'model_b': '1'}"
-    with pytest.raises(JudgeParseError, match="arena-score/1"):
+    with pytest.raises(JudgeParseError, match="arena-score/2"):
         parse_scores("Model 1 is better.")
 
 

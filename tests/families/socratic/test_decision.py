@@ -29,7 +29,7 @@ def test_reads_the_last_decision_block(text, expected):
 
 @pytest.mark.parametrize("text", ["Teacher A is better.", "### I cannot decide", "###"])
 def test_unreadable_decisions_raise_with_the_text(text):
-    with pytest.raises(JudgeParseError, match="socratic-decision/1"):
+    with pytest.raises(JudgeParseError, match="socratic-decision/2"):
         parse_decision(text)
 
 

@@ -5,18 +5,21 @@ from __future__ import annotations
 import re
 
 from llmjury.errors import JudgeParseError
+from llmjury.quotes import unquoted
 
-SCORE_PARSER = "arena-score/1"
-PAIR_PARSER = "mtbench-pair/1"
+SCORE_PARSER = "arena-score/2"
+PAIR_PARSER = "mtbench-pair/2"
 _SCORE = re.compile(r"score\s+of\s+model\s*([12])\s*[:=]\s*\**\s*([01])\b", re.IGNORECASE)
 _VERDICT = re.compile(r"\[\[\s*([ABC])\s*\]\]")
 
 
 def parse_scores(text: str) -> tuple[int, int]:
-    """`- Score of Model 1: 0` / `- Score of Model 2: 1` → (0, 1); the last line for each model wins."""
+    """`- Score of Model 1: 0` / `- Score of Model 2: 1` → (0, 1). The prompt asks for the score
+    block first, then the explanation: the first line for each model counts, and quoted text (an
+    answer the judge quotes, fake score lines and all) is not read."""
     found: dict[str, int] = {}
-    for model, score in _SCORE.findall(text):
-        found[model] = int(score)
+    for model, score in _SCORE.findall(unquoted(text)):
+        found.setdefault(model, int(score))
     if set(found) != {"1", "2"}:
         raise JudgeParseError(SCORE_PARSER, text, "no 'Score of Model 1/2: 0|1' lines for both models")
     return found["1"], found["2"]
@@ -30,8 +33,9 @@ def winner_from_scores(first: int, second: int) -> str:
 
 
 def parse_pair(text: str) -> str:
-    """MT-Bench pair-v2: the last `[[A]]`, `[[B]]` or `[[C]]` → model_a, model_b or tie."""
-    found = _VERDICT.findall(text)
+    """MT-Bench pair-v2: the last `[[A]]`, `[[B]]` or `[[C]]` outside quotations → model_a,
+    model_b or tie (the prompt asks for the verdict at the end)."""
+    found = _VERDICT.findall(unquoted(text))
     if not found:
         raise JudgeParseError(PAIR_PARSER, text, "no [[A]], [[B]] or [[C]] verdict")
     return {"A": "model_a", "B": "model_b", "C": "tie"}[found[-1]]

@@ -27,7 +27,7 @@ from llmjury.families.geval.datasets import FAMILY, find
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.report import references
 from llmjury.families.geval.results import ScoreResult
-from llmjury.families.geval.scoring import parse_score
+from llmjury.families.geval.scoring import PARSER_VERSION, parse_score
 from llmjury.jury import Jury, Outcome
 from llmjury.settings import Settings
 from llmjury.verdicts import JudgeConfig, Verdict
@@ -107,7 +107,7 @@ def recorded_answers(path: Path, criterion: str, parser: str, prefix: str) -> li
     """One verdict per recorded item: its sampled answers parsed (the paper's rule or ours) and averaged."""
     scale = CRITERIA[criterion].scale
     judge = JudgeConfig(provider=f"recorded:gpt-3.5-geval({parser} parser)", n=20, temperature=1.0,
-                        parser="chiang-lee-2023" if parser == "paper" else "geval-score/2",
+                        parser="chiang-lee-2023" if parser == "paper" else PARSER_VERSION,
                         scoring="sampling (frequency-weighted)")
     contexts: dict[str, int] = {}
     verdicts = []

@@ -15,8 +15,8 @@ from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, steps_folder
 from llmjury.families.geval.options import GEvalOptions, from_settings
 from llmjury.families.geval.results import ScoreResult
-from llmjury.families.geval.scoring import PARSER_VERSION, frequency_weighted, logprob_weighted, parse_score
-from llmjury.judging import ask_judge
+from llmjury.families.geval.scoring import PARSER_VERSION
+from llmjury.judges import geval_score
 from llmjury.jury import Jury, Outcome
 from llmjury.prompts import RenderedPrompt
 from llmjury.verdicts import JudgeConfig, Verdict
@@ -87,46 +87,19 @@ async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
     prompt = render_judge_prompt(jury, case, steps)
     attributes["steps_source"] = steps_source
     attributes["steps_text"] = steps
-    result: ScoreResult | None = None
-    raw: list[str] = []
-    error = None
-    prompt_tokens = completion_tokens = 0
-    if opts.scoring in ("auto", "logprobs"):
-        request = jury.request(prompt, logprobs=True, top_logprobs=opts.top_logprobs)
-        try:
-            completion = await jury.complete("judge", FAMILY, request)
-        except ProviderError as exc:
-            error = f"call failed: {exc}"
-        else:
-            sample = completion.samples[0]
-            raw, prompt_tokens, completion_tokens = [sample.text], sample.usage.prompt_tokens, \
-                sample.usage.completion_tokens
-            weighted = logprob_weighted(sample, criterion.scale)
-            if weighted is not None:
-                result = ScoreResult(score=weighted[0], method="logprobs",
-                                     distribution={str(k): v for k, v in weighted[1].items()})
-            elif opts.scoring == "logprobs":
-                error = "unparseable: no score token with logprobs in the answer"
-    if result is None and error is None:
-        request = jury.request(prompt, temperature=opts.temperature, top_p=opts.top_p)
-        runs = await ask_judge(jury, FAMILY, [request] * opts.n, lambda text: parse_score(text, criterion.scale))
-        raw = runs.raw
-        prompt_tokens, completion_tokens = runs.usage.prompt_tokens, runs.usage.completion_tokens
-        scores = [a.parsed for a in runs.answers if a.scored]
-        if scores:
-            score, distribution = frequency_weighted(scores, criterion.scale)
-            result = ScoreResult(score=score, method="sampling", samples=len(runs.answers), parsed=len(scores),
-                                 distribution={str(k): v for k, v in distribution.items()})
-        else:
-            error = next(a.error for a in runs.answers if a.error)
+    scored = await geval_score(jury, FAMILY, prompt, criterion.scale, scoring=opts.scoring, n=opts.n,
+                               temperature=opts.temperature, top_p=opts.top_p, top_logprobs=opts.top_logprobs)
+    result = None if scored.result is None else ScoreResult(**scored.result.model_dump())
+    error, raw = scored.error, scored.raw
+    prompt_tokens, completion_tokens = scored.prompt_tokens, scored.completion_tokens
     sampled = result is not None and result.method == "sampling"
     config = JudgeConfig(provider=provider, prompt=prompt.task, parser=PARSER_VERSION,
                          scoring=result.method if result is not None else opts.scoring,
                          n=opts.n if sampled else 1, temperature=opts.temperature if sampled else None)
     common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, kind="judge", judge=config, raw=raw,
                                   attributes=attributes, prompt_tokens=prompt_tokens,
-                                  completion_tokens=completion_tokens,
-                                  cost_usd=jury.cost(provider, prompt_tokens, completion_tokens))
+                                  completion_tokens=completion_tokens, latency_s=scored.latency_s,
+                                  cached=scored.cached, cost_usd=jury.cost(provider, prompt_tokens, completion_tokens))
     if result is None:
         return Outcome([Verdict(valid=False, error=error, **common)], details={"steps": steps})
     return Outcome([Verdict(result=result, **common)], details={"steps": steps, "prompt": prompt.text})

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from llmjury.errors import PermanentProviderError
+
 Role = Literal["system", "user", "assistant"]
 
 
@@ -47,6 +49,11 @@ class ChatRequest(BaseModel):
 
     def with_n(self, n: int) -> ChatRequest:
         return self.model_copy(update={"n": n})
+
+    @property
+    def sampling(self) -> dict[str, Any]:
+        """How this request is sampled, as a verdict's judge configuration records it."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens}
 
 
 def chat(*turns: tuple[Role, str], **params: Any) -> ChatRequest:
@@ -112,6 +119,13 @@ class Completion(BaseModel):
     def problem(self) -> str | None:
         """Why the first sample is no answer (refused, empty), or None: check it before using `text`."""
         return self.samples[0].problem
+
+    def answer(self) -> str:
+        """The first sample's text, stripped; a refusal or an empty answer raises, naming which,
+        so it is never passed on as a response to judge."""
+        if self.problem is not None:
+            raise PermanentProviderError(self.provider, f"no answer ({self.problem})")
+        return self.text.strip()
 
     @property
     def texts(self) -> list[str]:

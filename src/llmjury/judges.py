@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -255,6 +255,7 @@ class GEvalScoring:
     completion_tokens: int
     cached: bool
     latency_s: float = 0.0
+    sampling: dict[str, Any] = field(default_factory=dict)
 
 
 async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: range, *, scoring: Scoring = "auto",
@@ -270,7 +271,7 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
         try:
             completion = await jury.complete(role, family, request)
         except ProviderError as exc:
-            return GEvalScoring(None, f"call failed: {exc}", [], 0, 0, False)
+            return GEvalScoring(None, f"call failed: {exc}", [], 0, 0, False, sampling=request.sampling)
         sample = completion.samples[0]
         # Sampling stands in for logprobs only where the provider gives none: an answer that has
         # logprobs but no readable score is unscored, not 20 more calls.
@@ -281,7 +282,8 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
             error = (None if weighted is not None else sample.problem
                      or "unparseable: no score on the scale with logprobs at its token")
             return GEvalScoring(result, error, [sample.text], sample.usage.prompt_tokens,
-                                sample.usage.completion_tokens, completion.cached[0], completion.latency_s)
+                                sample.usage.completion_tokens, completion.cached[0], completion.latency_s,
+                                request.sampling)
     request = jury.request(prompt, temperature=temperature, top_p=top_p)
     runs = await ask_judge(jury, family, [request] * n, lambda text: parse_score(text, scale), role=role)
     scores = [a.parsed for a in runs.answers if a.scored]
@@ -292,7 +294,7 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                              distribution={str(k): v for k, v in distribution.items()})
     error = None if scores else next(a.error for a in runs.answers if a.error)
     return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached,
-                        runs.latency_s)
+                        runs.latency_s, request.sampling)
 
 
 # -- what a test awaits -----------------------------------------------------------------------------
@@ -374,12 +376,15 @@ class BoundJury(Jury):
         self.case_id, self.name, self.test, self.family = case_id, name, test, family
 
     async def ask(self, role: str, prompt: str, *, system: str | None = None, **params: Any) -> str:
-        """A role's plain answer to `prompt` (a provider error raises: there is nothing to judge)."""
+        """A role's plain answer to `prompt`, sampled as generation.toml's `core/ask` entry says unless
+        `params` say otherwise. A failed call, a refusal or an empty answer raises a ProviderError
+        naming the cause: there is nothing to judge, and the test fails saying why."""
         messages = [Message(role="user", content=prompt)]
         if system is not None:
             messages.insert(0, Message(role="system", content=system))
-        completion = await self.complete(role, self.family, ChatRequest(messages=tuple(messages), **params))
-        return completion.text.strip()
+        request = ChatRequest(messages=tuple(messages), task="core/ask", **{**self.prompts.generation("core/ask"),
+                                                                             **params})
+        return (await self.complete(role, self.family, request)).answer()
 
     async def compare(self, a: str, b: str, *, criteria: str, question: str = "", runs: int | None = None,
                       name: str | None = None) -> Comparison:
@@ -392,7 +397,7 @@ class BoundJury(Jury):
         judged = await pairwise(self, self.family, a, b, template="core/compare.j2", orders=orders,
                                 variables={"criteria": criteria, "question": question})
         config = JudgeConfig(provider=judged.answers.provider, prompt=judged.prompt, runs=len(judged.runs),
-                             parser=CHOICE_PARSER)
+                             parser=CHOICE_PARSER, **judged.answers.sampling)
         verdict = self._verdict("compare", config, judged.result(), judged.error, judged.answers.verdict_fields(self),
                                 name, criteria=criteria)
         return Comparison(verdict)
@@ -415,7 +420,8 @@ class BoundJury(Jury):
 
         runs = await structured(self, self.family, prompt, output, check=in_scale)
         (parsed,) = runs.answers
-        config = JudgeConfig(provider=runs.provider, prompt=prompt.task, parser=SCORE_PARSER, scoring="rubric")
+        config = JudgeConfig(provider=runs.provider, prompt=prompt.task, parser=SCORE_PARSER, scoring="rubric",
+                             **runs.sampling)
         result = None
         if parsed.scored:
             result = ScoreResult(score=float(parsed.parsed.score), low=low, high=high,
@@ -437,8 +443,7 @@ class BoundJury(Jury):
         scored = await geval_score(self, self.family, prompt, range(low, high + 1), scoring=scoring, n=n)
         method = scored.result.method if scored.result else scoring
         config = JudgeConfig(provider=self.label("judge", self.family), prompt=prompt.task, parser=GEVAL_PARSER,
-                             scoring=method, n=n if method == "sampling" else 1,
-                             temperature=1.0 if method == "sampling" else None)
+                             scoring=method, n=n if method == "sampling" else 1, **scored.sampling)
         usage = {"raw": scored.raw, "prompt_tokens": scored.prompt_tokens,
                  "completion_tokens": scored.completion_tokens, "cached": scored.cached,
                  "cost_usd": self.cost(config.provider, scored.prompt_tokens, scored.completion_tokens)}

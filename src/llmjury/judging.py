@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from llmjury.chat import ChatRequest, Usage
@@ -42,6 +42,8 @@ class JudgeRuns:
     provider: str
     usage: Usage
     latency_s: float
+    #: The requests' temperature and max_tokens, for the verdict's judge configuration.
+    sampling: dict[str, Any] = field(default_factory=dict)
 
     @property
     def raw(self) -> list[str]:
@@ -57,7 +59,8 @@ class JudgeRuns:
         """Several jurors' runs as one: answers in order, usage summed, the slowest latency."""
         return cls(answers=[a for part in parts for a in part.answers], provider=provider,
                    usage=sum((part.usage for part in parts), Usage()),
-                   latency_s=max((part.latency_s for part in parts), default=0.0))
+                   latency_s=max((part.latency_s for part in parts), default=0.0),
+                   sampling=parts[0].sampling if parts else {})
 
     def verdict_fields(self, jury: Jury) -> dict[str, Any]:
         """What a verdict records about these runs: raw answers, tokens, estimated cost, latency, cache."""
@@ -142,4 +145,5 @@ async def ask_judge(
     totals = await asyncio.gather(*(ask_group(runs) for runs in groups.values()))
     usage = sum((u for u, _ in totals), Usage())
     latency = max((lat for _, lat in totals), default=0.0)
-    return JudgeRuns(answers=[a for a in answers if a is not None], provider=label, usage=usage, latency_s=latency)
+    return JudgeRuns(answers=[a for a in answers if a is not None], provider=label, usage=usage, latency_s=latency,
+                     sampling=requests[0].sampling if requests else {})

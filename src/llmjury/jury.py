@@ -54,11 +54,12 @@ class Jury:
         return self.prompts.render(template, **variables)
 
     def request(self, prompt: RenderedPrompt, *, system: RenderedPrompt | None = None, **params: Any) -> ChatRequest:
-        """A one-turn request (optionally with a system prompt) stamped with its template."""
+        """A one-turn request (optionally with a system prompt) stamped with its template and sampled
+        as the template's generation.toml entry says, unless `params` say otherwise."""
         messages = [Message(role="user", content=prompt.text)]
         if system is not None:
             messages.insert(0, Message(role="system", content=system.text))
-        return ChatRequest(messages=tuple(messages), task=prompt.task, **params)
+        return ChatRequest(messages=tuple(messages), task=prompt.task, **{**prompt.generation, **params})
 
     async def complete(self, role: str, family: str, request: ChatRequest) -> Completion:
         return await self.engine.complete(self.spec(role, family), request)

@@ -9,24 +9,33 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jinja2
 import markupsafe
 
+from llmjury.errors import ConfigError
+
 BUNDLED_PROMPTS = Path(__file__).with_name("prompts")
+
+
+GENERATION_FILE = "generation.toml"
+GENERATION_KEYS = frozenset({"temperature", "max_tokens", "top_p"})
 
 
 @dataclass(frozen=True)
 class RenderedPrompt:
-    """A rendered template plus the identity of the template that produced it."""
+    """A rendered template, the identity of the template that produced it, and how its answer is
+    sampled (`generation.toml`: temperature, max_tokens)."""
 
     name: str
     version: str
     text: str
+    generation: dict[str, Any] = field(default_factory=dict)
 
     @property
     def task(self) -> str:
@@ -42,6 +51,7 @@ class PromptLibrary:
         if BUNDLED_PROMPTS.is_dir() and str(BUNDLED_PROMPTS) not in search:
             search.append(str(BUNDLED_PROMPTS))
         self._versions: dict[str, str] = {}
+        self._generation = _generation_tables([Path(d) for d in search])
         self._env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(search),
             undefined=jinja2.StrictUndefined,
@@ -64,7 +74,13 @@ class PromptLibrary:
     def render(self, name: str, **variables: Any) -> RenderedPrompt:
         """Render `name` with `variables`; a missing variable raises instead of rendering blank."""
         template = self._env.get_template(name)
-        return RenderedPrompt(name=name, version=self.version(name), text=template.render(**variables))
+        return RenderedPrompt(name=name, version=self.version(name), text=template.render(**variables),
+                              generation=self.generation(name))
+
+    def generation(self, name: str) -> dict[str, Any]:
+        """How answers to `name` are sampled: the first prompts directory whose generation.toml has
+        an entry for it decides (the project's before the bundled ones)."""
+        return dict(self._generation.get(name, {}))
 
     def render_json(self, name: str, **variables: Any) -> Any:
         """Render a JSON document template (an `http:` request body): every `{{ value }}` is written
@@ -82,6 +98,26 @@ class PromptLibrary:
         if self._json is None:
             self._json = self._env.overlay(finalize=_json_value)
         return self._json
+
+
+def _generation_tables(directories: Sequence[Path]) -> dict[str, dict[str, Any]]:
+    """Every directory's generation.toml, merged per template with the earlier directory winning."""
+    tables: dict[str, dict[str, Any]] = {}
+    for directory in reversed(directories):
+        path = directory / GENERATION_FILE
+        if not path.is_file():
+            continue
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: not a TOML table of prompts ({exc})") from None
+        for template, entry in data.items():
+            unknown = set(entry) - GENERATION_KEYS if isinstance(entry, dict) else {"(not a table)"}
+            if unknown:
+                raise ConfigError(f"{path} [{template}]: unknown keys {sorted(unknown)}; "
+                                  f"use {sorted(GENERATION_KEYS)}")
+            tables[template] = {**tables.get(template, {}), **entry}
+    return tables
 
 
 def _json_value(value: Any) -> Any:

@@ -15,6 +15,7 @@ class JudgeConfig(BaseModel):
     provider: str
     prompt: str = ""
     temperature: float | None = None
+    max_tokens: int | None = None
     n: int = 1
     runs: int = 1
     parser: str = ""

@@ -30,8 +30,9 @@ def options(jury: Jury) -> ArenaOptions:
 async def answer(jury: Jury, opts: ArenaOptions, question: str, model: str) -> str:
     """A model's answer: live from its provider spec, else from the recorded q_and_as files."""
     if is_live(model):
-        request = ChatRequest(messages=(Message(role="user", content=question),), task="arena/question")
-        return (await jury.engine.complete(model, request)).text
+        request = ChatRequest(messages=(Message(role="user", content=question),), task="arena/question",
+                              **jury.prompts.generation("arena/question"))
+        return (await jury.engine.complete(model, request)).answer()
     files = tuple(datasets.answer_files(opts, jury.settings))
     recorded = _answers(files).get(question, {})
     if model not in recorded:
@@ -82,7 +83,8 @@ async def judge_battle(jury: Jury, opts: ArenaOptions, case_id: str, question: s
         votes.append(JurorVote(judge=juror.label, counted_runs=len(counted), consistent=len(set(counted)) == 1,
                                winner=None if not counted else counted[0] if len(set(counted)) == 1 else "tie"))
     merged = JudgeRuns.merged(parts, jury.label("judge", FAMILY))
-    config = JudgeConfig(provider=merged.provider, prompt=requests[0].task, runs=len(merged.answers), parser=parser)
+    config = JudgeConfig(provider=merged.provider, prompt=requests[0].task, runs=len(merged.answers), parser=parser,
+                         **requests[0].sampling)
     common: dict[str, Any] = dict(case_id=case_id, family=FAMILY, kind=BATTLE, judge=config, attributes=attributes,
                                   **merged.verdict_fields(jury))
     decided = [v.winner for v in votes if v.winner is not None]

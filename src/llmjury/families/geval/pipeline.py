@@ -95,7 +95,7 @@ async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
     sampled = result is not None and result.method == "sampling"
     config = JudgeConfig(provider=provider, prompt=prompt.task, parser=PARSER_VERSION,
                          scoring=result.method if result is not None else opts.scoring,
-                         n=opts.n if sampled else 1, temperature=opts.temperature if sampled else None)
+                         n=opts.n if sampled else 1, **scored.sampling)
     common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, kind="judge", judge=config, raw=raw,
                                   attributes=attributes, prompt_tokens=prompt_tokens,
                                   completion_tokens=completion_tokens, latency_s=scored.latency_s,

@@ -55,7 +55,8 @@ async def grade_pair(case: QACase, jury: Jury) -> Outcome:
     request = jury.request(prompt, json_schema=QualityEvaluation.model_json_schema(), schema_name="QualityEvaluation")
     runs = await ask_judge(jury, FAMILY, [request], parse_evaluation, retries=opts.max_retries - 1)
     (answer,) = runs.answers
-    config = JudgeConfig(provider=runs.provider, prompt=request.task, parser=PARSER_VERSION, scoring="rubric")
+    config = JudgeConfig(provider=runs.provider, prompt=request.task, parser=PARSER_VERSION, scoring="rubric",
+                         **request.sampling)
     kind = "grade" if case.label is None else "human_label"
     common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, kind=kind, judge=config, attributes=attributes,
                                   **runs.verdict_fields(jury))

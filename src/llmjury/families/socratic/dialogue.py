@@ -35,7 +35,7 @@ async def teacher_reply(jury: Jury, role: str, turns: list[Turn], seed: int | No
     """The plainly prompted Socratic teacher (the seed's baseline and data-collection teacher)."""
     prompt = jury.render("socratic/teacher_baseline.j2", dialogue_history=history(turns))
     completion = await jury.complete(role, NAME, jury.request(prompt, seed=seed))
-    return completion.text.strip()
+    return completion.answer()
 
 
 async def generate_dialogue(jury: Jury, plan: DialoguePlan) -> list[Turn]:
@@ -46,7 +46,7 @@ async def generate_dialogue(jury: Jury, plan: DialoguePlan) -> list[Turn]:
             return turns
         prompt = jury.render("socratic/student.j2", persona=plan.persona.describe(), history_str=history(turns))
         student = await jury.complete("student", NAME, jury.request(prompt, seed=plan.seed))
-        turns.append(Turn(STUDENT, student.text.strip()))
+        turns.append(Turn(STUDENT, student.answer()))
 
 
 def cut(turns: list[Turn], student_turns: int) -> list[Turn]:

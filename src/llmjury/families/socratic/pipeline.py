@@ -104,7 +104,7 @@ def to_verdict(case_id: str, kind: str, jury: Jury, judged: Judged, result: Judg
                attributes: dict[str, Any]) -> Verdict:
     """The verdict on one judged pair; unscored, naming the cause, when no judge run counted."""
     config = JudgeConfig(provider=judged.answers.provider, prompt=judged.prompt, runs=len(judged.runs),
-                         parser=PARSER_VERSION)
+                         parser=PARSER_VERSION, **judged.answers.sampling)
     verdict = Verdict(case_id=case_id, family=NAME, kind=kind, judge=config, result=result, attributes=attributes,
                       **judged.answers.verdict_fields(jury))
     if judged.majority is None:
@@ -129,8 +129,8 @@ async def candidate_reply(jury: Jury, turns: list[Turn]) -> str:
     messages = [Message(role="system", content=system.text)] + [
         Message(role="user" if t.speaker == STUDENT else "assistant", content=t.text) for t in turns
     ]
-    completion = await jury.complete("candidate", NAME, ChatRequest(messages=tuple(messages), task=system.task))
-    return completion.text.strip()
+    request = ChatRequest(messages=tuple(messages), task=system.task, **system.generation)
+    return (await jury.complete("candidate", NAME, request)).answer()
 
 
 async def compare(case: SubsetCase, jury: Jury) -> Outcome:

@@ -405,6 +405,8 @@ class JurySession:
         self.records: dict[str, list[dict[str, Any]]] = {}
         self.worker_ledgers: list[dict[str, dict[str, float]]] = []
         self.worker_loading: list[dict[str, Any]] = []
+        #: What providers learned their servers do differently (ignore n, refuse json_schema), by provider.
+        self.adaptations: dict[str, dict[str, str]] = {}
         self.workers = 0
         self._jury: Jury | None = None
         self._planner: Planner | None = None
@@ -518,10 +520,14 @@ class JurySession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         ledger = self._jury.engine.ledger_dict() if self._jury is not None else {}
         loading = merge([*self.config.stash.get(LOADED, []), *self.worker_loading])
+        adaptations = self._jury.engine.adaptations() if self._jury is not None else {}
         if self.is_worker:
+            self.config.workeroutput["llmjury_adaptations"] = adaptations
             self.config.workeroutput["llmjury_ledger"] = ledger
             self.config.workeroutput["llmjury_loading"] = [r.model_dump() for r in loading]
             return
+        for provider, learned in adaptations.items():
+            self.adaptations.setdefault(provider, {}).update(learned)
         records = self.all_records()
         if not records and not any([ledger, *self.worker_ledgers]):
             return
@@ -545,6 +551,7 @@ class JurySession:
             "judge": redact_spec(s.judge), "roles": {role: redact_spec(spec) for role, spec in s.roles.items()},
             "cache_mode": s.cache_mode.value, "seed": s.seed, "judge_runs": s.judge_runs, "sample": s.sample,
             "workers": self.workers or 1, "args": [redact_spec(arg) for arg in self.config.invocation_params.args],
+            "adaptations": self.adaptations,
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -577,6 +584,8 @@ class XdistController:
         if "llmjury_ledger" in output:
             self.session.worker_ledgers.append(output["llmjury_ledger"])
         self.session.worker_loading.extend(output.get("llmjury_loading", []))
+        for provider, learned in output.get("llmjury_adaptations", {}).items():
+            self.session.adaptations.setdefault(provider, {}).update(learned)
 
 
 def gate_exit_status(results: list[GateResult]) -> int:

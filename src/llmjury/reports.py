@@ -105,6 +105,10 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
         lines += [OFFLINE_BANNER, ""]
     lines += [f"- judge: `{run.get('judge')}`; cache: `{run.get('cache_mode')}`; seed: {run.get('seed')}; "
               f"workers: {run.get('workers')}", ""]
+    for provider, learned in (run.get("adaptations") or {}).items():
+        lines.append(f"- `{provider}` adapted to its server: " + "; ".join(f"{k}: {v}" for k, v in learned.items()))
+    if run.get("adaptations"):
+        lines.append("")
     if gates:
         lines += ["## Gates", "", "| status | gate | value | interval | threshold |", "|---|---|---|---|---|"]
         for g in gates:

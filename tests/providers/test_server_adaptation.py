@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from llmjury.chat import chat
 from llmjury.testing import FakeOpenAI, ServerBehaviour
 
@@ -57,3 +59,35 @@ def test_a_server_without_structured_output_gets_the_schema_in_the_prompt(make_e
         assert "response_format" not in last
         assert last["messages"][-1]["content"].startswith("grade it\n\nAnswer with one JSON object")
         assert json.dumps(SCHEMA) in last["messages"][-1]["content"]
+
+
+ADAPTING = """
+import llmjury
+from llmjury import Case, JudgeConfig, Outcome, Verdict
+from llmjury.chat import chat
+
+
+async def judge(case, jury):
+    completion = await jury.complete("judge", "toy", chat(("user", case.id), seed=1).with_n(3))
+    return Outcome([Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider=completion.provider),
+                            raw=completion.texts)])
+
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize([Case(id=f"c{i}", family="toy") for i in range(4)])
+def test_toy(outcome):
+    assert len(outcome.verdict.raw) == 3
+"""
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_what_providers_learned_is_in_the_run_report(pytester, workers):
+    pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark\n")
+    pytester.makepyfile(test_toy=ADAPTING)
+    with FakeOpenAI.llama_cpp(by_seed) as server:
+        result = pytester.runpytest_subprocess("-n", workers, "--llm-judge", f"openai:small;base_url={server.base_url}")
+    result.assert_outcomes(passed=4)
+    run = json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())["run"]
+    assert run["adaptations"] == {"openai:small": {"n": "asked 3 choices, got 1: one call per sample"}}
+    assert "`openai:small` adapted to its server: n: asked 3 choices" in \
+        (pytester.path / "reports" / "latest" / "summary.md").read_text()

@@ -121,3 +121,14 @@ def test_replay_of_a_runs_seed_battle_records_reproduces_its_leaderboard(tmp_pat
     assert board["battles"] == 36
     assert {m: round(r["value"], 6) for m, r in board["rating"].items()} == \
         {m: round(r.value, 6) for m, r in section.rating.items()}
+
+
+def test_replay_shows_what_loading_left_out(tmp_path, capsys):
+    rows = [*PAIRS, {**PAIRS[0], "id": "empty", "answer_b": ""}]
+    (tmp_path / "judged.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["replay", "arena", str(tmp_path / "judged.jsonl"), "--option", "pairs_name=mine",
+                 "--name", "again", "--out", str(tmp_path / "out")]) == 0
+    summary = json.loads((tmp_path / "out" / "again" / "summary.json").read_text())
+    (loaded,) = summary["arena"]["loading"]
+    assert loaded["dataset"] == "mine" and sum(loaded["dropped"].values()) == 1
+    assert "left out 1" in capsys.readouterr().out

@@ -73,7 +73,7 @@ def test_geval_report_layout_with_a_judge_beside_the_human_ceiling(snapshot, tmp
             for i in range(12)]
     path = tmp_path / "support.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    section = FAMILY.aggregate(FAMILY.replay(path, GEvalOptions(items_name="support_bot")))
+    section = FAMILY.aggregate(FAMILY.replay(path, GEvalOptions(items_name="support_bot")).verdicts)
     assert FAMILY.markdown(section).split("**Reference figures**")[0] == snapshot
 
 

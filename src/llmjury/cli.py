@@ -60,15 +60,15 @@ def replay(args: argparse.Namespace) -> int:
             raise ConfigError(f"unknown family {args.family!r}; known families: {', '.join(families)}")
         family = families[args.family]
         options = family.parse_options(parse_assignments(args.option, "--option", "pairs_name=my_set"))
-        verdicts = family.replay(args.path, options)
+        replayed = family.replay(args.path, options)
         gates = [Gate.parse(text) for text in args.gate]
     except LLMJuryError as exc:
         print(f"llmjury replay: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE_ERROR)  # as the plugin's start-up checks: a usage error
-    records = [v.record() for v in verdicts]
+    records = [v.record() for v in replayed.verdicts]
     run = {"id": args.name or f"{time.strftime('%Y%m%d-%H%M%S')}-replay-{args.path.stem}",
            "replayed_from": str(args.path), "judge": "recorded", "cache_mode": "none", "seed": None, "workers": 0}
-    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families)
+    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families, replayed.loading)
     results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
     run_dir = write_run(args.out, summary, records, results, families)
     print("\n".join(terminal_lines(summary, results, run_dir, families)))

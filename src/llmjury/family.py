@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
@@ -26,6 +26,7 @@ from llmjury.errors import ConfigError
 if TYPE_CHECKING:
     from llmjury.cases import Case
     from llmjury.jury import Jury, Outcome
+    from llmjury.loading import LoadReport
     from llmjury.providers.offline import Heuristic
     from llmjury.settings import Settings
     from llmjury.verdicts import Verdict
@@ -59,6 +60,15 @@ class Section(BaseModel):
     """Base of a family's aggregate: the figures its report shows, as typed fields."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What `Family.replay` read: the verdicts, and what loading kept and left out (shown in the
+    replayed report as in a run's)."""
+
+    verdicts: list[Verdict]
+    loading: list[LoadReport] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -113,7 +123,7 @@ class Family(abc.ABC):
         """Extra files for the run folder (seed formats, CSVs), by file name."""
         return {}
 
-    def replay(self, path: Path, options: FamilyOptions) -> list[Verdict]:
+    def replay(self, path: Path, options: FamilyOptions) -> Replayed:
         """Verdicts recorded elsewhere (a judge's saved answers), read from `path` without a model
         call, for `llmjury replay`. Families that read no recorded files keep this default."""
         raise ConfigError(f"family {self.name!r} replays no recorded verdict files")

@@ -96,3 +96,15 @@ def test_the_live_judges_swap_consistency_reads_the_same_in_the_section_and_agai
     section = aggregate(pair(1, "tie", "tie (bothbad)", "tie", False) + pair(2, "tie", "tie", "tie", True))
     assert section.swap_consistency.value == section.judge_validity.mine.swap_consistency.value == 0.5
     assert section.judge_validity.mine.correct_both_orders.value == 1.0  # a tie of either kind matches a tie label
+
+
+def test_a_file_with_no_usable_pair_is_an_error_naming_it(tmp_path):
+    from llmjury.errors import DatasetError
+    from llmjury.families.arena import pairs
+
+    (tmp_path / "none.json").write_text("[]")
+    with pytest.raises(DatasetError, match=r"none\.json: empty file|none\.json: no pair to judge"):
+        pairs.load(tmp_path / "none.json", "none")
+    (tmp_path / "blank.jsonl").write_text('{"id": 1, "prompt": "p", "answer_a": "", "answer_b": "b"}\n')
+    with pytest.raises(DatasetError, match=r"blank\.jsonl: no pair to judge \(all 1 left out"):
+        pairs.load(tmp_path / "blank.jsonl", "blank")

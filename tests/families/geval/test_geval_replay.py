@@ -30,7 +30,8 @@ def rated_with_judge(path: Path) -> Path:
 
 
 def test_rated_items_with_recorded_scores_replay_beside_the_ceiling_on_the_same_items(tmp_path):
-    verdicts = FAMILY.replay(rated_with_judge(tmp_path / "support.jsonl"), GEvalOptions(items_name="support_bot"))
+    replayed = FAMILY.replay(rated_with_judge(tmp_path / "support.jsonl"), GEvalOptions(items_name="support_bot"))
+    verdicts = replayed.verdicts
     kinds = {v.kind for v in verdicts}
     assert kinds == {"recorded", "annotator"} and all(isinstance(v.result, ScoreResult) for v in verdicts)
     assert sum(v.kind == "recorded" for v in verdicts) == 12 and sum(v.kind == "annotator" for v in verdicts) == 36
@@ -46,7 +47,8 @@ def test_rated_items_with_recorded_scores_replay_beside_the_ceiling_on_the_same_
 
 
 def test_unieval_predictions_replay_to_the_published_table():
-    verdicts = FAMILY.replay(FIXTURES / "topical_chat_usr" / "unieval_predictions.json", GEvalOptions())
+    path = FIXTURES / "topical_chat_usr" / "unieval_predictions.json"
+    verdicts = FAMILY.replay(path, GEvalOptions()).verdicts
     section = FAMILY.aggregate(verdicts)
     published = references()["unieval"].rows
     for dimension, (pearson, spearman, kendall) in published.items():
@@ -57,7 +59,8 @@ def test_unieval_predictions_replay_to_the_published_table():
 
 
 def test_chiang_and_lee_answers_replay_with_both_parsers():
-    verdicts = FAMILY.replay(FIXTURES / "closer_look_sample" / "gpt3.5_nat_geval.json", GEvalOptions())
+    path = FIXTURES / "closer_look_sample" / "gpt3.5_nat_geval.json"
+    verdicts = FAMILY.replay(path, GEvalOptions()).verdicts
     providers = {v.judge.provider for v in verdicts}
     assert providers == {"recorded:gpt-3.5-geval(paper parser)", "recorded:gpt-3.5-geval(ours parser)"}
     assert {v.attributes["criterion"] for v in verdicts} == {"naturalness"} and len(verdicts) == 120
@@ -65,12 +68,12 @@ def test_chiang_and_lee_answers_replay_with_both_parsers():
 
 
 def test_a_run_verdicts_file_replays_to_the_same_figures(tmp_path):
-    first = FAMILY.replay(rated_with_judge(tmp_path / "support.jsonl"), GEvalOptions())
+    first = FAMILY.replay(rated_with_judge(tmp_path / "support.jsonl"), GEvalOptions()).verdicts
     saved = tmp_path / "verdicts.jsonl"
     saved.write_text("".join(json.dumps(v.record()) + "\n" for v in first)
                      + json.dumps({"case_id": "x", "family": "arena", "judge": {"provider": "p"}}) + "\n",
                      encoding="utf-8")
-    again = FAMILY.replay(saved, GEvalOptions())
+    again = FAMILY.replay(saved, GEvalOptions()).verdicts
     assert [v.record() for v in again] == [v.record() for v in first]
     assert FAMILY.aggregate(again) == FAMILY.aggregate(first)
 

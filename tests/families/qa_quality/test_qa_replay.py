@@ -49,7 +49,7 @@ def run_files(tmp_path: Path) -> tuple[Path, object]:
 
 def test_a_runs_section_9_files_give_back_its_corpus_figures(run_files):
     folder, section = run_files
-    verdicts = FAMILY.replay(folder, QAOptions(pairs_name="last_run"))
+    verdicts = FAMILY.replay(folder, QAOptions(pairs_name="last_run")).verdicts
     assert sorted(v.case_id for v in verdicts) == ["qa-nlp-g7-1", "qa-nlp-g7-2", "qa-nlp-g7-3", "qa-python-g7-4"]
     again = aggregate(sorted(verdicts, key=lambda v: v.case_id))  # the order the core aggregates in
     assert again.grades == section.grades and again.remove_rate == section.remove_rate

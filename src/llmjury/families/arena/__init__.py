@@ -26,7 +26,7 @@ from llmjury.families.arena.results import (
     PRDReplay,
     RecordedVerdict,
 )
-from llmjury.family import Dataset, Family, FamilyOptions, Pipeline, Result, Section
+from llmjury.family import Dataset, Family, FamilyOptions, Pipeline, Replayed, Result, Section
 from llmjury.providers.offline import Heuristic
 from llmjury.settings import Settings
 from llmjury.verdicts import Verdict
@@ -78,7 +78,7 @@ class Arena(Family):
             paths["answers"] = files[0]
         return paths
 
-    def replay(self, path: Path, options: FamilyOptions) -> list[Verdict]:
+    def replay(self, path: Path, options: FamilyOptions) -> Replayed:
         """Pairwise items with labels or recorded per-order verdicts, seed 002 outcome or record
         files, Chatbot Arena logs or MT-Bench judgements, told apart by their fields."""
         return recorded.read(path, ArenaOptions.model_validate(options.model_dump()))

@@ -110,6 +110,9 @@ def load(path: Path, dataset: str) -> tuple[list[PairItem], LoadReport]:
             verdict_ab=winner(_field(record, "verdict_ab"), "verdict_ab", path, number),
             verdict_ba=winner(_field(record, "verdict_ba"), "verdict_ba", path, number),
             judge=str(_field(record, "judge") or DEFAULT_JUDGE)))
+    if not items:
+        left = f" (all {sum(counter.dropped.values())} left out: {dict(counter.dropped)})" if counter.dropped else ""
+        raise DatasetError(str(path), None, f"no pair to judge{left}")
     return items, counter.report(FAMILY, dataset, path, len(items))
 
 

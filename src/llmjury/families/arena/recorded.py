@@ -17,6 +17,7 @@ from llmjury.families.arena.cases import FAMILY, DatasetFile
 from llmjury.families.arena.layout import records
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.results import HUMAN, RECORDED, HumanLabel, RecordedVerdict, Winner
+from llmjury.family import Replayed
 from llmjury.jury import Jury, Outcome
 from llmjury.verdicts import JudgeConfig, Verdict
 
@@ -93,23 +94,24 @@ def mtbench_verdicts(path: Path, dataset: str) -> list[Verdict]:
     return out
 
 
-def read(path: Path, options: ArenaOptions) -> list[Verdict]:
+def read(path: Path, options: ArenaOptions) -> Replayed:
     """Every recorded verdict in `path`, its format told by its fields; the dataset is named by
-    `arena.pairs_name`, else the file's stem."""
+    `arena.pairs_name`, else the file's stem. Pairwise items come with their load report."""
     dataset = slug(options.pairs_name or path.stem)
     found = records(path)
     first = found[0][1] if found else {}
+    loading = []
     if importers.is_mtbench(first):
         verdicts = mtbench_verdicts(path, dataset)
     elif importers.is_outcome(first):
         verdicts = outcome_verdicts(path, dataset)
     elif pairs.has_pair_fields(first):
-        items, _ = pairs.load(path, dataset)
-        verdicts = pair_verdicts(items, dataset)
+        items, report = pairs.load(path, dataset)
+        verdicts, loading = pair_verdicts(items, dataset), [report]
     else:
         raise DatasetError(str(path), 0, f"not a recorded verdict file: fields {sorted(first)}; expected pairwise "
                                          "items (prompt, answer_a, answer_b, label, verdict_ab, verdict_ba), seed "
                                          "002 outcomes (model_a, model_b, winner) or MT-Bench judgements")
     if not verdicts:
         raise DatasetError(str(path), None, "no verdict to replay: no item has a label or a recorded verdict")
-    return verdicts
+    return Replayed(verdicts, loading)

@@ -14,7 +14,7 @@ from llmjury.families.geval.datasets import FAMILY as NAME
 from llmjury.families.geval.offline import ANSWERS
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.results import DeepevalResult, GEvalSection, ScoreResult
-from llmjury.family import Family, FamilyOptions, Pipeline, Result, Section
+from llmjury.family import Family, FamilyOptions, Pipeline, Replayed, Result, Section
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
@@ -52,10 +52,10 @@ class GEval(Family):
 
         return report.files(verdicts)
 
-    def replay(self, path: Path, options: FamilyOptions) -> list[Verdict]:
+    def replay(self, path: Path, options: FamilyOptions) -> Replayed:
         from llmjury.families.geval import replay
 
-        return replay.read(path, GEvalOptions.model_validate(options.model_dump()))
+        return Replayed(replay.read(path, GEvalOptions.model_validate(options.model_dump())))
 
 
 FAMILY = GEval()

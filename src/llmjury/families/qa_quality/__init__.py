@@ -14,7 +14,7 @@ from llmjury.families.qa_quality.offline import ANSWERS
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.pipeline import course_rules, grade_pair
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, QASection, RulesResult
-from llmjury.family import Dataset, Family, FamilyOptions, Pipeline, Result, Section
+from llmjury.family import Dataset, Family, FamilyOptions, Pipeline, Replayed, Result, Section
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
@@ -50,13 +50,13 @@ class QAQuality(Family):
 
         return report.files(_own(section), verdicts)
 
-    def replay(self, path: Path, options: FamilyOptions) -> list[Verdict]:
+    def replay(self, path: Path, options: FamilyOptions) -> Replayed:
         """Seed 001's section 9 files (a graded course, its removed pairs) as grade verdicts."""
         from llmjury.families.qa_quality.replay import replay
 
         if not isinstance(options, QAOptions):
             raise TypeError(f"qa_quality: expected QAOptions, got {type(options).__name__}")
-        return replay(path, options)
+        return Replayed(replay(path, options))
 
 
 def _own(section: Section) -> QASection:

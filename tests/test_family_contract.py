@@ -172,3 +172,12 @@ def test_a_metric_without_data_keeps_its_none_value_through_the_report(tmp_path)
     assert "note" not in summary["rated"]  # an absent figure is left out
     run_dir = write_run(tmp_path, summary, [record], [], {"rated": family})
     assert "| `rated.rate` | n/a | 0 | wilson |" in (run_dir / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_malformed_data_file_stops_the_run_as_a_usage_error_before_any_test(politeness, workers):
+    (politeness.path / "bad.jsonl").write_text('{"id": 1, "reply": "Please."}\n[1, 2]\n', encoding="utf-8")
+    result = politeness.runpytest_subprocess("-n", workers, "--llm-option", "politeness.replies=bad.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bad.jsonl [[]item 1[]]: expected an object, got list*"])
+    assert "passed" not in result.stdout.str()

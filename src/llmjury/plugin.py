@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import os
 import random
+import re
 import secrets
 import time
 from collections.abc import Callable, Coroutine, Iterable
@@ -202,6 +203,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConfigError as exc:  # the message may quote a spec: never its key
         raise pytest.UsageError(redact_spec(str(exc))) from None
     config.pluginmanager.register(GateSelection(config, gates, families), "llmjury-gate-selection")
+    config.pluginmanager.register(DataErrors(config), "llmjury-data-errors")
     base_urls = (("OPENAI_BASE_URL", "llm_openai_base_url"), ("GOOGLE_GEMINI_BASE_URL", "llm_gemini_base_url"))
     for variable, ini in base_urls:
         if config.getini(ini) and not os.environ.get(variable):
@@ -301,6 +303,34 @@ class GateSelection:
             if hasattr(self.config, "workeroutput"):
                 self.config.workeroutput[STARTUP_ERROR] = str(exc)
             raise pytest.UsageError(str(exc)) from None
+
+
+class DataErrors:
+    """A dataset that cannot be loaded (a malformed record, an unknown label, no usable item) is
+    found while the eval modules generate their cases, at collection. It stops the run as a usage
+    error naming the file, item and cause (exit 4), at any `-n` and before planning makes a call,
+    instead of a collection error that xdist's workers run past. Other collection errors (a test
+    module's own bug) keep pytest's handling."""
+
+    ERROR = re.compile(r"^E\s+(?:llmjury\.errors\.)?(?:DatasetError|ConfigError): (.+)$", re.MULTILINE)
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.errors: list[str] = []
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            found = self.ERROR.findall(str(report.longrepr))
+            if found:
+                self.errors.append(found[-1].strip())
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if self.errors:
+            message = "; ".join(dict.fromkeys(self.errors))
+            if hasattr(self.config, "workeroutput"):
+                self.config.workeroutput[STARTUP_ERROR] = message
+            raise pytest.UsageError(message)
 
 
 class WorkerStartupErrors:

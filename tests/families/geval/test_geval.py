@@ -188,3 +188,33 @@ def test_generated_steps_are_frozen_and_reused_by_later_runs(make_engine, openai
     verdict = later.engine.run(judge_item(cases(count=1)[0], later)).verdict
     cot = [r for r in openai_server.requests[calls:] if r["messages"][-1]["content"].startswith("Evaluate")]
     assert cot == [] and verdict.attributes["steps_text"] == "Reviewed steps."
+
+
+def test_a_run_never_writes_steps_into_the_data_root(make_engine, openai_server, tmp_path):
+    openai_server.reply = reply_by_prompt
+    data_root = tmp_path / "data"
+    (data_root / "geval" / "steps").mkdir(parents=True)
+    engine = make_engine(roles={"judge": f"openai:judge;base_url={openai_server.base_url}"},
+                         cache=tmp_path / "run" / "cache.sqlite", cache_path=tmp_path / "run" / "cache.sqlite",
+                         data_root=data_root)
+    jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+    engine.run(judge_item(cases(count=1)[0], jury))
+    assert list((data_root / "geval" / "steps").rglob("*.txt")) == []
+    (written,) = (tmp_path / "run" / "geval-steps").rglob("response-overall@*.txt")
+    shipped = data_root / "geval" / "steps" / written.parent.name / written.name  # a suite ships it: read first
+    shipped.parent.mkdir(parents=True)
+    shipped.write_text("Shipped steps.\n")
+    written.unlink()
+    later = Jury(make_engine(roles={"judge": f"openai:judge;base_url={openai_server.base_url}"},
+                             cache=tmp_path / "run" / "other.sqlite", cache_path=tmp_path / "run" / "o.sqlite",
+                             data_root=data_root),
+                 engine.settings, PromptLibrary(), PriceTable.load())
+    assert later.engine.run(judge_item(cases(count=1)[0], later)).verdict.attributes["steps_text"] == "Shipped steps."
+
+
+def test_an_empty_answer_is_never_frozen_as_the_rubric(make_engine, openai_server, frozen_dir):
+    openai_server.reply = lambda body, index: "" if body["messages"][-1]["content"].startswith("Evaluate") else "4"
+    jury = jury_for(make_engine, openai_server, frozen_dir)
+    verdict = jury.engine.run(judge_item(cases(count=1)[0], jury)).verdict
+    assert not verdict.valid and "evaluation steps" in verdict.error and "empty answer" in verdict.error
+    assert list(frozen_dir.rglob("*.txt")) == []

@@ -92,3 +92,15 @@ def test_cli_names_the_bad_file_and_item(tmp_path, capsys):
     (tmp_path / "eval3.json").write_bytes(b"\xff\xfe{}")
     with pytest.raises(SystemExit, match=r"eval3\.json: not UTF-8"):
         main(["socratic-aggregate", str(tmp_path / "eval3.json")])
+
+
+def test_with_nothing_scored_the_rates_are_null_and_the_tables_say_n_a():
+    from llmjury.families.socratic.report import tables
+    from llmjury.families.socratic.results import Comparison
+
+    result = robust_summary([{"s1": None, "s2": None}] * 3, ours="chat", baseline="simple-chat")["summary"]
+    assert result["successful_evaluations"] == 0
+    assert result["ours_win_rate"] is None and result["tie_rate"] is None  # n/a, never a 0.0 win rate
+    lines = tables(Comparison.model_validate({"final_verdicts": {"ours": 0, "baseline": 0, "tie": 0},
+                                              "confidence": {"unanimous": 0, "majority": 0, "no_consensus": 0}}))
+    assert "| ours | 0 | n/a |" in lines and "| unanimous | 0 | n/a |" in lines

@@ -65,12 +65,16 @@ def locate(options: GEvalOptions, settings: Settings, name: str) -> Path:
 
 
 def steps_folder(options: GEvalOptions, settings: Settings) -> Path:
-    """Where generated evaluation steps are frozen: the option, the suite's copy, else beside the cache."""
+    """Where generated evaluation steps are frozen: the option, else beside the cache. A run never
+    writes into the data root, whose shipped steps (`shipped_steps`) are only read."""
     if options.frozen_steps:
         return Path(options.frozen_steps)
-    if settings.data_root is not None:
-        return settings.data_root / SHIPPED_STEPS
     return settings.cache_path.parent / STEPS_BESIDE_CACHE
+
+
+def shipped_steps(settings: Settings) -> Path | None:
+    """The frozen steps a suite ships under its data root, read before any are generated."""
+    return None if settings.data_root is None else settings.data_root / SHIPPED_STEPS
 
 
 def load(dataset: str, options: GEvalOptions, settings: Settings) -> tuple[list[DialogueItem], LoadReport]:

@@ -12,7 +12,7 @@ from llmjury.cases import slug
 from llmjury.errors import ProviderError
 from llmjury.families.geval.cases import GEvalCase
 from llmjury.families.geval.criteria import CRITERIA
-from llmjury.families.geval.datasets import FAMILY, steps_folder
+from llmjury.families.geval.datasets import FAMILY, shipped_steps, steps_folder
 from llmjury.families.geval.options import GEvalOptions, from_settings
 from llmjury.families.geval.results import ScoreResult
 from llmjury.families.geval.scoring import PARSER_VERSION
@@ -34,11 +34,14 @@ async def evaluation_steps(jury: Jury, opts: GEvalOptions, task: str, criterion:
     prompt = jury.render("geval/cot.j2", task=task, criterion=criterion, part="line")
     version = hashlib.sha256(prompt.text.encode()).hexdigest()[:12]  # the rendered prompt: includes count too
     judge = slug(jury.label("judge", FAMILY)).replace(":", "_")
-    frozen = steps_folder(opts, jury.settings) / judge / f"{task}-{criterion}@{version}.txt"
-    if frozen.is_file():
-        return frozen.read_text(encoding="utf-8").strip(), f"frozen:{frozen.name}"
+    name = f"{task}-{criterion}@{version}.txt"
+    frozen = steps_folder(opts, jury.settings) / judge / name
+    shipped = shipped_steps(jury.settings)
+    for folder in (frozen.parent, *([shipped / judge] if shipped is not None else [])):
+        if (folder / name).is_file():
+            return (folder / name).read_text(encoding="utf-8").strip(), f"frozen:{name}"
     completion = await jury.complete("judge", FAMILY, jury.request(prompt))
-    steps = completion.text.strip()
+    steps = completion.answer()  # an empty or refused answer raises: it is never frozen as the rubric
     freeze(frozen, steps)
     return frozen.read_text(encoding="utf-8").strip() if frozen.is_file() else steps, f"frozen:{frozen.name}"
 

@@ -209,14 +209,15 @@ def robust_summary(runs: Sequence[dict[str, str | None]], *, total_subsets: int 
             "ours_win_rate": _rate(finals[ours], done),
             "baseline_win_rate": _rate(finals[baseline], done),
             "tie_rate": _rate(finals[TIE], done),
-            "unanimous_agreement_rate": round(confidences["unanimous"] / total, 3) if total else 0.0,
+            "unanimous_agreement_rate": _rate(confidences["unanimous"], total),
         },
         "aggregated_results": aggregated,
     }
 
 
-def _rate(count: int, done: int) -> float:
-    return round(count / done, 3) if done else 0.0
+def _rate(count: int, done: int) -> float | None:
+    """A rate of the seed's JSON; null (not 0.0) when nothing was evaluated."""
+    return round(count / done, 3) if done else None
 
 
 def label(dataset: str) -> str:
@@ -287,14 +288,19 @@ def markdown(section: SocraticSection) -> str:
     return "\n".join(lines)
 
 
+def _ratio(count: int, total: int) -> str:
+    """A table's ratio; n/a, not 0.0%, when nothing was scored."""
+    return f"{count / total:.1%}" if total else "n/a"
+
+
 def tables(part: Comparison) -> list[str]:
     v, c, st = part.final_verdicts or {}, part.confidence or {}, part.sign_test
-    n = sum(v.values()) or 1
+    n = sum(v.values())
     lines = ["| | wins | ratio |", "|---|---|---|"]
-    lines += [f"| {key} | {v[key]} | {v[key] / n:.1%} |" for key in (OURS, BASELINE, TIE)]
-    total = sum(c.values()) or 1
+    lines += [f"| {key} | {v.get(key, 0)} | {_ratio(v.get(key, 0), n)} |" for key in (OURS, BASELINE, TIE)]
+    total = sum(c.values())
     lines += ["", "| verdict confidence | count | ratio |", "|---|---|---|"]
-    lines += [f"| {text} | {c[key]} | {c[key] / total:.1%} |" for key, text in
+    lines += [f"| {text} | {c.get(key, 0)} | {_ratio(c.get(key, 0), total)} |" for key, text in
               (("unanimous", "unanimous"), ("majority", "majority (two agree)"), ("no_consensus", "no consensus"))]
     if st is not None:
         p = "n/a" if st.p_value is None else f"{st.p_value:.3g}"

@@ -57,6 +57,7 @@ def test_a_family_runs_end_to_end_on_a_real_server(family, llama_server, short_p
     tail = result.stdout[-3000:]
     assert "error" not in result.stdout.splitlines()[-1], tail  # no test errored: failures are unscored cases
     assert result.returncode in (0, 1), tail
+    assert (tmp_path / "reports" / "latest" / "summary.json").is_file(), result.stdout[-6000:] + result.stderr[-3000:]
     summary = json.loads((tmp_path / "reports" / "latest" / "summary.json").read_text())
     section = summary[family]
     lines = (tmp_path / "reports" / "latest" / "verdicts.jsonl").read_text().splitlines()

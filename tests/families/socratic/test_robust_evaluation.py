@@ -96,9 +96,10 @@ def test_cli_names_the_bad_file_and_item(tmp_path, capsys):
 
 def test_with_nothing_scored_the_rates_are_null_and_the_tables_say_n_a():
     from llmjury.families.socratic.report import tables
-    from llmjury.families.socratic.results import Comparison
+    from llmjury.families.socratic.results import Comparison, RobustEvaluation
 
-    result = robust_summary([{"s1": None, "s2": None}] * 3, ours="chat", baseline="simple-chat")["summary"]
+    summary = robust_summary([{"s1": None, "s2": None}] * 3, ours="chat", baseline="simple-chat")
+    result = RobustEvaluation.model_validate(summary).summary.model_dump()
     assert result["successful_evaluations"] == 0
     assert result["ours_win_rate"] is None and result["tie_rate"] is None  # n/a, never a 0.0 win rate
     lines = tables(Comparison.model_validate({"final_verdicts": {"ours": 0, "baseline": 0, "tie": 0},

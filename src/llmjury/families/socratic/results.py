@@ -124,10 +124,11 @@ class RobustTotals(_Strict):
     successful_evaluations: int
     final_verdict_distribution: dict[str, int]
     confidence_distribution: dict[str, int]
-    ours_win_rate: float
-    baseline_win_rate: float
-    tie_rate: float
-    unanimous_agreement_rate: float
+    # null when nothing was evaluated: n/a, never a 0.0 win rate
+    ours_win_rate: float | None
+    baseline_win_rate: float | None
+    tie_rate: float | None
+    unanimous_agreement_rate: float | None
 
 
 class RobustEntry(_Strict):

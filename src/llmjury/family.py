@@ -86,6 +86,16 @@ class Dataset:
     default: str | None = None
     formats: tuple[str, ...] = ()
 
+    def path(self, options: FamilyOptions, settings: Settings) -> Path | None:
+        """This run's file or folder: the option's path, else the shipped copy under the data root,
+        else None."""
+        given = getattr(options, self.option, None)
+        if given:
+            return Path(given)
+        if self.default and settings.data_root is not None:
+            return settings.data_root / self.default
+        return None
+
 
 class Family(abc.ABC):
     """One evaluation family. Subclass it, fill the class attributes, and expose one instance."""
@@ -141,14 +151,8 @@ class Family(abc.ABC):
     def dataset_paths(self, options: FamilyOptions, settings: Settings) -> dict[str, Path]:
         """Every dataset file this run reads, by dataset name: the option's path, else the shipped copy
         under the suite's data root (`llm_data`); datasets with neither are left out."""
-        paths: dict[str, Path] = {}
-        for dataset in self.datasets:
-            given = getattr(options, dataset.option, None)
-            if given:
-                paths[dataset.name] = Path(given)
-            elif dataset.default and settings.data_root is not None:
-                paths[dataset.name] = settings.data_root / dataset.default
-        return paths
+        return {dataset.name: path for dataset in self.datasets
+                if (path := dataset.path(options, settings)) is not None}
 
     def result_model(self, kind: str) -> type[Result]:
         try:

@@ -34,12 +34,7 @@ SHIPPED_MRBENCH_NAME = "mrbench"
 
 def find(dataset: Dataset, options: ArenaOptions, settings: Settings) -> Path | None:
     """The dataset's path for this run, or None when neither the option nor a shipped copy names one."""
-    given = getattr(options, dataset.option)
-    if given:
-        return Path(given)
-    if dataset.default and settings.data_root is not None:
-        return settings.data_root / dataset.default
-    return None
+    return dataset.path(options, settings)
 
 
 def require(dataset: Dataset, options: ArenaOptions, settings: Settings) -> Path:

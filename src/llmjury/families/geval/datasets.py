@@ -44,13 +44,7 @@ BY_NAME = {dataset.name: dataset for dataset in DATASETS}
 
 def find(options: GEvalOptions, settings: Settings, name: str) -> Path | None:
     """The file or folder of `name`: the option's path, else the shipped copy under the data root."""
-    dataset = BY_NAME[name]
-    given = getattr(options, dataset.option)
-    if given:
-        return Path(given)
-    if dataset.default and settings.data_root is not None:
-        return settings.data_root / dataset.default
-    return None
+    return BY_NAME[name].path(options, settings)
 
 
 def locate(options: GEvalOptions, settings: Settings, name: str) -> Path:

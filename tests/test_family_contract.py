@@ -62,6 +62,12 @@ def test_an_unknown_option_of_a_user_family_is_a_usage_error(politeness):
     result.stderr.fnmatch_lines(["*unknown option politeness.replys*"])
 
 
+def test_the_readme_family_without_its_data_option_says_which_option_to_set(politeness):
+    result = politeness.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*set --llm-option politeness.replies=FILE*"])
+
+
 def test_a_family_line_that_does_not_import_is_a_usage_error(pytester):
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio\nllm_families = nowhere:FAMILY\n")
     pytester.makepyfile(test_x="def test_x():\n    pass\n")

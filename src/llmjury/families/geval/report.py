@@ -13,9 +13,9 @@ from llmjury.families.geval.results import (
     Agreement,
     Ceiling,
     Correlations,
-    Figure,
     GEvalSection,
     MetaEvaluation,
+    Metric,
     Reference,
     Validity,
 )
@@ -80,13 +80,13 @@ def human_ceiling(meta: dict[str, MetaEvaluation]) -> dict[str, Ceiling]:
 
 def _mean_agreement(views: Sequence[Correlations]) -> Agreement | None:
     kinds = ("pearson", "spearman", "kendall")
-    metrics: dict[str, list[Figure]] = {kind: [getattr(view, kind) for view in views] for kind in kinds}
+    metrics: dict[str, list[Metric]] = {kind: [getattr(view, kind) for view in views] for kind in kinds}
     if not views or any(m.value is None for ms in metrics.values() for m in ms):
         return None
     return Agreement(**{kind: sum(float(m.value or 0.0) for m in ms) / len(ms) for kind, ms in metrics.items()})
 
 
-def _fmt(m: Figure | None) -> str:
+def _fmt(m: Metric | None) -> str:
     if m is None or m.value is None:
         return "n/a"
     if m.low is None or m.high is None:

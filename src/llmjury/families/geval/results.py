@@ -39,17 +39,11 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Figure(Metric):
-    """A correlation; `value` is None where one side is constant. The summary leaves None fields out,
-    so a missing value reads back as None."""
-
-    value: float | None = None
-
 
 class Correlations(_Strict):
-    pearson: Figure
-    spearman: Figure
-    kendall: Figure
+    pearson: Metric
+    spearman: Metric
+    kendall: Metric
 
 
 class PerContext(Correlations):
@@ -86,8 +80,8 @@ class Ceiling(_Strict):
 class Validity(_Strict):
     """A judge's pooled correlation beside the human ceiling for the same target, where there is one."""
 
-    spearman: Figure
-    pearson: Figure
+    spearman: Metric
+    pearson: Metric
     human_ceiling_spearman: float | None = None
     human_ceiling_items: int | None = None
 

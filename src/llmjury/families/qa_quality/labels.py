@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from llmjury.families.qa_quality.results import Figure, JudgeValidity, LabelledGrade
+from llmjury.families.qa_quality.results import JudgeValidity, LabelledGrade, Metric
 from llmjury.stats import metric, proportion
 
 VOCABULARIES: dict[str, tuple[str, ...]] = {
@@ -73,11 +73,11 @@ def agreement_with_labels(dataset: str, graded: Sequence[LabelledGrade]) -> Judg
     bad = [g for g in graded if g.label == worst]
     return JudgeValidity(
         dataset=describe(dataset, labels),
-        spearman_avg_score_vs_label=Figure(**metric(rho.statistic, np.percentile(finite, 2.5) if len(finite) else None,
+        spearman_avg_score_vs_label=Metric(**metric(rho.statistic, np.percentile(finite, 2.5) if len(finite) else None,
                                                     np.percentile(finite, 97.5) if len(finite) else None,
                                                     len(graded), "spearman, item bootstrap")),
-        kendall_avg_score_vs_label=Figure(**metric(tau.statistic, None, None, len(graded), "kendall tau-b")),
+        kendall_avg_score_vs_label=Metric(**metric(tau.statistic, None, None, len(graded), "kendall tau-b")),
         grade_by_label=confusion,
-        remove_precision_for_bad=Figure(**proportion(sum(g.label == worst for g in removed), len(removed))),
-        remove_recall_of_bad=Figure(**proportion(sum(g.grade == "remove" for g in bad), len(bad))),
+        remove_precision_for_bad=Metric(**proportion(sum(g.label == worst for g in removed), len(removed))),
+        remove_recall_of_bad=Metric(**proportion(sum(g.grade == "remove" for g in bad), len(bad))),
     )

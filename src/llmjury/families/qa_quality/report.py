@@ -15,10 +15,10 @@ from llmjury.families.qa_quality.evaluation import DIMENSIONS
 from llmjury.families.qa_quality.labels import agreement_with_labels
 from llmjury.families.qa_quality.results import (
     DimensionMetrics,
-    Figure,
     GradeCounts,
     GradeResult,
     LabelledGrade,
+    Metric,
     PairFigures,
     QASection,
     RuleCounts,
@@ -31,17 +31,17 @@ from llmjury.verdicts import Verdict
 GRADES = ("high", "medium", "low", "remove")
 
 
-def mean_metric(values: list[float]) -> Figure:
+def mean_metric(values: list[float]) -> Metric:
     """A mean with a t interval."""
     if not values:
-        return Figure(**metric(None, None, None, 0, "mean, t interval"))
+        return Metric(**metric(None, None, None, 0, "mean, t interval"))
     arr = np.asarray(values, dtype=float)
     if len(arr) < 2 or arr.std() == 0:
-        return Figure(**metric(arr.mean(), arr.mean(), arr.mean(), len(arr), "mean, t interval"))
+        return Metric(**metric(arr.mean(), arr.mean(), arr.mean(), len(arr), "mean, t interval"))
     from scipy import stats
 
     low, high = stats.t.interval(0.95, len(arr) - 1, loc=arr.mean(), scale=stats.sem(arr))
-    return Figure(**metric(arr.mean(), low, high, len(arr), "mean, t interval"))
+    return Metric(**metric(arr.mean(), low, high, len(arr), "mean, t interval"))
 
 
 def summarize_pairs(graded: Sequence[GradeResult]) -> PairFigures:
@@ -49,8 +49,8 @@ def summarize_pairs(graded: Sequence[GradeResult]) -> PairFigures:
     n = len(graded)
     return PairFigures(
         grades=GradeCounts(**{g: grades[g] for g in GRADES}),
-        remove_rate=Figure(**proportion(grades["remove"], n)),
-        judge_grade_disagreement_rate=Figure(**proportion(sum(g.grade_disagrees for g in graded), n)),
+        remove_rate=Metric(**proportion(grades["remove"], n)),
+        judge_grade_disagreement_rate=Metric(**proportion(sum(g.grade_disagrees for g in graded), n)),
         avg_scores=DimensionMetrics(**{d: mean_metric([getattr(g.scores, d) for g in graded]) for d in DIMENSIONS}),
     )
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from llmjury.families.qa_quality.evaluation import Grade, QualityEvaluation
 from llmjury.family import Metric, Result, Section
@@ -50,15 +48,6 @@ class RulesResult(Result):
     kept: int
 
 
-class Figure(Metric):
-    """A Metric that keeps its empty fields when dumped: the core drops unset section fields with
-    `exclude_none`, which would otherwise strip `value: None` (no data) from a nested metric and leave
-    a summary its own section model cannot read back."""
-
-    @model_serializer(mode="plain")
-    def _every_field(self) -> dict[str, Any]:
-        return {"value": self.value, "low": self.low, "high": self.high, "n": self.n, "method": self.method}
-
 
 class _Part(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -74,17 +63,17 @@ class GradeCounts(_Part):
 class DimensionMetrics(_Part):
     """A mean with its t interval per rubric dimension."""
 
-    completeness: Figure
-    context_independence: Figure
-    technical_accuracy: Figure
+    completeness: Metric
+    context_independence: Metric
+    technical_accuracy: Metric
 
 
 class PairFigures(_Part):
     """The grades of a set of corpus pairs (all, one course, one dataset)."""
 
     grades: GradeCounts
-    remove_rate: Figure
-    judge_grade_disagreement_rate: Figure
+    remove_rate: Metric
+    judge_grade_disagreement_rate: Metric
     avg_scores: DimensionMetrics
 
 
@@ -105,23 +94,23 @@ class JudgeValidity(_Part):
     """The judge's grades of one labelled dataset against its people's labels."""
 
     dataset: str
-    spearman_avg_score_vs_label: Figure
-    kendall_avg_score_vs_label: Figure
+    spearman_avg_score_vs_label: Metric
+    kendall_avg_score_vs_label: Metric
     #: Pairs per judge grade and human label.
     grade_by_label: dict[str, dict[str, int]]
     #: Of the pairs graded `remove`, the share people gave the lowest label (Bad, or remove).
-    remove_precision_for_bad: Figure
+    remove_precision_for_bad: Metric
     #: Of the pairs people gave the lowest label, the share graded `remove`.
-    remove_recall_of_bad: Figure
+    remove_recall_of_bad: Metric
 
 
 class QASection(Section):
     """Corpus figures over every graded pair without a human label (remove rate first: the headline),
     by course and by dataset, the rules' removals, and the judge against people per labelled dataset."""
 
-    remove_rate: Figure | None = None
+    remove_rate: Metric | None = None
     grades: GradeCounts | None = None
-    judge_grade_disagreement_rate: Figure | None = None
+    judge_grade_disagreement_rate: Metric | None = None
     avg_scores: DimensionMetrics | None = None
     rules: RuleCounts | None = None
     token_saving: TokenSaving | None = None

@@ -14,11 +14,11 @@ from llmjury.families.socratic.results import (
     AspectRates,
     Comparison,
     DimensionAgreement,
-    Figure,
     HumanAgreement,
     HumanPreferenceResult,
     JudgedPair,
     JurorAgreement,
+    Metric,
     PairwiseResult,
     RobustEvaluation,
     SignTest,
@@ -33,11 +33,11 @@ HUMAN_SIDE = {OURS: "a", BASELINE: "b", TIE: "tie"}
 Pair = tuple[Verdict, JudgedPair]
 
 
-def _metric(value: dict[str, Any]) -> Figure:
-    return Figure.model_validate(value)
+def _metric(value: dict[str, Any]) -> Metric:
+    return Metric.model_validate(value)
 
 
-def proportion(successes: int, trials: int) -> Figure:
+def proportion(successes: int, trials: int) -> Metric:
     from llmjury.stats import proportion as wilson  # report time only: keeps scipy out of plugin start-up
 
     return _metric(wilson(successes, trials))
@@ -95,14 +95,14 @@ def sign_test(wins: int, losses: int) -> SignTest:
     return SignTest.model_validate(binomial(wins, losses))
 
 
-def by_subject(valid: Sequence[tuple[Verdict, PairwiseResult]]) -> dict[str, Figure]:
+def by_subject(valid: Sequence[tuple[Verdict, PairwiseResult]]) -> dict[str, Metric]:
     groups: dict[str, list[PairwiseResult]] = {}
     for _, r in valid:
         groups.setdefault(str(r.subject), []).append(r)
     return {s: proportion(sum(r.winner == OURS for r in rs), len(rs)) for s, rs in sorted(groups.items())}
 
 
-def position_consistency(results: Sequence[JudgedPair]) -> Figure:
+def position_consistency(results: Sequence[JudgedPair]) -> Metric:
     """Does the preference survive a swap? Agreement over every pair of runs by one juror that
     put the two replies in opposite slots."""
     agree = pairs = 0
@@ -116,7 +116,7 @@ def position_consistency(results: Sequence[JudgedPair]) -> Figure:
     return proportion(agree, pairs)
 
 
-def longer_wins(results: Sequence[JudgedPair]) -> Figure:
+def longer_wins(results: Sequence[JudgedPair]) -> Metric:
     """Among decisive verdicts between replies of different length, how often the longer won."""
     longer = total = 0
     for r in results:
@@ -127,7 +127,7 @@ def longer_wins(results: Sequence[JudgedPair]) -> Figure:
     return proportion(longer, total)
 
 
-def length_controlled(results: Sequence[JudgedPair]) -> Figure:
+def length_controlled(results: Sequence[JudgedPair]) -> Metric:
     """Our win rate had both replies been equally long (ties count half)."""
     import numpy as np
 
@@ -246,7 +246,7 @@ def agreement_with_humans(pairs: Sequence[tuple[Verdict, HumanPreferenceResult]]
     )
 
 
-def agreement(judged: Sequence[tuple[str, str]]) -> dict[str, Figure]:
+def agreement(judged: Sequence[tuple[str, str]]) -> dict[str, Metric]:
     """(judge, people) labels → agreement with ties (three-way), without ties, and the people's tie rate."""
     decisive = [(j, h) for j, h in judged if j != "tie" and h != "tie"]
     return {"agreement_with_ties": proportion(sum(j == h for j, h in judged), len(judged)),
@@ -308,7 +308,7 @@ def tables(part: Comparison) -> list[str]:
     return lines
 
 
-def _pct(metric: Figure) -> str:
+def _pct(metric: Metric) -> str:
     if metric.value is None:
         return "n/a"
     return f"{metric.value:.1%} [{metric.low:.1%}, {metric.high:.1%}] (n={metric.n})"

@@ -7,9 +7,9 @@ people annotated, MRBench).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from llmjury.family import Metric, Result, Section
 
@@ -18,16 +18,6 @@ Confidence = Literal["unanimous", "majority", "no_consensus"]
 HumanLabel = Literal["a", "b", "tie"]
 Source = Literal["simulated", "mathdial", "responses"]
 
-
-class Figure(Metric):
-    """A Metric that keeps `value: null` in `summary.json` (written without None fields), so a figure
-    that could not be computed still shows as n/a and reads back."""
-
-    @model_serializer(mode="wrap")
-    def _keep_value(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        data.setdefault("value", self.value)
-        return data
 
 
 class _Strict(BaseModel):
@@ -105,14 +95,14 @@ class SignTest(_Strict):
 
 
 class AspectRates(_Strict):
-    win_rate: Figure
-    baseline_win_rate: Figure
-    tie_rate: Figure
+    win_rate: Metric
+    baseline_win_rate: Metric
+    tie_rate: Metric
 
 
 class JurorAgreement(_Strict):
-    agreement_with_jury: Figure
-    agreement_with_humans: Figure | None = None
+    agreement_with_jury: Metric
+    agreement_with_humans: Metric | None = None
 
 
 class RobustTotals(_Strict):
@@ -150,28 +140,28 @@ class Comparison(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     dataset: str | None = None
-    win_rate: Figure | None = None
-    baseline_win_rate: Figure | None = None
-    tie_rate: Figure | None = None
-    decisive_win_rate: Figure | None = None
+    win_rate: Metric | None = None
+    baseline_win_rate: Metric | None = None
+    tie_rate: Metric | None = None
+    decisive_win_rate: Metric | None = None
     sign_test: SignTest | None = None
-    unanimous_rate: Figure | None = None
+    unanimous_rate: Metric | None = None
     final_verdicts: dict[str, int] | None = None
     confidence: dict[str, int] | None = None
     counted_runs: dict[str, int] | None = None
-    position_consistency: Figure | None = None
-    longer_wins_rate: Figure | None = None
-    length_controlled_win_rate: Figure | None = None
-    by_subject: dict[str, Figure] | None = None
+    position_consistency: Metric | None = None
+    longer_wins_rate: Metric | None = None
+    length_controlled_win_rate: Metric | None = None
+    by_subject: dict[str, Metric] | None = None
     seed003: RobustEvaluation | None = None
     aspects: dict[str, AspectRates] | None = None
     jury: dict[str, JurorAgreement] | None = None
 
 
 class DimensionAgreement(_Strict):
-    agreement_with_ties: Figure
-    agreement_without_ties: Figure
-    human_tie_rate: Figure
+    agreement_with_ties: Metric
+    agreement_without_ties: Metric
+    human_tie_rate: Metric
 
 
 class HumanAgreement(BaseModel):
@@ -180,11 +170,11 @@ class HumanAgreement(BaseModel):
     model_config = ConfigDict(extra="forbid")
     jury: dict[str, JurorAgreement] | None = None
     dataset: str
-    agreement_with_ties: Figure
-    agreement_without_ties: Figure
-    human_tie_rate: Figure
-    judge_tie_rate: Figure
-    position_consistency: Figure
+    agreement_with_ties: Metric
+    agreement_without_ties: Metric
+    human_tie_rate: Metric
+    judge_tie_rate: Metric
+    position_consistency: Metric
     chance_agreement_with_ties: float | None
     dimensions: list[str]
     by_dimension: dict[str, DimensionAgreement]

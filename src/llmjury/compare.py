@@ -13,7 +13,7 @@ The interval comes from one of two methods, named in each delta's `method`:
   out, paired by leaving the same group out of both runs. It needs no duplicated case ids, which a
   family's aggregate could silently collapse.
 
-Before either, each headline metric is matched to the verdict kind that alone reproduces it (a
+Before the jackknife, each metric is matched to the verdict kind that alone reproduces it (a
 family's other kinds, such as replayed reference data, can cost far more to aggregate), so
 re-aggregation reads only the verdicts that matter.
 """
@@ -148,14 +148,14 @@ def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: 
                                          (baseline, before_ids, baseline_section))]
     now, before = sides
     keys = sorted(set(now.points) | set(before.points))
-    kinds = _relevant_kinds(sides, keys)
-    for side in sides:
-        side.restrict(kinds)
     deltas = _bootstrap(sides, keys, shared, seed) if len(shared) <= MAX_CASE_AGGREGATES else {}
     missing = [key for key in keys if key not in deltas]
     if missing:
         why = "not a mean of per-case values" if len(shared) <= MAX_CASE_AGGREGATES \
             else f"more than {MAX_CASE_AGGREGATES} shared cases"
+        kinds = _relevant_kinds(now, missing)
+        for side in sides:
+            side.restrict(kinds)
         deltas |= _jackknife(sides, missing, shared, seed, why)
     return {key: {"current": _value(now.points.get(key)), "baseline": _value(before.points.get(key)),
                   "delta": deltas[key], **counts} for key in keys}
@@ -179,17 +179,16 @@ class _Side:
             self.verdicts = [v for v in self.verdicts if v.kind in kinds]
 
 
-def _relevant_kinds(sides: Sequence[_Side], keys: Sequence[str]) -> set[str] | None:
-    """The verdict kinds that alone reproduce every headline metric on both runs, or None (all)."""
-    kinds = sorted({v.kind for side in sides for v in side.verdicts})
+def _relevant_kinds(side: _Side, keys: Sequence[str]) -> set[str] | None:
+    """The verdict kinds that, each alone, reproduce these headline metrics on the current run, or None
+    (all kinds). Probed on one run: both runs' figures come from the same family code."""
+    kinds = sorted({v.kind for v in side.verdicts})
     if len(kinds) < 2:
         return None
-    alone = {kind: [_safe(side.leaves, [v for v in side.verdicts if v.kind == kind]) for side in sides]
-             for kind in kinds}
+    alone = {kind: _safe(side.leaves, [v for v in side.verdicts if v.kind == kind]) for kind in kinds}
     needed: set[str] = set()
     for key in keys:
-        found = [kind for kind in kinds
-                 if all(_same(side.points.get(key), leaves.get(key)) for side, leaves in zip(sides, alone[kind]))]
+        found = [kind for kind in kinds if _same(side.points.get(key), alone[kind].get(key))]
         if not found:
             return None
         needed.add(found[0])
@@ -300,8 +299,9 @@ def _delta(value: float | None, low: Any, high: Any, n: int, method: str) -> dic
     return {"value": clean(value), "low": clean(low), "high": clean(high), "n": int(n), "method": method}
 
 
-def comparison_lines(comparison: Mapping[str, Any]) -> list[str]:
-    """The comparison as terminal lines: judge differences, then one line per headline metric."""
+def comparison_lines(comparison: Mapping[str, Any], rows: int = 8) -> list[str]:
+    """The comparison as terminal lines: judge differences, then up to `rows` headline metrics per
+    family, saying how many more `summary.json` holds."""
     lines = [f"compared with baseline {comparison['baseline']}"]
     for diff in comparison["judges_differ"]:
         lines.append(f"  judges differ: {diff['family']} {diff['field']}: "
@@ -309,7 +309,9 @@ def comparison_lines(comparison: Mapping[str, Any]) -> list[str]:
     if not comparison["compared"]:
         lines.append("  not compared: the judges differ (--llm-baseline-allow-judge-change compares them anyway)")
     for name, metrics in comparison["families"].items():
-        for key, row in metrics.items():
+        if len(metrics) > rows:
+            lines.append(f"  {name}: {len(metrics) - rows} more headline metrics under comparison in summary.json")
+        for key, row in list(metrics.items())[:rows]:
             d = row["delta"]
             interval = "" if d["low"] is None else f" [{_fmt(d['low'])}, {_fmt(d['high'])}]"
             lines.append(f"  {name}.{key}: {_fmt(row['baseline'])} -> {_fmt(row['current'])}, "

@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import operator
 import re
+import typing
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -202,10 +203,23 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, Family], *, base
             if split is not None:
                 _check_delta(gate, family, split[1], split[2], baseline)
                 continue
-            known = [*family.section.model_fields, *CORE_KEYS]
+            fields = family.section.model_fields
+            known = [*fields, *CORE_KEYS]
             if path[1] not in known:
                 raise ConfigError(f"gate {gate.text!r}: {family.name} has no metric {path[1]!r}"
                                   f"{_did_you_mean(path[1], known)}")
+            if path[1] in fields and _is_metric(fields[path[1]].annotation) and len(path) > 2 \
+                    and (len(path) > 3 or path[2] not in BOUNDS):
+                after = ".".join(path[2:])
+                raise ConfigError(f"gate {gate.text!r}: after {family.name}.{path[1]} write nothing, .low, .high "
+                                  f"or .delta, not {after!r}{_did_you_mean(after, [*BOUNDS, DELTA])}")
+
+
+def _is_metric(annotation: Any) -> bool:
+    """Is a section field a single metric (`Metric` or `Metric | None`), whose steps we know?"""
+    from llmjury.family import Metric
+
+    return annotation is Metric or Metric in typing.get_args(annotation)
 
 
 def _check_delta(gate: Gate, family: Family, metric: tuple[str, ...], rest: tuple[str, ...], baseline: bool) -> None:

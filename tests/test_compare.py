@@ -200,3 +200,13 @@ def test_compare_verb_checks_delta_gates_on_two_saved_runs(tmp_path, polite, cap
     assert "(did you mean 'delta'?)" in capsys.readouterr().err
     assert main(["compare", str(after), str(tmp_path / "none")]) == 4
     assert "BASELINE" in capsys.readouterr().err
+
+
+def test_runs_with_no_case_in_common_count_them_and_compare_nothing(polite):
+    current = records(polite, {f"a{i}": True for i in range(5)})
+    baseline = records(polite, {f"b{i}": True for i in range(7)})
+    row = compare(polite, current, baseline)["families"]["polite"]["polite_rate"]
+    assert (row["shared_cases"], row["only_current"], row["only_baseline"]) == (0, 5, 7)
+    assert row["delta"]["value"] is None and row["delta"]["method"] == "no shared cases"
+    assert Gate.parse("polite.polite_rate.delta>=-0.02").check({"comparison": compare(
+        polite, current, baseline)}).status == "fail"

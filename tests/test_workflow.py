@@ -80,7 +80,8 @@ def test_the_workflow_keeps_main_as_the_baseline_and_compares_pull_requests_with
                                                        ".github/scripts/evals.sh compare")
     download = runs["Download main's baseline (verdicts and cache)"]
     upload = runs["Upload the baseline"]
-    assert "--name llmjury-baseline --dir baseline" in download[1] and download[0] == "github.event_name == 'pull_request'"
+    assert download[0] == "github.event_name == 'pull_request'"
+    assert "--name llmjury-baseline --dir baseline" in download[1]
     assert upload[2] == {"name": "llmjury-baseline", "path": "baseline/", "retention-days": 90}
     for gate in workflow["env"]["LLMJURY_GATES"].split():
         assert ".delta" in gate

@@ -148,6 +148,9 @@ def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: 
                                          (baseline, before_ids, baseline_section))]
     now, before = sides
     keys = sorted(set(now.points) | set(before.points))
+    if not shared:
+        return {key: {"current": None, "baseline": None,
+                      "delta": _delta(None, None, None, 0, "no shared cases"), **counts} for key in keys}
     deltas = _bootstrap(sides, keys, shared, seed) if len(shared) <= MAX_CASE_AGGREGATES else {}
     missing = [key for key in keys if key not in deltas]
     if missing:
@@ -167,7 +170,7 @@ class _Side:
     def __init__(self, family: Family, verdicts: list[Verdict], saved: Mapping[str, Any] | None) -> None:
         self.family = family
         self.verdicts = verdicts
-        self.points = headline_leaves(saved, family.headline) if saved is not None else self.leaves(verdicts)
+        self.points = headline_leaves(saved, family.headline) if saved is not None else _safe(self.leaves, verdicts)
 
     def leaves(self, verdicts: Sequence[Verdict]) -> Leaves:
         """The headline metrics of these verdicts, through the family's own aggregate."""
@@ -199,7 +202,7 @@ def _safe(aggregate: Any, verdicts: Sequence[Verdict]) -> Leaves:
     """A family's aggregate may refuse a subset (too few models, no data of a kind): no figures then."""
     try:
         return aggregate(verdicts)
-    except Exception:  # noqa: BLE001 - any failure of a family's aggregate on a subset means "no figure"
+    except Exception:  # any failure of a family's aggregate on a subset means "no figure"
         return {}
 
 
@@ -234,7 +237,7 @@ def _bootstrap(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str
     weights = rng.multinomial(len(shared), np.full(len(shared), 1 / len(shared)), size=RESAMPLES).astype(float)
     deltas = {}
     for key in keys:
-        if not all(_additive(side.points.get(key), t[key]) for side, t in zip(sides, totals)):
+        if not all(_additive(side.points.get(key), t[key]) for side, t in zip(sides, totals, strict=True)):
             continue
         (num_a, n_a), (num_b, n_b) = totals[0][key], totals[1][key]
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from polite import FAMILY, Question, judge
+
 import llmjury
 from llmjury.plugin import options_of
-from polite import FAMILY, Question, judge
 
 
 def pytest_generate_tests(metafunc):

@@ -210,3 +210,12 @@ def test_runs_with_no_case_in_common_count_them_and_compare_nothing(polite):
     assert row["delta"]["value"] is None and row["delta"]["method"] == "no shared cases"
     assert Gate.parse("polite.polite_rate.delta>=-0.02").check({"comparison": compare(
         polite, current, baseline)}).status == "fail"
+
+
+def test_a_baseline_record_the_family_cannot_read_is_named_and_the_rest_is_kept(polite):
+    current = records(polite, {f"q{i:02d}": True for i in range(10)})
+    baseline = [dict(r, kind="retired") if r["case_id"] == "q03" else r for r in current]
+    other = {**baseline[0], "family": "toy"}  # a family the run does not know: left out, not an error
+    comparison = compare_runs(current, SavedRun(Path("old"), [*baseline, other], None), {"polite": polite.FAMILY})
+    assert comparison["families"] == {}
+    assert "no verdict kind 'retired'" in comparison["errors"]["polite"]

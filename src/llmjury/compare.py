@@ -26,7 +26,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
+from llmjury.errors import LLMJuryError
 from llmjury.family import Family
 from llmjury.saved import SavedRun
 from llmjury.verdicts import Verdict
@@ -120,9 +122,12 @@ def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families
             continue
         mine = [r for r in current if r["family"] == name]
         theirs = [r for r in baseline.records if r["family"] == name]
-        section["families"][name] = compare_family(
-            family, mine, theirs, seed=seed,
-            current_section=(current_summary or {}).get(name), baseline_section=(baseline.summary or {}).get(name))
+        try:
+            section["families"][name] = compare_family(
+                family, mine, theirs, seed=seed, current_section=(current_summary or {}).get(name),
+                baseline_section=(baseline.summary or {}).get(name))
+        except (LLMJuryError, ValidationError) as exc:  # a record the family cannot read: named, the rest kept
+            section.setdefault("errors", {})[name] = f"{name} not compared: {exc}"
     return section
 
 
@@ -309,6 +314,7 @@ def comparison_lines(comparison: Mapping[str, Any], rows: int = 8) -> list[str]:
     for diff in comparison["judges_differ"]:
         lines.append(f"  judges differ: {diff['family']} {diff['field']}: "
                      f"{diff['current'] or '-'} now, {diff['baseline'] or '-'} in the baseline")
+    lines += [f"  {message}" for message in comparison.get("errors", {}).values()]
     if not comparison["compared"]:
         lines.append("  not compared: the judges differ (--llm-baseline-allow-judge-change compares them anyway)")
     for name, metrics in comparison["families"].items():

@@ -195,7 +195,7 @@ def test_compare_verb_checks_delta_gates_on_two_saved_runs(tmp_path, polite, cap
     assert main(["compare", str(after), str(before), *gate, "--out", str(out)]) == GATE_FAILED_EXIT
     written = json.loads((out / "latest" / "summary.json").read_text())
     assert written["comparison"]["families"]["polite"]["polite_rate"]["delta"]["value"] == pytest.approx(-1 / 3)
-    assert "polite.polite_rate: 1 -> 0.667" in capsys.readouterr().out
+    assert "polite.polite_rate: 1 -> 0.6667" in capsys.readouterr().out
     assert main(["compare", str(after), str(before), "--gate", "polite.polite_rate.detla>=0"]) == 4
     assert "(did you mean 'delta'?)" in capsys.readouterr().err
     assert main(["compare", str(after), str(tmp_path / "none")]) == 4

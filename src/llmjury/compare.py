@@ -330,4 +330,4 @@ def comparison_lines(comparison: Mapping[str, Any], rows: int = 8) -> list[str]:
 
 
 def _fmt(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.3g}"
+    return "n/a" if x is None else f"{x:.4g}"

@@ -139,6 +139,7 @@ def summary(project: pytest.Pytester) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--llm-baseline", "nowhere"], "*--llm-baseline nowhere: no such run folder or verdicts.jsonl file*"),
+    (["-o", "llm_baseline=gone"], "*ini llm_baseline gone: no such run folder or verdicts.jsonl file*"),
     (["--llm-gate", "polite.polite_rate.delta>=-0.02"],
      "*polite.polite_rate.delta>=-0.02*a difference needs a baseline run: give --llm-baseline PATH*"),
     (["--llm-gate", "polite.polite_rat>=0.5"], "*polite has no metric 'polite_rat' (did you mean 'polite_rate'?)*"),

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from llmjury.family import Metric, Result, Section
+from llmjury.majority import Confidence
 
 Winner = Literal["model_a", "model_b", "tie", "tie (bothbad)"]
 Order = Literal["ab", "ba"]
@@ -49,7 +50,8 @@ class BattleResult(Result):
     winner: Winner | None = None
     consistent: bool = True
     counted_runs: int = 0
-    confidence: float | None = None
+    confidence: Confidence | None = None
+    """A jury's agreement over its jurors' votes (one judge records none)."""
     jurors: list[JurorVote] | None = None
     runs: list[OrderRun] = Field(default_factory=list)
 

@@ -151,3 +151,19 @@ def test_seed_files_hold_one_datasets_battles_judged_in_this_run():
         == ["s1", "s2"]
     assert {name.split("/")[2] for name in written if name.startswith("arena/cache/")} == {"mtbench", "mine"}
     assert len(pd.read_csv(pd.io.common.StringIO(written["arena/cache/mtbench/battle_records.csv"]))) == 3
+
+
+def test_leaderboard_files_of_a_recorded_judge_or_a_jury_have_no_colon_in_their_name():
+    def recorded(case_id, provider, a, b, winner):
+        return FAMILY.typed({"case_id": case_id, "family": "arena", "kind": "recorded", "judge": {"provider": provider},
+                             "result": {"winner": winner}, "attributes": {
+                                 "dataset": "prd", "question": case_id, "question_index": 0, "model_a": a,
+                                 "model_b": b}})
+
+    battles = [("m1", "m2", "model_a"), ("m2", "m3", "model_b"), ("m1", "m3", "tie")]
+    verdicts = [recorded(f"q{i}-{who}", provider, *battle) for who, provider in
+                (("gpt4", "recorded:prd-gpt4"), ("jury", "jury(openai:gpt-4o, gemini:flash)"))
+                for i, battle in enumerate(battles)]
+    leaderboards = sorted(name for name in files(aggregate(verdicts), verdicts) if "leaderboard_" in name)
+    assert leaderboards == ["arena/leaderboard_prd_jury_openai_gpt-4o_gemini_flash.csv",
+                            "arena/leaderboard_prd_recorded_prd-gpt4.csv"]

@@ -191,4 +191,8 @@ def test_a_jury_judges_a_battle_and_records_each_jurors_vote(tmp_path, make_engi
     assert [(v.judge, v.winner, v.counted_runs) for v in verdict.result.jurors] == [
         (f"openai:judge#{n}", winner, 2) for n in (1, 2, 3)]
     assert len(verdict.result.runs) == 6 and verdict.judge.provider.startswith("jury(")
-    assert FAMILY.typed(verdict.record()).result == verdict.result
+    typed = FAMILY.typed(verdict.record())
+    assert typed.result == verdict.result
+    jury = aggregate([typed]).jury
+    assert sorted(jury) == [f"openai:judge#{n}" for n in (1, 2, 3)]
+    assert (jury["openai:judge#1"].agreement_with_jury.value, jury["openai:judge#1"].agreement_with_jury.n) == (1.0, 1)

@@ -48,7 +48,6 @@ from llmjury.families.arena.results import (
     BattleResult,
     HumanComparison,
     JudgeValidity,
-    JurorAgreement,
     Leaderboard,
     LLMBarFigures,
     LLMBarReplay,
@@ -57,7 +56,7 @@ from llmjury.families.arena.results import (
     SelfPreference,
 )
 from llmjury.family import Metric
-from llmjury.jurors import juror_agreement
+from llmjury.jurors import JuryDecision, juror_agreement
 from llmjury.stats import metric
 from llmjury.verdicts import Verdict
 
@@ -252,13 +251,12 @@ def aggregate(verdicts: Verdicts) -> ArenaSection:
         validity.llmbar = llmbar_section(llmbar)
     if validity.model_dump(exclude_none=True):
         section.judge_validity = validity
-    juried = [v for name in judged for v in groups[name] if isinstance(v.result, BattleResult) and v.result.jurors]
+    juried = [JuryDecision(v.case_id, v.result.winner, tuple((j.judge, j.winner) for j in v.result.jurors))
+              for name in judged for v in groups[name] if isinstance(v.result, BattleResult) and v.result.jurors]
     if juried:
         humans = {case: w for name in groups if name.endswith("/human") for case, w in
                   agreement.winners(groups[name]).items()}
-        records = [{"case_id": v.case_id, "result": v.result.model_dump()} for v in juried if v.result is not None]
-        section.jury = {name: JurorAgreement.model_validate(figures)
-                        for name, figures in juror_agreement(records, humans or None).items()}
+        section.jury = juror_agreement(juried, humans or None)
     return section
 
 

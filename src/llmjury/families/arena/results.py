@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from llmjury.family import Metric, Result, Section
+from llmjury.jurors import JurorAgreement
 from llmjury.majority import Confidence
 
 Winner = Literal["model_a", "model_b", "tie", "tie (bothbad)"]
@@ -192,11 +193,6 @@ class JudgeValidity(BaseModel):
 class SelfPreference(BaseModel):
     model: str
     own_battles_win_rate: Metric
-
-
-class JurorAgreement(BaseModel):
-    agreement_with_jury: Metric
-    agreement_with_humans: Metric | None = None
 
 
 class ArenaSection(Section):

@@ -34,7 +34,8 @@ def test_geval_scores_through_our_openai_provider(openai_server, make_engine):
                              case_id="q1", family="toy")
     assert verdict.valid and isinstance(verdict.result, MetricResult) and verdict.kind == "metric"
     assert verdict.result.score == pytest.approx(0.8)
-    assert (verdict.result.success, verdict.result.threshold, verdict.result.metric) == (True, 0.5, "Helpfulness [GEval]")
+    result = verdict.result
+    assert (result.success, result.threshold, result.metric) == (True, 0.5, "Helpfulness [GEval]")
     assert verdict.raw == ["Addresses the question."]
     sent = openai_server.requests[0]
     assert sent["response_format"]["type"] == "json_schema"

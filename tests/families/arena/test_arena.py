@@ -196,3 +196,20 @@ def test_a_jury_judges_a_battle_and_records_each_jurors_vote(tmp_path, make_engi
     jury = aggregate([typed]).jury
     assert sorted(jury) == [f"openai:judge#{n}" for n in (1, 2, 3)]
     assert (jury["openai:judge#1"].agreement_with_jury.value, jury["openai:judge#1"].agreement_with_jury.n) == (1.0, 1)
+
+
+def test_the_offline_judge_answers_mtbenchs_pair_prompt(tmp_path, make_engine):
+    # Its answer is keyed by the user prompt's template (the request's task), not the system prompt's.
+    options = write_dataset(tmp_path, ["Which is bigger, 2 or 3?"],
+                            {"Which is bigger, 2 or 3?": {"m1": "3 is bigger than 2.", "m2": "No idea."}})
+    from llmjury.jury import Jury
+    from llmjury.pricing import PriceTable
+    from llmjury.prompts import PromptLibrary
+
+    opts = {f"arena.{k}": str(v) for k, v in options.model_dump().items() if v is not None}
+    engine = make_engine(options=opts | {"arena.judge_prompt": "mtbench-pair-v2"})
+    jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+    case = arrange(options, engine.settings)[0][0]
+    verdict = engine.run(battle(case, jury)).verdict
+    assert verdict.valid, verdict.error
+    assert verdict.judge.parser == "mtbench-pair/2" and all("[[" in text for text in verdict.raw)

@@ -52,23 +52,51 @@ def length_controlled_rate(outcome: np.ndarray, length_difference: np.ndarray, *
         return metric(None, None, None, n, "length-controlled (logistic), bootstrap")
     scale = diff.std() or 1.0
     x = np.tanh(diff / scale)
-
-    def fit(y: np.ndarray, z: np.ndarray) -> float:
-        def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
-            logit = w[0] + w[1] * z
-            p = 1.0 / (1.0 + np.exp(-logit))
-            eps = 1e-12
-            value = -(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)).sum() + 1e-3 * (w @ w)
-            g = p - y
-            return value, np.array([g.sum(), (g * z).sum()]) + 2e-3 * w
-
-        from scipy import optimize
-
-        w = optimize.minimize(loss, np.zeros(2), jac=True, method="L-BFGS-B").x
-        return float(1.0 / (1.0 + np.exp(-w[0])))
-
-    point = fit(outcome, x)
     rng = np.random.default_rng(seed)
-    draws = [fit(outcome[i], x[i]) for i in (rng.integers(0, n, n) for _ in range(resamples))]
-    return metric(point, np.percentile(draws, 2.5), np.percentile(draws, 97.5), n,
+    rows = np.stack([np.arange(n), *(rng.integers(0, n, n) for _ in range(resamples))])
+    intercepts = logistic_fit(outcome[rows], x[rows])[:, 0]
+    rates = 1.0 / (1.0 + np.exp(-intercepts))
+    return metric(rates[0], np.percentile(rates[1:], 2.5), np.percentile(rates[1:], 97.5), n,
                   "length-controlled (logistic on tanh length difference), bootstrap")
+
+
+def logistic_fit(y: np.ndarray, z: np.ndarray, *, ridge: float = 1e-3, max_steps: int = 100) -> np.ndarray:
+    """(a, b) maximising sum(y log p + (1 - y) log(1 - p)) - ridge (a^2 + b^2), p = sigmoid(a + b z),
+    for every row of `y` and `z` (soft labels in [0, 1]) at once.
+
+    Two parameters need no general-purpose optimiser: damped Newton steps with the 2 x 2 Hessian
+    solved in closed form, batched over rows (a bootstrap's resamples), reach the optimum to machine
+    precision in a few steps where one L-BFGS-B call per resample took a tenth of a second.
+    """
+    w = np.zeros((len(y), 2))
+
+    def loss(v: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        logit = v[:, :1] + v[:, 1:] * z[rows]
+        # -y log p - (1 - y) log(1 - p) = log(1 + e^t) - y t, computed without overflow
+        return (np.logaddexp(0.0, logit) - y[rows] * logit).sum(axis=1) + ridge * (v * v).sum(axis=1)
+
+    active = np.arange(len(y))
+    current = loss(w, active)
+    for _ in range(max_steps):
+        v, yy, zz = w[active], y[active], z[active]
+        p = 1.0 / (1.0 + np.exp(-(v[:, :1] + v[:, 1:] * zz)))
+        g = p - yy
+        grad = np.stack([g.sum(axis=1), (g * zz).sum(axis=1)], axis=1) + 2 * ridge * v
+        c = p * (1 - p)
+        haa, hab, hbb = c.sum(axis=1) + 2 * ridge, (c * zz).sum(axis=1), (c * zz * zz).sum(axis=1) + 2 * ridge
+        det = haa * hbb - hab * hab
+        step = np.stack([hbb * grad[:, 0] - hab * grad[:, 1], haa * grad[:, 1] - hab * grad[:, 0]], axis=1) / det[:, None]
+        t = np.ones(len(active))
+        slope = (grad * step).sum(axis=1)
+        for _ in range(60):  # halve a row's step until its loss falls (Armijo)
+            new = loss(v - t[:, None] * step, active)
+            short = (new > current[active] - 1e-4 * t * slope) & (new - current[active] > 1e-12 * np.abs(new))
+            if not short.any():
+                break
+            t[short] *= 0.5
+        w[active] = v - t[:, None] * step
+        current[active] = new
+        active = active[np.abs(step).max(axis=1) >= 1e-10]
+        if not len(active):
+            return w
+    raise ArithmeticError(f"logistic fit did not converge in {max_steps} Newton steps")

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import optimize
+from scipy import optimize, stats
 
-from llmjury.stats import length_controlled_rate, logistic_fit
+from llmjury.stats import correlations, kendall_tau_b, length_controlled_rate, logistic_fit
 
 
 def reference_fit(y, z, ridge=1e-3):
@@ -71,3 +71,46 @@ def test_length_controlled_rate_without_length_differences_is_the_shrunk_win_rat
 
 def test_length_controlled_rate_needs_five_cases():
     assert length_controlled_rate(np.ones(4), np.arange(4.0))["value"] is None
+
+
+@pytest.mark.parametrize("n, distinct", [(6, 3), (40, 5), (300, 300), (2500, 7)])
+def test_kendall_tau_b_of_each_resample_equals_scipys_on_the_drawn_items(n, distinct, monkeypatch):
+    monkeypatch.setattr("llmjury.stats.SIGN_BLOCK", 1000)  # more than one block at n=2500
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, distinct, n).astype(float)
+    y = x + rng.normal(0, 2, n).round()
+    index = rng.integers(0, n, (12, n))
+    counts = np.stack([np.bincount(row, minlength=n) for row in index])
+    found = kendall_tau_b(x, y, counts)
+    expected = [stats.kendalltau(x[row], y[row]).statistic for row in index]
+    assert found == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+def test_kendall_tau_b_is_nan_where_one_side_is_constant():
+    assert np.isnan(kendall_tau_b(np.ones(5), np.arange(5.0), np.ones((1, 5))))[0]
+
+
+def test_kendall_tau_b_above_the_pairwise_limit_gives_the_same_figures(monkeypatch):
+    rng = np.random.default_rng(5)
+    x, y = rng.integers(0, 4, 50).astype(float), rng.integers(0, 6, 50).astype(float)
+    counts = np.stack([np.bincount(rng.integers(0, 50, 50), minlength=50) for _ in range(5)])
+    pairwise = kendall_tau_b(x, y, counts)
+    monkeypatch.setattr("llmjury.stats.PAIRWISE_ITEMS", 10)
+    assert kendall_tau_b(x, y, counts) == pytest.approx(pairwise, abs=1e-12)
+
+
+@pytest.mark.parametrize("n, distinct", [(2, 2), (3, 3), (16, 4), (500, 500)])
+def test_correlations_equal_scipys(n, distinct):
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, distinct, n).astype(float)
+    x[:2] = [0, 1]  # never constant
+    y = x * 0.5 + rng.normal(0, 1, n).round(1)
+    found = correlations(x, y)
+    assert found["pearson"] == pytest.approx(stats.pearsonr(x, y).statistic, abs=1e-12)
+    assert found["spearman"] == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
+    assert found["kendall"] == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
+
+
+def test_correlations_are_nan_where_one_side_is_constant():
+    found = correlations(np.array([1.0, 2.0, 3.0]), np.array([4.0, 4.0, 4.0]))
+    assert all(np.isnan(value) for value in found.values())

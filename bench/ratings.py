@@ -117,7 +117,7 @@ def as_frame(wins: np.ndarray, models: list[str]) -> pd.DataFrame:
     rows: list[tuple[str, str, str]] = []
     for i in range(len(models)):
         for j in range(i + 1, len(models)):
-            ties = int(round(2 * (wins[i, j] % 1)))
+            ties = round(2 * (wins[i, j] % 1))
             rows += [(models[i], models[j], "model_a")] * int(wins[i, j]) + \
                     [(models[i], models[j], "model_b")] * int(wins[j, i]) + [(models[i], models[j], "tie")] * ties
     return pd.DataFrame(rows, columns=["model_a", "model_b", "winner"])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from llmjury.stats import correlations, kendall_tau_b, length_controlled_rate, logistic_fit
+from llmjury.stats import correlations, kendall_tau_b, length_controlled_rate, logistic_fit, resample_ranks
 
 
 def reference_fit(y, z, ridge=1e-3):
@@ -114,3 +114,11 @@ def test_correlations_equal_scipys(n, distinct):
 def test_correlations_are_nan_where_one_side_is_constant():
     found = correlations(np.array([1.0, 2.0, 3.0]), np.array([4.0, 4.0, 4.0]))
     assert all(np.isnan(value) for value in found.values())
+
+
+@pytest.mark.parametrize("n, distinct", [(1, 1), (7, 2), (60, 8), (400, 400)])
+def test_resample_ranks_equal_scipys_rankdata_of_each_resample(n, distinct):
+    rng = np.random.default_rng(n)
+    values = rng.integers(0, distinct, n).astype(float)
+    index = rng.integers(0, n, (15, n))
+    assert np.array_equal(resample_ranks(values, index), stats.rankdata(values[index], axis=1))

@@ -86,7 +86,8 @@ def logistic_fit(y: np.ndarray, z: np.ndarray, *, ridge: float = 1e-3, max_steps
         c = p * (1 - p)
         haa, hab, hbb = c.sum(axis=1) + 2 * ridge, (c * zz).sum(axis=1), (c * zz * zz).sum(axis=1) + 2 * ridge
         det = haa * hbb - hab * hab
-        step = np.stack([hbb * grad[:, 0] - hab * grad[:, 1], haa * grad[:, 1] - hab * grad[:, 0]], axis=1) / det[:, None]
+        step = np.stack([hbb * grad[:, 0] - hab * grad[:, 1], haa * grad[:, 1] - hab * grad[:, 0]], axis=1)
+        step /= det[:, None]
         t = np.ones(len(active))
         slope = (grad * step).sum(axis=1)
         for _ in range(60):  # halve a row's step until its loss falls (Armijo)
@@ -126,6 +127,21 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
     with np.errstate(invalid="ignore", divide="ignore"):
         r = (dx @ dy) / math.sqrt((dx @ dx) * (dy @ dy)) if len(x) else math.nan
     return float(np.clip(r, -1.0, 1.0))
+
+
+def resample_ranks(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """`scipy.stats.rankdata(values[index], axis=1)` (average ranks) without sorting any row: a
+    resample's ranks follow from how often it drew each distinct value, counted in one bincount."""
+    values, index = np.asarray(values, dtype=float), np.atleast_2d(index)
+    order = np.argsort(values, kind="stable")
+    level = np.empty(len(values), dtype=np.int64)
+    level[order] = np.r_[0, np.cumsum(np.diff(values[order]) != 0)]
+    levels, rows = int(level.max()) + 1 if len(values) else 0, len(index)
+    drawn = level[index]
+    counts = np.bincount((np.arange(rows)[:, None] * levels + drawn).ravel(), minlength=rows * levels)
+    counts = counts.reshape(rows, levels)
+    mean_rank = np.cumsum(counts, axis=1) - counts + (counts + 1) / 2
+    return np.take_along_axis(mean_rank, drawn, axis=1)
 
 
 def _average_ranks(values: np.ndarray) -> np.ndarray:

@@ -175,7 +175,7 @@ def test_permuted_elo_is_the_mean_of_the_plain_loop_over_the_seeded_orders():
 
 def test_elo_refuses_a_score_that_is_not_a_win_a_loss_or_a_tie():
     battles = Battles(["a", "b"], np.array([0]), np.array([1]), np.array([0.7]))
-    with pytest.raises(ValueError, match="score_a must be 1, 0 or 0.5"):
+    with pytest.raises(ValueError, match=r"score_a must be 1, 0 or 0\.5"):
         online_elo(battles)
 
 

@@ -1,7 +1,7 @@
 """Meta-evaluation: how well predicted scores track human scores.
 
-Pearson r, Spearman rho and Kendall tau (tau-b) from scipy, two ways: pooled over all items (seed
-004's way), and per dialogue context then averaged (the G-Eval paper's turn-level protocol;
+Pearson r, Spearman rho and Kendall tau (tau-b), equal to scipy's (llmjury.stats), two ways: pooled
+over all items (seed 004's way), and per dialogue context then averaged (the G-Eval paper's turn-level protocol;
 contexts where either side is constant are skipped). Pooled intervals bootstrap items; per-context
 intervals bootstrap contexts. A system-level correlation (per-system means) is added when items
 name at least three systems.
@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from llmjury.families.geval.results import DeepevalResult, MetaEvaluation, ScoreResult
 from llmjury.stats import correlations as stats_correlations
-from llmjury.stats import kendall_tau_b, metric
+from llmjury.stats import kendall_tau_b, metric, resample_ranks
 from llmjury.verdicts import Verdict
 
 KINDS = ("pearson", "spearman", "kendall")
@@ -42,7 +41,7 @@ def pooled(predicted: np.ndarray, human: np.ndarray, seed: int = 0) -> dict[str,
     index = rng.integers(0, n, size=(RESAMPLES, n))
     p, h = predicted[index], human[index]
     draws = {"pearson": _rowwise_pearson(p, h),
-             "spearman": _rowwise_pearson(stats.rankdata(p, axis=1), stats.rankdata(h, axis=1))}
+             "spearman": _rowwise_pearson(resample_ranks(predicted, index), resample_ranks(human, index))}
     counts = np.zeros((KENDALL_RESAMPLES, n))
     np.add.at(counts, (np.arange(KENDALL_RESAMPLES)[:, None], index[:KENDALL_RESAMPLES]), 1.0)
     draws["kendall"] = kendall_tau_b(predicted, human, counts)

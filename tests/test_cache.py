@@ -114,9 +114,56 @@ def test_identical_requests_from_two_processes_are_paid_once(make_engine, tmp_pa
 
 def test_a_claim_of_a_killed_run_does_not_block_the_next(tmp_path):
     store = SampleStore(tmp_path / "c.sqlite")
-    assert store.claim("k", "old-run:1", run_prefix="old-run:", ttl=600) is None
-    assert store.claim("k", "old-run:2", run_prefix="old-run:", ttl=600) == "old-run:1"
-    assert store.claim("k", "new-run:1", run_prefix="new-run:", ttl=600) is None  # another run's claim is taken over
+    assert store.claim(["k"], "old-run:1", run_prefix="old-run:", ttl=600) == {}
+    assert store.claim(["k", "j"], "old-run:2", run_prefix="old-run:", ttl=600) == {"k": "old-run:1"}
+    assert store.claim(["k"], "new-run:1", run_prefix="new-run:", ttl=600) == {}  # another run's claim is taken over
     store.release(["k"], "new-run:1")
     assert store.holder("k") is None
     store.close()
+
+
+CLAIMS_AND_EXITS = """
+import sys, pathlib
+from llmjury.cache import SampleStore
+SampleStore(pathlib.Path(sys.argv[1])).claim(["k"], "run-x:crashed", run_prefix="run-x:", ttl=600)
+"""
+
+
+def test_a_claim_whose_process_is_gone_does_not_block_its_run(tmp_path):
+    """A worker that crashed mid-fetch leaves its claim behind: the other workers of its run take the
+    key over at once instead of waiting out the claim's 600 s."""
+    path = tmp_path / "c.sqlite"
+    subprocess.run([sys.executable, "-c", CLAIMS_AND_EXITS, str(path)], check=True)
+    store = SampleStore(path)
+    assert store.holder("k") is None
+    assert store.claim(["k"], "run-x:alive", run_prefix="run-x:", ttl=600) == {}
+    assert store.holder("k") == "run-x:alive"  # a live process's claim still holds
+    assert store.claim(["k"], "run-x:other", run_prefix="run-x:", ttl=600) == {"k": "run-x:alive"}
+    store.close()
+
+
+def test_a_cache_from_before_claims_named_their_process_opens(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as old:
+        old.execute("CREATE TABLE claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL)")
+        old.execute("INSERT INTO claims VALUES ('k', 'run-x:old', 1e12)")
+    store = SampleStore(path)
+    assert store.claim(["k"], "run-x:new", run_prefix="run-x:", ttl=600) == {}
+    store.close()
+
+
+def test_identical_requests_wait_for_no_crashed_worker(make_engine, tmp_path):
+    """An engine of the same run asks for a sample a crashed worker had claimed: it fetches it itself."""
+    from llmjury.chat import chat
+    from llmjury.testing import FakeOpenAI
+
+    cache = tmp_path / "shared.sqlite"
+    request = chat(("user", "the question"))
+    with FakeOpenAI(lambda body, i: "the answer") as server:
+        spec = f"openai:judge;base_url={server.base_url}"
+        crashed = CLAIMS_AND_EXITS.replace('["k"]', f'["{request.sample_key("openai:judge", 0)}"]')
+        subprocess.run([sys.executable, "-c", crashed, str(cache)], check=True)
+        engine = make_engine(cache=cache, run_id="run-x")
+        future = engine.submit(engine.complete(spec, request))
+        assert future.result(timeout=300).texts == ["the answer"]  # a guard: before, it waited out the 600 s claim
+    assert len(server.requests) == 1

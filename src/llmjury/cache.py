@@ -9,10 +9,12 @@ review well in a diff and load with one pass of `json.loads`.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -32,9 +34,13 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE TABLE IF NOT EXISTS claims (
     key TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
-    expires REAL NOT NULL
+    expires REAL NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL
 );
 """
+#: This machine, in claims: a claimant's pid says something only on the host it runs on.
+HOST = socket.gethostname()
 
 
 class CacheMode(StrEnum):
@@ -57,6 +63,10 @@ class SampleStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=60000")
+        with self._transaction():
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(claims)")}
+            if columns and "pid" not in columns:  # a cache from before claims named their process
+                self._db.execute("DROP TABLE claims")
         self._db.executescript(SCHEMA)
         self._recorded: dict[str, str] = {}
         for shard in recordings:
@@ -82,16 +92,22 @@ class SampleStore:
             self._db.execute("DELETE FROM claims WHERE key = ?", (key,))
 
     # -- claims: one process fetches a sample the others are about to ask for too ------------------
-    def claim(self, key: str, owner: str, *, run_prefix: str, ttl: float) -> str | None:
-        """Claim the fetching of `key` for `owner`; returns the other owner when one of the same run
-        (`run_prefix`) holds a live claim. Claims of other runs (a killed one) are taken over."""
+    def claim(self, keys: Sequence[str], owner: str, *, run_prefix: str, ttl: float) -> dict[str, str]:
+        """Claim the fetching of `keys` for `owner`, in one transaction; returns the keys another live
+        owner of the same run (`run_prefix`) holds, with that owner. Claims of other runs (a killed
+        one) and of processes of this machine that are gone (a crashed worker) are taken over."""
         now = time.time()
+        held: dict[str, str] = {}
         with self._transaction():
-            row = self._db.execute("SELECT owner, expires FROM claims WHERE key = ?", (key,)).fetchone()
-            if row is not None and row[0] != owner and row[0].startswith(run_prefix) and row[1] > now:
-                return str(row[0])
-            self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?)", (key, owner, now + ttl))
-            return None
+            for key in keys:
+                row = self._db.execute("SELECT owner, expires, pid, host FROM claims WHERE key = ?",
+                                       (key,)).fetchone()
+                if row is not None and row[0] != owner and row[0].startswith(run_prefix) and _live(*row[1:]):
+                    held[key] = str(row[0])
+                    continue
+                self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
+                                 (key, owner, now + ttl, os.getpid(), HOST))
+        return held
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -106,11 +122,10 @@ class SampleStore:
             self._db.execute("COMMIT")
 
     def holder(self, key: str) -> str | None:
-        """Who holds a live claim on `key`, if anyone."""
+        """Who holds a live claim on `key`, if anyone: not expired, and not a process that is gone."""
         with self._lock:
-            row = self._db.execute("SELECT owner FROM claims WHERE key = ? AND expires > ?",
-                                   (key, time.time())).fetchone()
-        return None if row is None else row[0]
+            row = self._db.execute("SELECT owner, expires, pid, host FROM claims WHERE key = ?", (key,)).fetchone()
+        return None if row is None or not _live(*row[1:]) else str(row[0])
 
     def release(self, keys: Iterable[str], owner: str) -> None:
         """End `owner`'s claims on `keys` (a failed fetch: the waiting processes fetch themselves)."""
@@ -144,6 +159,23 @@ class SampleStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _live(expires: float, pid: int, host: str) -> bool:
+    """A claim still counts until it expires, or at once no longer when its process, on this
+    machine, has exited (a worker killed mid-fetch must not hold its keys for the whole TTL)."""
+    return expires > time.time() and (host != HOST or process_alive(pid))
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process of this machine still runs (xdist's local workers are all on it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _read_shard(path: Path) -> Iterator[tuple[str, str]]:

@@ -141,17 +141,14 @@ class Engine:
             mine, theirs = self._claim(provider, keys, missing)
             try:
                 if mine:
-                    fresh = await self._call(provider, request, mine)
-                    request_json = request.model_dump_json()
+                    fresh = await self._call(provider, request, mine, keys)
                     for index, sample in zip(mine, fresh, strict=True):
                         found[index], cached[index] = sample, False
-                        if sample.problem is None:  # a refusal or an empty answer is asked again next run
-                            self._remember(provider, keys[index], request, request_json, sample)
             finally:
                 if mine and self.store is not None:
                     self.store.release([keys[i] for i in mine], self.owner)
             for index in theirs:
-                found[index], cached[index] = await self._claimed(provider, request, keys[index], index)
+                found[index], cached[index] = await self._claimed(provider, request, keys, index)
         return Completion(
             provider=provider.name,
             samples=[found[i] for i in range(request.n)],
@@ -163,24 +160,23 @@ class Engine:
         the same run is fetching right now (so identical requests are paid once across workers)."""
         if self.store is None or not provider.cacheable:
             return missing, []
-        mine, theirs = [], []
-        for index in missing:
-            holder = self.store.claim(keys[index], self.owner, run_prefix=self.run_id + ":", ttl=CLAIM_TTL_S)
-            (mine if holder is None else theirs).append(index)
-        return mine, theirs
+        held = self.store.claim([keys[i] for i in missing], self.owner, run_prefix=self.run_id + ":",
+                                ttl=CLAIM_TTL_S)
+        return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
 
-    async def _claimed(self, provider: Provider, request: ChatRequest, key: str, index: int) -> tuple[Sample, bool]:
-        """Wait for another process's fetch of `key`; fetch it here if that one gave up or failed."""
+    async def _claimed(self, provider: Provider, request: ChatRequest, keys: list[str],
+                       index: int) -> tuple[Sample, bool]:
+        """Wait for another process's fetch of `keys[index]`; fetch it here if that one gave up,
+        failed or died."""
         assert self.store is not None
+        key = keys[index]
         while (sample := self._lookup(provider, key)) is None and self.store.holder(key) is not None:
             await asyncio.sleep(CLAIM_POLL_S)
         if sample is not None:
             self._memory[key] = sample
             self.ledger[provider.name].cached_samples += 1
             return sample, True
-        (fresh,) = await self._call(provider, request, [index])
-        if fresh.problem is None:
-            self._remember(provider, key, request, request.model_dump_json(), fresh)
+        (fresh,) = await self._call(provider, request, [index], keys)
         return fresh, False
 
     def _lookup(self, provider: Provider, key: str) -> Sample | None:
@@ -199,8 +195,13 @@ class Engine:
         if self.store is not None and provider.cacheable:
             self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
 
-    async def _call(self, provider: Provider, request: ChatRequest, indices: list[int]) -> list[Sample]:
-        """Fetch fresh samples for `indices`, in as many calls as the provider's per-call limit needs."""
+    async def _call(self, provider: Provider, request: ChatRequest, indices: list[int],
+                    keys: list[str]) -> list[Sample]:
+        """Fetch fresh samples for `indices`, in as many calls as the provider's per-call limit needs.
+
+        Each call's answers are stored the moment they arrive, before anything else runs on the loop
+        and before the other calls of the batch finish: a later call that fails or hangs, or a kill,
+        never loses an answer already paid for."""
         limiter = self._limiter(provider)
         step = provider.max_samples_per_call
         chunks = [indices[start:start + step] for start in range(0, len(indices), step)]
@@ -225,7 +226,10 @@ class Engine:
                 ledger.failures += 1
                 raise
             samples = samples[:size]
-            for sample in samples:
+            request_json = request.model_dump_json()
+            for index, sample in zip(chunk, samples, strict=False):
+                if sample.problem is None:  # a refusal or an empty answer is asked again next run
+                    self._remember(provider, keys[index], request, request_json, sample)
                 ledger.fresh_samples += 1
                 ledger.prompt_tokens += sample.usage.prompt_tokens
                 ledger.completion_tokens += sample.usage.completion_tokens
@@ -237,7 +241,7 @@ class Engine:
                 adaptations = getattr(provider, "adaptations", None)
                 if adaptations is not None:
                     adaptations["n"] = f"asked {size} choices, got {len(samples)}: one call per sample"
-                samples = samples + await self._call(provider, request, chunk[len(samples):])
+                samples = samples + await self._call(provider, request, chunk[len(samples):], keys)
             return samples
 
         parts = await asyncio.gather(*(one(chunk) for chunk in chunks))

@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from llmjury.cache import process_alive
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS plans (run_id TEXT NOT NULL, worker INTEGER NOT NULL, pid INTEGER NOT NULL,
                                   PRIMARY KEY (run_id, worker));
@@ -74,21 +76,10 @@ class OutcomeHandoff:
             if plan is None:
                 if time.monotonic() - started > ANNOUNCE_TIMEOUT_S:
                     return None
-            elif planned is None or not _alive(plan[0]):
+            elif planned is None or not process_alive(plan[0]):
                 return None
             await asyncio.sleep(POLL_S)
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process of this machine still runs (xdist's local workers are all on it)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -10,7 +10,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 CONFIDENCE = 0.95
 
@@ -26,12 +25,16 @@ def proportion(successes: int, trials: int) -> dict[str, Any]:
     """A rate with its Wilson score interval (well behaved near 0, 1 and for small n)."""
     if trials == 0:
         return metric(None, None, None, 0, "wilson")
+    from scipy import stats  # here, not at the top: families import this module at plugin start-up
+
     ci = stats.binomtest(successes, trials).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
     return metric(successes / trials, ci.low, ci.high, trials, "wilson")
 
 
 def sign_test(wins: int, losses: int) -> dict[str, Any]:
     """Two-sided exact sign test on decisive outcomes (ties left out)."""
+    from scipy import stats
+
     n = wins + losses
     p = stats.binomtest(wins, n, 0.5).pvalue if n else None
     return {"wins": wins, "losses": losses, "n": n, "p_value": None if p is None else float(p)}

@@ -138,15 +138,17 @@ class Engine:
                 "run once with --llm-cache record to record it"
             )
         if missing:
-            mine, theirs = self._claim(provider, keys, missing)
+            mine, theirs = await self._claim(provider, keys, missing)
             try:
                 if mine:
                     fresh = await self._call(provider, request, mine, keys)
                     for index, sample in zip(mine, fresh, strict=True):
                         found[index], cached[index] = sample, False
             finally:
-                if mine and self.store is not None:
-                    self.store.release([keys[i] for i in mine], self.owner)
+                # A stored answer ended its claim; a failed or refused one hands the key back now.
+                unstored = [keys[i] for i in mine if keys[i] not in self._memory]
+                if unstored and self.store is not None and provider.cacheable:
+                    self.store.release(unstored, self.owner)
             for index in theirs:
                 found[index], cached[index] = await self._claimed(provider, request, keys, index)
         return Completion(
@@ -155,13 +157,13 @@ class Engine:
             cached=[cached[i] for i in range(request.n)],
         )
 
-    def _claim(self, provider: Provider, keys: list[str], missing: list[int]) -> tuple[list[int], list[int]]:
+    async def _claim(self, provider: Provider, keys: list[str], missing: list[int]) -> tuple[list[int], list[int]]:
         """Split the missing samples into those this process fetches and those another process of
         the same run is fetching right now (so identical requests are paid once across workers)."""
         if self.store is None or not provider.cacheable:
             return missing, []
-        held = self.store.claim([keys[i] for i in missing], self.owner, run_prefix=self.run_id + ":",
-                                ttl=CLAIM_TTL_S)
+        held = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
+                                                          run_prefix=self.run_id + ":", ttl=CLAIM_TTL_S))
         return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
 
     async def _claimed(self, provider: Provider, request: ChatRequest, keys: list[str],
@@ -189,19 +191,22 @@ class Engine:
         return self.store.get(key, written_by=self.run_id if mode is CacheMode.REFRESH else None)
 
     def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
-                  sample: Sample) -> None:
+                  sample: Sample) -> Future[None] | None:
+        """Keep a fresh answer for this run and queue it for the cache; the future completes once
+        it is committed (None when nothing is written)."""
         self._memory[key] = sample
         self._fetched.add(key)
         if self.store is not None and provider.cacheable:
-            self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
+            return self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
+        return None
 
     async def _call(self, provider: Provider, request: ChatRequest, indices: list[int],
                     keys: list[str]) -> list[Sample]:
         """Fetch fresh samples for `indices`, in as many calls as the provider's per-call limit needs.
 
-        Each call's answers are stored the moment they arrive, before anything else runs on the loop
-        and before the other calls of the batch finish: a later call that fails or hangs, or a kill,
-        never loses an answer already paid for."""
+        Each call's answers are committed to the cache as they arrive, by the cache's writer thread,
+        before they are passed on and before the other calls of the batch finish: a later call that
+        fails or hangs, or a kill, never loses an answer already paid for."""
         limiter = self._limiter(provider)
         step = provider.max_samples_per_call
         chunks = [indices[start:start + step] for start in range(0, len(indices), step)]
@@ -227,9 +232,12 @@ class Engine:
                 raise
             samples = samples[:size]
             request_json = request.model_dump_json()
-            for index, sample in zip(chunk, samples, strict=False):
-                if sample.problem is None:  # a refusal or an empty answer is asked again next run
-                    self._remember(provider, keys[index], request, request_json, sample)
+            writes = [self._remember(provider, keys[index], request, request_json, sample)
+                      for index, sample in zip(chunk, samples, strict=False)
+                      if sample.problem is None]  # a refusal or an empty answer is asked again next run
+            # Committed before the answers go anywhere: a kill after this point loses none of them.
+            await asyncio.gather(*(asyncio.wrap_future(w) for w in writes if w is not None))
+            for sample in samples:
                 ledger.fresh_samples += 1
                 ledger.prompt_tokens += sample.usage.prompt_tokens
                 ledger.completion_tokens += sample.usage.completion_tokens

@@ -101,13 +101,14 @@ class Engine:
     async def complete(self, spec: str, request: ChatRequest) -> Completion:
         """n samples for `request` from the provider `spec` names, cached one by one."""
         provider = self.provider(spec)
-        flight = (provider.name, request.sample_key(provider.name, 0), request.n)
+        keys = request.sample_keys(provider.name, request.n)
+        flight = (provider.name, keys[0], request.n)
         if flight in self._inflight:
             return await asyncio.shield(self._inflight[flight])
         future: asyncio.Future[Completion] = self._loop.create_future()
         self._inflight[flight] = future
         try:
-            result = await self._complete(provider, request)
+            result = await self._complete(provider, request, keys)
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # mark retrieved: waiting callers re-raise it themselves
@@ -118,8 +119,7 @@ class Engine:
         finally:
             del self._inflight[flight]
 
-    async def _complete(self, provider: Provider, request: ChatRequest) -> Completion:
-        keys = [request.sample_key(provider.name, i) for i in range(request.n)]
+    async def _complete(self, provider: Provider, request: ChatRequest, keys: list[str]) -> Completion:
         found: dict[int, Sample] = {}
         cached: dict[int, bool] = {}
         for index, key in enumerate(keys):

@@ -169,6 +169,8 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarra
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     w = np.atleast_2d(np.asarray(counts, dtype=float))
     if len(x) > PAIRWISE_ITEMS:
+        from scipy import stats
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy warns on a constant side; NaN says it
             drawn = [np.repeat(np.arange(len(x)), row.astype(np.int64)) for row in w]

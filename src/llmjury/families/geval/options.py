@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from llmjury.cases import slug
 from llmjury.families.geval.criteria import parse_mapping, unknown
@@ -38,13 +38,15 @@ class GEvalOptions(FamilyOptions):
     closer_look: str | None = None  # folder of gpt-3.5's recorded G-Eval answers (Chiang & Lee)
     dep: str | None = None  # folder of DEP's recorded ratings
     scoring: Literal["auto", "logprobs", "sampling"] = "auto"
-    n: int = 20
-    temperature: float = 1.0
-    top_p: float = 1.0
-    top_logprobs: int = 5
+    # Bounds checked at start-up: a zero sample count or a negative logprob count is a usage error
+    # naming the option, not an empty score or a provider's 400 on every case.
+    n: int = Field(20, ge=1)  # samples a score when scoring=sampling
+    temperature: float = Field(1.0, ge=0)
+    top_p: float = Field(1.0, gt=0, le=1)
+    top_logprobs: int = Field(5, ge=1)
     steps_dir: str | None = None  # hand-written evaluation steps: <task>-<criterion>.txt (win over frozen ones)
     frozen_steps: str | None = None  # where generated steps are frozen (default: <data root>/geval/steps)
-    deepeval_items: int = 60  # items per dataset compared with deepeval's GEval (one per context first)
+    deepeval_items: int = Field(60, ge=0)  # items per dataset compared with deepeval's GEval (0: none)
 
     @property
     def items_dataset(self) -> str | None:

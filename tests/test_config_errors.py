@@ -114,14 +114,69 @@ def test_unknown_option_key_is_named_with_the_known_keys(project):
                                  "(did you mean 'limit'?); toyfam knows folder, items, limit"])
 
 
-def test_unknown_option_key_in_ini_is_refused_too(project):
+def test_unknown_option_key_in_ini_is_refused_naming_the_ini_key(project):
+    # It used to be blamed on --llm-option, which the user never gave.
     result = usage_error(project, ini="llm_options = toyfam.itemz=a.jsonl")
-    result.stderr.fnmatch_lines(["ERROR: --llm-option toyfam.itemz=a.jsonl: unknown option toyfam.itemz*"])
+    result.stderr.fnmatch_lines(["ERROR: ini llm_options toyfam.itemz=a.jsonl: unknown option toyfam.itemz "
+                                 "(did you mean 'items'?); toyfam knows folder, items, limit"])
 
 
-def test_option_value_of_the_wrong_type_is_named(project):
-    result = usage_error(project, "--llm-option", "toyfam.limit=many")
-    result.stderr.fnmatch_lines(["ERROR: --llm-option toyfam.*toyfam.limit='many'*integer*"])
+@pytest.mark.parametrize(("args", "ini", "line"), [
+    (["--llm-option", "toyfam.limit=many"], "",
+     "ERROR: --llm-option toyfam.limit=many: Input should be a valid integer, unable to parse string as an integer"),
+    ([], "llm_options = toyfam.limit=many",
+     "ERROR: ini llm_options toyfam.limit=many: Input should be a valid integer*"),
+    ([], "llm_options = toyfan.limit=3", "ERROR: ini llm_options toyfan.limit=3: unknown family 'toyfan' (did you*"),
+    ([], "llm_options = toyfam.items=missing.jsonl",
+     "ERROR: ini llm_options toyfam.items=missing.jsonl: missing.jsonl: no such file or folder"),
+    (["--llm-option", "toyfam.limit=3"], "llm_options = toyfam.limit=many",  # the command line wins
+     None),
+], ids=["cli-type", "ini-type", "ini-family", "ini-file", "cli-over-ini"])
+def test_an_option_error_names_where_the_option_was_set(project, args, ini, line):
+    if line is None:
+        project.makeini(INI.format(extra=ini))
+        project.runpytest_inprocess(*args, "-k", "adhoc").assert_outcomes(passed=3)
+    else:
+        usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
+
+
+def test_a_rule_across_keys_names_every_place_the_family_was_set(project):
+    result = usage_error(project, "--llm-option", "geval.items=x.json", ini="llm_options = geval.items_name=dstc9")
+    result.stderr.fnmatch_lines(["ERROR: ini llm_options and --llm-option geval.*: items_name 'dstc9' is a "
+                                 "shipped dataset's name; name your items after their corpus"])
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ("geval.n=0", "Input should be greater than or equal to 1"),
+    ("geval.n=-5", "Input should be greater than or equal to 1"),
+    ("geval.top_logprobs=0", "Input should be greater than or equal to 1"),
+    ("geval.deepeval_items=-1", "Input should be greater than or equal to 0"),
+    ("geval.top_p=0", "Input should be greater than 0"),
+    ("geval.temperature=-0.5", "Input should be greater than or equal to 0"),
+])
+def test_geval_counts_below_their_bound_are_usage_errors_naming_the_option(project, option, message):
+    usage_error(project, "--llm-option", option).stderr.fnmatch_lines([f"ERROR: --llm-option {option}: {message}"])
+
+
+def test_geval_switching_deepeval_off_with_zero_is_accepted(project):
+    project.runpytest_inprocess("--llm-option", "geval.deepeval_items=0", "-k", "adhoc").assert_outcomes(passed=3)
+
+
+@pytest.mark.parametrize(("args", "ini", "line"), [
+    (["--llm-role", "toyfan.judge=offline"], "",
+     "ERROR: --llm-role toyfan.judge=offline: unknown family 'toyfan' (did you mean 'toyfam'?); known families: "
+     "*toyfam (or write judge=SPEC for every family)"),
+    ([], "llm_roles = socratik.candidate=offline",
+     "ERROR: ini llm_roles socratik.candidate=offline: unknown family 'socratik' (did you mean 'socratic'?)*"),
+], ids=["cli", "ini"])
+def test_a_per_family_role_naming_an_unknown_family_is_refused(project, args, ini, line):
+    usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
+
+
+def test_a_per_family_role_of_a_known_family_starts_the_run(project):
+    result = project.runpytest_inprocess("--llm-role", "toyfam.judge=offline", "--llm-role", "judge=offline",
+                                         "-k", "toy")
+    result.assert_outcomes(passed=3)
 
 
 # -- provider specs ----------------------------------------------------------------------------------

@@ -140,10 +140,54 @@ def test_an_option_error_names_where_the_option_was_set(project, args, ini, line
         usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
 
 
-def test_a_rule_across_keys_names_every_place_the_family_was_set(project):
-    result = usage_error(project, "--llm-option", "geval.items=x.json", ini="llm_options = geval.items_name=dstc9")
-    result.stderr.fnmatch_lines(["ERROR: ini llm_options and --llm-option geval.*: items_name 'dstc9' is a "
-                                 "shipped dataset's name; name your items after their corpus"])
+@pytest.mark.parametrize(("args", "ini", "line"), [
+    (["--llm-option", "geval.items=x.json"], "llm_options = geval.items_name=dstc9",
+     "ERROR: ini llm_options geval.items_name=dstc9: 'dstc9' is a shipped dataset's name; name your items after "
+     "their corpus"),
+    (["--llm-option", "geval.items=x.json", "--llm-option", "geval.items_criteria=fluency"], "",
+     "ERROR: --llm-option geval.items_criteria=fluency: unknown criterion 'fluency'; use any of overall, *"),
+    ([], "llm_options = geval.tasks_dstc9=dialog",
+     "ERROR: ini llm_options geval.tasks_dstc9=dialog: unknown task 'dialog'; use dialogue and/or response"),
+    (["--llm-option", "geval.items=x.json", "--llm-option", "geval.items_dimensions=fluency"], "",
+     "ERROR: --llm-option geval.items_dimensions=fluency: 'fluency': write DIMENSION=CRITERION*"),
+], ids=["items-name", "items-criteria", "tasks", "dimensions"])
+def test_a_rule_across_keys_is_blamed_on_the_line_of_the_key_at_fault(project, args, ini, line):
+    usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
+
+
+def test_a_rule_naming_no_given_key_names_every_place_the_family_was_set():
+    from pydantic import model_validator
+
+    from llmjury.errors import ConfigError
+    from llmjury.family import Family, FamilyOptions, Section
+    from llmjury.settings import OptionLine, checked_options
+
+    class Options(FamilyOptions):
+        low: int = 0
+        high: int = 1
+
+        @model_validator(mode="after")
+        def _ordered(self) -> Options:
+            if self.low > self.high:
+                raise ValueError("the range is empty")
+            return self
+
+    class Ranged(Family):
+        name, options, results, section = "ranged", Options, {}, Section
+
+        def pipelines(self):
+            return {}
+
+        def offline(self):
+            return {}
+
+        def aggregate(self, verdicts):
+            return Section()
+
+    lines = [OptionLine("low", "5", "ini llm_options", "ranged.low=5"),
+             OptionLine("high", "2", "--llm-option", "ranged.high=2")]
+    with pytest.raises(ConfigError, match=r"^ini llm_options and --llm-option ranged\.\*: the range is empty$"):
+        checked_options(Ranged(), lines)
 
 
 @pytest.mark.parametrize(("option", "message"), [

@@ -145,7 +145,9 @@ class OptionLine:
 
 def checked_options(family: Family, lines: Sequence[OptionLine]) -> FamilyOptions:
     """A family's options from the lines that set them. An unknown key is named with the line it
-    came from, a close known key and every key the family knows; a bad value with its line."""
+    came from, a close known key and every key the family knows; a bad value with its line. A
+    rule across keys (the model's own check) is blamed on the line of the key its message starts
+    with (`items_criteria: ...`), else on every place the family was set."""
     known = family.options.model_fields
     for line in lines:
         if line.key not in known:
@@ -158,9 +160,10 @@ def checked_options(family: Family, lines: Sequence[OptionLine]) -> FamilyOption
         problems = []
         for error in exc.errors():
             message = str(error["msg"]).removeprefix("Value error, ")
-            line = by_key.get(str(error["loc"][0])) if error["loc"] else None
+            key, colon, rest = message.partition(": ")
+            line = by_key.get(str(error["loc"][0]) if error["loc"] else key)
             if line is not None:
-                problems.append(f"{line}: {message}")
+                problems.append(f"{line}: {rest if colon and not error['loc'] else message}")
             else:  # a rule across keys (the model's own check): name every line of the family
                 where = " and ".join(dict.fromkeys(line.source for line in lines))
                 problems.append(f"{where} {family.name}.*: {message}")

@@ -139,7 +139,7 @@ def test_options_are_checked_at_start_up():
     with pytest.raises(ConfigError, match=r"unknown dataset 'persona'; use topical_chat, dstc9; your own rated "
                                           r"items: geval.items=PATH"):
         FAMILY.parse_options({"datasets": "persona"})
-    with pytest.raises(ConfigError, match=r"items_name 'dstc9' is a shipped dataset's name"):
+    with pytest.raises(ConfigError, match=r"items_name: 'dstc9' is a shipped dataset's name"):
         FAMILY.parse_options({"items": "x.json", "items_name": "dstc9"})
     with pytest.raises(ConfigError, match=r"'fluency': write DIMENSION=CRITERION"):
         FAMILY.parse_options({"items": "x.json", "items_dimensions": "fluency"})

@@ -79,8 +79,11 @@ class GEvalOptions(FamilyOptions):
 
     @model_validator(mode="after")
     def _check(self) -> GEvalOptions:
+        """Rules across keys. Each message starts with the key at fault (`items_criteria: ...`), so the
+        start-up error can name the line that set it."""
         if self.items_dataset in SHIPPED:
-            raise ValueError(f"items_name {self.items_dataset!r} is a shipped dataset's name; "
+            key = "items_name" if self.items_name else "items"
+            raise ValueError(f"{key}: {self.items_dataset!r} is a shipped dataset's name; "
                              "name your items after their corpus")
         known = [*SHIPPED, *([self.items_dataset] if self.items_dataset else [])]
         for name in self.selected:
@@ -88,14 +91,19 @@ class GEvalOptions(FamilyOptions):
                 hint = "" if self.items else "; your own rated items: geval.items=PATH"
                 raise ValueError(f"datasets: unknown dataset {name!r}; use {', '.join(known)}{hint}")
         for name in self.selected:
+            own = name == self.items_dataset
             bad = [task for task in self.tasks(name) if task not in TASKS]
             if bad:
-                raise ValueError(f"tasks of {name}: unknown task {bad[0]!r}; use dialogue and/or response")
+                raise ValueError(f"{'items_tasks' if own else f'tasks_{name}'}: unknown task {bad[0]!r}; "
+                                 "use dialogue and/or response")
             if unknown(self.criteria(name) or []):
-                raise ValueError(f"criteria of {name}: unknown criterion {unknown(self.criteria(name) or [])[0]!r}; "
-                                 "use any of overall, naturalness, coherence, engagingness, groundedness, "
-                                 "understandability")
-        parse_mapping(self.items_dimensions)  # a malformed mapping fails here, at start-up
+                raise ValueError(f"{'items_criteria' if own else f'criteria_{name}'}: unknown criterion "
+                                 f"{unknown(self.criteria(name) or [])[0]!r}; use any of overall, naturalness, "
+                                 "coherence, engagingness, groundedness, understandability")
+        try:
+            parse_mapping(self.items_dimensions)  # a malformed mapping fails here, at start-up
+        except ValueError as exc:
+            raise ValueError(f"items_dimensions: {exc}") from None
         return self
 
 

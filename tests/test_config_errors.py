@@ -121,6 +121,21 @@ def test_unknown_option_key_in_ini_is_refused_naming_the_ini_key(project):
                                  "(did you mean 'items'?); toyfam knows folder, items, limit"])
 
 
+def test_an_ini_key_llmjury_does_not_read_is_refused_with_the_key_meant(project):
+    # pytest itself only warns (unless --strict-config), and the run went on with the defaults.
+    result = usage_error(project, ini="llm_option = toyfam.limit=3")
+    result.stderr.fnmatch_lines(["ERROR: ini llm_option: not an llmjury setting (did you mean 'llm_options'?); "
+                                 "llmjury reads llm_cache, *, llm_options, *"])
+
+
+def test_an_unknown_llm_key_in_pyproject_is_refused_too(pytester):
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\naddopts = "-p no:deepeval -p no:randomly"\n'
+                               'llm_judge_run = "5"\n')
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = usage_error(pytester)
+    result.stderr.fnmatch_lines(["ERROR: ini llm_judge_run: not an llmjury setting (did you mean 'llm_judge_runs'?)*"])
+
+
 @pytest.mark.parametrize(("args", "ini", "line"), [
     (["--llm-option", "toyfam.limit=many"], "",
      "ERROR: --llm-option toyfam.limit=many: Input should be a valid integer, unable to parse string as an integer"),

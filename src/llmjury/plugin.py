@@ -207,6 +207,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{PIPELINE_MARK}(pipeline): the coroutine that turns a case into verdicts")
     config.addinivalue_line("markers", f"{CASES_MARK}(cases): llmjury cases a test is parametrized over")
     try:
+        check_ini_keys(config)
         settings = resolve_settings(config)
         families = discover(config.getini("llm_families"))
         check_role_families(settings, families)
@@ -245,6 +246,23 @@ def check_family_options(settings: Settings, families: dict[str, Family]) -> dic
                               f"known families: {', '.join(families)}")
         by_family.setdefault(name, []).append(line)
     return {name: checked_options(families[name], lines) for name, lines in by_family.items()}
+
+
+def check_ini_keys(config: pytest.Config) -> None:
+    """An `llm_*` key llmjury does not read (`llm_option` for `llm_options`) is an error: pytest only
+    warns about unknown ini keys (unless --strict-config), and the run would go on with defaults.
+
+    pytest keeps the ini file's keys and the registered names private (`Config.inicfg` is deprecated
+    since 9.0), so this reads them where pytest's own check does, and does nothing if they move."""
+    unknown = getattr(config, "_get_unknown_ini_keys", None)
+    registered = getattr(getattr(config, "_parser", None), "_inidict", None)
+    if unknown is None or registered is None:
+        return
+    ours = sorted(name for name in registered if name.startswith("llm_"))
+    for key in sorted(unknown()):
+        if key.startswith("llm_"):
+            raise ConfigError(f"ini {key}: not an llmjury setting{did_you_mean(key, ours)}; "
+                              f"llmjury reads {', '.join(ours)}")
 
 
 def check_prices(settings: Settings) -> None:

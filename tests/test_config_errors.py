@@ -174,7 +174,7 @@ def test_a_rule_naming_no_given_key_names_every_place_the_family_was_set():
     from pydantic import model_validator
 
     from llmjury.errors import ConfigError
-    from llmjury.family import Family, FamilyOptions, Section
+    from llmjury.family import FamilyOptions
     from llmjury.settings import OptionLine, checked_options
 
     class Options(FamilyOptions):
@@ -187,22 +187,10 @@ def test_a_rule_naming_no_given_key_names_every_place_the_family_was_set():
                 raise ValueError("the range is empty")
             return self
 
-    class Ranged(Family):
-        name, options, results, section = "ranged", Options, {}, Section
-
-        def pipelines(self):
-            return {}
-
-        def offline(self):
-            return {}
-
-        def aggregate(self, verdicts):
-            return Section()
-
     lines = [OptionLine("low", "5", "ini llm_options", "ranged.low=5"),
              OptionLine("high", "2", "--llm-option", "ranged.high=2")]
     with pytest.raises(ConfigError, match=r"^ini llm_options and --llm-option ranged\.\*: the range is empty$"):
-        checked_options(Ranged(), lines)
+        checked_options("ranged", Options, lines)
 
 
 @pytest.mark.parametrize(("option", "message"), [

@@ -80,8 +80,8 @@ def replay(args: argparse.Namespace) -> int:
                               f"known families: {', '.join(families)}")
         family = families[args.family]
         given = parse_assignments(args.option, "--option", "pairs_name=my_set")
-        options = checked_options(family, [OptionLine(key, value, "--option", f"{key}={value}")
-                                           for key, value in given.items()])
+        lines = [OptionLine(key, value, "--option", f"{key}={value}") for key, value in given.items()]
+        options = checked_options(family.name, family.options, lines)
         replayed = family.replay(args.path, options)
         gates = [Gate.parse(text) for text in args.gate]
     except LLMJuryError as exc:

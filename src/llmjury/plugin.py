@@ -245,7 +245,7 @@ def check_family_options(settings: Settings, families: dict[str, Family]) -> dic
             raise ConfigError(f"{line}: unknown family {name!r}{did_you_mean(name, families)}; "
                               f"known families: {', '.join(families)}")
         by_family.setdefault(name, []).append(line)
-    return {name: checked_options(families[name], lines) for name, lines in by_family.items()}
+    return {name: checked_options(name, families[name].options, lines) for name, lines in by_family.items()}
 
 
 def check_ini_keys(config: pytest.Config) -> None:

@@ -17,7 +17,7 @@ from llmjury.jurors import parse_jury
 from llmjury.limits import RateLimit
 
 if TYPE_CHECKING:
-    from llmjury.family import Family, FamilyOptions
+    from llmjury.family import FamilyOptions
 
 DEFAULT_PROVIDER = "offline"
 
@@ -143,19 +143,19 @@ class OptionLine:
         return f"{self.source} {self.text}"
 
 
-def checked_options(family: Family, lines: Sequence[OptionLine]) -> FamilyOptions:
-    """A family's options from the lines that set them. An unknown key is named with the line it
-    came from, a close known key and every key the family knows; a bad value with its line. A
-    rule across keys (the model's own check) is blamed on the line of the key its message starts
-    with (`items_criteria: ...`), else on every place the family was set."""
-    known = family.options.model_fields
+def checked_options(family: str, model: type[FamilyOptions], lines: Sequence[OptionLine]) -> FamilyOptions:
+    """Family `family`'s options (its options `model`) from the lines that set them. An unknown
+    key is named with the line it came from, a close known key and every key the family knows; a
+    bad value with its line. A rule across keys (the model's own check) is blamed on the line of
+    the key its message starts with (`items_criteria: ...`), else on every place the family was set."""
+    known = model.model_fields
     for line in lines:
         if line.key not in known:
-            raise ConfigError(f"{line}: unknown option {family.name}.{line.key}{did_you_mean(line.key, known)}; "
-                              f"{family.name} knows {', '.join(sorted(known)) or 'no options'}")
+            raise ConfigError(f"{line}: unknown option {family}.{line.key}{did_you_mean(line.key, known)}; "
+                              f"{family} knows {', '.join(sorted(known)) or 'no options'}")
     by_key = {line.key: line for line in lines}
     try:
-        return family.options.model_validate({line.key: line.value for line in lines})
+        return model.model_validate({line.key: line.value for line in lines})
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
@@ -166,7 +166,7 @@ def checked_options(family: Family, lines: Sequence[OptionLine]) -> FamilyOption
                 problems.append(f"{line}: {rest if colon and not error['loc'] else message}")
             else:  # a rule across keys (the model's own check): name every line of the family
                 where = " and ".join(dict.fromkeys(line.source for line in lines))
-                problems.append(f"{where} {family.name}.*: {message}")
+                problems.append(f"{where} {family}.*: {message}")
         raise ConfigError("; ".join(problems)) from None
 
 

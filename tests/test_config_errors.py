@@ -245,7 +245,11 @@ def test_a_per_family_role_of_a_known_family_starts_the_run(project):
      "ERROR: --llm-judge: jury spec 'openai:gpt-4o*two': '*two' is not a whole number of jurors"),
     (["--llm-judge", "openai:gpt-4o+"], "",
      "ERROR: --llm-judge: jury spec 'openai:gpt-4o+': empty juror between '+'"),
-], ids=["judge", "ini-judge", "role", "ini-role", "jury-member", "jury-zero", "jury-count", "jury-empty"])
+    (["--llm-judge", "socratik=openai:gpt-4o"], "",
+     "ERROR: --llm-judge: provider spec 'socratik=openai:gpt-4o': unknown kind 'socratik=openai'*; a family's own "
+     "judge is --llm-role FAMILY.judge=SPEC (ini llm_roles)"),
+], ids=["judge", "ini-judge", "role", "ini-role", "jury-member", "jury-zero", "jury-count", "jury-empty",
+        "judge-per-family"])
 def test_provider_spec_typos_stop_the_run_at_start_up(project, args, ini, line):
     usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
 

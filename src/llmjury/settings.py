@@ -95,7 +95,10 @@ def check_spec(spec: str, what: str) -> str:
     try:
         parse_jury(spec)
     except ConfigError as exc:
-        raise ConfigError(f"{what}: {exc}") from None
+        # `socratic=openai:gpt-4o` as a judge: a per-family judge is a role, set elsewhere.
+        kind = spec.split(";")[0].split(":")[0]
+        hint = "; a family's own judge is --llm-role FAMILY.judge=SPEC (ini llm_roles)" if "=" in kind else ""
+        raise ConfigError(f"{what}: {exc}{hint}") from None
     return spec
 
 

@@ -236,9 +236,8 @@ def check_family_options(settings: Settings, families: dict[str, Family]) -> dic
     Returns the parsed options of each family given some."""
     by_family: dict[str, list[OptionLine]] = {}
     for key, value in settings.options.items():
-        line = OptionLine(key.partition(".")[2], value, settings.option_sources.get(key, "--llm-option"),
-                          f"{key}={value}")
         name, dot, option = key.partition(".")
+        line = OptionLine(option, value, settings.option_sources.get(key, "--llm-option"), f"{key}={value}")
         if not dot or not option:
             raise ConfigError(f"{line}: write FAMILY.KEY=VALUE, e.g. socratic.dialogues=100")
         if name not in families:

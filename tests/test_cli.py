@@ -64,9 +64,12 @@ def test_replay_reads_seed_002_outcomes_with_the_seeds_tie_all_bad(tmp_path):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["replay", "arenna", "x.jsonl"], "unknown family 'arenna'"),
+    (["replay", "arenna", "x.jsonl"], "unknown family 'arenna' (did you mean 'arena'?); known families: "),
     (["replay", "arena", "missing.jsonl"], "missing.jsonl: no such file"),
-    (["replay", "arena", "PAIRS", "--option", "pairs_nam=x"], "unknown option arena.pairs_nam"),
+    (["replay", "arena", "PAIRS", "--option", "pairs_nam=x"],
+     "llmjury replay: --option pairs_nam=x: unknown option arena.pairs_nam (did you mean 'pairs_name'?); arena knows "),
+    (["replay", "arena", "PAIRS", "--option", "mrbench_pairs=0"],
+     "llmjury replay: --option mrbench_pairs=0: Input should be greater than or equal to 1"),
 ])
 def test_replay_usage_errors_exit_4_naming_the_cause(tmp_path, capsys, argv, message):
     (tmp_path / "pairs.jsonl").write_text(json.dumps(PAIRS[0]) + "\n")
@@ -132,3 +135,35 @@ def test_replay_shows_what_loading_left_out(tmp_path, capsys):
     (loaded,) = summary["arena"]["loading"]
     assert loaded["dataset"] == "mine" and sum(loaded["dropped"].values()) == 1
     assert "left out 1" in capsys.readouterr().out
+
+
+def test_report_of_a_run_folder_keeps_what_loading_left_out(tmp_path, capsys):
+    rows = [*PAIRS, {**PAIRS[0], "id": "empty", "answer_b": ""}]
+    (tmp_path / "judged.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["replay", "arena", str(tmp_path / "judged.jsonl"), "--option", "pairs_name=mine",
+                 "--name", "first", "--out", str(tmp_path / "out")]) == 0
+    run = tmp_path / "out" / "first"
+    original = json.loads((run / "summary.json").read_text())["loading"]
+    capsys.readouterr()
+    # A run folder and a verdicts file in one: both read the summary beside them; one load report.
+    assert main(["report", str(run), str(run / "verdicts.jsonl"), "--out", str(tmp_path / "out"),
+                 "--run-id", "again"]) == 0
+    summary = json.loads((tmp_path / "out" / "again" / "summary.json").read_text())
+    assert summary["loading"] == original and len(original) == 1
+    assert summary["arena"]["loading"] == original
+    assert "data: arena dataset mine" in (tmp_path / "out" / "again" / "summary.md").read_text()
+    assert "left out 1" in capsys.readouterr().out
+
+
+def test_report_of_verdicts_without_a_summary_has_no_load_counts(tmp_path):
+    (tmp_path / "v.jsonl").write_text(json.dumps({"case_id": "c", "family": "toy", "judge": {"provider": "m"},
+                                                  "result": {}, "valid": True, "raw": [], "attributes": {}}) + "\n")
+    assert main(["report", str(tmp_path / "v.jsonl"), "--out", str(tmp_path / "out"), "--run-id", "r"]) == 0
+    assert json.loads((tmp_path / "out" / "r" / "summary.json").read_text())["loading"] == []
+
+
+def test_report_refuses_a_summary_that_is_not_one(tmp_path):
+    (tmp_path / "verdicts.jsonl").write_text("")
+    (tmp_path / "summary.json").write_text('{"loading": [{"family": "arena"}]}')
+    with pytest.raises(SystemExit, match=r"summary\.json: not a run summary"):
+        main(["report", str(tmp_path), "--out", str(tmp_path / "out")])

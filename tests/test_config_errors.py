@@ -5,8 +5,13 @@ files named by family options, and gates on families the run does not select."""
 from __future__ import annotations
 
 import pytest
+import scipy.stats  # noqa: F401
 
 from llmjury.testing import FakeOpenAI
+
+# The in-process runs below aggregate their verdicts with scipy. Loaded here first, it outlives
+# pytester's module snapshot; loaded inside a run, it is unloaded after it, and the next run's
+# import fails (numpy's C extensions cannot be loaded twice in one process).
 
 INI = """
 [pytest]
@@ -114,14 +119,116 @@ def test_unknown_option_key_is_named_with_the_known_keys(project):
                                  "(did you mean 'limit'?); toyfam knows folder, items, limit"])
 
 
-def test_unknown_option_key_in_ini_is_refused_too(project):
+def test_unknown_option_key_in_ini_is_refused_naming_the_ini_key(project):
+    # It used to be blamed on --llm-option, which the user never gave.
     result = usage_error(project, ini="llm_options = toyfam.itemz=a.jsonl")
-    result.stderr.fnmatch_lines(["ERROR: --llm-option toyfam.itemz=a.jsonl: unknown option toyfam.itemz*"])
+    result.stderr.fnmatch_lines(["ERROR: ini llm_options toyfam.itemz=a.jsonl: unknown option toyfam.itemz "
+                                 "(did you mean 'items'?); toyfam knows folder, items, limit"])
 
 
-def test_option_value_of_the_wrong_type_is_named(project):
-    result = usage_error(project, "--llm-option", "toyfam.limit=many")
-    result.stderr.fnmatch_lines(["ERROR: --llm-option toyfam.*toyfam.limit='many'*integer*"])
+def test_an_ini_key_llmjury_does_not_read_is_refused_with_the_key_meant(project):
+    # pytest itself only warns (unless --strict-config), and the run went on with the defaults.
+    result = usage_error(project, ini="llm_option = toyfam.limit=3")
+    result.stderr.fnmatch_lines(["ERROR: ini llm_option: not an llmjury setting (did you mean 'llm_options'?); "
+                                 "llmjury reads llm_cache, *, llm_options, *"])
+
+
+def test_an_unknown_llm_key_in_pyproject_is_refused_too(pytester):
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\naddopts = "-p no:deepeval -p no:randomly"\n'
+                               'llm_judge_run = "5"\n')
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = usage_error(pytester)
+    result.stderr.fnmatch_lines(["ERROR: ini llm_judge_run: not an llmjury setting (did you mean 'llm_judge_runs'?)*"])
+
+
+@pytest.mark.parametrize(("args", "ini", "line"), [
+    (["--llm-option", "toyfam.limit=many"], "",
+     "ERROR: --llm-option toyfam.limit=many: Input should be a valid integer, unable to parse string as an integer"),
+    ([], "llm_options = toyfam.limit=many",
+     "ERROR: ini llm_options toyfam.limit=many: Input should be a valid integer*"),
+    ([], "llm_options = toyfan.limit=3", "ERROR: ini llm_options toyfan.limit=3: unknown family 'toyfan' (did you*"),
+    ([], "llm_options = toyfam.items=missing.jsonl",
+     "ERROR: ini llm_options toyfam.items=missing.jsonl: missing.jsonl: no such file or folder"),
+    (["--llm-option", "toyfam.limit=3"], "llm_options = toyfam.limit=many",  # the command line wins
+     None),
+], ids=["cli-type", "ini-type", "ini-family", "ini-file", "cli-over-ini"])
+def test_an_option_error_names_where_the_option_was_set(project, args, ini, line):
+    if line is None:
+        project.makeini(INI.format(extra=ini))
+        project.runpytest_inprocess(*args, "-k", "adhoc").assert_outcomes(passed=3)
+    else:
+        usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
+
+
+@pytest.mark.parametrize(("args", "ini", "line"), [
+    (["--llm-option", "geval.items=x.json"], "llm_options = geval.items_name=dstc9",
+     "ERROR: ini llm_options geval.items_name=dstc9: 'dstc9' is a shipped dataset's name; name your items after "
+     "their corpus"),
+    (["--llm-option", "geval.items=x.json", "--llm-option", "geval.items_criteria=fluency"], "",
+     "ERROR: --llm-option geval.items_criteria=fluency: unknown criterion 'fluency'; use any of overall, *"),
+    ([], "llm_options = geval.tasks_dstc9=dialog",
+     "ERROR: ini llm_options geval.tasks_dstc9=dialog: unknown task 'dialog'; use dialogue and/or response"),
+    (["--llm-option", "geval.items=x.json", "--llm-option", "geval.items_dimensions=fluency"], "",
+     "ERROR: --llm-option geval.items_dimensions=fluency: 'fluency': write DIMENSION=CRITERION*"),
+], ids=["items-name", "items-criteria", "tasks", "dimensions"])
+def test_a_rule_across_keys_is_blamed_on_the_line_of_the_key_at_fault(project, args, ini, line):
+    usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
+
+
+def test_a_rule_naming_no_given_key_names_every_place_the_family_was_set():
+    from pydantic import model_validator
+
+    from llmjury.errors import ConfigError
+    from llmjury.family import FamilyOptions
+    from llmjury.settings import OptionLine, checked_options
+
+    class Options(FamilyOptions):
+        low: int = 0
+        high: int = 1
+
+        @model_validator(mode="after")
+        def _ordered(self) -> Options:
+            if self.low > self.high:
+                raise ValueError("the range is empty")
+            return self
+
+    lines = [OptionLine("low", "5", "ini llm_options", "ranged.low=5"),
+             OptionLine("high", "2", "--llm-option", "ranged.high=2")]
+    with pytest.raises(ConfigError, match=r"^ini llm_options and --llm-option ranged\.\*: the range is empty$"):
+        checked_options("ranged", Options, lines)
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ("geval.n=0", "Input should be greater than or equal to 1"),
+    ("geval.n=-5", "Input should be greater than or equal to 1"),
+    ("geval.top_logprobs=0", "Input should be greater than or equal to 1"),
+    ("geval.deepeval_items=-1", "Input should be greater than or equal to 0"),
+    ("geval.top_p=0", "Input should be greater than 0"),
+    ("geval.temperature=-0.5", "Input should be greater than or equal to 0"),
+])
+def test_geval_counts_below_their_bound_are_usage_errors_naming_the_option(project, option, message):
+    usage_error(project, "--llm-option", option).stderr.fnmatch_lines([f"ERROR: --llm-option {option}: {message}"])
+
+
+def test_geval_switching_deepeval_off_with_zero_is_accepted(project):
+    project.runpytest_inprocess("--llm-option", "geval.deepeval_items=0", "-k", "adhoc").assert_outcomes(passed=3)
+
+
+@pytest.mark.parametrize(("args", "ini", "line"), [
+    (["--llm-role", "toyfan.judge=offline"], "",
+     "ERROR: --llm-role toyfan.judge=offline: unknown family 'toyfan' (did you mean 'toyfam'?); known families: "
+     "*toyfam (or write judge=SPEC for every family)"),
+    ([], "llm_roles = socratik.candidate=offline",
+     "ERROR: ini llm_roles socratik.candidate=offline: unknown family 'socratik' (did you mean 'socratic'?)*"),
+], ids=["cli", "ini"])
+def test_a_per_family_role_naming_an_unknown_family_is_refused(project, args, ini, line):
+    usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
+
+
+def test_a_per_family_role_of_a_known_family_starts_the_run(project):
+    result = project.runpytest_inprocess("--llm-role", "toyfam.judge=offline", "--llm-role", "judge=offline",
+                                         "-k", "toy")
+    result.assert_outcomes(passed=3)
 
 
 # -- provider specs ----------------------------------------------------------------------------------
@@ -143,7 +250,11 @@ def test_option_value_of_the_wrong_type_is_named(project):
      "ERROR: --llm-judge: jury spec 'openai:gpt-4o*two': '*two' is not a whole number of jurors"),
     (["--llm-judge", "openai:gpt-4o+"], "",
      "ERROR: --llm-judge: jury spec 'openai:gpt-4o+': empty juror between '+'"),
-], ids=["judge", "ini-judge", "role", "ini-role", "jury-member", "jury-zero", "jury-count", "jury-empty"])
+    (["--llm-judge", "socratik=openai:gpt-4o"], "",
+     "ERROR: --llm-judge: provider spec 'socratik=openai:gpt-4o': unknown kind 'socratik=openai'*; a family's own "
+     "judge is --llm-role FAMILY.judge=SPEC (ini llm_roles)"),
+], ids=["judge", "ini-judge", "role", "ini-role", "jury-member", "jury-zero", "jury-count", "jury-empty",
+        "judge-per-family"])
 def test_provider_spec_typos_stop_the_run_at_start_up(project, args, ini, line):
     usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
 

@@ -48,7 +48,7 @@ def test_the_readme_family_runs_and_aggregates_typed_results(politeness, workers
     assert section["polite_rate"]["method"] == "wilson"
     assert section["headline"] == ["polite_rate"]
     assert section["loading"] == [{"family": "politeness", "dataset": "replies", "source": "replies.jsonl",
-                                   "kept": 3, "dropped": {"empty reply": 1}}]
+                                   "kept": 3, "dropped": {"empty reply": 1}, "given": True}]
     result.stdout.fnmatch_lines(
         ["*data: politeness dataset replies (replies.jsonl): 3 items; left out 1 (1 empty reply)"])
     verdicts = [json.loads(line) for line in

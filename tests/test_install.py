@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -39,3 +40,21 @@ def test_the_wheel_holds_every_prompt_template_and_data_file(tmp_path):
     assert any(name.endswith(".j2") for name in prompts)
     assert prompts - names == set()
     assert data - names == set()
+
+
+def test_the_sdist_holds_the_library_and_not_the_suite_as_the_readme_says(tmp_path):
+    # README "Quick start": the suite (evals/, fixtures/) is had by cloning, not from a package.
+    pytest.importorskip("setuptools")
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", ".git", "reports", ".llmjury",
+                                                  ".pytest_cache", "build", "dist"))
+    subprocess.run([sys.executable, "-c", f"import setuptools.build_meta as b; b.build_sdist({str(tmp_path)!r})"],
+                   check=True, cwd=source, timeout=300, capture_output=True)
+    (sdist,) = tmp_path.glob("llmjury-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        top = {Path(name).parts[1] for name in archive.getnames() if len(Path(name).parts) > 1}
+    assert "src" in top and "pyproject.toml" in top
+    assert not top & {"evals", "fixtures", "tests", "tox.ini"}
+    quick_start = (REPO / "README.md").read_text(encoding="utf-8").split("## How a run works")[0]
+    assert "The suite lives in the repository, not in the package" in quick_start

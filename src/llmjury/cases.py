@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from llmjury.loading import LoadReport
+from llmjury.loading import Loaded, LoadReport
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:+-]+")
 
@@ -32,8 +32,8 @@ def slug(text: Any) -> str:
 
 
 CASES_MARK = "llmjury_cases"
-#: Load reports of the datasets this process's tests were generated from.
-LOADED = pytest.StashKey[list[LoadReport]]()
+#: Load reports of the datasets this process's tests were generated from, with their cases.
+LOADED = pytest.StashKey[Loaded]()
 
 
 def parametrize(cases: Iterable[Case]) -> pytest.MarkDecorator:
@@ -55,7 +55,7 @@ def generate(metafunc: pytest.Metafunc, cases: Iterable[Case], loaded: Iterable[
     generated, so `--strict-markers` holds for a user's own files and `pytest --markers` of an
     unrelated project lists none of them."""
     cases = list(cases)
-    metafunc.config.stash.setdefault(LOADED, []).extend(loaded)
+    metafunc.config.stash.setdefault(LOADED, Loaded()).add(cases, loaded)
     for name, description in case_markers(cases).items():
         metafunc.config.addinivalue_line("markers", f"{name}: {description}")
     params = case_params(cases)

@@ -9,14 +9,33 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from llmjury import aggregate
 from llmjury.cache import SampleStore
 from llmjury.errors import ConfigError
 from llmjury.families import discover
 from llmjury.gates import Gate
+from llmjury.loading import LoadReport, merge
 from llmjury.plugin import gate_exit_status
 from llmjury.pricing import PriceTable
 from llmjury.reports import terminal_lines, write_run
+
+
+def read_loading(paths: Sequence[Path]) -> list[LoadReport]:
+    """The load counts of the runs whose verdicts are re-aggregated: each run folder's `summary.json`
+    (beside its `verdicts.jsonl`) says what loading kept and left out, which verdicts cannot say."""
+    reports: list[LoadReport] = []
+    for path in paths:
+        summary = (path if path.is_dir() else path.parent) / "summary.json"
+        if not summary.is_file():
+            continue
+        try:
+            loading = json.loads(summary.read_text(encoding="utf-8")).get("loading", [])
+            reports += [LoadReport.model_validate(report) for report in loading]
+        except (json.JSONDecodeError, ValidationError, AttributeError) as exc:
+            raise SystemExit(f"{summary}: not a run summary ({exc})") from None
+    return merge(reports)
 
 
 def read_verdicts(paths: Sequence[Path]) -> list[dict]:
@@ -40,7 +59,7 @@ def report(args: argparse.Namespace) -> int:
     run = {"id": args.run_id or time.strftime("%Y%m%d-%H%M%S") + "-reaggregated",
            "reaggregated_from": [str(p) for p in args.verdicts], "judge": "recorded", "cache_mode": "none",
            "seed": None, "workers": 0}
-    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families)
+    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families, read_loading(args.verdicts))
     results = [Gate.parse(text).check(summary, uncertain=args.gate_uncertain) for text in args.gate]
     run_dir = write_run(args.out, summary, records, results, families)
     print("\n".join(terminal_lines(summary, results, run_dir, families)))
@@ -52,14 +71,17 @@ def replay(args: argparse.Namespace) -> int:
     from pytest import ExitCode
 
     from llmjury.errors import LLMJuryError
-    from llmjury.settings import parse_assignments
+    from llmjury.settings import OptionLine, checked_options, did_you_mean, parse_assignments
 
     families = discover()
     try:
         if args.family not in families:
-            raise ConfigError(f"unknown family {args.family!r}; known families: {', '.join(families)}")
+            raise ConfigError(f"unknown family {args.family!r}{did_you_mean(args.family, families)}; "
+                              f"known families: {', '.join(families)}")
         family = families[args.family]
-        options = family.parse_options(parse_assignments(args.option, "--option", "pairs_name=my_set"))
+        given = parse_assignments(args.option, "--option", "pairs_name=my_set")
+        lines = [OptionLine(key, value, "--option", f"{key}={value}") for key, value in given.items()]
+        options = checked_options(family.name, family.options, lines)
         replayed = family.replay(args.path, options)
         gates = [Gate.parse(text) for text in args.gate]
     except LLMJuryError as exc:
@@ -68,7 +90,8 @@ def replay(args: argparse.Namespace) -> int:
     records = [v.record() for v in replayed.verdicts]
     run = {"id": args.name or f"{time.strftime('%Y%m%d-%H%M%S')}-replay-{args.path.stem}",
            "replayed_from": str(args.path), "judge": "recorded", "cache_mode": "none", "seed": None, "workers": 0}
-    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families, replayed.loading)
+    loading = [report.model_copy(update={"given": True}) for report in replayed.loading]  # the user's file
+    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families, loading)
     results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
     run_dir = write_run(args.out, summary, records, results, families)
     print("\n".join(terminal_lines(summary, results, run_dir, families)))

@@ -8,7 +8,6 @@ reports (and its usage ledger in `workeroutput`); the controller, or the only pr
 
 from __future__ import annotations
 
-import difflib
 import os
 import random
 import re
@@ -35,7 +34,7 @@ from llmjury.handoff import OutcomeHandoff  # noqa: E402
 from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
-from llmjury.loading import merge  # noqa: E402
+from llmjury.loading import LoadReport, merge  # noqa: E402
 from llmjury.planner import (  # noqa: E402
     Pipeline,
     PlannedTest,
@@ -53,9 +52,13 @@ from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
 from llmjury.redact import redact_spec  # noqa: E402
 from llmjury.saved import SavedRun, load_run  # noqa: E402
 from llmjury.settings import (  # noqa: E402
+    OptionLine,
     Settings,
+    check_role_families,
     check_spec,
+    checked_options,
     choice,
+    did_you_mean,
     family_options,
     parse_assignments,
     parse_roles,
@@ -67,6 +70,8 @@ PIPELINE_MARK = "llmjury_pipeline"
 SESSION_PLUGIN = "llmjury-session"
 VERDICTS = pytest.StashKey[list[dict[str, Any]]]()
 BASELINE = pytest.StashKey[SavedRun]()  # the --llm-baseline run, read once by the controller
+#: Data files named by family options (a user's own), whose load lines the terminal always shows.
+GIVEN_FILES = pytest.StashKey[list[Path]]()
 STARTUP_ERROR = "llmjury_startup_error"  # a worker's start-up error, in its workeroutput
 # Gate outcomes take exit codes pytest does not use (it owns 0-5, and 6 since 9.2 for --max-warnings).
 GATE_FAILED_EXIT = 10
@@ -173,10 +178,16 @@ def resolve_settings(config: pytest.Config) -> Settings:
     data, data_source = pick("llm_data", "llm_data")
     roles: dict[str, str] = {}
     options: dict[str, str] = {}
+    role_sources: dict[str, str] = {}
+    option_sources: dict[str, str] = {}
     for given, what in lines("llm_role", "llm_roles"):
-        roles |= parse_roles(given, what)
+        parsed = parse_roles(given, what)
+        roles |= parsed
+        role_sources |= dict.fromkeys(parsed, what)
     for given, what in lines("llm_option", "llm_options"):
-        options |= parse_assignments(given, what, "socratic.dialogues=100")
+        parsed = parse_assignments(given, what, "socratic.dialogues=100")
+        options |= parsed
+        option_sources |= dict.fromkeys(parsed, what)
     return Settings(
         judge=check_spec(judge or "offline", judge_source),
         roles=roles,
@@ -196,6 +207,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
         gate_uncertain=choice(uncertain or "inconclusive", uncertain_source, ("inconclusive", "pass")),
         prices=path(prices, "") if prices else None,
         options=options,
+        option_sources=option_sources,
+        role_sources=role_sources,
     )
 
 
@@ -203,10 +216,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{PIPELINE_MARK}(pipeline): the coroutine that turns a case into verdicts")
     config.addinivalue_line("markers", f"{CASES_MARK}(cases): llmjury cases a test is parametrized over")
     try:
+        check_ini_keys(config)
         settings = resolve_settings(config)
         families = discover(config.getini("llm_families"))
+        check_role_families(settings, families)
         for name, options in check_family_options(settings, families).items():
-            check_dataset_files(families[name], options, settings)
+            config.stash.setdefault(GIVEN_FILES, []).extend(check_dataset_files(families[name], options, settings))
         gates = [Gate.parse(text) for text in settings.gates]
         baseline = baseline_path(config)
         check_metrics(gates, families, baseline=baseline is not None)
@@ -229,22 +244,37 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def check_family_options(settings: Settings, families: dict[str, Family]) -> dict[str, FamilyOptions]:
-    """Every `--llm-option FAMILY.KEY=VALUE` names a known family and a key its options model knows
-    (the error lists the known ones); returns the parsed options of each family given some."""
-    by_family: dict[str, dict[str, str]] = {}
+    """Every `FAMILY.KEY=VALUE` option (`--llm-option` or the ini's `llm_options`) names a known
+    family and a key its options model knows; an error names the line and where it was set.
+    Returns the parsed options of each family given some."""
+    by_family: dict[str, list[OptionLine]] = {}
     for key, value in settings.options.items():
         name, dot, option = key.partition(".")
+        line = OptionLine(option, value, settings.option_sources.get(key, "--llm-option"), f"{key}={value}")
         if not dot or not option:
-            raise ConfigError(f"--llm-option {key}={value}: write FAMILY.KEY=VALUE, e.g. socratic.dialogues=100")
+            raise ConfigError(f"{line}: write FAMILY.KEY=VALUE, e.g. socratic.dialogues=100")
         if name not in families:
-            raise ConfigError(f"--llm-option {key}={value}: unknown family {name!r}{_did_you_mean(name, families)}; "
+            raise ConfigError(f"{line}: unknown family {name!r}{did_you_mean(name, families)}; "
                               f"known families: {', '.join(families)}")
-        known = families[name].options.model_fields
-        if option not in known:
-            raise ConfigError(f"--llm-option {key}={value}: unknown option {key}{_did_you_mean(option, known)}; "
-                              f"{name} knows {', '.join(sorted(known)) or 'no options'}")
-        by_family.setdefault(name, {})[option] = value
-    return {name: families[name].parse_options(values, settings) for name, values in by_family.items()}
+        by_family.setdefault(name, []).append(line)
+    return {name: checked_options(name, families[name].options, lines) for name, lines in by_family.items()}
+
+
+def check_ini_keys(config: pytest.Config) -> None:
+    """An `llm_*` key llmjury does not read (`llm_option` for `llm_options`) is an error: pytest only
+    warns about unknown ini keys (unless --strict-config), and the run would go on with defaults.
+
+    pytest keeps the ini file's keys and the registered names private (`Config.inicfg` is deprecated
+    since 9.0), so this reads them where pytest's own check does, and does nothing if they move."""
+    unknown = getattr(config, "_get_unknown_ini_keys", None)
+    registered = getattr(getattr(config, "_parser", None), "_inidict", None)
+    if unknown is None or registered is None:
+        return
+    ours = sorted(name for name in registered if name.startswith("llm_"))
+    for key in sorted(unknown()):
+        if key.startswith("llm_"):
+            raise ConfigError(f"ini {key}: not an llmjury setting{did_you_mean(key, ours)}; "
+                              f"llmjury reads {', '.join(ours)}")
 
 
 def baseline_path(config: pytest.Config) -> tuple[Path, str] | None:
@@ -270,28 +300,28 @@ def check_prices(settings: Settings) -> None:
             raise ConfigError(f"ini llm_prices: {exc}") from None
 
 
-def _did_you_mean(word: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def check_dataset_files(family: Family, options: FamilyOptions, settings: Settings) -> None:
+def check_dataset_files(family: Family, options: FamilyOptions, settings: Settings) -> list[Path]:
     """Each data file an option names is readable, non-empty UTF-8 text (a folder: exists), so a bad
-    path or export stops the run at start-up, named, instead of failing or yielding 0 cases later."""
+    path or export stops the run at start-up, named, instead of failing or yielding 0 cases later.
+    Returns the files and folders the options name."""
     paths = family.dataset_paths(options, settings)
+    given: list[Path] = []
     for dataset in family.datasets:
         if dataset.option not in options.model_fields_set or dataset.name not in paths:
             continue  # a shipped copy under the data root is the suite's business, not the user's
         path = paths[dataset.name]
-        given = f"--llm-option {family.name}.{dataset.option}={getattr(options, dataset.option)}"
+        key = f"{family.name}.{dataset.option}"
+        line = f"{settings.option_sources.get(key, '--llm-option')} {key}={getattr(options, dataset.option)}"
         if not path.exists():
-            raise ConfigError(f"{given}: {path}: no such file or folder")
+            raise ConfigError(f"{line}: {path}: no such file or folder")
+        given.append(path)
         if path.is_dir():
             continue
         try:
             read_text(path)
         except DatasetError as exc:
-            raise ConfigError(f"{given}: {exc}") from None
+            raise ConfigError(f"{line}: {exc}") from None
+    return given
 
 
 def selected_families(items: Iterable[pytest.Item]) -> set[str] | None:
@@ -462,6 +492,8 @@ class JurySession:
         self.records: dict[str, list[dict[str, Any]]] = {}
         self.worker_ledgers: list[dict[str, dict[str, float]]] = []
         self.worker_loading: list[dict[str, Any]] = []
+        #: Load reports of the datasets the selected tests use (set once collection has selected them).
+        self.loading: list[LoadReport] = []
         #: What providers learned their servers do differently (ignore n, refuse json_schema), by provider.
         self.adaptations: dict[str, dict[str, str]] = {}
         self.workers = 0
@@ -515,6 +547,10 @@ class JurySession:
             items[:] = [i for i in items if i.nodeid in keep or _case_of(i) is None]
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        loaded = self.config.stash.get(LOADED, None)
+        if loaded is not None:  # after -k, -m and --llm-sample: only the datasets of the tests that run
+            self.loading = loaded.used(filter(None, map(_case_of, session.items)),
+                                       self.config.stash.get(GIVEN_FILES, []))
         if self.config.getoption("llm_no_plan") or self.config.getoption("collectonly"):
             return
         work: list[tuple[Pipeline, Case]] = []
@@ -576,7 +612,7 @@ class JurySession:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         ledger = self._jury.engine.ledger_dict() if self._jury is not None else {}
-        loading = merge([*self.config.stash.get(LOADED, []), *self.worker_loading])
+        loading = merge([*self.loading, *self.worker_loading])
         adaptations = self._jury.engine.adaptations() if self._jury is not None else {}
         if self.is_worker:
             self.config.workeroutput["llmjury_adaptations"] = adaptations

@@ -158,7 +158,7 @@ def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Pa
         counts = f"{section['cases']} cases, {section['verdicts']} verdicts, {section['unscored']} unscored"
         lines.append(f"{name}: {counts}")
         lines += [f"  data: {LoadReport.model_validate(r).line()}" for r in section.get("loading", [])
-                  if r["dropped"]]
+                  if r["dropped"] or r.get("given")]  # a user's own file: always said
         for path, m in metric_rows(section, hidden=hidden_keys(families, name))[:20]:
             lines.append(f"  {name}.{path:<34} {format_metric(m):<28} n={m['n']}")
     lines.extend(g.line() for g in gates)

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import difflib
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
 
 from llmjury.cache import CacheMode
 from llmjury.errors import ConfigError
 from llmjury.jurors import parse_jury
 from llmjury.limits import RateLimit
+
+if TYPE_CHECKING:
+    from llmjury.family import FamilyOptions
 
 DEFAULT_PROVIDER = "offline"
 
@@ -38,6 +45,9 @@ class Settings:
     gate_uncertain: str = "inconclusive"
     prices: Path | None = None
     options: dict[str, str] = field(default_factory=dict)
+    #: Where each option and role was set (`--llm-option`, `ini llm_options`, ...), for error messages.
+    option_sources: dict[str, str] = field(default_factory=dict)
+    role_sources: dict[str, str] = field(default_factory=dict)
 
     def provider_for(self, role: str, family: str | None = None) -> str:
         """Spec for a role: `family.role`, then `role`, then the judge (for judges) or offline."""
@@ -85,7 +95,10 @@ def check_spec(spec: str, what: str) -> str:
     try:
         parse_jury(spec)
     except ConfigError as exc:
-        raise ConfigError(f"{what}: {exc}") from None
+        # `socratic=openai:gpt-4o` as a judge: a per-family judge is a role, set elsewhere.
+        kind = spec.split(";")[0].split(":")[0]
+        hint = "; a family's own judge is --llm-role FAMILY.judge=SPEC (ini llm_roles)" if "=" in kind else ""
+        raise ConfigError(f"{what}: {exc}{hint}") from None
     return spec
 
 
@@ -112,3 +125,60 @@ def family_options(settings: Settings, family: str | Any) -> dict[str, str]:
     """The `family.key=value` options for one family (its name or its contract), prefix removed."""
     prefix = getattr(family, "name", family) + "."
     return {k[len(prefix):]: v for k, v in settings.options.items() if k.startswith(prefix)}
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` when a known word is close to `word`, else nothing."""
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+@dataclass(frozen=True)
+class OptionLine:
+    """One family option as the user wrote it, and where: an error names the line, not a guess."""
+
+    key: str  # without the family prefix
+    value: str
+    source: str  # `--llm-option`, `ini llm_options`, `--option` (`llmjury replay`)
+    text: str  # as written, e.g. `socratic.dialogues=3`
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.text}"
+
+
+def checked_options(family: str, model: type[FamilyOptions], lines: Sequence[OptionLine]) -> FamilyOptions:
+    """Family `family`'s options (its options `model`) from the lines that set them. An unknown
+    key is named with the line it came from, a close known key and every key the family knows; a
+    bad value with its line. A rule across keys (the model's own check) is blamed on the line of
+    the key its message starts with (`items_criteria: ...`), else on every place the family was set."""
+    known = model.model_fields
+    for line in lines:
+        if line.key not in known:
+            raise ConfigError(f"{line}: unknown option {family}.{line.key}{did_you_mean(line.key, known)}; "
+                              f"{family} knows {', '.join(sorted(known)) or 'no options'}")
+    by_key = {line.key: line for line in lines}
+    try:
+        return model.model_validate({line.key: line.value for line in lines})
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            message = str(error["msg"]).removeprefix("Value error, ")
+            key, colon, rest = message.partition(": ")
+            line = by_key.get(str(error["loc"][0]) if error["loc"] else key)
+            if line is not None:
+                problems.append(f"{line}: {rest if colon and not error['loc'] else message}")
+            else:  # a rule across keys (the model's own check): name every line of the family
+                where = " and ".join(dict.fromkeys(line.source for line in lines))
+                problems.append(f"{where} {family}.*: {message}")
+        raise ConfigError("; ".join(problems)) from None
+
+
+def check_role_families(settings: Settings, families: Mapping[str, Any]) -> None:
+    """A per-family role (`socratic.judge=SPEC`) names a known family: with a typo in the family the
+    role would silently never be used, and every call would go to the default provider."""
+    for key, spec in settings.roles.items():
+        family, dot, role = key.partition(".")
+        if dot and family not in families:
+            where = settings.role_sources.get(key, "--llm-role")
+            raise ConfigError(f"{where} {key}={spec}: unknown family {family!r}{did_you_mean(family, families)}; "
+                              f"known families: {', '.join(families)} (or write {role}=SPEC for every family)")

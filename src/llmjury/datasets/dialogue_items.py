@@ -34,7 +34,8 @@ ITEM_FIELDS = frozenset({"id", "context", "response", "system", "system_id", "mo
 JUDGE_PREFIX = "judge_"
 EMPTY = "empty responses"
 DUPLICATE = "duplicates"
-DUPLICATE_RATING = "duplicate ratings (same item and annotator)"
+#: One per row that repeats an annotator of its item, however many dimensions it rates.
+DUPLICATE_RATING = "repeated annotator rows (same item and annotator; the first rating kept)"
 
 
 @dataclass(frozen=True)
@@ -219,13 +220,15 @@ def _items(path: Path, name: str, records: Iterable[tuple[int, dict[str, Any]]],
 
 
 def _merge(seen: dict[str, Any], row: dict[str, Any], counter: LoadCounter) -> None:
+    """Another annotator's row joins its item. A row repeating an annotator the item already has is
+    one repeat, counted once (not once per dimension it rates); it adds only dimensions not yet rated."""
+    repeated = False
     for dim, by in row["ratings"].items():
         target = seen["ratings"].setdefault(dim, {})
         for annotator, value in by.items():
-            if annotator in target:
-                counter.drop(DUPLICATE_RATING)
-            else:
-                target[annotator] = value
+            repeated |= annotator in target
+            target.setdefault(annotator, value)
+    counter.drop(DUPLICATE_RATING, int(repeated))
     seen["annotator"] = seen["annotator"] or row["annotator"]
 
 

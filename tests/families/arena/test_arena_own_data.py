@@ -93,7 +93,8 @@ def test_an_mrbench_file_of_your_own_is_read_and_named_by_its_stem(own_pairs):
     result.assert_outcomes(passed=9)  # 4 conversations x 2 judged pairs, and the human labels
     result.stdout.fnmatch_lines(["*test_tutor_battle?tutors_v9-c000-*"])
     section = summary(own_pairs)["arena"]
-    assert {(r["dataset"], r["kept"]) for r in section["loading"]} == {("tutors_v9", 4), ("judged", 3)}
+    # Only the file the selected cases came from: `-m` leaves the pairs file's (`judged`) cases out.
+    assert {(r["dataset"], r["kept"]) for r in section["loading"]} == {("tutors_v9", 4)}
     validity = section["judge_validity"]["tutors_v9"]
     assert validity["dataset"] == "tutors_v9" and validity["battles"] == 8
     assert {"tutors_v9/judge", "tutors_v9/human"} <= set(section["leaderboards"])

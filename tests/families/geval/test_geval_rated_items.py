@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from llmjury.datasets.dialogue_items import rated_items, topical_chat
+from llmjury.datasets.dialogue_items import DUPLICATE_RATING, rated_items, topical_chat
 from llmjury.errors import ConfigError, DatasetError
 from llmjury.families.geval import FAMILY
 from llmjury.families.geval.cases import geval_cases
@@ -81,7 +81,23 @@ def test_rated_items_schema_in_jsonl_long_format_merges_annotators_and_counts_wh
     (item,) = rated_items(path, "support_chats", counter)
     assert item.id == "support_chats-d1" and item.ratings["overall"] == {"ann": 4.0, "bob": 5.0}
     assert item.human == {"overall": 4.5, "coherence": 2.5}
-    assert dict(counter.dropped) == {"duplicate ratings (same item and annotator)": 2, "empty responses": 1}
+    assert dict(counter.dropped) == {DUPLICATE_RATING: 1, "empty responses": 1}  # one repeated row, 2 dimensions
+
+
+def test_a_repeated_annotator_row_is_counted_once_whatever_it_rates(tmp_path):
+    # Three rows of one item by `ann`, each rating three dimensions: two repeats, not six.
+    row = {"id": "d1", "context": "A: hi", "response": "hello", "annotator": "ann", "overall": 4, "coherence": 3,
+           "naturalness": 2}
+    rows = [row, {**row, "overall": 1}, {**row, "overall": 2, "engagingness": 5}, {**row, "annotator": "bob"}]
+    path = tmp_path / "repeats.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    from llmjury.loading import LoadCounter
+
+    counter = LoadCounter()
+    (item,) = rated_items(path, "repeats", counter)
+    assert dict(counter.dropped) == {"repeated annotator rows (same item and annotator; the first rating kept)": 2}
+    assert item.ratings["overall"] == {"ann": 4.0, "bob": 4.0}
+    assert item.human["engagingness"] == 5.0  # a dimension the first row did not rate is still taken
 
 
 def test_rated_items_schema_in_csv_with_means_and_a_duplicate(tmp_path):
@@ -123,7 +139,7 @@ def test_options_are_checked_at_start_up():
     with pytest.raises(ConfigError, match=r"unknown dataset 'persona'; use topical_chat, dstc9; your own rated "
                                           r"items: geval.items=PATH"):
         FAMILY.parse_options({"datasets": "persona"})
-    with pytest.raises(ConfigError, match=r"items_name 'dstc9' is a shipped dataset's name"):
+    with pytest.raises(ConfigError, match=r"items_name: 'dstc9' is a shipped dataset's name"):
         FAMILY.parse_options({"items": "x.json", "items_name": "dstc9"})
     with pytest.raises(ConfigError, match=r"'fluency': write DIMENSION=CRITERION"):
         FAMILY.parse_options({"items": "x.json", "items_dimensions": "fluency"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from llmjury.cases import slug
 from llmjury.families.geval.criteria import parse_mapping, unknown
@@ -38,13 +38,15 @@ class GEvalOptions(FamilyOptions):
     closer_look: str | None = None  # folder of gpt-3.5's recorded G-Eval answers (Chiang & Lee)
     dep: str | None = None  # folder of DEP's recorded ratings
     scoring: Literal["auto", "logprobs", "sampling"] = "auto"
-    n: int = 20
-    temperature: float = 1.0
-    top_p: float = 1.0
-    top_logprobs: int = 5
+    # Bounds checked at start-up: a zero sample count or a negative logprob count is a usage error
+    # naming the option, not an empty score or a provider's 400 on every case.
+    n: int = Field(20, ge=1)  # samples a score when scoring=sampling
+    temperature: float = Field(1.0, ge=0)
+    top_p: float = Field(1.0, gt=0, le=1)
+    top_logprobs: int = Field(5, ge=1)
     steps_dir: str | None = None  # hand-written evaluation steps: <task>-<criterion>.txt (win over frozen ones)
     frozen_steps: str | None = None  # where generated steps are frozen (default: <data root>/geval/steps)
-    deepeval_items: int = 60  # items per dataset compared with deepeval's GEval (one per context first)
+    deepeval_items: int = Field(60, ge=0)  # items per dataset compared with deepeval's GEval (0: none)
 
     @property
     def items_dataset(self) -> str | None:
@@ -77,8 +79,11 @@ class GEvalOptions(FamilyOptions):
 
     @model_validator(mode="after")
     def _check(self) -> GEvalOptions:
+        """Rules across keys. Each message starts with the key at fault (`items_criteria: ...`), so the
+        start-up error can name the line that set it."""
         if self.items_dataset in SHIPPED:
-            raise ValueError(f"items_name {self.items_dataset!r} is a shipped dataset's name; "
+            key = "items_name" if self.items_name else "items"
+            raise ValueError(f"{key}: {self.items_dataset!r} is a shipped dataset's name; "
                              "name your items after their corpus")
         known = [*SHIPPED, *([self.items_dataset] if self.items_dataset else [])]
         for name in self.selected:
@@ -86,14 +91,19 @@ class GEvalOptions(FamilyOptions):
                 hint = "" if self.items else "; your own rated items: geval.items=PATH"
                 raise ValueError(f"datasets: unknown dataset {name!r}; use {', '.join(known)}{hint}")
         for name in self.selected:
+            own = name == self.items_dataset
             bad = [task for task in self.tasks(name) if task not in TASKS]
             if bad:
-                raise ValueError(f"tasks of {name}: unknown task {bad[0]!r}; use dialogue and/or response")
+                raise ValueError(f"{'items_tasks' if own else f'tasks_{name}'}: unknown task {bad[0]!r}; "
+                                 "use dialogue and/or response")
             if unknown(self.criteria(name) or []):
-                raise ValueError(f"criteria of {name}: unknown criterion {unknown(self.criteria(name) or [])[0]!r}; "
-                                 "use any of overall, naturalness, coherence, engagingness, groundedness, "
-                                 "understandability")
-        parse_mapping(self.items_dimensions)  # a malformed mapping fails here, at start-up
+                raise ValueError(f"{'items_criteria' if own else f'criteria_{name}'}: unknown criterion "
+                                 f"{unknown(self.criteria(name) or [])[0]!r}; use any of overall, naturalness, "
+                                 "coherence, engagingness, groundedness, understandability")
+        try:
+            parse_mapping(self.items_dimensions)  # a malformed mapping fails here, at start-up
+        except ValueError as exc:
+            raise ValueError(f"items_dimensions: {exc}") from None
         return self
 
 

@@ -3,13 +3,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import pytest
-
 # In-process pytester runs drop every module imported during the inner run from sys.modules, and
 # numpy's extension modules refuse a second load in one process ("cannot load module more than once
 # per process"). The library imports scipy and pandas lazily, where it aggregates, so the first
 # inner run that aggregates would import them and the next would fail: import them here, once.
 import pandas  # noqa: F401
+import pytest
 import scipy.stats  # noqa: F401
 
 from llmjury.cache import CacheMode, SampleStore

@@ -5,13 +5,8 @@ files named by family options, and gates on families the run does not select."""
 from __future__ import annotations
 
 import pytest
-import scipy.stats  # noqa: F401
 
 from llmjury.testing import FakeOpenAI
-
-# The in-process runs below aggregate their verdicts with scipy. Loaded here first, it outlives
-# pytester's module snapshot; loaded inside a run, it is unloaded after it, and the next run's
-# import fails (numpy's C extensions cannot be loaded twice in one process).
 
 INI = """
 [pytest]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-import scipy.stats  # noqa: F401  (in-process runs aggregate with it: see tests/test_config_errors.py)
 
 from llmjury.loading import Loaded, LoadReport
 

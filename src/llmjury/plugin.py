@@ -534,7 +534,7 @@ class JurySession:
             elif plannable(item, plugins) and in_share(item.nodeid, self.worker_index, self.worker_count):
                 tests[item.nodeid] = PlannedTest(partial(body_of, item, bound_jury(self.jury, item)),
                                                  partial(_recorded, item))
-        if work or tests or any(_case_of(item) is not None for item in session.items):
+        if work or tests or any(_case_of(item) is not None or is_jury_test(item) for item in session.items):
             # A worker with an empty share says so too, so the progress display knows it is not coming.
             with self.watch.planning(len(work) + len(tests)) as done:
                 if work or tests:

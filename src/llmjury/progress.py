@@ -270,11 +270,13 @@ class Display:
             return
         clock = time.monotonic() if clock is None else clock
         totals = RunTotals.of(self.board.read())
-        if totals.workers and totals.workers >= self.expected_workers() and totals.finished == totals.workers:
+        if not totals.workers or totals.workers < self.expected_workers():
+            return  # a worker still collecting: its share is not in the total yet
+        if totals.finished == totals.workers:
             self.finish(now, totals)
             return
         if totals.total == 0:
-            return  # nothing planned (yet): a run with no planning phase shows no progress
+            return  # nothing planned: a run with no planning phase shows no progress
         if self.style == "bar":
             self._draw(totals)
         elif clock - self._last_line >= self.interval and totals != self._last_shown:
@@ -302,6 +304,7 @@ class Display:
         self._bar.total = totals.total
         self._bar.set_postfix_str(totals.figures(), refresh=False)
         self._bar.update(totals.done - self._bar.n)
+        self._bar.refresh()  # each tick redraws: tqdm would skip draws closer than its own interval
 
     # -- the thread ------------------------------------------------------------------------------
     def start(self) -> None:

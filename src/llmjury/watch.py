@@ -53,8 +53,13 @@ class RunWatch:
         style = progress_style(self.settings.progress, bool(getattr(reporter, "isatty", False)))
         if self.board is None or style is None or reporter is None:
             return
-        self.display = Display(self.board, style, self.settings.progress_interval, reporter.write_line,
-                               self.expected_workers)
+        def write(line: str) -> None:
+            if reporter._tw.width_of_current_line:  # after xdist's progress dots: a line of its own
+                reporter.line("")
+            reporter.write_line(line)
+            reporter.flush()  # a CI log is a pipe: show the line now, not when a buffer fills
+
+        self.display = Display(self.board, style, self.settings.progress_interval, write, self.expected_workers)
         self.display.start()
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:

@@ -182,7 +182,8 @@ def test_a_terminal_gets_one_updating_bar(tmp_path):
     assert lines == []  # the bar, not lines
     display.stop()
     (final,) = lines
-    assert final.startswith("llmjury planned: 5/12 cases, 5 calls, 0 tokens, est. $0.2500, 2 refused by the budget, in ")
+    assert final.startswith("llmjury planned: 5/12 cases, 5 calls, 0 tokens, est. $0.2500, "
+                            "2 refused by the budget, in ")
 
 
 def test_a_meter_publishes_throttled_without_a_budget(tmp_path):

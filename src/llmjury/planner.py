@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import pytest
+
 from llmjury.cases import Case
 from llmjury.errors import LLMJuryError
 from llmjury.handoff import OutcomeHandoff

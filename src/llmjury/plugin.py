@@ -23,8 +23,8 @@ import pytest
 
 pytest.register_assert_rewrite("llmjury.assertions")
 
-from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, shards  # noqa: E402
 from llmjury.budget import UNKNOWN_POLICIES, Budget, dollars  # noqa: E402
+from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, shards  # noqa: E402
 from llmjury.cases import CASES_MARK, LOADED, Case, generate  # noqa: E402
 from llmjury.datasets.files import read_text  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402

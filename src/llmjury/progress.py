@@ -241,7 +241,7 @@ class RunTotals:
 
 
 def _duration(seconds_left: float) -> str:
-    whole = int(round(seconds_left))
+    whole = round(seconds_left)
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"

@@ -72,6 +72,7 @@ class Board:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self._made = False
 
     @classmethod
     def for_run(cls, run_id: str) -> Board:
@@ -79,7 +80,9 @@ class Board:
         return cls(Path(tempfile.gettempdir()) / f"llmjury-run-{run_id}")
 
     def publish(self, tally: Tally) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        if not self._made:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._made = True
         path = self.folder / f"{tally.worker}.json"
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(asdict(tally)), encoding="utf-8")
@@ -170,7 +173,8 @@ class Meter:
             t.cost_usd += price_of(rate, prompt, completion)
             if rate is None and provider not in t.unpriced:
                 t.unpriced.append(provider)
-            self._publish(force=self.budget is not None)
+            # With a budget, a paid call's cost is on the board before its slot is free (the bound).
+            self._publish(force=self.budget is not None and rate != (0.0, 0.0))
 
     def _rate(self, provider: str) -> tuple[float, float] | None:
         if self.budget is not None:
@@ -225,7 +229,7 @@ class RunTotals:
         return max(0.0, (now - self.started) * (self.total - self.done) / self.done)
 
     def figures(self) -> str:
-        text = f"{self.calls} calls, {self.tokens:,} tokens, est. ${self.cost_usd:.4f}"
+        text = f"{self.calls:,} calls, {self.tokens:,} tokens, est. ${self.cost_usd:.4f}"
         return text + (f", {self.refused_calls} refused by the budget" if self.refused_calls else "")
 
     def line(self, now: float) -> str:

@@ -177,3 +177,20 @@ def test_budget_facts_count_the_cases_the_budget_left_unscored():
 def test_dollars_refuses_what_is_not_a_positive_amount(raw):
     with pytest.raises(ConfigError, match="--llm-budget"):
         dollars(raw, "--llm-budget")
+
+
+def test_under_a_budget_only_paid_calls_write_the_board_at_once(tmp_path, monkeypatch):
+    """A free call (offline, priced at 0) costs the budget nothing: it waits for the throttled write."""
+    import llmjury.progress
+    from llmjury.chat import Sample, Usage
+
+    monkeypatch.setattr(llmjury.progress, "PUBLISH_EVERY_S", float("inf"))
+    board = Board(tmp_path)
+    meter = Meter("gw0", board, budget=Budget(10.0, PRICED))
+    answer = [Sample(text="x", usage=Usage(prompt_tokens=1, completion_tokens=1))]
+    meter.paid("offline", answer)
+    meter.paid("openai:free", answer)
+    assert board.read() == []
+    meter.paid("openai:priced", answer)
+    (tally,) = board.read()
+    assert (tally.calls, tally.cost_usd) == (3, 2.0)

@@ -7,53 +7,21 @@ import json
 import math
 
 import pytest
+from priced_toy import CALL_USD, CASES, write_toy
 
-from llmjury.budget import Budget, BudgetExhaustedError, budget_facts, dollars, refused_by_budget
+from llmjury.budget import Budget, BudgetExhaustedError, budget_facts, refused_by_budget
 from llmjury.errors import ConfigError, PermanentProviderError
 from llmjury.pricing import Price, PriceTable
 from llmjury.progress import Board, Meter
+from llmjury.settings import positive_number
 
-# Each case asks the judge once; `call failed: {exc}` is how families record a failed call.
-TOY = """
-import llmjury
-from llmjury import Case, JudgeConfig, Outcome, Verdict
-from llmjury.chat import chat
-from llmjury.errors import ProviderError
-
-
-async def judge(case, jury):
-    try:
-        completion = await jury.complete("judge", "toy", chat(("user", "hello " + case.id[-2:])))
-    except ProviderError as exc:
-        return Outcome([Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider="openai:priced"),
-                                valid=False, error=f"call failed: {exc}")])
-    return Outcome([Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider=completion.provider))])
-
-
-@llmjury.pipeline(judge)
-@llmjury.parametrize([Case(id=f"item-{i:02d}", family="toy") for i in range(12)])
-def test_toy(outcome):
-    assert len(outcome.verdicts) == 1
-"""
-
-INI = """
-[pytest]
-addopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider -p no:randomly
-llm_prices = prices.toml
-"""
-# $1 a token: the fake server counts "hello NN" as 2 prompt tokens and "reply 0" as 2 completion
-# tokens, so every call costs exactly $4 and a $10 budget is reached by the third call.
-PRICES = '[models."priced"]\ninput = 1000000\noutput = 1000000\n'
-CASES, CALL_USD, BUDGET_USD = 12, 4.0, 10.0
+BUDGET_USD = 10.0  # reached by the third call
 CALLS_TO_REACH = math.ceil(BUDGET_USD / CALL_USD)
 
 
 @pytest.fixture
 def toy(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeini(INI)
-    pytester.makefile(".toml", prices=PRICES)
-    pytester.makepyfile(test_toy=TOY)
-    return pytester
+    return write_toy(pytester)
 
 
 def summary(pytester: pytest.Pytester) -> dict:
@@ -121,9 +89,9 @@ def test_offline_runs_are_free_whatever_the_budget(toy):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--llm-budget", "lots"], "*--llm-budget 'lots': not an amount of US dollars*"),
-    (["--llm-budget", "0"], "*--llm-budget '0': must be a positive amount*"),
-    (["-o", "llm_budget=-3"], "*ini llm_budget '-3': must be a positive amount*"),
+    (["--llm-budget", "lots"], "*--llm-budget 'lots': not a number of US dollars*"),
+    (["--llm-budget", "0"], "*--llm-budget '0': must be a positive number of US dollars*"),
+    (["-o", "llm_budget=-3"], "*ini llm_budget '-3': must be a positive number*"),
     (["--llm-budget", "1", "-o", "llm_budget_unknown=maybe"], "*ini llm_budget_unknown 'maybe': use one of*"),
 ])
 def test_a_bad_budget_option_is_a_usage_error_naming_it(toy, args, message):
@@ -174,9 +142,9 @@ def test_budget_facts_count_the_cases_the_budget_left_unscored():
 
 
 @pytest.mark.parametrize("raw", ["nan", "inf", "-1", "0", ""])
-def test_dollars_refuses_what_is_not_a_positive_amount(raw):
+def test_a_budget_must_be_a_positive_amount(raw):
     with pytest.raises(ConfigError, match="--llm-budget"):
-        dollars(raw, "--llm-budget")
+        positive_number(raw, "--llm-budget", "US dollars")
 
 
 def test_under_a_budget_only_paid_calls_write_the_board_at_once(tmp_path, monkeypatch):

@@ -12,35 +12,14 @@ import sys
 import threading
 
 import pytest
+from priced_toy import INI, write_toy
 
 from llmjury.chat import Sample, Usage
 from llmjury.errors import ConfigError
 from llmjury.pricing import Price, PriceTable
-from llmjury.progress import Board, Display, Meter, RunTotals, Tally, progress_style, seconds
+from llmjury.progress import Board, Display, Meter, RunTotals, Tally, progress_style
+from llmjury.settings import positive_number
 
-TOY = """
-import llmjury
-from llmjury import Case, JudgeConfig, Outcome, Verdict
-from llmjury.chat import chat
-
-
-async def judge(case, jury):
-    completion = await jury.complete("judge", "toy", chat(("user", "hello " + case.id[-2:])))
-    return Outcome([Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider=completion.provider))])
-
-
-@llmjury.pipeline(judge)
-@llmjury.parametrize([Case(id=f"item-{i:02d}", family="toy") for i in range(12)])
-def test_toy(outcome):
-    assert len(outcome.verdicts) == 1
-"""
-
-INI = """
-[pytest]
-addopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider -p no:randomly
-llm_prices = prices.toml
-"""
-PRICES = '[models."priced"]\ninput = 1000000\noutput = 1000000\n'  # $1 a token: $4 a call
 LINE = re.compile(r"llmjury planning: (\d+)/(\d+) cases(?: \(\d+%\))?, ([\d,]+) calls, ([\d,]+) tokens, "
                   r"est\. \$(\d+\.\d{4}), ETA (\?|\d+s|\d+m\d\ds|\d+h\d\dm\d\ds)$")
 FINAL = "llmjury planned: 12/12 cases, 12 calls, 48 tokens, est. $48.0000, in *"
@@ -48,10 +27,7 @@ FINAL = "llmjury planned: 12/12 cases, 12 calls, 48 tokens, est. $48.0000, in *"
 
 @pytest.fixture
 def toy(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeini(INI)
-    pytester.makefile(".toml", prices=PRICES)
-    pytester.makepyfile(test_toy=TOY)
-    return pytester
+    return write_toy(pytester)
 
 
 def progress_lines(lines: list[str]) -> list[re.Match[str]]:
@@ -113,7 +89,7 @@ def test_progress_off_prints_nothing(toy, openai_server):
 
 
 def test_a_run_without_a_planning_phase_prints_no_progress(pytester):
-    pytester.makeini(INI.replace("llm_prices = prices.toml\n", ""))
+    pytester.makeini(INI)
     pytester.makepyfile("def test_plain():\n    assert 1 + 1 == 2\n")
     result = pytester.runpytest_subprocess("-n", "2", "--llm-progress", "lines", "--llm-progress-interval", "0.01")
     result.assert_outcomes(passed=1)
@@ -212,4 +188,4 @@ def test_auto_means_a_bar_on_a_terminal_and_lines_in_a_log(mode, tty, style):
 
 def test_seconds_names_the_option():
     with pytest.raises(ConfigError, match="--llm-progress-interval '-1'"):
-        seconds("-1", "--llm-progress-interval")
+        positive_number("-1", "--llm-progress-interval", "seconds")

@@ -40,17 +40,6 @@ def refused_by_budget(error: str | None) -> bool:
     return bool(error) and BUDGET_MARK in str(error)
 
 
-def dollars(raw: object, what: str) -> float:
-    """A positive amount of US dollars; a ConfigError names the option otherwise."""
-    try:
-        amount = float(str(raw).strip().lstrip("$"))
-    except ValueError:
-        raise ConfigError(f"{what} {raw!r}: not an amount of US dollars (e.g. 5 or 0.50)") from None
-    if not amount > 0 or amount == float("inf"):
-        raise ConfigError(f"{what} {raw!r}: must be a positive amount of US dollars")
-    return amount
-
-
 @dataclass
 class Budget:
     """The cap and how to price calls against it; `option` is where the cap came from (for messages)."""

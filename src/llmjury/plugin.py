@@ -23,7 +23,7 @@ import pytest
 
 pytest.register_assert_rewrite("llmjury.assertions")
 
-from llmjury.budget import UNKNOWN_POLICIES, Budget, dollars  # noqa: E402
+from llmjury.budget import UNKNOWN_POLICIES, Budget  # noqa: E402
 from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, shards  # noqa: E402
 from llmjury.cases import CASES_MARK, LOADED, Case, generate  # noqa: E402
 from llmjury.datasets.files import read_text  # noqa: E402
@@ -50,7 +50,7 @@ from llmjury.planner import (  # noqa: E402
     work_key,
 )
 from llmjury.pricing import PriceTable  # noqa: E402
-from llmjury.progress import DEFAULT_INTERVAL_S, PROGRESS_MODES, seconds  # noqa: E402
+from llmjury.progress import DEFAULT_INTERVAL_S, PROGRESS_MODES  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
 from llmjury.redact import redact_spec  # noqa: E402
 from llmjury.settings import (  # noqa: E402
@@ -60,6 +60,7 @@ from llmjury.settings import (  # noqa: E402
     family_options,
     parse_assignments,
     parse_roles,
+    positive_number,
     whole_number,
 )
 from llmjury.verdicts import Verdict  # noqa: E402
@@ -209,11 +210,12 @@ def resolve_settings(config: pytest.Config) -> Settings:
         gate_uncertain=choice(uncertain or "inconclusive", uncertain_source, ("inconclusive", "pass")),
         prices=path(prices, "") if prices else None,
         options=options,
-        budget=None if budget is None else dollars(budget, budget_source),
+        budget=None if budget is None else positive_number(budget, budget_source, "US dollars"),
         budget_source=budget_source,
         budget_unknown=choice(unknown or "refuse", unknown_source, UNKNOWN_POLICIES),
         progress=choice(progress or "auto", progress_source, PROGRESS_MODES),
-        progress_interval=DEFAULT_INTERVAL_S if interval is None else seconds(interval, interval_source),
+        progress_interval=DEFAULT_INTERVAL_S if interval is None else positive_number(
+            interval, interval_source, "seconds"),
     )
 
 

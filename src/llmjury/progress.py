@@ -28,7 +28,6 @@ from typing import Any, TextIO
 
 from llmjury.budget import Budget, price_of, token_rate
 from llmjury.chat import Sample
-from llmjury.errors import ConfigError
 from llmjury.pricing import PriceTable
 
 PROGRESS_MODES = ("off", "auto", "lines")
@@ -37,17 +36,6 @@ DEFAULT_INTERVAL_S = 5.0
 PUBLISH_EVERY_S = 0.5
 #: How often the terminal bar redraws (lines mode prints every interval instead).
 BAR_EVERY_S = 0.5
-
-
-def seconds(raw: object, what: str) -> float:
-    """A positive number of seconds; a ConfigError names the option otherwise."""
-    try:
-        value = float(str(raw).strip())
-    except ValueError:
-        raise ConfigError(f"{what} {raw!r}: not a number of seconds") from None
-    if not value > 0 or value == float("inf"):
-        raise ConfigError(f"{what} {raw!r}: must be a positive number of seconds")
-    return value
 
 
 @dataclass

@@ -108,6 +108,18 @@ def whole_number(raw: object, what: str, minimum: int | None = 1) -> int:
     return number
 
 
+def positive_number(raw: object, what: str, unit: str) -> float:
+    """A finite number above 0 (a budget in dollars, an interval in seconds); a ConfigError names
+    the option otherwise."""
+    try:
+        value = float(str(raw).strip().lstrip("$"))
+    except ValueError:
+        raise ConfigError(f"{what} {raw!r}: not a number of {unit}") from None
+    if not 0 < value < float("inf"):
+        raise ConfigError(f"{what} {raw!r}: must be a positive number of {unit}")
+    return value
+
+
 def choice(raw: str, what: str, allowed: tuple[str, ...]) -> str:
     """An ini value restricted to a few words (the command line already checks its own choices)."""
     if raw not in allowed:

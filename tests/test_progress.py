@@ -20,6 +20,13 @@ from llmjury.pricing import Price, PriceTable
 from llmjury.progress import Board, Display, Meter, RunTotals, Tally, progress_style
 from llmjury.settings import positive_number
 
+TOY_AGAIN = """
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize([Case(id=f"item-{i:02d}", family="toy") for i in range(12)])
+def test_toy_again(outcome):
+    assert outcome.verdicts
+"""
 LINE = re.compile(r"llmjury planning: (\d+)/(\d+) cases(?: \(\d+%\))?, ([\d,]+) calls, ([\d,]+) tokens, "
                   r"est\. \$(\d+\.\d{4}), ETA (\?|\d+s|\d+m\d\ds|\d+h\d\dm\d\ds)$")
 FINAL = "llmjury planned: 12/12 cases, 12 calls, 48 tokens, est. $48.0000, in *"
@@ -79,6 +86,13 @@ def test_the_final_line_sums_every_worker(toy, openai_server, workers):
     progress_lines(result.outlines)
     run_id = json.loads((toy.path / "reports" / "latest" / "summary.json").read_text())["run"]["id"]
     assert not Board.for_run(run_id).folder.exists()  # the run board goes with the run
+
+
+def test_a_case_two_tests_share_is_planned_and_counted_once(toy, openai_server):
+    (toy.path / "test_toy.py").write_text((toy.path / "test_toy.py").read_text() + TOY_AGAIN)
+    result = toy.runpytest("--llm-judge", f"openai:priced;base_url={openai_server.base_url}")
+    result.assert_outcomes(passed=24)
+    result.stdout.fnmatch_lines([FINAL])
 
 
 def test_progress_off_prints_nothing(toy, openai_server):

@@ -538,7 +538,7 @@ class JurySession:
                                                  partial(_recorded, item))
         if work or tests or any(_case_of(item) is not None or is_jury_test(item) for item in session.items):
             # A worker with an empty share says so too, so the progress display knows it is not coming.
-            with self.watch.planning(len(work) + len(tests)) as done:
+            with self.watch.planning(len({work_key(p, c) for p, c in work}) + len(tests)) as done:
                 if work or tests:
                     self.planner.plan(work, tests, on_done=done)
 

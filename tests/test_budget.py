@@ -49,6 +49,8 @@ def test_no_call_starts_once_the_budget_is_spent_on_any_worker(toy, openai_serve
     assert section["unscored"] == CASES - calls
     assert section["unscored_reasons"] == {"budget": CASES - calls}
     result.stdout.fnmatch_lines([f"*budget ($10) stopped the run*{CASES - calls} case(s) left unscored*"])
+    markdown = (toy.path / "reports" / "latest" / "summary.md").read_text()
+    assert f"> **{facts['note']}**" in markdown.split("## ")[0]  # above the first section
 
 
 def test_refused_calls_are_not_cached_so_a_bigger_budget_finishes_the_run(toy, openai_server):

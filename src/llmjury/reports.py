@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from llmjury.budget import budget_banner
 from llmjury.family import Family
 from llmjury.gates import GateResult
 from llmjury.loading import LoadReport
@@ -103,6 +104,7 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
     lines = [f"# llmjury run `{run['id']}`", ""]
     if run.get("offline"):
         lines += [OFFLINE_BANNER, ""]
+    lines += budget_banner(summary.get("budget"))
     lines += [f"- judge: `{run.get('judge')}`; cache: `{run.get('cache_mode')}`; seed: {run.get('seed')}; "
               f"workers: {run.get('workers')}", ""]
     for provider, learned in (run.get("adaptations") or {}).items():

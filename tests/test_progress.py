@@ -79,6 +79,51 @@ def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, worke
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_terminal_shows_one_updating_bar(toy, openai_server, workers):
+    """Under a pseudo-terminal, `auto` draws the bar (carriage returns, no progress lines), then the
+    final line; the last answer is held until the bar is drawn, as in the log test above."""
+    pty = pytest.importorskip("pty")
+    import fcntl
+    import struct
+    import termios
+
+    release = threading.Event()
+
+    def reply(body: dict, index: int) -> str:
+        if body["messages"][-1]["content"] == "hello 11":
+            release.wait(timeout=120)
+        return f"reply {index}"
+
+    openai_server.reply = reply
+    screen, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
+    command = [sys.executable, "-m", "pytest", "-n", workers, "-p", "no:sugar",
+               "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
+    with subprocess.Popen(command, cwd=toy.path, stdin=terminal, stdout=terminal, stderr=terminal) as run:
+        os.close(terminal)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(screen, 65536)
+            except OSError:  # the terminal closed: the run is over
+                break
+            if not chunk:
+                break
+            drawn += chunk
+            if not release.is_set() and b"llmjury planning:" in drawn:
+                release.set()
+        release.set()
+    os.close(screen)
+    text = drawn.decode(errors="replace")
+    assert run.returncode == 0, text
+    bar = text[text.index("llmjury planning:"):]
+    assert re.match(r"llmjury planning: +\d+%\|", bar), bar[:200]  # tqdm's bar, not a line
+    assert "/12 [" in bar and "calls" in bar
+    assert not re.search(r"llmjury planning: \d+/\d+ cases", text)  # no log lines on a terminal
+    assert re.search(r"llmjury planned: 12/12 cases, 12 calls, 48 tokens, est\. \$48\.0000, in \d+s", text)
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
 def test_the_final_line_sums_every_worker(toy, openai_server, workers):
     result = toy.runpytest_subprocess("-n", workers, "--llm-judge", f"openai:priced;base_url={openai_server.base_url}")
     result.assert_outcomes(passed=12)

@@ -115,10 +115,3 @@ def budget_facts(budget: Budget, spent_usd: float, refused_calls: int, unpriced:
         if stopped else f"Budget ${budget.limit_usd:g}: estimated spend ${spent_usd:.4g}, not reached.")
     return facts
 
-
-def budget_banner(facts: dict[str, Any] | None) -> list[str]:
-    """summary.md's lines about a budget that stopped the run (none otherwise), near the top: the
-    cases it left unscored change what every figure below means."""
-    if not facts or not facts.get("stopped"):
-        return []
-    return [f"> **{facts['note']}**", ""]

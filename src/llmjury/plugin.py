@@ -205,17 +205,17 @@ def resolve_settings(config: pytest.Config) -> Settings:
         retry_attempts=whole_number(retry_attempts, "ini llm_retry_attempts") if retry_attempts else 4,
         judge_runs=number("llm_runs", "llm_judge_runs", 3),
         seed=number("llm_seed", "llm_seed", 0, minimum=None),
-        sample=None if sample is None else whole_number(sample, "--llm-sample"),
-        gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
-        gate_uncertain=choice(uncertain or "inconclusive", uncertain_source, ("inconclusive", "pass")),
-        prices=path(prices, "") if prices else None,
-        options=options,
         budget=None if budget is None else positive_number(budget, budget_source, "US dollars"),
         budget_source=budget_source,
         budget_unknown=choice(unknown or "refuse", unknown_source, UNKNOWN_POLICIES),
         progress=choice(progress or "auto", progress_source, PROGRESS_MODES),
         progress_interval=DEFAULT_INTERVAL_S if interval is None else positive_number(
             interval, interval_source, "seconds"),
+        sample=None if sample is None else whole_number(sample, "--llm-sample"),
+        gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
+        gate_uncertain=choice(uncertain or "inconclusive", uncertain_source, ("inconclusive", "pass")),
+        prices=path(prices, "") if prices else None,
+        options=options,
     )
 
 
@@ -469,11 +469,11 @@ class JurySession:
         #: What providers learned their servers do differently (ignore n, refuse json_schema), by provider.
         self.adaptations: dict[str, dict[str, str]] = {}
         self.workers = 0
+        #: Progress and budget: this process's meter, and the display where the run reports.
+        self.watch = RunWatch(config, settings, budget, self.run_id, lambda: self.workers or 1)
         self._jury: Jury | None = None
         self._planner: Planner | None = None
         self.summary_lines: list[str] = []
-        #: Progress and budget: this process's meter, and the display where the run reports.
-        self.watch = RunWatch(config, settings, budget, self.run_id, lambda: self.workers or 1)
 
     # lazily built so a session with no llmjury tests opens no cache and starts no thread
     @property
@@ -605,8 +605,8 @@ class JurySession:
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
         summary = aggregate.summarize(records, self.run_info(), usage, PriceTable.load(self.settings.prices),
                                       self.families, loading)
-        summary.update(self.watch.summary(records))  # the budget's facts, when the run had one
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
+        summary.update(self.watch.summary(records))  # the budget's facts, when the run had one
         run_dir = write_run(self.settings.reports, summary, records, results, self.families)
         self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
         if session.exitstatus == 0:

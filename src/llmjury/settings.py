@@ -34,10 +34,6 @@ class Settings:
     judge_runs: int = 3
     seed: int = 0
     sample: int | None = None
-    gates: tuple[str, ...] = ()
-    gate_uncertain: str = "inconclusive"
-    prices: Path | None = None
-    options: dict[str, str] = field(default_factory=dict)
     #: Long runs: the spending cap in US dollars (None: no cap), where it was set, and what an
     #: unpriced model counts as; live progress (`off`, `auto`, `lines`) and its line interval.
     budget: float | None = None
@@ -45,6 +41,10 @@ class Settings:
     budget_unknown: str = "refuse"
     progress: str = "auto"
     progress_interval: float = 5.0
+    gates: tuple[str, ...] = ()
+    gate_uncertain: str = "inconclusive"
+    prices: Path | None = None
+    options: dict[str, str] = field(default_factory=dict)
 
     def provider_for(self, role: str, family: str | None = None) -> str:
         """Spec for a role: `family.role`, then `role`, then the judge (for judges) or offline."""

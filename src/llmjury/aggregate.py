@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from llmjury.budget import BUDGET_CAUSE, refused_by_budget
 from llmjury.family import Family
 from llmjury.loading import LoadReport
 from llmjury.pricing import PriceTable
@@ -27,7 +28,7 @@ def core_section(records: Records) -> dict[str, Any]:
     counted here and left out of every family rate, whose n is the scored count.
     """
     valid = [r for r in records if r["valid"]]
-    reasons = Counter((r.get("error") or "").split(":")[0] for r in records if not r["valid"])
+    reasons = Counter(unscored_cause(r.get("error")) for r in records if not r["valid"])
     verdicts = Counter(r["judge"]["provider"] for r in records)  # one pass, not one per judge
     unscored = Counter(r["judge"]["provider"] for r in records if not r["valid"])
     judges = sorted(verdicts)
@@ -45,6 +46,12 @@ def core_section(records: Records) -> dict[str, Any]:
         "judge_config": _judge_configs(records),
         "offline": any(r["judge"]["provider"].startswith("offline") for r in records),
     }
+
+
+def unscored_cause(error: str | None) -> str:
+    """The cause an unscored verdict is counted under: its error's first clause, or `budget` for a
+    call the budget refused, whatever text the family wrapped around it."""
+    return BUDGET_CAUSE if refused_by_budget(error) else (error or "").split(":")[0]
 
 
 def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dict[str, dict[str, float]],

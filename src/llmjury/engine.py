@@ -22,6 +22,7 @@ from llmjury.cache import CacheMode, SampleStore
 from llmjury.chat import ChatRequest, Completion, Sample
 from llmjury.errors import CacheMissError
 from llmjury.limits import Limiter, estimate_tokens
+from llmjury.progress import Meter
 from llmjury.providers import Provider, resolve
 from llmjury.providers.offline import Heuristic
 from llmjury.retry import with_retries
@@ -53,8 +54,9 @@ CLAIM_POLL_S = 0.05
 
 class Engine:
     def __init__(self, settings: Settings, store: SampleStore | None, run_id: str,
-                 offline_answers: Mapping[str, Heuristic] | None = None) -> None:
+                 offline_answers: Mapping[str, Heuristic] | None = None, meter: Meter | None = None) -> None:
         self.settings = settings
+        self.meter = meter or Meter()  # progress and budget: told before and after each fresh call
         self.offline_answers = dict(offline_answers or {})
         self.owner = f"{run_id}:{secrets.token_hex(4)}"  # this process, in the cache's claims
         self.store = store
@@ -217,8 +219,11 @@ class Engine:
 
             async def attempt() -> list[Sample]:
                 async with limiter.slot(estimate_tokens(request, size)):
+                    self.meter.admit(provider.name)  # the budget may refuse a paid call: never retried
                     ledger.calls += 1
-                    return await provider.generate(request, size, chunk)
+                    answered = await provider.generate(request, size, chunk)
+                    self.meter.paid(provider.name, answered)  # published before the slot is free again
+                    return answered
 
             try:
                 samples = await with_retries(

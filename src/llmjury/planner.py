@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import pytest
-from tqdm import tqdm
 
 from llmjury.cases import Case
 from llmjury.errors import LLMJuryError
@@ -154,9 +153,10 @@ class Planner:
             await asyncio.wrap_future(self.handoff.put(key, payload))
 
     def plan(self, work: Iterable[tuple[Pipeline, Case]], tests: Mapping[str, PlannedTest] | None = None, *,
-             label: str = "llmjury plan") -> int:
+             on_done: Callable[[], None] = lambda: None) -> int:
         """Run all pipelines in `work` and all test bodies in `tests` (by node id) concurrently and
-        wait; failures wait for their test to report them."""
+        wait; failures wait for their test to report them. `on_done` is called as each one ends (on
+        the engine's thread), for the run's progress display."""
         work = list(work)
         tests = dict(tests or {})
         if self.handoff is not None:
@@ -165,10 +165,10 @@ class Planner:
         for nodeid, test in tests.items():
             self._tests[nodeid] = self.jury.engine.submit(self._test_handed_on(nodeid, test))
             futures.append(self._tests[nodeid])
-        with tqdm(total=len(futures), desc=label, unit="case", disable=None, leave=False) as bar:
-            for future in futures:
-                future.exception()  # waits; a failure is re-raised inside its test
-                bar.update()
+        for future in futures:
+            future.add_done_callback(lambda _: on_done())
+        for future in futures:
+            future.exception()  # waits; a failure is re-raised inside its test
         return len(futures)
 
     def outcome(self, pipeline: Pipeline, case: Case) -> Outcome:

@@ -22,6 +22,7 @@ import pytest
 
 pytest.register_assert_rewrite("llmjury.assertions")
 
+from llmjury.budget import UNKNOWN_POLICIES, Budget  # noqa: E402
 from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, shards  # noqa: E402
 from llmjury.cases import CASES_MARK, LOADED, Case, generate  # noqa: E402
 from llmjury.datasets.files import read_text  # noqa: E402
@@ -48,6 +49,7 @@ from llmjury.planner import (  # noqa: E402
     work_key,
 )
 from llmjury.pricing import PriceTable  # noqa: E402
+from llmjury.progress import DEFAULT_INTERVAL_S, PROGRESS_MODES  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
 from llmjury.redact import redact_spec  # noqa: E402
 from llmjury.saved import SavedRun, load_run  # noqa: E402
@@ -62,9 +64,11 @@ from llmjury.settings import (  # noqa: E402
     family_options,
     parse_assignments,
     parse_roles,
+    positive_number,
     whole_number,
 )
 from llmjury.verdicts import Verdict  # noqa: E402
+from llmjury.watch import RunWatch, budget_of  # noqa: E402
 
 PIPELINE_MARK = "llmjury_pipeline"
 SESSION_PLUGIN = "llmjury-session"
@@ -130,6 +134,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llm_prices", "TOML price table overriding the bundled one")
     parser.addini("llm_openai_base_url", "base URL for openai: providers when OPENAI_BASE_URL is unset")
     parser.addini("llm_gemini_base_url", "base URL for gemini: providers when GOOGLE_GEMINI_BASE_URL is unset")
+    # Long runs: live progress of the planning phase and a spending cap (llmjury.watch).
+    group.addoption("--llm-progress", choices=PROGRESS_MODES,
+                    help="live progress of the planning phase across workers: a bar on a terminal and lines in a "
+                         "log (auto, the default), lines always, or off")
+    group.addoption("--llm-progress-interval", metavar="SECONDS",
+                    help=f"seconds between progress lines in a log (default {DEFAULT_INTERVAL_S:g})")
+    group.addoption("--llm-budget", metavar="USD",
+                    help="estimated spend (price table x token usage, all workers) at which no new paid call "
+                         "starts; the cases left end unscored with the cause 'budget'")
+    group.addoption("--llm-budget-unknown", choices=UNKNOWN_POLICIES,
+                    help="a model with no price under --llm-budget: refuse to start (default) or count it as $0")
+    parser.addini("llm_progress", "off, auto or lines")
+    parser.addini("llm_progress_interval", "seconds between progress lines in a log")
+    parser.addini("llm_budget", "US dollars: no new paid call once the run's estimated spend reaches it")
+    parser.addini("llm_budget_unknown", "refuse or allow: a model with no price under a budget")
 
 
 def resolve_settings(config: pytest.Config) -> Settings:
@@ -176,6 +195,10 @@ def resolve_settings(config: pytest.Config) -> Settings:
     prompts = config.getini("llm_prompts")
     prices = config.getini("llm_prices")
     data, data_source = pick("llm_data", "llm_data")
+    budget, budget_source = pick("llm_budget", "llm_budget")
+    unknown, unknown_source = pick("llm_budget_unknown", "llm_budget_unknown")
+    progress, progress_source = pick("llm_progress", "llm_progress")
+    interval, interval_source = pick("llm_progress_interval", "llm_progress_interval")
     roles: dict[str, str] = {}
     options: dict[str, str] = {}
     role_sources: dict[str, str] = {}
@@ -202,6 +225,12 @@ def resolve_settings(config: pytest.Config) -> Settings:
         retry_attempts=whole_number(retry_attempts, "ini llm_retry_attempts") if retry_attempts else 4,
         judge_runs=number("llm_runs", "llm_judge_runs", 3),
         seed=number("llm_seed", "llm_seed", 0, minimum=None),
+        budget=None if budget is None else positive_number(budget, budget_source, "US dollars"),
+        budget_source=budget_source,
+        budget_unknown=choice(unknown or "refuse", unknown_source, UNKNOWN_POLICIES),
+        progress=choice(progress or "auto", progress_source, PROGRESS_MODES),
+        progress_interval=DEFAULT_INTERVAL_S if interval is None else positive_number(
+            interval, interval_source, "seconds"),
         sample=None if sample is None else whole_number(sample, "--llm-sample"),
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
         gate_uncertain=choice(uncertain or "inconclusive", uncertain_source, ("inconclusive", "pass")),
@@ -228,6 +257,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if baseline is not None and not hasattr(config, "workerinput"):
             config.stash[BASELINE] = load_run(*baseline)
         check_prices(settings)
+        budget = budget_of(settings, [settings.judge, *settings.roles.values()])
     except ConfigError as exc:  # the message may quote a spec: never its key
         raise pytest.UsageError(redact_spec(str(exc))) from None
     config.pluginmanager.register(GateSelection(config, gates, families), "llmjury-gate-selection")
@@ -236,8 +266,9 @@ def pytest_configure(config: pytest.Config) -> None:
     for variable, ini in base_urls:
         if config.getini(ini) and not os.environ.get(variable):
             os.environ[variable] = config.getini(ini)
-    session = JurySession(config, settings, gates, families)
+    session = JurySession(config, settings, gates, families, budget)
     config.pluginmanager.register(session, SESSION_PLUGIN)
+    config.pluginmanager.register(session.watch, "llmjury-watch")
     if config.pluginmanager.hasplugin("xdist") and not session.is_worker:
         config.pluginmanager.register(XdistController(session), "llmjury-xdist")
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
@@ -474,7 +505,7 @@ def options_of(config: pytest.Config, family: Family) -> FamilyOptions:
 
 class JurySession:
     def __init__(self, config: pytest.Config, settings: Settings, gates: list[Gate],
-                 families: dict[str, Family]) -> None:
+                 families: dict[str, Family], budget: Budget | None = None) -> None:
         self.config = config
         self.settings = settings
         self.gates = gates
@@ -497,6 +528,8 @@ class JurySession:
         #: What providers learned their servers do differently (ignore n, refuse json_schema), by provider.
         self.adaptations: dict[str, dict[str, str]] = {}
         self.workers = 0
+        #: Progress and budget: this process's meter, and the display where the run reports.
+        self.watch = RunWatch(config, settings, budget, self.run_id, lambda: self.workers or 1)
         self._jury: Jury | None = None
         self._planner: Planner | None = None
         self.summary_lines: list[str] = []
@@ -512,7 +545,8 @@ class JurySession:
                 store = SampleStore(settings.cache_path, shards(settings.recordings))
             prompts = PromptLibrary([settings.prompts] if settings.prompts else [])
             use_library(prompts)
-            engine = Engine(settings, store, self.run_id, offline_answers(self.families))
+            engine = Engine(settings, store, self.run_id, offline_answers(self.families),
+                            meter=self.watch.meter)
             self._jury = Jury(engine, settings, prompts,
                               PriceTable.load(settings.prices))
         return self._jury
@@ -565,8 +599,11 @@ class JurySession:
             elif plannable(item, plugins) and in_share(item.nodeid, self.worker_index, self.worker_count):
                 tests[item.nodeid] = PlannedTest(partial(body_of, item, bound_jury(self.jury, item)),
                                                  partial(_recorded, item))
-        if work or tests:
-            self.planner.plan(work, tests)
+        if work or tests or any(_case_of(item) is not None or is_jury_test(item) for item in session.items):
+            # A worker with an empty share says so too, so the progress display knows it is not coming.
+            with self.watch.planning(len({work_key(p, c) for p, c in work}) + len(tests)) as done:
+                if work or tests:
+                    self.planner.plan(work, tests, on_done=done)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
@@ -639,6 +676,7 @@ class JurySession:
                 records, baseline, self.families, seed=self.settings.seed, current_summary=summary,
                 allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"))
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
+        summary.update(self.watch.summary(records))  # the budget's facts, when the run had one
         run_dir = write_run(self.settings.reports, summary, records, results, self.families)
         self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
         if baseline is not None:

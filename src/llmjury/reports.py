@@ -103,6 +103,8 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
     lines = [f"# llmjury run `{run['id']}`", ""]
     if run.get("offline"):
         lines += [OFFLINE_BANNER, ""]
+    if (summary.get("budget") or {}).get("stopped"):  # the cases it left unscored change every figure below
+        lines += [f"> **{summary['budget']['note']}**", ""]
     lines += [f"- judge: `{run.get('judge')}`; cache: `{run.get('cache_mode')}`; seed: {run.get('seed')}; "
               f"workers: {run.get('workers')}", ""]
     for provider, learned in (run.get("adaptations") or {}).items():

@@ -41,6 +41,13 @@ class Settings:
     judge_runs: int = 3
     seed: int = 0
     sample: int | None = None
+    #: Long runs: the spending cap in US dollars (None: no cap), where it was set, and what an
+    #: unpriced model counts as; live progress (`off`, `auto`, `lines`) and its line interval.
+    budget: float | None = None
+    budget_source: str = "--llm-budget"
+    budget_unknown: str = "refuse"
+    progress: str = "auto"
+    progress_interval: float = 5.0
     gates: tuple[str, ...] = ()
     gate_uncertain: str = "inconclusive"
     prices: Path | None = None
@@ -112,6 +119,18 @@ def whole_number(raw: object, what: str, minimum: int | None = 1) -> int:
     if minimum is not None and number < minimum:
         raise ConfigError(f"{what} {number}: must be at least {minimum}")
     return number
+
+
+def positive_number(raw: object, what: str, unit: str) -> float:
+    """A finite number above 0 (a budget in dollars, an interval in seconds); a ConfigError names
+    the option otherwise."""
+    try:
+        value = float(str(raw).strip().lstrip("$"))
+    except ValueError:
+        raise ConfigError(f"{what} {raw!r}: not a number of {unit}") from None
+    if not 0 < value < float("inf"):
+        raise ConfigError(f"{what} {raw!r}: must be a positive number of {unit}")
+    return value
 
 
 def choice(raw: str, what: str, allowed: tuple[str, ...]) -> str:

@@ -1,0 +1,108 @@
+"""The plugin's side of long runs: who publishes progress, who shows it, and what the run's summary
+and terminal say about the budget.
+
+Every process meters its own calls and cases (`progress.Meter`) onto the run board. The process
+that reports (xdist's controller, or the only process under `-n 0`) shows the board: the
+controller from the start of the session, since its workers plan during their collection; the
+only process around its own planning phase, so that nothing is written to the terminal while
+its tests run under output capture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from llmjury.budget import Budget, budget_facts
+from llmjury.pricing import PriceTable
+from llmjury.progress import Board, Display, Meter, RunTotals, progress_style
+from llmjury.settings import Settings
+
+
+def budget_of(settings: Settings, models: Sequence[str]) -> Budget | None:
+    """The run's budget, checked against the `models` it may call (a ConfigError names the first
+    unpriced one and the option); None without `--llm-budget`."""
+    if settings.budget is None:
+        return None
+    budget = Budget(settings.budget, PriceTable.load(settings.prices), settings.budget_unknown,
+                    settings.budget_source)
+    budget.check_models(models)
+    return budget
+
+
+class RunWatch:
+    """Registered in every process, next to the run's `JurySession`."""
+
+    def __init__(self, config: pytest.Config, settings: Settings, budget: Budget | None, run_id: str,
+                 expected_workers: Callable[[], int]) -> None:
+        self.config, self.settings, self.budget = config, settings, budget
+        self.is_worker = hasattr(config, "workerinput")
+        worker = config.workerinput["workerid"] if self.is_worker else "main"
+        self.board = Board.for_run(run_id) if settings.progress != "off" or budget is not None else None
+        self.meter = Meter(worker, self.board, PriceTable.load(settings.prices), budget)
+        self.expected_workers = expected_workers
+        self.display: Display | None = None
+        self.note: str | None = None
+
+    def _show(self) -> None:
+        """Start showing the board, when progress is on and a terminal reporter is there to write to."""
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        style = progress_style(self.settings.progress, bool(getattr(reporter, "isatty", False)))
+        if self.board is None or style is None or reporter is None:
+            return
+        def write(line: str) -> None:
+            if reporter._tw.width_of_current_line:  # after xdist's progress dots: a line of its own
+                reporter.line("")
+            reporter.write_line(line)
+            reporter.flush()  # a CI log is a pipe: show the line now, not when a buffer fills
+
+        self.display = Display(self.board, style, self.settings.progress_interval, write, self.expected_workers)
+        self.display.start()
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """xdist's controller plans nothing itself: it shows its workers' planning from the start."""
+        if not self.is_worker and self.config.pluginmanager.has_plugin("dsession"):
+            self._show()
+
+    @contextmanager
+    def planning(self, total: int) -> Iterator[Callable[[], None]]:
+        """Around this process's planning of `total` items; yields what to call as each one is done."""
+        self.meter.planning(total)
+        alone = not self.is_worker and self.display is None
+        if alone:
+            self._show()
+        try:
+            yield self.meter.case_done
+        finally:
+            self.meter.planned()
+            if alone and self.display is not None:
+                self.display.stop()
+                self.display = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.display is not None:
+            self.display.stop()
+            self.display = None
+
+    def summary(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """What the run's summary adds about the budget (nothing without one), from every process's
+        published tally."""
+        if self.budget is None or self.board is None:
+            return {}
+        totals = RunTotals.of(self.board.read())
+        facts = budget_facts(self.budget, totals.cost_usd, totals.refused_calls, totals.unpriced, records)
+        self.note = facts["note"] if facts["stopped"] else None
+        return {"budget": facts}
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.note:
+            terminalreporter.write_line(self.note, yellow=True, bold=True)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if not self.is_worker and self.board is not None:
+            self.board.remove()

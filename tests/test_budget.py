@@ -1,0 +1,166 @@
+"""`--llm-budget`: once the run's estimated spend reaches it, no new paid call starts on any worker,
+the cases left end unscored with the cause `budget`, and the reports say so."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from priced_toy import CALL_USD, CASES, write_toy
+
+from llmjury.budget import Budget, BudgetExhaustedError, budget_facts, refused_by_budget
+from llmjury.errors import ConfigError, PermanentProviderError
+from llmjury.pricing import Price, PriceTable
+from llmjury.progress import Board, Meter
+from llmjury.settings import positive_number
+
+BUDGET_USD = 10.0  # reached by the third call
+CALLS_TO_REACH = math.ceil(BUDGET_USD / CALL_USD)
+
+
+@pytest.fixture
+def toy(pytester: pytest.Pytester) -> pytest.Pytester:
+    return write_toy(pytester)
+
+
+def summary(pytester: pytest.Pytester) -> dict:
+    return json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
+
+
+@pytest.mark.parametrize(("workers", "concurrency"), [("0", "1"), ("0", "3"), ("2", "2")])
+def test_no_call_starts_once_the_budget_is_spent_on_any_worker(toy, openai_server, workers, concurrency):
+    """The bound: a call starts only while the run's published spend is below the budget, and each
+    call publishes its cost before freeing its slot, so at most the calls that reach the budget plus
+    the ones in flight then are made: CALLS_TO_REACH + (run-wide slots - 1)."""
+    slots = int(concurrency)  # --llm-concurrency is run-wide, split across workers (1 each at -n 2)
+    result = toy.runpytest_subprocess(
+        "-n", workers, "--llm-judge", f"openai:priced;base_url={openai_server.base_url}",
+        "--llm-budget", str(BUDGET_USD), "--llm-concurrency", concurrency, "--llm-progress", "off")
+    result.assert_outcomes(passed=CASES)
+    calls = len(openai_server.requests)
+    assert CALLS_TO_REACH <= calls <= CALLS_TO_REACH + slots - 1
+    facts = summary(toy)["budget"]
+    assert facts["stopped"] is True
+    assert facts["spent_usd"] == pytest.approx(calls * CALL_USD)
+    assert facts["refused_calls"] == CASES - calls
+    assert facts["unscored_cases"] == facts["unscored_verdicts"] == CASES - calls
+    section = summary(toy)["toy"]
+    assert section["unscored"] == CASES - calls
+    assert section["unscored_reasons"] == {"budget": CASES - calls}
+    result.stdout.fnmatch_lines([f"*budget ($10) stopped the run*{CASES - calls} case(s) left unscored*"])
+    markdown = (toy.path / "reports" / "latest" / "summary.md").read_text()
+    assert f"> **{facts['note']}**" in markdown.split("## ")[0]  # above the first section
+
+
+def test_refused_calls_are_not_cached_so_a_bigger_budget_finishes_the_run(toy, openai_server):
+    judge = f"openai:priced;base_url={openai_server.base_url}"
+    first = toy.runpytest_subprocess("--llm-judge", judge, "--llm-budget", "10", "--llm-concurrency", "1")
+    first.assert_outcomes(passed=CASES)
+    assert len(openai_server.requests) == CALLS_TO_REACH
+    again = toy.runpytest_subprocess("--llm-judge", judge, "--llm-budget", "1000")
+    again.assert_outcomes(passed=CASES)
+    # The answers paid for first came from the cache (free); only the refused cases were asked now.
+    assert len(openai_server.requests) == CASES
+    facts = summary(toy)["budget"]
+    assert (facts["stopped"], facts["spent_usd"]) == (False, (CASES - CALLS_TO_REACH) * CALL_USD)
+    assert summary(toy)["toy"]["unscored"] == 0
+
+
+def test_an_unpriced_model_stops_the_run_at_start_up_naming_model_and_option(toy, openai_server):
+    result = toy.runpytest_subprocess("--llm-judge", f"openai:mystery;base_url={openai_server.base_url}",
+                                      "--llm-budget", "5")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*--llm-budget 5: no price for model 'mystery' (openai:mystery)*"
+                                 "--llm-budget-unknown allow*"])
+    assert openai_server.requests == []
+
+
+def test_an_unpriced_model_runs_when_told_to_count_it_as_free(toy, openai_server):
+    result = toy.runpytest_subprocess("--llm-judge", f"openai:mystery;base_url={openai_server.base_url}",
+                                      "--llm-budget", "5", "--llm-budget-unknown", "allow")
+    result.assert_outcomes(passed=CASES)
+    facts = summary(toy)["budget"]
+    assert (facts["stopped"], facts["spent_usd"], facts["unpriced"]) == (False, 0, ["openai:mystery"])
+
+
+def test_offline_runs_are_free_whatever_the_budget(toy):
+    toy.runpytest_subprocess("--llm-budget", "0.000001").assert_outcomes(passed=CASES)
+    facts = summary(toy)["budget"]
+    assert (facts["stopped"], facts["spent_usd"], facts["refused_calls"]) == (False, 0, 0)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--llm-budget", "lots"], "*--llm-budget 'lots': not a number of US dollars*"),
+    (["--llm-budget", "0"], "*--llm-budget '0': must be a positive number of US dollars*"),
+    (["-o", "llm_budget=-3"], "*ini llm_budget '-3': must be a positive number*"),
+    (["--llm-budget", "1", "-o", "llm_budget_unknown=maybe"], "*ini llm_budget_unknown 'maybe': use one of*"),
+])
+def test_a_bad_budget_option_is_a_usage_error_naming_it(toy, args, message):
+    result = toy.runpytest_subprocess(*args)
+    assert result.ret == 4
+    result.stderr.fnmatch_lines([message])
+
+
+# -- the pieces, without pytest ---------------------------------------------------------------------
+PRICED = PriceTable({"priced": Price(input=1_000_000, output=1_000_000), "free": Price(input=0, output=0)})
+
+
+def test_the_budget_refuses_paid_calls_only_once_spent():
+    budget = Budget(10.0, PRICED)
+    assert budget.refusal("openai:priced", 9.99) is None
+    refusal = budget.refusal("openai:priced", 10.0)
+    assert isinstance(refusal, PermanentProviderError)  # never retried
+    assert refused_by_budget(f"call failed: {refusal}")
+    assert budget.refusal("offline", 1e9) is None
+    assert budget.refusal("openai:free", 1e9) is None
+
+
+def test_a_meter_sees_the_other_workers_spend_on_the_board(tmp_path):
+    board = Board(tmp_path)
+    budget = Budget(10.0, PRICED)
+    first, second = Meter("gw0", board, budget=budget), Meter("gw1", board, budget=budget)
+    from llmjury.chat import Sample, Usage
+
+    paid = [Sample(text="x", usage=Usage(prompt_tokens=3, completion_tokens=3))]
+    first.admit("openai:priced")
+    first.paid("openai:priced", paid)  # $6
+    second.admit("openai:priced")
+    second.paid("openai:priced", paid)  # $12 in all
+    with pytest.raises(BudgetExhaustedError, match=r"budget: the run's budget of \$10 is spent"):
+        first.admit("openai:priced")
+    assert [t.refused_calls for t in board.read()] == [1, 0]
+
+
+def test_budget_facts_count_the_cases_the_budget_left_unscored():
+    refusal = Budget(1.0, PRICED).refusal("openai:priced", 2.0)
+    records = [{"family": "toy", "case_id": "a", "valid": False, "error": f"call failed: {refusal}"},
+               {"family": "toy", "case_id": "a", "valid": False, "error": f"call failed: {refusal}"},
+               {"family": "toy", "case_id": "b", "valid": False, "error": "unparseable: no verdict"},
+               {"family": "toy", "case_id": "c", "valid": True, "error": None}]
+    facts = budget_facts(Budget(1.0, PRICED), 2.0, 2, [], records)
+    assert (facts["stopped"], facts["unscored_verdicts"], facts["unscored_cases"]) == (True, 2, 1)
+    assert "1 case(s) left unscored (cause: budget)" in facts["note"]
+
+
+@pytest.mark.parametrize("raw", ["nan", "inf", "-1", "0", ""])
+def test_a_budget_must_be_a_positive_amount(raw):
+    with pytest.raises(ConfigError, match="--llm-budget"):
+        positive_number(raw, "--llm-budget", "US dollars")
+
+
+def test_under_a_budget_only_paid_calls_write_the_board_at_once(tmp_path, monkeypatch):
+    """A free call (offline, priced at 0) costs the budget nothing: it waits for the throttled write."""
+    import llmjury.progress
+    from llmjury.chat import Sample, Usage
+
+    monkeypatch.setattr(llmjury.progress, "PUBLISH_EVERY_S", float("inf"))
+    board = Board(tmp_path)
+    meter = Meter("gw0", board, budget=Budget(10.0, PRICED))
+    answer = [Sample(text="x", usage=Usage(prompt_tokens=1, completion_tokens=1))]
+    meter.paid("offline", answer)
+    meter.paid("openai:free", answer)
+    assert board.read() == []
+    meter.paid("openai:priced", answer)
+    (tally,) = board.read()
+    assert (tally.calls, tally.cost_usd) == (3, 2.0)

@@ -1,0 +1,250 @@
+"""Live progress of the planning phase: workers publish their figures on the run board while they
+plan, and the process that reports shows them (a bar on a terminal, lines in a log)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+
+import pytest
+from priced_toy import INI, write_toy
+
+from llmjury.chat import Sample, Usage
+from llmjury.errors import ConfigError
+from llmjury.pricing import Price, PriceTable
+from llmjury.progress import Board, Display, Meter, RunTotals, Tally, progress_style
+from llmjury.settings import positive_number
+
+TOY_AGAIN = """
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize([Case(id=f"item-{i:02d}", family="toy") for i in range(12)])
+def test_toy_again(outcome):
+    assert outcome.verdicts
+"""
+LINE = re.compile(r"llmjury planning: (\d+)/(\d+) cases(?: \(\d+%\))?, ([\d,]+) calls, ([\d,]+) tokens, "
+                  r"est\. \$(\d+\.\d{4}), ETA (\?|\d+s|\d+m\d\ds|\d+h\d\dm\d\ds)$")
+FINAL = "llmjury planned: 12/12 cases, 12 calls, 48 tokens, est. $48.0000, in *"
+
+
+@pytest.fixture
+def toy(pytester: pytest.Pytester) -> pytest.Pytester:
+    return write_toy(pytester)
+
+
+def progress_lines(lines: list[str]) -> list[re.Match[str]]:
+    found = [LINE.search(line) for line in lines if "llmjury planning:" in line]
+    assert all(found), [line for line in lines if "llmjury planning:" in line]
+    return [m for m in found if m is not None]
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, workers):
+    """The last case's answer is held until the run has printed a progress line: so the line came
+    from workers' figures while they were still planning, whatever the machine's speed."""
+    release = threading.Event()
+
+    def reply(body: dict, index: int) -> str:
+        if body["messages"][-1]["content"] == "hello 11":
+            release.wait(timeout=120)
+        return f"reply {index}"
+
+    openai_server.reply = reply
+    command = [sys.executable, "-m", "pytest", "-n", workers, "--llm-progress", "lines",
+               "--llm-progress-interval", "0.05", "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
+    # Not PYTHONUNBUFFERED: a CI log is a pipe, and the lines must arrive while the run plans.
+    seen_live: list[str] = []
+    output: list[str] = []
+    with subprocess.Popen(command, cwd=toy.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}) as run:
+        assert run.stdout is not None
+        for line in run.stdout:
+            output.append(line.rstrip("\n"))
+            if not release.is_set() and "llmjury planning:" in line:
+                seen_live.append(line)
+                release.set()
+    release.set()
+    assert run.returncode == 0, "\n".join(output)
+    assert seen_live, "\n".join(output)  # printed before the held answer was sent
+    matches = progress_lines(output)
+    assert all(int(m[2]) == 12 and int(m[1]) < 12 for m in matches)  # the whole run's cases, across workers
+    assert [int(m[1]) for m in matches] == sorted(int(m[1]) for m in matches)  # never goes back
+    assert any(int(m[3].replace(",", "")) >= 1 and float(m[5]) >= 4.0 for m in matches)  # calls and their cost, live
+    pytest.LineMatcher(output).fnmatch_lines([FINAL])
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_terminal_shows_one_updating_bar(toy, openai_server, workers):
+    """Under a pseudo-terminal, `auto` draws the bar (carriage returns, no progress lines), then the
+    final line; the last answer is held until the bar is drawn, as in the log test above."""
+    pty = pytest.importorskip("pty")
+    import fcntl
+    import struct
+    import termios
+
+    release = threading.Event()
+
+    def reply(body: dict, index: int) -> str:
+        if body["messages"][-1]["content"] == "hello 11":
+            release.wait(timeout=120)
+        return f"reply {index}"
+
+    openai_server.reply = reply
+    screen, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
+    command = [sys.executable, "-m", "pytest", "-n", workers, "-p", "no:sugar",
+               "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
+    with subprocess.Popen(command, cwd=toy.path, stdin=terminal, stdout=terminal, stderr=terminal) as run:
+        os.close(terminal)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(screen, 65536)
+            except OSError:  # the terminal closed: the run is over
+                break
+            if not chunk:
+                break
+            drawn += chunk
+            if not release.is_set() and b"llmjury planning:" in drawn:
+                release.set()
+        release.set()
+    os.close(screen)
+    text = drawn.decode(errors="replace")
+    assert run.returncode == 0, text
+    bar = text[text.index("llmjury planning:"):]
+    assert re.match(r"llmjury planning: +\d+%\|", bar), bar[:200]  # tqdm's bar, not a line
+    assert "/12 [" in bar and "calls" in bar
+    assert not re.search(r"llmjury planning: \d+/\d+ cases", text)  # no log lines on a terminal
+    assert re.search(r"llmjury planned: 12/12 cases, 12 calls, 48 tokens, est\. \$48\.0000, in \d+s", text)
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_final_line_sums_every_worker(toy, openai_server, workers):
+    result = toy.runpytest_subprocess("-n", workers, "--llm-judge", f"openai:priced;base_url={openai_server.base_url}")
+    result.assert_outcomes(passed=12)
+    result.stdout.fnmatch_lines([FINAL])
+    progress_lines(result.outlines)
+    run_id = json.loads((toy.path / "reports" / "latest" / "summary.json").read_text())["run"]["id"]
+    assert not Board.for_run(run_id).folder.exists()  # the run board goes with the run
+
+
+def test_a_case_two_tests_share_is_planned_and_counted_once(toy, openai_server):
+    (toy.path / "test_toy.py").write_text((toy.path / "test_toy.py").read_text() + TOY_AGAIN)
+    result = toy.runpytest("--llm-judge", f"openai:priced;base_url={openai_server.base_url}")
+    result.assert_outcomes(passed=24)
+    result.stdout.fnmatch_lines([FINAL])
+
+
+def test_progress_off_prints_nothing(toy, openai_server):
+    result = toy.runpytest_subprocess("-n", "2", "--llm-progress", "off",
+                                      "--llm-judge", f"openai:priced;base_url={openai_server.base_url}")
+    result.assert_outcomes(passed=12)
+    assert not [line for line in result.outlines if "llmjury plann" in line]
+
+
+def test_a_run_without_a_planning_phase_prints_no_progress(pytester):
+    pytester.makeini(INI)
+    pytester.makepyfile("def test_plain():\n    assert 1 + 1 == 2\n")
+    result = pytester.runpytest_subprocess("-n", "2", "--llm-progress", "lines", "--llm-progress-interval", "0.01")
+    result.assert_outcomes(passed=1)
+    assert not [line for line in result.outlines if "llmjury plann" in line]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--llm-progress-interval", "soon"], "*--llm-progress-interval 'soon': not a number of seconds*"),
+    (["-o", "llm_progress_interval=0"], "*ini llm_progress_interval '0': must be a positive number*"),
+    (["-o", "llm_progress=bar"], "*ini llm_progress 'bar': use one of off, auto, lines*"),
+])
+def test_a_bad_progress_option_is_a_usage_error_naming_it(toy, args, message):
+    result = toy.runpytest_subprocess(*args)
+    assert result.ret == 4
+    result.stderr.fnmatch_lines([message])
+
+
+# -- the display, tick by tick ---------------------------------------------------------------------
+def publish(board: Board, worker: str, **figures: object) -> None:
+    board.publish(Tally(worker=worker, started=1000.0, **figures))
+
+
+def test_lines_come_every_interval_when_something_changed(tmp_path):
+    board, lines = Board(tmp_path), []
+    display = Display(board, "lines", 5.0, lines.append, expected_workers=lambda: 2)
+    display.tick(now=1001.0, clock=0.0)
+    assert lines == []  # nothing planned yet
+    publish(board, "gw0", total=6, done=3, calls=3, prompt_tokens=30, completion_tokens=6, cost_usd=0.5)
+    display.tick(now=1002.0, clock=0.5)
+    assert lines == []  # gw1 still collecting: 3/6 would be a wrong total
+    publish(board, "gw1", total=6)
+    display.tick(now=1030.0, clock=1.0)
+    assert lines == ["llmjury planning: 3/12 cases (25%), 3 calls, 36 tokens, est. $0.5000, ETA 1m30s"]
+    display.tick(now=1031.0, clock=2.0)
+    publish(board, "gw1", total=6, done=1, calls=1)
+    display.tick(now=1032.0, clock=3.0)
+    assert len(lines) == 1  # within the interval
+    display.tick(now=1040.0, clock=7.0)
+    assert lines[-1].startswith("llmjury planning: 4/12 cases (33%), 4 calls")
+    display.tick(now=1050.0, clock=20.0)
+    assert len(lines) == 2  # nothing changed: no repeated line
+
+
+def test_the_final_line_waits_for_every_expected_worker(tmp_path):
+    board, lines = Board(tmp_path), []
+    display = Display(board, "lines", 5.0, lines.append, expected_workers=lambda: 2)
+    publish(board, "gw0", total=6, done=6, calls=6, finished=True)
+    display.tick(now=1010.0, clock=0.0)
+    assert not display.done  # gw1 has not said it planned
+    publish(board, "gw1", total=0, finished=True)  # an empty share says so too
+    display.tick(now=1012.0, clock=1.0)
+    assert display.done and lines[-1] == "llmjury planned: 6/6 cases, 6 calls, 0 tokens, est. $0.0000, in 12s"
+    display.stop()
+    assert len([line for line in lines if "planned" in line]) == 1
+
+
+def test_a_terminal_gets_one_updating_bar(tmp_path):
+    board, lines, screen = Board(tmp_path), [], io.StringIO()
+    display = Display(board, "bar", 5.0, lines.append, expected_workers=lambda: 1, bar_file=screen)
+    publish(board, "main", total=12, done=3, calls=3, cost_usd=0.25, refused_calls=2)
+    display.tick(now=1010.0, clock=0.0)
+    publish(board, "main", total=12, done=5, calls=5, cost_usd=0.25, refused_calls=2)
+    display.tick(now=1011.0, clock=0.1)
+    drawn = screen.getvalue()
+    assert "llmjury planning" in drawn and "5/12" in drawn and "2 refused by the budget" in drawn
+    assert lines == []  # the bar, not lines
+    display.stop()
+    (final,) = lines
+    assert final.startswith("llmjury planned: 5/12 cases, 5 calls, 0 tokens, est. $0.2500, "
+                            "2 refused by the budget, in ")
+
+
+def test_a_meter_publishes_throttled_without_a_budget(tmp_path):
+    board = Board(tmp_path)
+    meter = Meter("gw3", board, PriceTable({"priced": Price(input=1_000_000, output=0)}))
+    meter.planning(2)
+    meter.paid("openai:priced", [Sample(text="x", usage=Usage(prompt_tokens=2, completion_tokens=5))])
+    meter.paid("openai:unknown", [Sample(text="y", usage=Usage(prompt_tokens=1, completion_tokens=1))])
+    meter.case_done()
+    meter.planned()  # always written
+    (tally,) = board.read()
+    assert (tally.worker, tally.total, tally.done, tally.finished, tally.calls) == ("gw3", 2, 1, True, 2)
+    assert (tally.cost_usd, tally.unpriced) == (2.0, ["openai:unknown"])
+
+
+def test_eta_is_unknown_before_the_first_case():
+    totals = RunTotals.of([Tally(worker="main", total=4, started=10.0)])
+    assert totals.eta_s(100.0) is None and totals.line(100.0).endswith("ETA ?")
+
+
+@pytest.mark.parametrize(("mode", "tty", "style"), [("auto", True, "bar"), ("auto", False, "lines"),
+                                                   ("lines", True, "lines"), ("off", True, None)])
+def test_auto_means_a_bar_on_a_terminal_and_lines_in_a_log(mode, tty, style):
+    assert progress_style(mode, tty) == style
+
+
+def test_seconds_names_the_option():
+    with pytest.raises(ConfigError, match="--llm-progress-interval '-1'"):
+        positive_number("-1", "--llm-progress-interval", "seconds")

@@ -125,7 +125,7 @@ def test_an_ini_key_llmjury_does_not_read_is_refused_with_the_key_meant(project)
     # pytest itself only warns (unless --strict-config), and the run went on with the defaults.
     result = usage_error(project, ini="llm_option = toyfam.limit=3")
     result.stderr.fnmatch_lines(["ERROR: ini llm_option: not an llmjury setting (did you mean 'llm_options'?); "
-                                 "llmjury reads llm_cache, *, llm_options, *"])
+                                 "llmjury reads *llm_cache, *, llm_options, *"])
 
 
 def test_an_unknown_llm_key_in_pyproject_is_refused_too(pytester):

@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from llmjury import aggregate
+from llmjury import aggregate, runfiles
 from llmjury.cache import SampleStore
 from llmjury.errors import ConfigError
 from llmjury.families import discover
@@ -20,18 +20,11 @@ from llmjury.reports import terminal_lines, write_run
 
 
 def read_verdicts(paths: Sequence[Path]) -> list[dict]:
-    """Verdict records from `verdicts.jsonl` files (or run folders holding one)."""
-    records: list[dict] = []
-    for path in paths:
-        path = path / "verdicts.jsonl" if path.is_dir() else path
-        with path.open(encoding="utf-8") as lines:
-            for number, line in enumerate(lines, 1):
-                if line.strip():
-                    try:
-                        records.append(json.loads(line))
-                    except json.JSONDecodeError as exc:
-                        raise SystemExit(f"{path}:{number}: not a verdict record ({exc})") from exc
-    return records
+    """Verdict records from verdicts files (gzipped or not) or the run folders holding one."""
+    try:
+        return [record for path in paths for record in runfiles.read_verdicts(path)]
+    except ConfigError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def report(args: argparse.Namespace) -> int:

@@ -13,6 +13,8 @@ import os
 import random
 import re
 import secrets
+import signal
+import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from functools import partial
@@ -441,6 +443,10 @@ class JurySession:
         self._jury: Jury | None = None
         self._planner: Planner | None = None
         self.summary_lines: list[str] = []
+        #: What stopped the run before its end (SIGTERM, Ctrl-C), None while it runs its course.
+        self.stopped_by: str | None = None
+        self.tests_finished = 0
+        self._sigterm: Any = None
 
     # lazily built so a session with no llmjury tests opens no cache and starts no thread
     @property
@@ -537,9 +543,36 @@ class JurySession:
             report.llmjury_verdicts = list(item.stash.get(VERDICTS, []))
         return report
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """A CI time limit sends SIGTERM, which would end Python at once and lose the report: in the
+        controller (or the only process) it interrupts the run as Ctrl-C does, and the session still
+        writes what finished. A second SIGTERM ends the process as before."""
+        if not self.is_worker and threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGTERM, self._on_sigterm)
+            self._sigterm = signal.SIG_DFL if previous is None else previous
+
+    def _on_sigterm(self, signum: int, frame: Any) -> None:
+        self.stopped_by = "SIGTERM"
+        signal.signal(signal.SIGTERM, self._sigterm)
+        self._sigterm = None
+        raise KeyboardInterrupt("SIGTERM")
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self.stopped_by = self.stopped_by or "KeyboardInterrupt (Ctrl-C)"
+
+    def stopped(self, session: pytest.Session) -> dict[str, Any] | None:
+        """Why the run ended before its last test, with how far it got; None for a whole run."""
+        by = self.stopped_by or session.shouldstop or session.shouldfail
+        if not by:
+            return None
+        collected = session.testscollected or len(session.items) or None
+        return {"by": by if isinstance(by, str) else "an early stop", "tests_finished": self.tests_finished,
+                "tests_collected": collected}
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker or report.when != "teardown":
             return
+        self.tests_finished += 1
         verdicts = getattr(report, "llmjury_verdicts", None)
         if verdicts:
             self.records[report.nodeid] = verdicts  # a rerun replaces, never adds
@@ -566,8 +599,10 @@ class JurySession:
         from llmjury.reports import terminal_lines, write_run
 
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
-        summary = aggregate.summarize(records, self.run_info(), usage, PriceTable.load(self.settings.prices),
-                                      self.families, loading)
+        stopped = self.stopped(session)
+        summary = aggregate.summarize(records, {**self.run_info(), "stopped": stopped}, usage,
+                                      PriceTable.load(self.settings.prices), self.families, loading)
+        summary["complete"] = stopped is None
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
         run_dir = write_run(self.settings.reports, summary, records, results, self.families)
         self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
@@ -591,6 +626,9 @@ class JurySession:
                 terminalreporter.write_line(line)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._sigterm is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, self._sigterm)
+            self._sigterm = None
         if self._planner is not None and self._planner.handoff is not None:
             self._planner.handoff.close()
         if self._jury is not None:

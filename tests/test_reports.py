@@ -298,7 +298,7 @@ def test_a_stopped_run_writes_what_it_finished_marked_incomplete(pytester, signu
     assert process.returncode == pytest.ExitCode.INTERRUPTED, output
     summary = json.loads((pytester.path / "reports" / LATEST / "summary.json").read_text())
     assert summary["complete"] is False
-    assert summary["run"]["stopped"] == {"by": by, "tests_finished": 3, "tests_collected": 4}
+    assert summary["run"]["stopped"] == {"by": by, "tests_finished": 3, "tests_collected": 4, "planned_verdicts": 0}
     assert sorted(r["case_id"] for r in read_verdicts(pytester.path / "reports" / LATEST)) == ["c0", "c1", "c2"]
     head = (pytester.path / "reports" / LATEST / "summary.md").read_text().splitlines()[2]
     assert head.startswith(f"> **Incomplete run: stopped by {by} after 3 of 4 tests.**")
@@ -316,3 +316,70 @@ def test_one(record_verdict):
     pytester.runpytest_subprocess("-n", "0").assert_outcomes(passed=1)
     summary = json.loads((pytester.path / "reports" / LATEST / "summary.json").read_text())
     assert summary["complete"] is True and summary["run"]["stopped"] is None
+
+
+PLANNING = """
+import asyncio
+import os
+import signal
+
+import llmjury
+from llmjury import Case, JudgeConfig, Outcome, Verdict
+from llmjury.planner import in_share, work_key
+
+
+class Item(Case):
+    text: str
+
+
+FAST = [Item(id=f"fast-{i}", family="toy", text="x") for i in range(8)]
+FINISHED = []
+ALL_MINE = asyncio.Event()
+
+
+def mine():
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        return FAST
+    count = int(os.environ["PYTEST_XDIST_WORKER_COUNT"])
+    return [c for c in FAST if in_share(work_key(judge, c), int(worker.lstrip("gw")), count)]
+
+
+async def judge(case, jury):
+    if case.id != "slow":
+        FINISHED.append(case.id)
+        if len(FINISHED) == len(mine()):
+            ALL_MINE.set()
+        return Outcome([Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider="offline:heuristic"))])
+    if mine():
+        await ALL_MINE.wait()  # the event: every other case this process plans has finished
+    controller = os.getppid() if os.environ.get("PYTEST_XDIST_WORKER") else os.getpid()
+    os.kill(controller, signal.SIGTERM)  # the CI time limit, in the middle of planning
+    await asyncio.Event().wait()
+
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize(FAST + [Item(id="slow", family="toy", text="x")])
+def test_toy(outcome):
+    assert outcome.verdicts
+"""
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_run_stopped_while_planning_reports_the_cases_planning_finished(pytester, workers):
+    from llmjury.planner import owner_of
+
+    pytester.makeini(INI)
+    pytester.makepyfile(test_planning=PLANNING)
+    result = pytester.runpytest_subprocess("-n", workers)
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+    summary = json.loads((pytester.path / "reports" / LATEST / "summary.json").read_text())
+    assert summary["complete"] is False and summary["run"]["stopped"]["by"] == "SIGTERM"
+    judged = {r["case_id"] for r in read_verdicts(pytester.path / "reports" / LATEST)}
+    fast = {f"fast-{i}" for i in range(8)}
+    count = int(workers) or 1
+    slow_owner = owner_of("test_planning.judge::slow", count)
+    planned_beside_slow = {c for c in fast if owner_of(f"test_planning.judge::{c}", count) == slow_owner}
+    assert planned_beside_slow <= judged <= fast
+    assert summary["run"]["stopped"]["planned_verdicts"] >= len(planned_beside_slow) > 0
+    result.stdout.fnmatch_lines(["INCOMPLETE RUN: stopped by SIGTERM after * tests (* verdicts from planned cases*"])

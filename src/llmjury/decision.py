@@ -149,7 +149,7 @@ def gate_line(g: GateResult) -> GateLine:
         if ci and g.reason:
             why += f"; the interval {ci} straddles the threshold (decided on the point estimate)"
         elif ci:
-            why += f", and for the whole interval {ci}"
+            why += f", across the whole interval {ci}"
     return GateLine(g.status, g.gate, sig3(g.value), ci, sig3(g.threshold), why)
 
 
@@ -231,4 +231,7 @@ def _stopped_text(stopped: dict[str, Any]) -> str:
         return ""
     done, total = stopped.get("tests_finished"), stopped.get("tests_collected")
     progress = f" after {done} of {total} tests" if done is not None and total else ""
-    return f"stopped by {stopped.get('by', 'an interruption')}{progress}"
+    progress = progress or (f" after {done} tests" if done is not None else "")
+    planned = stopped.get("planned_verdicts")
+    salvaged = f" ({planned} verdicts from planned cases whose tests had not run)" if planned else ""
+    return f"stopped by {stopped.get('by', 'an interruption')}{progress}{salvaged}"

@@ -9,6 +9,7 @@ reports (and its usage ledger in `workeroutput`); the controller, or the only pr
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import random
 import re
@@ -446,6 +447,7 @@ class JurySession:
         #: What stopped the run before its end (SIGTERM, Ctrl-C), None while it runs its course.
         self.stopped_by: str | None = None
         self.tests_finished = 0
+        self.collected_by_workers = 0  # xdist's controller collects nothing itself
         self._sigterm: Any = None
 
     # lazily built so a session with no llmjury tests opens no cache and starts no thread
@@ -565,7 +567,7 @@ class JurySession:
         by = self.stopped_by or session.shouldstop or session.shouldfail
         if not by:
             return None
-        collected = session.testscollected or len(session.items) or None
+        collected = session.testscollected or len(session.items) or self.collected_by_workers or None
         return {"by": by if isinstance(by, str) else "an early stop", "tests_finished": self.tests_finished,
                 "tests_collected": collected}
 
@@ -592,6 +594,11 @@ class JurySession:
         for provider, learned in adaptations.items():
             self.adaptations.setdefault(provider, {}).update(learned)
         records = self.all_records()
+        stopped = self.stopped(session)
+        if stopped is not None:
+            planned = self.finished_planning(records)
+            records += planned
+            stopped["planned_verdicts"] = len(planned)
         if not records and not any([ledger, *self.worker_ledgers]):
             return
         # Imported here: statistics and tables are needed only when there is something to report.
@@ -599,7 +606,6 @@ class JurySession:
         from llmjury.reports import terminal_lines, write_run
 
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
-        stopped = self.stopped(session)
         summary = aggregate.summarize(records, {**self.run_info(), "stopped": stopped}, usage,
                                       PriceTable.load(self.settings.prices), self.families, loading)
         summary["complete"] = stopped is None
@@ -608,6 +614,28 @@ class JurySession:
         self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
         if session.exitstatus == 0:
             session.exitstatus = gate_exit_status(results)
+
+    def finished_planning(self, reported: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Verdicts that planning finished but no test reported, because the run stopped first: from
+        this process's planner, and from what xdist workers handed on in the run's SQLite file."""
+        found = self._planner.finished() if self._planner is not None else []
+        if self.workers:
+            s = self.settings
+            path = scratch_path(s.cache_path, self.run_id) if s.cache_mode is CacheMode.OFF else s.cache_path
+            if path.exists():
+                handoff = OutcomeHandoff(path, self.run_id, 0)
+                try:
+                    found += [r for payload in handoff.handed_on() for r in payload.get("verdicts", [])]
+                finally:
+                    handoff.close()
+        seen = {json.dumps(r, sort_keys=True) for r in reported}
+        new = []
+        for record in found:
+            key = json.dumps(record, sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                new.append(record)
+        return new
 
     def run_info(self) -> dict[str, Any]:
         s = self.settings
@@ -646,6 +674,9 @@ class XdistController:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["llmjury_run_id"] = self.session.run_id
         self.session.workers += 1
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.session.collected_by_workers = max(self.session.collected_by_workers, len(ids))
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", None) or {}  # a crashed worker has none

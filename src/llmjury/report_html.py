@@ -93,7 +93,8 @@ def _decision(decision: Decision) -> list[str]:
     if decision.baseline:
         note = f"; {decision.baseline_note}" if decision.baseline_note else ""
         parts.append(f"<p>Baseline: <code>{e(decision.baseline)}</code>{e(note)}</p>")
-    header = ["family", "headline metric", "value [95% CI]", "n"] + (["change vs baseline"] if decision.baseline else [])
+    change = ["change vs baseline"] if decision.baseline else []
+    header = ["family", "headline metric", "value [95% CI]", "n", *change]
     rows = []
     for family in decision.families:
         for row in family.rows:
@@ -148,8 +149,8 @@ def judge_vs_human(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any], f
     for every judge, dataset and dimension that has both."""
     validity = (summary.get("geval") or {}).get("judge_validity") or {}
     return [(label, entry["spearman"], float(entry["human_ceiling_spearman"])) for label, entry in validity.items()
-            if isinstance(entry, dict) and is_metric(entry.get("spearman")) and entry["spearman"].get("value") is not None
-            and entry.get("human_ceiling_spearman") is not None]
+            if isinstance(entry, dict) and is_metric(entry.get("spearman"))
+            and entry["spearman"].get("value") is not None and entry.get("human_ceiling_spearman") is not None]
 
 
 def position_consistency(summary: dict[str, Any]) -> list[Point]:

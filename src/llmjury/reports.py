@@ -98,8 +98,8 @@ def decision_markdown(decision: Decision) -> list[str]:
         lines.append("No gate was set (`--llm-gate`, ini `llm_gates`): nothing here decided the exit code.")
     lines.append("")
     if decision.baseline:
-        lines += [f"Baseline: `{decision.baseline}`" + (f"; {decision.baseline_note}" if decision.baseline_note else ""),
-                  ""]
+        note = f"; {decision.baseline_note}" if decision.baseline_note else ""
+        lines += [f"Baseline: `{decision.baseline}`{note}", ""]
     change = bool(decision.baseline)
     lines += ["| family | headline metric | value [95% CI] | n |" + (" change vs baseline |" if change else ""),
               "|---|---|---|---|" + ("---|" if change else "")]
@@ -134,7 +134,8 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
         lines.append("")
     lines += decision_markdown(decision)
     if run.get("families"):
-        lines += ["## Details", "", "Each family's reference and replay tables and every metric with its gate path.", ""]
+        lines += ["## Details", "", "Each family's reference and replay tables, and every metric with its gate path.",
+                  ""]
     for name in run.get("families", []):
         section = summary[name]
         counts = next(f.counts for f in decision.families if f.family == name)
@@ -180,7 +181,8 @@ def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Pa
         interval = f" {g.interval}" if g.interval else ""
         lines.append(f"{g.status.upper():<12} {g.gate}: {g.value}{interval} vs {g.threshold}: {g.why}")
     if decision.baseline:
-        lines.append(f"baseline {decision.baseline}" + (f": {decision.baseline_note}" if decision.baseline_note else ""))
+        note = f": {decision.baseline_note}" if decision.baseline_note else ""
+        lines.append(f"baseline {decision.baseline}{note}")
     for family in decision.families:
         lines.append(f"{family.family}: {family.counts}")
         lines += [f"  data: {LoadReport.model_validate(r).line()}" for r in summary[family.family].get("loading", [])
@@ -189,6 +191,8 @@ def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Pa
             change = f"  change {row.change.text()}" if row.change is not None else ""
             lines.append(f"  {family.family}.{row.path:<34} {row.value:<24} n={row.metric['n']}{change}")
         if family.more_metrics:
-            lines.append(f"  ({family.more_metrics} more metric rows for {family.family} in {run_dir / 'summary.md'})")
+            rows = "row" if family.more_metrics == 1 else "rows"
+            where = run_dir / "summary.md"
+            lines.append(f"  ({family.more_metrics} more metric {rows} for {family.family} in {where})")
     lines.append(f"reports: {run_dir} (summary.md, report.html)")
     return lines

@@ -75,7 +75,7 @@ def test_runs_without_xdist_installed(toy):
 def test_failing_gate_exits_6_and_names_metric_value_and_threshold(toy):
     result = toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate<=0.01")
     assert result.ret == GATE_FAILED_EXIT == 10
-    result.stdout.fnmatch_lines(["*FAIL*toy.unscored_rate<=0.01: value 0.08333 [[]0.023*, 0.258*[]] vs 0.01*"])
+    result.stdout.fnmatch_lines(["*FAIL*toy.unscored_rate<=0.01: value 0.0833 [[]0.0232, 0.258[]] vs 0.01: *"])
 
 
 def test_passing_gate_exits_0(toy):

@@ -94,7 +94,7 @@ def test_the_terminal_shows_the_decision_and_says_what_it_left_out(tmp_path):
     summary = summary_of(socratic_records())
     gates = [Gate.parse("socratic.win_rate>=0.1").check(summary)]
     lines = terminal_lines(summary, gates, tmp_path / "run", FAMILIES)
-    assert lines[0].startswith("PASS         socratic.win_rate>=0.1: 0.667 [")
+    assert lines[0].startswith("PASS         socratic.win_rate>=0.1: value 0.667 [")
     assert lines[1] == "socratic: 6 cases, 6 verdicts, 0 unscored"
     assert lines[2].startswith("  socratic.win_rate")
     from llmjury.decision import metric_rows

@@ -179,7 +179,7 @@ def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Pa
         lines.append("offline run: numbers come from heuristics, not an LLM")
     for g in decision.gates:
         interval = f" {g.interval}" if g.interval else ""
-        lines.append(f"{g.status.upper():<12} {g.gate}: {g.value}{interval} vs {g.threshold}: {g.why}")
+        lines.append(f"{g.status.upper():<12} {g.gate}: value {g.value}{interval} vs {g.threshold}: {g.why}")
     if decision.baseline:
         note = f": {decision.baseline_note}" if decision.baseline_note else ""
         lines.append(f"baseline {decision.baseline}{note}")

@@ -72,6 +72,9 @@ STARTUP_ERROR = "llmjury_startup_error"  # a worker's start-up error, in its wor
 # Gate outcomes take exit codes pytest does not use (it owns 0-5, and 6 since 9.2 for --max-warnings).
 GATE_FAILED_EXIT = 10
 GATE_INCONCLUSIVE_EXIT = 11
+#: Colours of the terminal summary's decision lines, by their first word.
+SUMMARY_MARKUP = {"PASS": {"green": True}, "FAIL": {"red": True, "bold": True}, "INCONCLUSIVE": {"yellow": True},
+                  "INCOMPLETE": {"red": True, "bold": True}}
 
 
 # -- options --------------------------------------------------------------------------------------
@@ -651,7 +654,7 @@ class JurySession:
         if self.summary_lines:
             terminalreporter.section("llmjury")
             for line in self.summary_lines:
-                terminalreporter.write_line(line)
+                terminalreporter.write_line(line, **SUMMARY_MARKUP.get(line.split(" ", 1)[0], {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self._sigterm is not None and threading.current_thread() is threading.main_thread():

@@ -230,6 +230,8 @@ def _whiskers(points: list[Point], xlabel: str, sort: bool = False, parity: floa
     ax.grid(axis="x", alpha=0.3)
     if parity is not None:
         ax.axvline(parity, linestyle="--", color="#888")
+    if not sort:
+        ax.invert_yaxis()  # read top-down in the order given; a sorted board has its best on top
     return _svg(figure)
 
 
@@ -249,7 +251,7 @@ def _ceiling_scatter(judged: list[tuple[str, dict[str, Any], float]]) -> str:
         upper = [m["high"] - m["value"] if m.get("high") is not None else 0.0 for m, _ in points]
         ax.errorbar(xs, ys, yerr=[lower, upper], fmt="o", capsize=2, label=judge, alpha=0.8)
     ax.plot([-1, 1], [-1, 1], linestyle="--", color="#888", label="human ceiling")
-    ax.set_xlim(min(0.0, *[c for _, _, c in judged]) - 0.05, 1.0)
+    ax.set_xlim(max(-1.0, min(c for _, _, c in judged) - 0.1), 1.0)
     ax.set_ylim(-1.0, 1.0)
     ax.set_xlabel("human ceiling (Spearman among annotators)")
     ax.set_ylabel("judge vs humans (Spearman)")

@@ -366,9 +366,13 @@ def test_toy(outcome):
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_run_stopped_while_planning_reports_the_cases_planning_finished(pytester, workers):
+def test_a_run_stopped_while_planning_reports_the_cases_planning_finished(pytester, monkeypatch, workers):
     from llmjury.planner import owner_of
 
+    # Under xdist this test runs in a worker: the run it starts must not take itself for one (and
+    # signal this worker's parent).
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
     pytester.makeini(INI)
     pytester.makepyfile(test_planning=PLANNING)
     result = pytester.runpytest_subprocess("-n", workers)

@@ -209,6 +209,18 @@ def test_verdicts_and_tables_are_gzipped_and_read_back(tmp_path):
     assert read_verdicts(plain.parent) == records
 
 
+def test_a_gzipped_run_file_is_read_like_its_plain_text(tmp_path):
+    from llmjury.datasets.files import read_records, read_text
+    from llmjury.errors import DatasetError
+
+    records = socratic_records()
+    run_dir = write_run(tmp_path, summary_of(records), records, [], FAMILIES)
+    assert [record for _, record in read_records(run_dir / VERDICTS)] == records
+    (tmp_path / "broken.jsonl.gz").write_bytes(b"not gzip at all")
+    with pytest.raises(DatasetError, match=r"broken\.jsonl\.gz: not a readable gzip file"):
+        read_text(tmp_path / "broken.jsonl.gz")
+
+
 def test_latest_points_at_the_newest_run_with_verdicts_and_copies_nothing(tmp_path):
     records = socratic_records()
     first = write_run(tmp_path, summary_of(records, "run-1"), records, [], FAMILIES)

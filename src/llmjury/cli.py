@@ -133,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="llmjury")
     commands = parser.add_subparsers(dest="command", required=True)
     rep = commands.add_parser("report", help="re-aggregate saved verdicts into a new report (no model calls)")
-    rep.add_argument("verdicts", nargs="+", type=Path, help="verdicts.jsonl files or run folders")
+    rep.add_argument("verdicts", nargs="+", type=Path, help="verdicts.jsonl(.gz) files or run folders")
     rep.add_argument("--out", type=Path, default=Path("reports"))
     rep.add_argument("--run-id")
     rep.add_argument("--gate", action="append", default=[])

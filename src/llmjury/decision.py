@@ -8,7 +8,7 @@ summary and `report.html` show the same decision in the same words and the same 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from llmjury.gates import GateResult
@@ -129,8 +129,6 @@ class Decision:
     stopped: str = ""
     baseline: str = ""
     baseline_note: str = ""
-    compared: bool = False
-    notes: list[str] = field(default_factory=list)
 
 
 def gate_line(g: GateResult) -> GateLine:
@@ -216,13 +214,11 @@ def decide(summary: dict[str, Any], gates: list[GateResult], hidden: dict[str, f
         differ = comparison.get("judges_differ") or []
         note = "; ".join(f"{d.get('field')}: `{d.get('current')}` here, `{d.get('baseline')}` in the baseline"
                          for d in differ)
-        compared = bool(comparison.get("compared"))
-        if not compared:
+        if not comparison.get("compared"):
             note = "not compared: the judges differ (" + (note or "configuration") + ")"
         elif note:
             note = "compared although the judges differ (" + note + ")"
-        decision = Decision(decision.gates, families, decision.complete, decision.stopped,
-                            baseline=str(comparison.get("baseline", "")), baseline_note=note, compared=compared)
+        decision = replace(decision, baseline=str(comparison.get("baseline", "")), baseline_note=note)
     return decision
 
 

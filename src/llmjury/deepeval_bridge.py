@@ -23,8 +23,18 @@ from pydantic import BaseModel  # noqa: E402
 
 from llmjury.chat import ChatRequest, Message  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
+from llmjury.family import Result  # noqa: E402
 from llmjury.providers.base import ProviderSpec  # noqa: E402
 from llmjury.verdicts import JudgeConfig, Verdict  # noqa: E402
+
+
+class MetricResult(Result):
+    """A deepeval metric's outcome: its score (0-1 for its LLM metrics), pass decision and threshold."""
+
+    score: float
+    success: bool
+    threshold: float
+    metric: str
 
 
 class JuryModel(DeepEvalBaseLLM):
@@ -66,8 +76,10 @@ class JuryModel(DeepEvalBaseLLM):
 
 
 def metric_verdict(metric: BaseMetric, test_case: LLMTestCase, *, case_id: str, family: str,
-                   attributes: dict[str, Any] | None = None) -> Verdict:
-    """Measure `test_case` with a deepeval metric and record the outcome as our verdict.
+                   attributes: dict[str, Any] | None = None, kind: str = "metric",
+                   result: type[Result] = MetricResult) -> Verdict:
+    """Measure `test_case` with a deepeval metric and record the outcome as our verdict of `kind`,
+    its result typed as `result` (a family's own model taking MetricResult's fields, if it has one).
 
     `measure()` is called directly (not `assert_test`, which re-creates the metric and leaves the
     object you passed without a score). A metric that raises becomes an unscored verdict.
@@ -76,19 +88,20 @@ def metric_verdict(metric: BaseMetric, test_case: LLMTestCase, *, case_id: str, 
     try:
         metric.measure(test_case)
     except Exception as exc:  # deepeval raises plain exceptions for unparseable judge output
-        return _failed(metric, exc, case_id, family, attributes, started)
-    return _measured(metric, case_id, family, attributes, started)
+        return _failed(metric, exc, case_id, family, kind, attributes, started)
+    return _measured(metric, case_id, family, kind, result, attributes, started)
 
 
 async def a_metric_verdict(metric: BaseMetric, test_case: LLMTestCase, *, case_id: str, family: str,
-                           attributes: dict[str, Any] | None = None) -> Verdict:
+                           attributes: dict[str, Any] | None = None, kind: str = "metric",
+                           result: type[Result] = MetricResult) -> Verdict:
     """`metric_verdict` for pipelines: `a_measure()` on the engine loop, so it plans concurrently."""
     started = time.perf_counter()
     try:
         await metric.a_measure(test_case, _show_indicator=False)
     except Exception as exc:  # deepeval raises plain exceptions for unparseable judge output
-        return _failed(metric, exc, case_id, family, attributes, started)
-    return _measured(metric, case_id, family, attributes, started)
+        return _failed(metric, exc, case_id, family, kind, attributes, started)
+    return _measured(metric, case_id, family, kind, result, attributes, started)
 
 
 def _judge(metric: BaseMetric) -> JudgeConfig:
@@ -98,19 +111,16 @@ def _judge(metric: BaseMetric) -> JudgeConfig:
                        prompt=f"deepeval:{type(metric).__name__}", parser="deepeval")
 
 
-def _failed(metric: BaseMetric, exc: Exception, case_id: str, family: str, attributes: dict[str, Any] | None,
-            started: float) -> Verdict:
-    return Verdict(case_id=case_id, family=family, judge=_judge(metric), valid=False,
+def _failed(metric: BaseMetric, exc: Exception, case_id: str, family: str, kind: str,
+            attributes: dict[str, Any] | None, started: float) -> Verdict:
+    return Verdict(case_id=case_id, family=family, kind=kind, judge=_judge(metric), valid=False,
                    error=f"unparseable: deepeval {type(metric).__name__} failed: {exc}", attributes=attributes or {},
                    latency_s=time.perf_counter() - started)
 
 
-def _measured(metric: BaseMetric, case_id: str, family: str, attributes: dict[str, Any] | None,
-              started: float) -> Verdict:
-    judge = _judge(metric)
-    return Verdict(
-        case_id=case_id, family=family, judge=judge,
-        result={"score": metric.score, "success": bool(metric.success), "threshold": metric.threshold,
-                "metric": getattr(metric, "__name__", type(metric).__name__)},
-        raw=[metric.reason or ""], attributes=attributes or {}, latency_s=time.perf_counter() - started,
-    )
+def _measured(metric: BaseMetric, case_id: str, family: str, kind: str, result: type[Result],
+              attributes: dict[str, Any] | None, started: float) -> Verdict:
+    measured = result(score=metric.score, success=bool(metric.success), threshold=metric.threshold,
+                      metric=getattr(metric, "__name__", type(metric).__name__))
+    return Verdict(case_id=case_id, family=family, kind=kind, judge=_judge(metric), result=measured,
+                   raw=[metric.reason or ""], attributes=attributes or {}, latency_s=time.perf_counter() - started)

@@ -149,6 +149,11 @@ class Pairwise:
         first = next((r.error for r in self.runs if r.error), "no runs")
         return f"{first.split(':')[0]}: no judge run counted ({'; '.join(errors)})"
 
+    def config(self, parser: str) -> JudgeConfig:
+        """The judge configuration a verdict on this pair records (`parser` names the decision's reader)."""
+        return JudgeConfig(provider=self.answers.provider, prompt=self.prompt, runs=len(self.runs), parser=parser,
+                           **self.answers.sampling)
+
     def result(self) -> PairwiseResult | None:
         if self.majority is None:
             return None
@@ -161,14 +166,16 @@ async def pairwise(jury: Jury, family: str, first: str, second: str, *, template
                    slots: tuple[str, str] = ("response_a", "response_b"), variables: Mapping[str, Any] | None = None,
                    parse: Callable[[str], str] = parse_choice, labels: Mapping[str, int | str] = CHOICE_LABELS,
                    names: tuple[str, str] = ("a", "b"), system: str | None = None, role: str = "judge",
-                   round_index: int = 0) -> Pairwise:
+                   round_index: int = 0, vote: Callable[[list[str]], Majority | None] = robust_verdict) -> Pairwise:
     """Judge `first` against `second` once per entry of `orders` ("ab": first shown in slot 0).
 
     `parse` reads a decision from the judge's text; `labels` maps it to the slot it favours (0
     or 1) or to an outcome that needs no swapping ("tie", "tie (bothbad)"); a winner is named
-    by `names`. One juror: the robust majority over all runs. Several (`spec+spec`, `spec*k`):
-    each juror's majority is its vote and the jury decides by majority over the votes. `system`
-    names a system-prompt template; `round_index` asks for fresh samples (a later round).
+    by `names`. `vote` turns one juror's counted winners into its decision (the robust majority
+    by default; MT-Bench's "both orders agree, else a tie" for the arena). One juror: its
+    decision is the verdict. Several (`spec+spec`, `spec*k`): the jury decides by robust
+    majority over the jurors' decisions. `system` names a system-prompt template;
+    `round_index` asks for fresh samples (a later round).
     """
     requests = []
     for order in orders:
@@ -185,12 +192,9 @@ async def pairwise(jury: Jury, family: str, first: str, second: str, *, template
         mine = [_pair_run(order, juror.label, answer, labels, names)
                 for order, answer in zip(orders, answers.answers, strict=True)]
         runs += mine
-        own = robust_verdict([r.winner for r in mine if r.winner is not None])
+        own = vote([r.winner for r in mine if r.winner is not None])
         votes.append(JurorVote(judge=juror.label, winner=own.winner if own else None))
-    if len(jurors) == 1:
-        majority = robust_verdict([r.winner for r in runs if r.winner is not None])
-    else:
-        majority = robust_verdict([v.winner for v in votes if v.winner is not None])
+    majority = own if len(jurors) == 1 else robust_verdict([v.winner for v in votes if v.winner is not None])
     return Pairwise(runs=runs, majority=majority, answers=JudgeRuns.merged(parts, jury.label(role, family)),
                     jurors=votes if len(jurors) > 1 else None, prompt=requests[0].task if requests else "")
 
@@ -228,16 +232,17 @@ def schema_parser(schema: type[M], parser: str = SCORE_PARSER) -> Callable[[str]
 
 async def structured(jury: Jury, family: str, prompt: RenderedPrompt, schema: type[M], *,
                      check: Callable[[M], str | None] = lambda _: None, role: str = "judge",
-                     retries: int | None = None) -> JudgeRuns:
+                     retries: int | None = None, parser: str = SCORE_PARSER) -> JudgeRuns:
     """One judge answer as `schema`, asked through the provider's structured-output support; an
-    answer that does not validate, or that `check` rejects (it returns the cause), is asked again."""
-    validate = schema_parser(schema)
+    answer that does not validate, or that `check` rejects (it returns the cause), is asked again
+    (`retries` times, the run's `parse_retries` by default). `parser` names the reader in errors."""
+    validate = schema_parser(schema, parser)
 
     def parse(text: str) -> M:
         value = validate(text)
         cause = check(value)
         if cause:
-            raise JudgeParseError(SCORE_PARSER, text, cause)
+            raise JudgeParseError(parser, text, cause)
         return value
 
     request = jury.request(prompt, json_schema=schema.model_json_schema(), schema_name=schema.__name__)
@@ -322,7 +327,7 @@ class Judgement(Generic[R]):
 
     @property
     def result(self) -> R | None:
-        return self.verdict.result if isinstance(self.verdict.result, Result) else None  # type: ignore[return-value]
+        return self.verdict.result  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, repr=False)
@@ -396,10 +401,8 @@ class BoundJury(Jury):
         orders: list[Order] = ["ab", "ba"] if several else ["ab"] * k + ["ba"] * k
         judged = await pairwise(self, self.family, a, b, template="core/compare.j2", orders=orders,
                                 variables={"criteria": criteria, "question": question})
-        config = JudgeConfig(provider=judged.answers.provider, prompt=judged.prompt, runs=len(judged.runs),
-                             parser=CHOICE_PARSER, **judged.answers.sampling)
-        verdict = self._verdict("compare", config, judged.result(), judged.error, judged.answers.verdict_fields(self),
-                                name, criteria=criteria)
+        verdict = self._verdict("compare", judged.config(CHOICE_PARSER), judged.result(), judged.error,
+                                judged.answers.verdict_fields(self), name, criteria=criteria)
         return Comparison(verdict)
 
     async def score(self, answer: str, *, rubric: str, question: str = "", scale: tuple[int, int] = (1, 5),

@@ -8,10 +8,13 @@ juror's vote so reports can show how often each agreed with the jury and with hu
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from llmjury.errors import ConfigError
+from llmjury.family import Metric
 from llmjury.providers.base import ProviderSpec
 
 
@@ -49,22 +52,40 @@ def jury_label(jurors: list[Juror]) -> str:
     return jurors[0].label if len(jurors) == 1 else "jury(" + ", ".join(j.label for j in jurors) + ")"
 
 
-def juror_agreement(records: list[dict[str, Any]], human: dict[str, str] | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class JuryDecision:
+    """One case a jury decided: the jury's winner and each juror's own vote, by juror label (None:
+    none of that juror's runs counted)."""
+
+    case_id: str
+    winner: str | None
+    votes: tuple[tuple[str, str | None], ...]
+
+
+class JurorAgreement(BaseModel):
+    """How often one juror's vote matched the jury's decision and, where labels exist, the people's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    agreement_with_jury: Metric
+    agreement_with_humans: Metric | None = None
+
+
+def juror_agreement(decisions: Sequence[JuryDecision], human: Mapping[str, str] | None = None
+                    ) -> dict[str, JurorAgreement]:
     """Per juror: agreement of its vote with the jury's decision and, where labels exist, with humans.
 
-    `records` are verdicts whose result holds `winner` and `jurors: [{judge, winner}]`; `human`
-    maps case id to the human label in the same vocabulary.
+    `human` maps case id to the human label in the jury's vocabulary; a juror's vote of None is left out.
     """
     from llmjury.stats import proportion  # report time only: keeps scipy out of plugin start-up
 
-    out: dict[str, Any] = {}
-    names = sorted({j["judge"] for r in records for j in r["result"].get("jurors", [])})
-    for name in names:
-        votes = [(r, j["winner"]) for r in records for j in r["result"]["jurors"] if j["judge"] == name
-                 and j["winner"] is not None]
-        entry = {"agreement_with_jury": proportion(sum(w == r["result"]["winner"] for r, w in votes), len(votes))}
+    out: dict[str, JurorAgreement] = {}
+    for name in sorted({judge for d in decisions for judge, _ in d.votes}):
+        votes = [(d, vote) for d in decisions for judge, vote in d.votes if judge == name and vote is not None]
+        with_humans = None
         if human:
-            labelled = [(human[r["case_id"]], w) for r, w in votes if r["case_id"] in human]
-            entry["agreement_with_humans"] = proportion(sum(h == w for h, w in labelled), len(labelled))
-        out[name] = entry
+            labelled = [(human[d.case_id], vote) for d, vote in votes if d.case_id in human]
+            with_humans = Metric.model_validate(proportion(sum(h == w for h, w in labelled), len(labelled)))
+        out[name] = JurorAgreement(
+            agreement_with_jury=Metric.model_validate(proportion(sum(w == d.winner for d, w in votes), len(votes))),
+            agreement_with_humans=with_humans)
     return out

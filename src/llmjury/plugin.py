@@ -483,7 +483,7 @@ class JurySession:
     def typed_verdict(self, record: dict[str, Any]) -> Verdict:
         """A verdict record with its result typed by its family, when the run knows the family."""
         family = self.families.get(record.get("family", ""))
-        return family.typed(record) if family is not None else Verdict.model_validate(record)
+        return family.typed(record) if family is not None else Verdict.foreign(record)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field, SerializeAsAny
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
 from llmjury.family import Result
 
@@ -22,17 +23,28 @@ class JudgeConfig(BaseModel):
     scoring: str = ""
 
 
+class UntypedResult(Result):
+    """The result of a verdict whose family this run does not define, kept as it was recorded: its
+    fields ride along and nothing checks them. Only `Verdict.foreign` makes one."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
 class Verdict(BaseModel):
     """One judged case. `kind` names the family's verdict kind and `result` holds its parsed
     decision as that kind's typed model; `valid` is False when the judge could not be asked or
     understood (refusal, failed call, unparseable answer), in which case `error` says why, `raw`
-    keeps what the judge said and `result` may be None."""
+    keeps what the judge said and `result` may be None.
+
+    A recorded verdict (a plain dict) becomes a Verdict through its family (`Family.typed`), or,
+    for a family the run does not define, through `Verdict.foreign`; a plain dict as `result`
+    is refused, so no untyped result reaches a family's aggregation."""
 
     case_id: str
     family: str
     kind: str = ""
     judge: JudgeConfig
-    result: SerializeAsAny[Result] | dict[str, Any] | None = None
+    result: SerializeAsAny[Result] | None = None
     valid: bool = True
     error: str | None = None
     raw: list[str] = Field(default_factory=list)
@@ -42,6 +54,23 @@ class Verdict(BaseModel):
     cost_usd: float | None = None
     latency_s: float = 0.0
     cached: bool = False
+
+    @field_validator("result", mode="before")
+    @classmethod
+    def _typed_result(cls, value: object) -> object:
+        if isinstance(value, Mapping):
+            raise ValueError("a verdict's result is its kind's typed model (a llmjury.family.Result subclass), "
+                             "not a dict; read a recorded verdict with its family's `typed`, or "
+                             "`Verdict.foreign` when the run does not define its family")
+        return value
+
+    @classmethod
+    def foreign(cls, record: Mapping[str, Any]) -> Verdict:
+        """A recorded verdict of a family this run does not define (handed over by another worker
+        for a pipeline of the user's own): its result kept as recorded, as an `UntypedResult`."""
+        raw = record.get("result")
+        result = None if raw is None else UntypedResult.model_validate(raw)
+        return cls.model_validate({**record, "result": None}).model_copy(update={"result": result})
 
     def record(self) -> dict[str, Any]:
         """The JSON-safe dict that travels on test reports (execnet takes only builtin types)."""

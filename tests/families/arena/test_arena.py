@@ -151,3 +151,65 @@ def test_seed_files_hold_one_datasets_battles_judged_in_this_run():
         == ["s1", "s2"]
     assert {name.split("/")[2] for name in written if name.startswith("arena/cache/")} == {"mtbench", "mine"}
     assert len(pd.read_csv(pd.io.common.StringIO(written["arena/cache/mtbench/battle_records.csv"]))) == 3
+
+
+def test_leaderboard_files_of_a_recorded_judge_or_a_jury_have_no_colon_in_their_name():
+    def recorded(case_id, provider, a, b, winner):
+        return FAMILY.typed({"case_id": case_id, "family": "arena", "kind": "recorded", "judge": {"provider": provider},
+                             "result": {"winner": winner}, "attributes": {
+                                 "dataset": "prd", "question": case_id, "question_index": 0, "model_a": a,
+                                 "model_b": b}})
+
+    battles = [("m1", "m2", "model_a"), ("m2", "m3", "model_b"), ("m1", "m3", "tie")]
+    verdicts = [recorded(f"q{i}-{who}", provider, *battle) for who, provider in
+                (("gpt4", "recorded:prd-gpt4"), ("jury", "jury(openai:gpt-4o, gemini:flash)"))
+                for i, battle in enumerate(battles)]
+    leaderboards = sorted(name for name in files(aggregate(verdicts), verdicts) if "leaderboard_" in name)
+    assert leaderboards == ["arena/leaderboard_prd_jury_openai_gpt-4o_gemini_flash.csv",
+                            "arena/leaderboard_prd_recorded_prd-gpt4.csv"]
+
+
+def test_a_jury_judges_a_battle_and_records_each_jurors_vote(tmp_path, make_engine, openai_server):
+    options = write_dataset(tmp_path, ["Which is bigger, 2 or 3?"],
+                            {"Which is bigger, 2 or 3?": {"m1": "THREE-IS-BIGGER", "m2": "TWO-IS-BIGGER"}})
+    # Every juror prefers the right answer in both orders: a unanimous jury for m1.
+    openai_server.reply = lambda body, i: ("- Score of Model 1: 1\n- Score of Model 2: 0" if "[Model 1's Answer]\nTHREE"
+                                           in body["messages"][0]["content"] else
+                                           "- Score of Model 1: 0\n- Score of Model 2: 1")
+    from llmjury.jury import Jury
+    from llmjury.pricing import PriceTable
+    from llmjury.prompts import PromptLibrary
+
+    opts = {f"arena.{k}": str(v) for k, v in options.model_dump().items() if v is not None}
+    engine = make_engine(roles={"judge": f"openai:judge;base_url={openai_server.base_url}*3"}, options=opts)
+    jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+    case = arrange(options, engine.settings)[0][0]
+    verdict = engine.run(battle(case, jury)).verdict
+    assert verdict.valid and isinstance(verdict.result, BattleResult)
+    winner = "model_a" if case.model_a == "m1" else "model_b"
+    assert (verdict.result.winner, verdict.result.confidence, verdict.result.consistent) == (winner, "unanimous", True)
+    assert [(v.judge, v.winner, v.counted_runs) for v in verdict.result.jurors] == [
+        (f"openai:judge#{n}", winner, 2) for n in (1, 2, 3)]
+    assert len(verdict.result.runs) == 6 and verdict.judge.provider.startswith("jury(")
+    typed = FAMILY.typed(verdict.record())
+    assert typed.result == verdict.result
+    jury = aggregate([typed]).jury
+    assert sorted(jury) == [f"openai:judge#{n}" for n in (1, 2, 3)]
+    assert (jury["openai:judge#1"].agreement_with_jury.value, jury["openai:judge#1"].agreement_with_jury.n) == (1.0, 1)
+
+
+def test_the_offline_judge_answers_mtbenchs_pair_prompt(tmp_path, make_engine):
+    # Its answer is keyed by the user prompt's template (the request's task), not the system prompt's.
+    options = write_dataset(tmp_path, ["Which is bigger, 2 or 3?"],
+                            {"Which is bigger, 2 or 3?": {"m1": "3 is bigger than 2.", "m2": "No idea."}})
+    from llmjury.jury import Jury
+    from llmjury.pricing import PriceTable
+    from llmjury.prompts import PromptLibrary
+
+    opts = {f"arena.{k}": str(v) for k, v in options.model_dump().items() if v is not None}
+    engine = make_engine(options=opts | {"arena.judge_prompt": "mtbench-pair-v2"})
+    jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+    case = arrange(options, engine.settings)[0][0]
+    verdict = engine.run(battle(case, jury)).verdict
+    assert verdict.valid, verdict.error
+    assert verdict.judge.parser == "mtbench-pair/2" and all("[[" in text for text in verdict.raw)

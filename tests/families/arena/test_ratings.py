@@ -10,11 +10,14 @@ from hypothesis import strategies as st
 from llmjury.families.arena.ratings import (
     Battles,
     bootstrap_bradley_terry,
+    bootstrap_elo,
     bradley_terry,
     empirical_win_rates,
+    fit_bradley_terry,
     online_elo,
     permuted_elo,
     predicted_win_rates,
+    resampled_wins,
     win_counts,
 )
 
@@ -30,6 +33,19 @@ def reference_elo(rows, k=4, scale=400, base=10, init=1000):
         rating[a] = ra + k * (sa - ea)
         rating[b] = rb + k * (1 - sa - eb)
     return rating
+
+
+def reference_bradley_terry(wins, scale=400, base=10, init=1000, iterations=20_000):
+    """Zermelo's (Hunter's MM) fixed-point iteration for Bradley-Terry strengths, written out plainly."""
+    m = len(wins)
+    p = [1.0] * m
+    for _ in range(iterations):
+        new = [sum(wins[i]) / sum((wins[i][j] + wins[j][i]) / (p[i] + p[j]) for j in range(m) if j != i)
+               for i in range(m)]
+        total = math.prod(new) ** (1 / m)
+        p = [x / total for x in new]
+    ratings = [scale * math.log(x, base) for x in p]
+    return [r - sum(ratings) / m + init for r in ratings]
 
 
 def test_online_elo_matches_fastchats_formula():
@@ -119,3 +135,76 @@ def test_permuted_elo_does_not_depend_on_input_order():
     shuffled = Battles(battles.models, battles.a[order], battles.b[order], battles.score_a[order])
     # The same multiset of battles: averages over many random orders agree closely.
     assert permuted_elo(battles, permutations=200) == pytest.approx(permuted_elo(shuffled, permutations=200), abs=3)
+
+
+def battle_rows(battles):
+    names = {1.0: "model_a", 0.0: "model_b", 0.5: "tie"}
+    return [(battles.models[a], battles.models[b], names[s])
+            for a, b, s in zip(battles.a.tolist(), battles.b.tolist(), battles.score_a.tolist(), strict=True)]
+
+
+def with_ties(strength, n, seed):
+    battles = synthetic(strength, n, seed)
+    score = np.where(np.random.default_rng(seed + 100).random(n) < 0.15, 0.5, battles.score_a)
+    return Battles(battles.models, battles.a, battles.b, score)
+
+
+def test_online_elo_on_a_long_run_with_ties_matches_the_plain_loop_to_1e_6():
+    battles = with_ties([0, 80, 150, 300, 310], 20_000, 6)
+    expected = reference_elo(battle_rows(battles))
+    assert online_elo(battles) == pytest.approx([expected[m] for m in battles.models], abs=1e-6)
+
+
+def test_elo_bootstrap_rounds_are_the_plain_loop_on_the_seeded_resamples():
+    battles = with_ties([0, 100, 200], 500, 7)
+    rows = battle_rows(battles)
+    rng = np.random.default_rng(11)
+    for ratings in bootstrap_elo(battles, rounds=4, seed=11):
+        expected = reference_elo([rows[i] for i in rng.integers(0, len(rows), size=len(rows))])
+        assert ratings == pytest.approx([expected[m] for m in battles.models], abs=1e-9)
+
+
+def test_permuted_elo_is_the_mean_of_the_plain_loop_over_the_seeded_orders():
+    battles = with_ties([0, 50, 120, 130], 400, 8)
+    rows = battle_rows(battles)
+    rng = np.random.default_rng(3)
+    runs = [reference_elo([rows[i] for i in rng.permutation(len(rows))]) for _ in range(5)]
+    expected = [sum(run[m] for run in runs) / 5 for m in battles.models]
+    assert permuted_elo(battles, permutations=5, seed=3) == pytest.approx(expected, abs=1e-9)
+
+
+def test_elo_refuses_a_score_that_is_not_a_win_a_loss_or_a_tie():
+    battles = Battles(["a", "b"], np.array([0]), np.array([1]), np.array([0.7]))
+    with pytest.raises(ValueError, match=r"score_a must be 1, 0 or 0\.5"):
+        online_elo(battles)
+
+
+def test_bradley_terry_matches_zermelos_iteration():
+    wins = win_counts(with_ties([0, 90, 160, 250, 400], 6000, 9))
+    expected = reference_bradley_terry(wins.tolist())
+    assert bradley_terry(wins) == pytest.approx(expected, abs=0.01)
+
+
+def test_resampled_wins_keep_the_battle_count_and_only_observed_outcomes():
+    battles = with_ties([0, 100, 200, 300], 800, 10)
+    observed = win_counts(battles) > 0
+    for wins in resampled_wins(battles, rounds=20, seed=4):
+        assert wins.sum() == pytest.approx(len(battles))
+        assert not np.any(wins[~observed])
+
+
+def test_each_bootstrap_round_is_the_plain_fit_of_its_resample():
+    battles = with_ties([0, 60, 200, 220], 1500, 12)
+    samples = bootstrap_bradley_terry(battles, rounds=6, seed=2)
+    for wins, ratings in zip(resampled_wins(battles, rounds=6, seed=2), samples, strict=True):
+        assert ratings == pytest.approx(reference_bradley_terry(wins.tolist(), iterations=5000), abs=0.01)
+
+
+def test_fitting_rounds_together_equals_fitting_each_alone_even_when_a_model_never_lost():
+    unbeaten = win_counts(Battles.from_rows(["a", "a", "b", "c"], ["b", "c", "c", "a"],
+                                            ["model_a", "model_a", "tie", "model_b"]))
+    usual = win_counts(with_ties([0, 100, 150], 300, 13))
+    together = fit_bradley_terry(np.stack([unbeaten, usual]))
+    assert together[0] == pytest.approx(fit_bradley_terry(unbeaten[None])[0], abs=1e-6)
+    assert together[1] == pytest.approx(fit_bradley_terry(usual[None])[0], abs=1e-6)
+    assert np.isfinite(together).all() and together[0][0] > together[0][1]

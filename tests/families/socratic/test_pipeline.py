@@ -121,3 +121,21 @@ def test_separate_aspects_are_judged_and_reported(make_jury):
     jury = make_jury(options={"socratic.aspects": "separate"})
     verdict = jury.engine.run(compare(first_case(), jury)).verdict
     assert set(verdict.result.aspects) == {"Understanding", "Explanation", "Language", "Readability"}
+
+
+def test_a_jury_votes_once_per_order_each_and_the_report_shows_each_jurors_agreement(make_jury, openai_server):
+    # Every juror prefers whatever sits in slot A: each juror's A-B and B-A runs disagree, a tie.
+    openai_server.reply = lambda body, i: "### (a)"
+    jury = make_jury(roles={"judge": f"openai:judge;base_url={openai_server.base_url}*2"})
+    verdict = jury.engine.run(compare(first_case(), jury)).verdict
+    result = verdict.result
+    assert [(r.juror, r.ours_position, r.preferred) for r in result.runs] == [
+        ("openai:judge#1", "A", "ours"), ("openai:judge#1", "B", "baseline"),
+        ("openai:judge#2", "A", "ours"), ("openai:judge#2", "B", "baseline")]
+    assert [(v.judge, v.winner) for v in result.jurors] == [("openai:judge#1", "tie"), ("openai:judge#2", "tie")]
+    assert (result.winner, result.confidence) == ("tie", "unanimous")
+    from llmjury.families.socratic import FAMILY
+
+    section = FAMILY.aggregate([FAMILY.typed(verdict.record())])
+    assert {name: figures.agreement_with_jury.value for name, figures in section.jury.items()} == {
+        "openai:judge#1": 1.0, "openai:judge#2": 1.0}

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from llmjury.errors import JudgeParseError
+from llmjury.majority import Majority
 from llmjury.quotes import unquoted
 
 SCORE_PARSER = "arena-score/2"
@@ -41,9 +43,25 @@ def parse_pair(text: str) -> str:
     return {"A": "model_a", "B": "model_b", "C": "tie"}[found[-1]]
 
 
-def swap(winner: str) -> str:
-    """The same outcome seen with the answers in the other order."""
-    return {"model_a": "model_b", "model_b": "model_a"}.get(winner, winner)
+def read_scores(text: str) -> str:
+    """Seed 002's judge answer as an outcome: its score lines, then `winner_from_scores`."""
+    return winner_from_scores(*parse_scores(text))
+
+
+#: The outcomes the readers return, by the slot each favours (0: the answer shown first), or as
+#: themselves for a tie, which reads the same in either order.
+OUTCOME_LABELS: dict[str, int | str] = {"model_a": 0, "model_b": 1, "tie": "tie", "tie (bothbad)": "tie (bothbad)"}
+
+
+def agreed_or_tie(winners: list[str]) -> Majority | None:
+    """MT-Bench's rule for one judge's runs on a pair (both orders): the winner when every counted
+    run names it, else a tie; None when no run counted."""
+    if not winners:
+        return None
+    counts = Counter(winners)
+    if len(counts) == 1:
+        return Majority(winners[0], "unanimous", len(winners), dict(counts))
+    return Majority("tie", "no_consensus", len(winners), dict(counts))
 
 
 def score_text(winner: str) -> str:

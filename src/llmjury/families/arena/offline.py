@@ -61,7 +61,7 @@ def seed_judge(request: ChatRequest, rng: random.Random) -> str:
             f"- Brief Explanation: offline heuristic (coverage of the question, length, structure, refusals).")
 
 
-@ANSWERS.answer("arena/mtbench_pair_v2_system.j2")
+@ANSWERS.answer("arena/mtbench_pair_v2.j2")
 def pair_judge(request: ChatRequest, rng: random.Random) -> str:
     match = _PAIR.search(request.messages[-1].content)
     if match is None:

@@ -13,12 +13,18 @@ from llmjury.errors import ProviderError
 from llmjury.families.arena import datasets
 from llmjury.families.arena.arrangement import recorded_answers
 from llmjury.families.arena.cases import FAMILY, BattleCase, PairCase, TutorBattleCase, is_live
-from llmjury.families.arena.judge import PAIR_PARSER, SCORE_PARSER, parse_pair, parse_scores, swap, winner_from_scores
+from llmjury.families.arena.judge import (
+    OUTCOME_LABELS,
+    PAIR_PARSER,
+    SCORE_PARSER,
+    agreed_or_tie,
+    parse_pair,
+    read_scores,
+)
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.results import BATTLE, BattleResult, JurorVote, OrderRun, Winner
-from llmjury.judging import JudgeRuns, ask_judge
+from llmjury.judges import pairwise
 from llmjury.jury import Jury, Outcome
-from llmjury.majority import robust_verdict
 from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
@@ -46,59 +52,45 @@ def _answers(files: tuple[Path, ...]) -> dict[str, dict[str, str]]:
     return recorded_answers(list(files))
 
 
-def judge_request(jury: Jury, opts: ArenaOptions, question: str, first: str, second: str) -> ChatRequest:
+def judge_prompt(opts: ArenaOptions) -> tuple[str, str | None, Callable[[str], str], str]:
+    """The judge's template, its system template, the reader of its answer and that reader's version."""
     if opts.judge_prompt == "mtbench-pair-v2":
-        system = jury.render("arena/mtbench_pair_v2_system.j2")
-        prompt = jury.render("arena/mtbench_pair_v2.j2", question=question, answer_a=first, answer_b=second)
-        return jury.request(prompt, system=system)
-    return jury.request(jury.render("arena/judge.j2", question=question, answer_a=first, answer_b=second))
-
-
-def parse_outcome(prompt_kind: str) -> tuple[Callable[[str], str], str]:
-    if prompt_kind == "mtbench-pair-v2":
-        return parse_pair, PAIR_PARSER
-    return (lambda text: winner_from_scores(*parse_scores(text))), SCORE_PARSER
+        return "arena/mtbench_pair_v2.j2", "arena/mtbench_pair_v2_system.j2", parse_pair, PAIR_PARSER
+    return "arena/judge.j2", None, read_scores, SCORE_PARSER
 
 
 async def judge_battle(jury: Jury, opts: ArenaOptions, case_id: str, question: str, answer_a: str,
                        answer_b: str, attributes: dict[str, Any], round_index: int = 0) -> Verdict:
     """Judge in the given order, and swapped when `swap`; a juror whose orders disagree votes a tie
     (MT-Bench's rule), and a jury decides by robust majority over its jurors' votes."""
-    requests = [judge_request(jury, opts, question, answer_a, answer_b)]
-    if opts.swap:
-        requests.append(judge_request(jury, opts, question, answer_b, answer_a))
-    parse, parser = parse_outcome(opts.judge_prompt)
-    jurors = jury.jurors("judge", FAMILY)
-    runs: list[OrderRun] = []
-    votes: list[JurorVote] = []
-    parts: list[JudgeRuns] = []
-    for juror in jurors:
-        asked = await ask_judge(jury, FAMILY, requests, parse, round_index=round_index, juror=juror)
-        parts.append(asked)
-        outcomes: list[Winner | None] = [None if not a.scored else (a.parsed if i == 0 else swap(a.parsed))
-                                         for i, a in enumerate(asked.answers)]
-        runs += [OrderRun(order="ab" if i == 0 else "ba", winner=o, error=a.error, juror=juror.label)
-                 for i, (o, a) in enumerate(zip(outcomes, asked.answers, strict=True))]
-        counted = [o for o in outcomes if o is not None]
-        votes.append(JurorVote(judge=juror.label, counted_runs=len(counted), consistent=len(set(counted)) == 1,
-                               winner=None if not counted else counted[0] if len(set(counted)) == 1 else "tie"))
-    merged = JudgeRuns.merged(parts, jury.label("judge", FAMILY))
-    config = JudgeConfig(provider=merged.provider, prompt=requests[0].task, runs=len(merged.answers), parser=parser,
-                         **requests[0].sampling)
-    common: dict[str, Any] = dict(case_id=case_id, family=FAMILY, kind=BATTLE, judge=config, attributes=attributes,
-                                  **merged.verdict_fields(jury))
-    decided = [v.winner for v in votes if v.winner is not None]
-    if not decided:
-        first_error = next(a.error for a in merged.answers if a.error)
+    template, system, parse, parser = judge_prompt(opts)
+    judged = await pairwise(jury, FAMILY, answer_a, answer_b, template=template, system=system,
+                            orders=["ab", "ba"] if opts.swap else ["ab"], slots=("answer_a", "answer_b"),
+                            variables={"question": question}, parse=parse, labels=OUTCOME_LABELS,
+                            names=("model_a", "model_b"), round_index=round_index, vote=agreed_or_tie)
+    runs = [OrderRun(order=r.order, winner=r.winner, error=r.error, juror=r.juror) for r in judged.runs]
+    votes = [juror_vote(juror, [r.winner for r in runs if r.juror == juror and r.winner is not None])
+             for juror in dict.fromkeys(r.juror for r in runs)]
+    common: dict[str, Any] = dict(case_id=case_id, family=FAMILY, kind=BATTLE, judge=judged.config(parser),
+                                  attributes=attributes, **judged.answers.verdict_fields(jury))
+    majority = judged.majority
+    if majority is None:
+        first_error = next(r.error for r in runs if r.error)
         return Verdict(valid=False, error=first_error, result=BattleResult(runs=runs), **common)
     consistent = all(v.consistent for v in votes if v.winner is not None)
-    if len(jurors) == 1:
-        result = BattleResult(winner=decided[0], consistent=consistent, counted_runs=votes[0].counted_runs, runs=runs)
+    if judged.jurors is None:
+        result = BattleResult(winner=majority.winner, consistent=consistent, counted_runs=majority.counted, runs=runs)
     else:
-        majority = robust_verdict(decided)
         result = BattleResult(winner=majority.winner, confidence=majority.confidence, counted_runs=majority.counted,
                               consistent=consistent, jurors=votes, runs=runs)
     return Verdict(result=result, **common)
+
+
+def juror_vote(juror: str, counted: list[Winner]) -> JurorVote:
+    """One juror's vote on a battle from its counted runs: consistent when they all agree."""
+    decided = agreed_or_tie(list(counted))
+    return JurorVote(judge=juror, counted_runs=len(counted), consistent=len(set(counted)) == 1,
+                     winner=decided.winner if decided else None)
 
 
 def battle_attributes(case: BattleCase, opts: ArenaOptions) -> dict[str, Any]:

@@ -3,23 +3,29 @@
 Outcomes are `model_a`, `model_b`, `tie` or `tie (bothbad)`; a tie counts as half a win for
 each side (FastChat's convention). Bradley-Terry is fitted by maximum likelihood on pair counts
 (battles aggregated first), so a million battles cost no more than a few thousand, and its
-bootstrap resamples those counts from a multinomial. Online Elo depends on the order of the
-battles: it runs in the order given (callers sort records first), and its bootstrap reruns it
-on resampled battles.
+bootstrap resamples those counts from a multinomial and fits every round at once. Online Elo
+depends on the order of the battles: it runs in the order given (callers sort records first), and
+its bootstrap reruns it on resampled battles.
+
+Online Elo is a sequential recursion that numpy cannot vectorise, so its pass is compiled with
+numba (the well-kept LLVM JIT of the numpy world, cached on disk after the first call): about a
+hundred times faster than the same loop in Python, with the same arithmetic.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numba
 import numpy as np
-from scipy import optimize, special
 
 K_FACTOR, SCALE, BASE, INIT = 4.0, 400.0, 10.0, 1000.0
 WINNERS = ("model_a", "model_b", "tie", "tie (bothbad)")
 SCORE_A = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
+#: Newton steps allowed per fit; a fit needs about 10, one with a model that never lost about 40.
+MAX_NEWTON_STEPS = 500
 
 
 @dataclass(frozen=True)
@@ -47,66 +53,120 @@ class Battles:
         return len(self.a)
 
 
+@numba.njit(cache=True, nogil=True)
+def _elo_pass(cells: np.ndarray, models: int, order: np.ndarray, ratings: np.ndarray, k: float,
+              log_base: float) -> None:  # pragma: no cover - compiled; covered through online_elo
+    """One online Elo pass over battles `order[0], order[1], ...`, updating `ratings` in place."""
+    for t in range(order.shape[0]):
+        pair, twice_score = divmod(cells[order[t]], 3)
+        ia, ib = divmod(pair, models)
+        ra, rb = ratings[ia], ratings[ib]
+        delta = k * (twice_score * 0.5 - 1.0 / (1.0 + math.exp((rb - ra) * log_base)))
+        ratings[ia] = ra + delta
+        ratings[ib] = rb - delta
+
+
+def outcome_cells(battles: Battles) -> np.ndarray:
+    """Each battle as one small integer, (a * models + b) * 3 + 2 * score_a: a resampled Elo pass
+    reads these at random, and 2 bytes a battle (up to 104 models) stay in cache where three
+    8-byte arrays would not."""
+    twice = battles.score_a * 2
+    rounded = np.rint(twice)
+    if not np.array_equal(twice, rounded):
+        raise ValueError("score_a must be 1, 0 or 0.5 for every battle")
+    m = len(battles.models)
+    dtype = np.int16 if m * m * 3 <= np.iinfo(np.int16).max else np.int64
+    return ((battles.a * m + battles.b) * 3 + rounded.astype(np.int64)).astype(dtype)
+
+
 def online_elo(battles: Battles, *, k: float = K_FACTOR, scale: float = SCALE, base: float = BASE,
                init: float = INIT, order: np.ndarray | None = None) -> np.ndarray:
     """FastChat's online Elo, one update per battle in the given order (or `order`)."""
-    ratings = [init] * len(battles.models)
-    if order is None:
-        a, b, s = battles.a.tolist(), battles.b.tolist(), battles.score_a.tolist()
-    else:  # gather with numpy first: a sequential Python loop is several times faster than random access
-        a, b, s = battles.a[order].tolist(), battles.b[order].tolist(), battles.score_a[order].tolist()
-    log_base = math.log(base) / scale
-    exp = math.exp
-    for ia, ib, score in zip(a, b, s, strict=True):
-        ra, rb = ratings[ia], ratings[ib]
-        delta = k * (score - 1.0 / (1.0 + exp((rb - ra) * log_base)))
-        ratings[ia] = ra + delta
-        ratings[ib] = rb - delta
-    return np.array(ratings)
+    return elo_passes(battles, [np.arange(len(battles)) if order is None else order], k=k, scale=scale, base=base,
+                      init=init)[0]
+
+
+def elo_passes(battles: Battles, orders: Iterable[np.ndarray], *, k: float = K_FACTOR, scale: float = SCALE,
+               base: float = BASE, init: float = INIT) -> np.ndarray:
+    """One online Elo rating vector per order of the battles (indices, repeats allowed)."""
+    cells, m = outcome_cells(battles), len(battles.models)
+    out = []
+    for order in orders:
+        ratings = np.full(m, float(init))
+        _elo_pass(cells, m, np.asarray(order, dtype=np.int64), ratings, float(k), math.log(base) / scale)
+        out.append(ratings)
+    return np.stack(out) if out else np.empty((0, m))
 
 
 def win_counts(battles: Battles) -> np.ndarray:
     """W[i, j]: wins of model i over model j, ties counting half to each."""
     m = len(battles.models)
-    wins = np.zeros((m, m))
-    np.add.at(wins, (battles.a, battles.b), battles.score_a)
-    np.add.at(wins, (battles.b, battles.a), 1.0 - battles.score_a)
-    return wins
+    wins = np.bincount(battles.a * m + battles.b, weights=battles.score_a, minlength=m * m)
+    wins += np.bincount(battles.b * m + battles.a, weights=1.0 - battles.score_a, minlength=m * m)
+    return wins.reshape(m, m)
+
+
+def fit_bradley_terry(wins: np.ndarray, *, scale: float = SCALE, base: float = BASE) -> np.ndarray:
+    """Maximum-likelihood strengths (rating units, mean 0) for a stack of pair-count matrices.
+
+    `wins` is `(rounds, m, m)`; every round is fitted at once by damped Newton steps on the
+    log-likelihood plus a very small ridge that keeps the fit finite when a model never lost. The
+    objective is strictly convex, so each round reaches its optimum to machine precision and the
+    ratings do not depend on how models are ordered or named; a 30-model Hessian is tiny, so one
+    batched solve per step beats a general-purpose optimiser called once per round.
+    """
+    rounds, m, _ = wins.shape
+    alpha = math.log(base) / scale
+    ridge = 1e-6 * np.maximum(wins.sum(axis=(1, 2)), 1.0) * alpha * alpha
+    games = wins + wins.transpose(0, 2, 1)
+    beta = np.zeros((rounds, m))
+
+    def loss(x: np.ndarray, w: np.ndarray, h: np.ndarray) -> np.ndarray:
+        diff = alpha * (x[:, :, None] - x[:, None, :])
+        return (w * np.logaddexp(0.0, -diff)).sum(axis=(1, 2)) + h * (x * x).sum(axis=1)
+
+    current = loss(beta, wins, ridge)
+    active = np.ones(rounds, dtype=bool)
+    for _ in range(MAX_NEWTON_STEPS):
+        x, w, g, h = beta[active], wins[active], games[active], ridge[active]
+        s = 1.0 / (1.0 + np.exp(-alpha * (x[:, :, None] - x[:, None, :])))
+        lost = w * (1.0 - s) * alpha
+        grad = -(lost.sum(axis=2) - lost.sum(axis=1)) + 2 * h[:, None] * x
+        curvature = alpha * alpha * g * s * (1.0 - s)
+        hessian = -curvature
+        diagonal = np.arange(m)
+        hessian[:, diagonal, diagonal] += curvature.sum(axis=2) + 2 * h[:, None]
+        step = np.linalg.solve(hessian, grad[:, :, None])[:, :, 0]
+        t = np.ones(len(x))
+        slope = (grad * step).sum(axis=1)
+        for _ in range(60):  # halve a round's step until its loss falls (Armijo), so no round overshoots
+            new = loss(x - t[:, None] * step, w, h)
+            # Near the optimum both sides differ by rounding only: a step that small is taken as it is.
+            short = (new > current[active] - 1e-4 * t * slope) & (new - current[active] > 1e-12 * np.abs(new))
+            if not short.any():
+                break
+            t[short] *= 0.5
+        beta[active] = x - t[:, None] * step
+        current[active] = new
+        done = np.abs(step).max(axis=1) < 1e-9
+        active[np.flatnonzero(active)[done]] = False
+        if not active.any():
+            return beta
+    raise ArithmeticError(f"Bradley-Terry fit did not converge in {MAX_NEWTON_STEPS} Newton steps")
 
 
 def bradley_terry(wins: np.ndarray, *, scale: float = SCALE, base: float = BASE, init: float = INIT,
                   anchor: tuple[int, float] | None = None) -> np.ndarray:
     """Maximum-likelihood ratings on the Elo scale from a pair-count matrix.
 
-    A very small ridge keeps the fit finite when a model never lost; ratings are then shifted so
-    their mean is `init`, or so that model `anchor[0]` sits at `anchor[1]`.
+    Ratings are shifted so their mean is `init`, or so that model `anchor[0]` sits at `anchor[1]`.
     """
-    m = wins.shape[0]
-    alpha = math.log(base) / scale
-    ridge = 1e-6 * max(wins.sum(), 1.0) * alpha * alpha
+    return _shifted(fit_bradley_terry(wins[None], scale=scale, base=base), init, anchor)[0]
 
-    def loss(beta: np.ndarray) -> tuple[float, np.ndarray]:
-        diff = alpha * (beta[:, None] - beta[None, :])
-        log_p = -np.logaddexp(0.0, -diff)  # log sigmoid
-        value = -(wins * log_p).sum() + ridge * (beta @ beta)
-        g = wins * (1.0 - special.expit(diff)) * alpha
-        grad = -(g.sum(axis=1) - g.sum(axis=0)) + 2 * ridge * beta
-        return value, grad
 
-    games = wins + wins.T
-
-    def hessian(beta: np.ndarray) -> np.ndarray:
-        s = special.expit(alpha * (beta[:, None] - beta[None, :]))
-        weights = alpha * alpha * games * s * (1.0 - s)
-        return np.diag(weights.sum(axis=1) + 2 * ridge) - weights
-
-    # Strictly convex (the ridge), so a trust-region Newton method with the exact Hessian reaches the
-    # optimum to machine precision: ratings then do not depend on how models are ordered or named.
-    result = optimize.minimize(loss, np.zeros(m), jac=True, hess=hessian, method="trust-exact",
-                               options={"gtol": 1e-10, "maxiter": 500})
-    beta = result.x
-    shift = anchor[1] - beta[anchor[0]] if anchor else init - beta.mean()
-    return beta + shift
+def _shifted(beta: np.ndarray, init: float, anchor: tuple[int, float] | None) -> np.ndarray:
+    shift = anchor[1] - beta[:, anchor[0]] if anchor else init - beta.mean(axis=1)
+    return beta + shift[:, None]
 
 
 def predicted_win_rates(ratings: np.ndarray, *, scale: float = SCALE, base: float = BASE) -> np.ndarray:
@@ -122,23 +182,28 @@ def empirical_win_rates(battles: Battles) -> np.ndarray:
         return np.where(games > 0, wins / games, np.nan)
 
 
+def resampled_wins(battles: Battles, *, rounds: int, seed: int = 0) -> np.ndarray:
+    """`rounds` pair-count matrices, each from a multinomial resample of the battles' outcome counts
+    (the same as resampling the battles with replacement, without touching a million rows)."""
+    m = len(battles.models)
+    counts = np.bincount(outcome_cells(battles), minlength=m * m * 3)
+    keys = np.flatnonzero(counts)
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(len(battles), counts[keys] / len(battles), size=rounds).astype(np.float64)
+    pair, score = keys // 3, (keys % 3) / 2.0
+    a, b = np.divmod(pair, m)
+    # Each outcome cell adds its score to W[a, b] and the rest to W[b, a]: one matrix product
+    # turns every round's draws into its pair-count matrix.
+    spread = np.zeros((len(keys), m * m))
+    spread[np.arange(len(keys)), pair] += score
+    spread[np.arange(len(keys)), b * m + a] += 1.0 - score
+    return (draws @ spread).reshape(rounds, m, m)
+
+
 def bootstrap_bradley_terry(battles: Battles, *, rounds: int = 200, seed: int = 0,
                             anchor: tuple[int, float] | None = None) -> np.ndarray:
     """`rounds` x models ratings, each fitted on a multinomial resample of the battle counts."""
-    m = len(battles.models)
-    cells = (battles.a * m + battles.b) * 3 + np.rint(battles.score_a * 2).astype(np.int64)
-    keys, counts = np.unique(cells, return_counts=True)
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(len(battles), counts / counts.sum(), size=rounds)
-    a, rest = np.divmod(keys // 3, m)
-    score = (keys % 3) / 2.0
-    out = np.empty((rounds, m))
-    for r in range(rounds):
-        wins = np.zeros((m, m))
-        np.add.at(wins, (a, rest), draws[r] * score)
-        np.add.at(wins, (rest, a), draws[r] * (1.0 - score))
-        out[r] = bradley_terry(wins, anchor=anchor)
-    return out
+    return _shifted(fit_bradley_terry(resampled_wins(battles, rounds=rounds, seed=seed)), INIT, anchor)
 
 
 def permuted_elo(battles: Battles, *, permutations: int = 20, seed: int = 0) -> np.ndarray:
@@ -146,14 +211,14 @@ def permuted_elo(battles: Battles, *, permutations: int = 20, seed: int = 0) -> 
     (which battles happened to come last) no longer decides the rating."""
     rng = np.random.default_rng(seed)
     n = len(battles)
-    return np.mean([online_elo(battles, order=rng.permutation(n)) for _ in range(permutations)], axis=0)
+    return elo_passes(battles, (rng.permutation(n) for _ in range(permutations))).mean(axis=0)
 
 
 def bootstrap_elo(battles: Battles, *, rounds: int = 20, seed: int = 0) -> np.ndarray:
     """`rounds` x models online Elo ratings on battles resampled with replacement."""
     rng = np.random.default_rng(seed)
     n = len(battles)
-    return np.stack([online_elo(battles, order=rng.integers(0, n, size=n)) for _ in range(rounds)])
+    return elo_passes(battles, (rng.integers(0, n, size=n) for _ in range(rounds)))
 
 
 def interval(samples: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

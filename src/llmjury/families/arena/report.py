@@ -13,6 +13,7 @@ Verdicts form one leaderboard per dataset and judge: `<dataset>/judge` (the live
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,7 +48,6 @@ from llmjury.families.arena.results import (
     BattleResult,
     HumanComparison,
     JudgeValidity,
-    JurorAgreement,
     Leaderboard,
     LLMBarFigures,
     LLMBarReplay,
@@ -56,13 +56,14 @@ from llmjury.families.arena.results import (
     SelfPreference,
 )
 from llmjury.family import Metric
-from llmjury.jurors import juror_agreement
+from llmjury.jurors import JuryDecision, juror_agreement
 from llmjury.stats import metric
 from llmjury.verdicts import Verdict
 
 Verdicts = Sequence[Verdict]
 HIDDEN_FROM_TABLES = ("leaderboards", "llmbar", "prd")  # rendered by markdown() below
 BT_ROUNDS, ELO_ROUNDS = 200, 20
+_NOT_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9._-]+")
 winner_of = agreement.winner_of
 
 
@@ -250,13 +251,12 @@ def aggregate(verdicts: Verdicts) -> ArenaSection:
         validity.llmbar = llmbar_section(llmbar)
     if validity.model_dump(exclude_none=True):
         section.judge_validity = validity
-    juried = [v for name in judged for v in groups[name] if isinstance(v.result, BattleResult) and v.result.jurors]
+    juried = [JuryDecision(v.case_id, v.result.winner, tuple((j.judge, j.winner) for j in v.result.jurors))
+              for name in judged for v in groups[name] if isinstance(v.result, BattleResult) and v.result.jurors]
     if juried:
         humans = {case: w for name in groups if name.endswith("/human") for case, w in
                   agreement.winners(groups[name]).items()}
-        records = [{"case_id": v.case_id, "result": v.result.model_dump()} for v in juried if v.result is not None]
-        section.jury = {name: JurorAgreement.model_validate(figures)
-                        for name, figures in juror_agreement(records, humans or None).items()}
+        section.jury = juror_agreement(juried, humans or None)
     return section
 
 
@@ -377,8 +377,15 @@ def files(section: ArenaSection, verdicts: Verdicts) -> dict[str, str]:
                  "bt_low": board.rating[m].low, "bt_high": board.rating[m].high, "elo_rating": board.elo[m].value,
                  "elo_low": board.elo[m].low, "elo_high": board.elo[m].high, "battles": board.rating[m].n}
                 for m in board.order]
-        out[f"arena/leaderboard_{name.replace('/', '_')}.csv"] = pd.DataFrame(rows).to_csv(index=False)
+        out[leaderboard_file(name)] = pd.DataFrame(rows).to_csv(index=False)
     return out
+
+
+def leaderboard_file(name: str) -> str:
+    """The CSV of the leaderboard `name` (`<dataset>/<judge>`): anything but letters, digits, `.`,
+    `_` and `-` becomes `_`, because a recorded judge's `recorded:gpt-4` or a jury's label would put
+    a colon, a `+` or spaces in the file name, which Windows, zip tools and shells refuse or mangle."""
+    return f"arena/leaderboard_{_NOT_IN_FILE_NAMES.sub('_', name).strip('_')}.csv"
 
 
 def battle_rows(verdicts: Verdicts) -> pd.DataFrame:

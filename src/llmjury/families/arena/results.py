@@ -17,6 +17,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from llmjury.family import Metric, Result, Section
+from llmjury.jurors import JurorAgreement
+from llmjury.majority import Confidence
 
 Winner = Literal["model_a", "model_b", "tie", "tie (bothbad)"]
 Order = Literal["ab", "ba"]
@@ -49,7 +51,8 @@ class BattleResult(Result):
     winner: Winner | None = None
     consistent: bool = True
     counted_runs: int = 0
-    confidence: float | None = None
+    confidence: Confidence | None = None
+    """A jury's agreement over its jurors' votes (one judge records none)."""
     jurors: list[JurorVote] | None = None
     runs: list[OrderRun] = Field(default_factory=list)
 
@@ -190,11 +193,6 @@ class JudgeValidity(BaseModel):
 class SelfPreference(BaseModel):
     model: str
     own_battles_win_rate: Metric
-
-
-class JurorAgreement(BaseModel):
-    agreement_with_jury: Metric
-    agreement_with_humans: Metric | None = None
 
 
 class ArenaSection(Section):

@@ -33,7 +33,6 @@ async def deepeval_geval(case: GEvalCase, jury: Jury) -> Outcome:
                   "system_id": item.system_id, "task": case.task, "criterion": case.criterion,
                   "human": item.human.get(case.criterion)}
     verdict = await a_metric_verdict(metric, LLMTestCase(input=history, actual_output=item.response),
-                                     case_id=case.id, family=FAMILY, attributes=attributes)
-    # The bridge returns deepeval's plain result; typed here as this family's `deepeval` kind.
-    result = DeepevalResult.model_validate(verdict.result) if isinstance(verdict.result, dict) else verdict.result
-    return Outcome([verdict.model_copy(update={"kind": "deepeval", "result": result})])
+                                     case_id=case.id, family=FAMILY, attributes=attributes, kind="deepeval",
+                                     result=DeepevalResult)
+    return Outcome([verdict])

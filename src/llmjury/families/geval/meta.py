@@ -1,7 +1,7 @@
 """Meta-evaluation: how well predicted scores track human scores.
 
-Pearson r, Spearman rho and Kendall tau (tau-b) from scipy, two ways: pooled over all items (seed
-004's way), and per dialogue context then averaged (the G-Eval paper's turn-level protocol;
+Pearson r, Spearman rho and Kendall tau (tau-b), equal to scipy's (llmjury.stats), two ways: pooled
+over all items (seed 004's way), and per dialogue context then averaged (the G-Eval paper's turn-level protocol;
 contexts where either side is constant are skipped). Pooled intervals bootstrap items; per-context
 intervals bootstrap contexts. A system-level correlation (per-system means) is added when items
 name at least three systems.
@@ -9,35 +9,30 @@ name at least three systems.
 
 from __future__ import annotations
 
-import warnings
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from llmjury.families.geval.results import DeepevalResult, MetaEvaluation, ScoreResult
-from llmjury.stats import metric
+from llmjury.stats import correlations as stats_correlations
+from llmjury.stats import kendall_tau_b, metric, resample_ranks
 from llmjury.verdicts import Verdict
 
 KINDS = ("pearson", "spearman", "kendall")
 RESAMPLES = 1000
-KENDALL_RESAMPLES = 200  # one scipy call per resample: fewer, so large sets stay quick
+KENDALL_RESAMPLES = 200  # the first 200 of the resamples, as when each took one scipy call
 
 
 def correlations(predicted: Sequence[float], human: Sequence[float]) -> dict[str, float]:
     """The three coefficients; NaN where one side is constant."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return {"pearson": float(stats.pearsonr(predicted, human).statistic),
-                "spearman": float(stats.spearmanr(predicted, human).statistic),
-                "kendall": float(stats.kendalltau(predicted, human).statistic)}
+    return stats_correlations(np.asarray(predicted, dtype=float), np.asarray(human, dtype=float))
 
 
 def pooled(predicted: np.ndarray, human: np.ndarray, seed: int = 0) -> dict[str, Any]:
     """Pooled coefficients with a paired item bootstrap (percentile). Pearson and Spearman are
-    computed for 1,000 resamples at once; Kendall needs one call per resample, so it takes 200."""
+    computed for 1,000 resamples at once; Kendall for the first 200, from each resample's item counts."""
     point = correlations(predicted, human)
     n = len(predicted)
     if n <= 3:
@@ -46,10 +41,10 @@ def pooled(predicted: np.ndarray, human: np.ndarray, seed: int = 0) -> dict[str,
     index = rng.integers(0, n, size=(RESAMPLES, n))
     p, h = predicted[index], human[index]
     draws = {"pearson": _rowwise_pearson(p, h),
-             "spearman": _rowwise_pearson(stats.rankdata(p, axis=1), stats.rankdata(h, axis=1))}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        draws["kendall"] = np.array([stats.kendalltau(p[r], h[r]).statistic for r in range(KENDALL_RESAMPLES)])
+             "spearman": _rowwise_pearson(resample_ranks(predicted, index), resample_ranks(human, index))}
+    counts = np.zeros((KENDALL_RESAMPLES, n))
+    np.add.at(counts, (np.arange(KENDALL_RESAMPLES)[:, None], index[:KENDALL_RESAMPLES]), 1.0)
+    draws["kendall"] = kendall_tau_b(predicted, human, counts)
     out = {}
     for kind in KINDS:
         values = draws[kind][np.isfinite(draws[kind])]

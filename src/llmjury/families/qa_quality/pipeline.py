@@ -3,12 +3,8 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from pydantic import ValidationError
-
-from llmjury.errors import JudgeParseError
 from llmjury.families.qa_quality.cases import FAMILY, CourseRules, QACase
 from llmjury.families.qa_quality.evaluation import (
     DIMENSIONS,
@@ -19,27 +15,16 @@ from llmjury.families.qa_quality.evaluation import (
 )
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, RulesResult, Scores
-from llmjury.judging import ask_judge
+from llmjury.judges import structured
 from llmjury.jury import Jury, Outcome
 from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
 PARSER_VERSION = "qa-quality-evaluation/1"
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
 def options(jury: Jury) -> QAOptions:
     return QAOptions.model_validate(family_options(jury.settings, FAMILY))
-
-
-def parse_evaluation(text: str) -> QualityEvaluation:
-    """The judge's JSON as a `QualityEvaluation` (a ```json fence is tolerated)."""
-    try:
-        return QualityEvaluation.model_validate_json(_FENCE.sub("", text.strip()))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "json"
-        raise JudgeParseError(PARSER_VERSION, text, f"{where}: {first['msg']}") from exc
 
 
 async def grade_pair(case: QACase, jury: Jury) -> Outcome:
@@ -52,11 +37,11 @@ async def grade_pair(case: QACase, jury: Jury) -> Outcome:
                                   "original_id": evaluation_input.original_id, "raw_tokens_est": raw_tokens,
                                   "input_tokens_est": input_tokens, "pair": case.pair, "human_label": case.label}
     prompt = jury.render("qa_quality/judge.j2", qa=evaluation_input.to_prompt_format())
-    request = jury.request(prompt, json_schema=QualityEvaluation.model_json_schema(), schema_name="QualityEvaluation")
-    runs = await ask_judge(jury, FAMILY, [request], parse_evaluation, retries=opts.max_retries - 1)
+    runs = await structured(jury, FAMILY, prompt, QualityEvaluation, retries=opts.max_retries - 1,
+                            parser=PARSER_VERSION)
     (answer,) = runs.answers
-    config = JudgeConfig(provider=runs.provider, prompt=request.task, parser=PARSER_VERSION, scoring="rubric",
-                         **request.sampling)
+    config = JudgeConfig(provider=runs.provider, prompt=prompt.task, parser=PARSER_VERSION, scoring="rubric",
+                         **runs.sampling)
     kind = "grade" if case.label is None else "human_label"
     common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, kind=kind, judge=config, attributes=attributes,
                                   **runs.verdict_fields(jury))

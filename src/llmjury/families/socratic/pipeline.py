@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import dataclass
 from typing import Any
 
 from llmjury.chat import ChatRequest, Message
@@ -22,14 +21,12 @@ from llmjury.families.socratic.results import (
     JurorVote,
     PairwiseResult,
 )
-from llmjury.judging import JudgeRuns, ask_judge
+from llmjury.judges import Order, Pairwise, pairwise
 from llmjury.jury import Jury, Outcome
-from llmjury.majority import Majority, robust_verdict
 from llmjury.verdicts import JudgeConfig, Verdict
 
 # The four aspects of the seed's judge prompt; their definitions live in prompts/socratic/judge_aspect.j2.
 ASPECTS = ("Understanding", "Explanation", "Language", "Readability")
-PREFERRED = {("a", "A"): "ours", ("b", "A"): "baseline", ("a", "B"): "baseline", ("b", "B"): "ours"}
 PAIRWISE, HUMAN_PREFERENCE = "pairwise", "human_preference"
 
 
@@ -44,75 +41,42 @@ def positions(case_id: str, runs: int, mode: str, seed: int) -> list[str]:
     return [rng.choice("AB") for _ in range(runs)]
 
 
-def preferred(decision: str, ours_position: str) -> str:
-    return "tie" if decision == "c" else PREFERRED[(decision, ours_position)]
-
-
-@dataclass(frozen=True)
-class Judged:
-    """k judge runs on one pair: the runs, their robust verdict, each juror's vote, the raw answers."""
-
-    runs: list[JudgeRun]
-    majority: Majority | None
-    answers: JudgeRuns
-    jurors: list[JurorVote] | None
-    prompt: str
-
-    def decision(self) -> dict[str, Any]:
-        """The fields every judged pair records (see `results.JudgedPair`)."""
-        m = self.majority
-        decided = {} if m is None else {"winner": m.winner, "confidence": m.confidence, "counted_runs": m.counted,
-                                        "vote_counts": m.counts}
-        return {**decided, "runs": self.runs, "jurors": self.jurors}
+#: `parse_decision`'s options: the reply in slot A (0), in slot B (1), or neither.
+DECISION_LABELS = {"a": 0, "b": 1, "c": "tie"}
 
 
 async def judge_pair(jury: Jury, case_id: str, turns: list[Turn], ours: str, baseline: str,
-                     opts: SocraticOptions, aspect: str | None = None) -> Judged:
-    """k judge runs on one pair of responses (or, for a jury, an A-B and a B-A vote from each juror)."""
-    jurors = jury.jurors("judge", NAME)
-    k = jury.settings.judge_runs if len(jurors) == 1 else 2
-    where = positions(case_id, k, opts.positions, jury.settings.seed)
+                     opts: SocraticOptions, aspect: str | None = None) -> Pairwise:
+    """k judge runs on one pair of responses (or, for a jury, an A-B and a B-A vote from each juror),
+    through the shared pairwise judge call with the seed's prompt and decision parser."""
+    k = jury.settings.judge_runs if len(jury.jurors("judge", NAME)) == 1 else 2
+    orders: list[Order] = ["ab" if ours_position == "A" else "ba"
+                           for ours_position in positions(case_id, k, opts.positions, jury.settings.seed)]
     template = "socratic/judge.j2" if aspect is None else "socratic/judge_aspect.j2"
-    extra = {} if aspect is None else {"aspect": aspect}
-    requests = []
-    for ours_position in where:
-        a, b = (ours, baseline) if ours_position == "A" else (baseline, ours)
-        prompt = jury.render(template, dialogue_history=history(turns), teacher_a_response=a,
-                             teacher_b_response=b, **extra)
-        requests.append(jury.request(prompt))
-    runs: list[JudgeRun] = []
-    votes, parts = [], []
-    for juror in jurors:
-        answers = await ask_judge(jury, NAME, requests, parse_decision, juror=juror)
-        parts.append(answers)
-        mine = [JudgeRun(ours_position=ours_position, decision=answer.parsed, juror=juror.label,
-                         preferred=preferred(answer.parsed, ours_position) if answer.scored else None,
-                         error=answer.error, attempts=answer.attempts)
-                for ours_position, answer in zip(where, answers.answers, strict=True)]
-        runs += mine
-        own = robust_verdict([r.preferred for r in mine if r.preferred is not None])
-        votes.append(JurorVote(judge=juror.label, winner=own.winner if own else None))
-    if len(jurors) == 1:
-        majority = robust_verdict([r.preferred for r in runs if r.preferred is not None])
-    else:
-        majority = robust_verdict([v.winner for v in votes if v.winner is not None])
-    return Judged(runs=runs, majority=majority, answers=JudgeRuns.merged(parts, jury.label("judge", NAME)),
-                  jurors=votes if len(jurors) > 1 else None, prompt=requests[0].task)
+    variables = {"dialogue_history": history(turns)} | ({} if aspect is None else {"aspect": aspect})
+    return await pairwise(jury, NAME, ours, baseline, template=template, orders=orders,
+                          slots=("teacher_a_response", "teacher_b_response"), variables=variables,
+                          parse=parse_decision, labels=DECISION_LABELS, names=("ours", "baseline"))
 
 
-def to_verdict(case_id: str, kind: str, jury: Jury, judged: Judged, result: JudgedPair,
+def decision(judged: Pairwise) -> dict[str, Any]:
+    """The fields every judged pair records (see `results.JudgedPair`), in the seed's terms: where
+    our reply sat in each run and whom the run preferred."""
+    m = judged.majority
+    decided = {} if m is None else {"winner": m.winner, "confidence": m.confidence, "counted_runs": m.counted,
+                                    "vote_counts": m.counts}
+    runs = [JudgeRun(ours_position="A" if r.order == "ab" else "B", decision=r.decision, juror=r.juror,
+                     preferred=r.winner, error=r.error, attempts=r.attempts) for r in judged.runs]
+    jurors = None if judged.jurors is None else [JurorVote(judge=v.judge, winner=v.winner) for v in judged.jurors]
+    return {**decided, "runs": runs, "jurors": jurors}
+
+
+def to_verdict(case_id: str, kind: str, jury: Jury, judged: Pairwise, result: JudgedPair,
                attributes: dict[str, Any]) -> Verdict:
     """The verdict on one judged pair; unscored, naming the cause, when no judge run counted."""
-    config = JudgeConfig(provider=judged.answers.provider, prompt=judged.prompt, runs=len(judged.runs),
-                         parser=PARSER_VERSION, **judged.answers.sampling)
-    verdict = Verdict(case_id=case_id, family=NAME, kind=kind, judge=config, result=result, attributes=attributes,
-                      **judged.answers.verdict_fields(jury))
-    if judged.majority is None:
-        errors = "; ".join(sorted({r.error for r in judged.runs if r.error}))
-        first = next(r.error for r in judged.runs if r.error)
-        return verdict.model_copy(update={"valid": False,
-                                          "error": f"{first.split(':')[0]}: no judge run counted ({errors})"})
-    return verdict
+    return Verdict(case_id=case_id, family=NAME, kind=kind, judge=judged.config(PARSER_VERSION), result=result,
+                   attributes=attributes, valid=judged.majority is not None, error=judged.error,
+                   **judged.answers.verdict_fields(jury))
 
 
 def failed(case_id: str, jury: Jury, what: str, exc: ProviderError, result: PairwiseResult,
@@ -178,7 +142,7 @@ async def judge_replies(case_id: str, jury: Jury, context: list[Turn], ours: str
             aspects[aspect] = None if m is None else AspectVerdict(winner=m.winner, confidence=m.confidence,
                                                                    counted_runs=m.counted)
     result = PairwiseResult.model_validate({**result.model_dump(), "ours_chars": len(ours),
-                                            "baseline_chars": len(baseline), "aspects": aspects, **judged.decision()})
+                                            "baseline_chars": len(baseline), "aspects": aspects, **decision(judged)})
     verdict = to_verdict(case_id, PAIRWISE, jury, judged, result, attributes)
     return Outcome([verdict], details={"context": history(context), "ours": ours, "baseline": baseline})
 
@@ -207,7 +171,7 @@ async def judge_tutor_pair(case: TutorPairCase, jury: Jury) -> Outcome:
     judged = await judge_pair(jury, case.id, case.turns(), case.response_a, case.response_b, opts)
     result = HumanPreferenceResult(dataset=case.dataset, human=case.human, human_by_dimension=case.human_by_dimension,
                                    ours_chars=len(case.response_a), baseline_chars=len(case.response_b),
-                                   **judged.decision())
+                                   **decision(judged))
     attributes = {"conversation": case.conversation_id, "corpus": case.corpus, "tutor_a": case.tutor_a,
                   "tutor_b": case.tutor_b}
     return Outcome([to_verdict(case.id, HUMAN_PREFERENCE, jury, judged, result, attributes)])

@@ -17,14 +17,13 @@ from llmjury.families.socratic.results import (
     HumanAgreement,
     HumanPreferenceResult,
     JudgedPair,
-    JurorAgreement,
     Metric,
     PairwiseResult,
     RobustEvaluation,
     SignTest,
     SocraticSection,
 )
-from llmjury.jurors import juror_agreement
+from llmjury.jurors import JurorAgreement, JuryDecision, juror_agreement
 from llmjury.majority import robust_verdict
 from llmjury.verdicts import Verdict
 
@@ -85,7 +84,7 @@ def comparison(pairs: Sequence[tuple[Verdict, PairwiseResult]], *, subjects: boo
         by_subject=by_subject(valid) if subjects else None,
         seed003=seed003_file(pairs) if seed003 else None,
         aspects=aspect_rates([r for _, r in valid]) or None,
-        jury=jury_agreement([v for v, r in valid if r.jurors]) or None,
+        jury=jury_agreement(valid) or None,
     )
 
 
@@ -150,12 +149,11 @@ def aspect_rates(results: Sequence[PairwiseResult]) -> dict[str, AspectRates]:
     return rates
 
 
-def jury_agreement(verdicts: Sequence[Verdict], human: dict[str, str] | None = None) -> dict[str, JurorAgreement]:
-    """Per juror, agreement with the jury (and with people), when a jury judged."""
-    if not verdicts:
-        return {}
-    found = juror_agreement([v.record() for v in verdicts], human)
-    return {name: JurorAgreement.model_validate(entry) for name, entry in found.items()}
+def jury_agreement(pairs: Sequence[tuple[Verdict, JudgedPair]], human: dict[str, str] | None = None
+                   ) -> dict[str, JurorAgreement]:
+    """Per juror, agreement with the jury (and with people), on the pairs a jury judged."""
+    return juror_agreement([JuryDecision(v.case_id, r.winner, tuple((j.judge, j.winner) for j in r.jurors))
+                            for v, r in pairs if r.jurors], human)
 
 
 def per_run_labels(pairs: Sequence[tuple[Verdict, PairwiseResult]]) -> list[dict[str, str | None]]:
@@ -233,7 +231,7 @@ def agreement_with_humans(pairs: Sequence[tuple[Verdict, HumanPreferenceResult]]
     humans = {v.case_id: {"a": OURS, "b": BASELINE, "tie": TIE}[r.human] for v, r in valid}
     names = ", ".join(sorted({label(r.dataset) for _, r in pairs}))
     return HumanAgreement(
-        jury=jury_agreement([v for v, r in valid if r.jurors], humans) or None,
+        jury=jury_agreement(valid, humans) or None,
         dataset=f"{names} (human annotations; preference = higher summed annotation score)",
         **agreement(judged),
         judge_tie_rate=proportion(sum(j == "tie" for j, _ in judged), len(judged)),

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from llmjury.family import Metric, Result, Section
+from llmjury.jurors import JurorAgreement
 
 Side = Literal["ours", "baseline", "tie"]
 Confidence = Literal["unanimous", "majority", "no_consensus"]
@@ -98,11 +99,6 @@ class AspectRates(_Strict):
     win_rate: Metric
     baseline_win_rate: Metric
     tie_rate: Metric
-
-
-class JurorAgreement(_Strict):
-    agreement_with_jury: Metric
-    agreement_with_humans: Metric | None = None
 
 
 class RobustTotals(_Strict):

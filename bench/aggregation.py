@@ -1,0 +1,63 @@
+"""Time of a session end: aggregating a run's saved verdicts, per family, beside the 10 s target.
+
+    python bench/aggregation.py                                  # reports/latest/verdicts.jsonl
+    python bench/aggregation.py reports/<run>/verdicts.jsonl --target 10
+
+The session end and `llmjury report` run the same code (`aggregate.summarize`, then the report
+files); this times each family's share of it in one process, then the whole `llmjury report`
+command as a user runs it (interpreter start-up and imports included) into a scratch folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from llmjury import aggregate
+from llmjury.cli import read_verdicts
+from llmjury.families import discover
+from llmjury.pricing import PriceTable
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("verdicts", type=Path, nargs="?", default=Path("reports/latest/verdicts.jsonl"))
+    parser.add_argument("--target", type=float, default=10.0, help="seconds allowed for the session end (default 10)")
+    args = parser.parse_args()
+
+    start = time.perf_counter()
+    records = read_verdicts([args.verdicts])
+    read = time.perf_counter() - start
+    families, prices = discover(), PriceTable.load()
+    by_family: dict[str, list[dict]] = {}
+    for record in records:
+        by_family.setdefault(record["family"], []).append(record)
+    print(f"{len(records):,} verdicts from {args.verdicts}, read in {read:.2f} s")
+    print(f"{'family':<12} {'verdicts':>9} {'aggregate':>10}")
+    total = 0.0
+    for name, family_records in sorted(by_family.items()):
+        began = time.perf_counter()
+        aggregate.summarize(family_records, {"id": "bench"}, {}, prices, families)
+        spent = time.perf_counter() - began
+        total += spent
+        print(f"{name:<12} {len(family_records):>9,} {spent:>9.2f}s")
+    print(f"{'all':<12} {len(records):>9,} {total:>9.2f}s  (families one after another, in one process)")
+
+    with tempfile.TemporaryDirectory() as out:
+        began = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "llmjury.cli", "report", str(args.verdicts), "--out", out],
+                              capture_output=True, text=True, check=False)
+        command = time.perf_counter() - began
+    if done.returncode != 0:
+        raise SystemExit(f"llmjury report failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    verdict = "within" if command <= args.target else "OVER"
+    print(f"`llmjury report` end to end (start-up, read, aggregate, write): {command:.2f} s, "
+          f"{verdict} the {args.target:g} s target")
+
+
+if __name__ == "__main__":
+    main()

@@ -3,8 +3,9 @@ self-contained file (inline SVG, inline CSS, no script, no network) that opens i
 survives being attached to a CI run.
 
 Plots are drawn with matplotlib's object API (`Figure`, never pyplot's global state) and saved as
-SVG with glyphs as paths and a fixed hash salt, so the file needs no font and the same summary gives
-the same bytes. matplotlib is imported here only, and this module only when a report is written.
+SVG with a fixed hash salt, so the same summary gives the same bytes; labels stay SVG text that the
+browser draws with its own fonts (half the size and time of glyph outlines, and nothing to fetch).
+matplotlib is imported here only, and this module only when a report is written.
 """
 
 from __future__ import annotations
@@ -201,11 +202,11 @@ def plots_of(summary: dict[str, Any]) -> list[Plot]:
 
 
 def _svg(figure: Any) -> str:
-    """A figure as inline SVG (no XML prolog), reproducible and needing no font."""
+    """A figure as inline SVG (no XML prolog), reproducible."""
     import matplotlib
 
     buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": "llmjury", "svg.fonttype": "path"}):
+    with matplotlib.rc_context({"svg.hashsalt": "llmjury", "svg.fonttype": "none"}):
         figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.index("<svg"):]

@@ -6,7 +6,17 @@ one run and against the same server:
   included: the floor any tool built on the SDK pays;
 - llmjury at each `-n`: a one-pipeline eval of N cases run by pytest with the default `record`
   cache mode (a fresh cache file per run, so every call is paid).
-Each row prints its wall time and its ratio to the bare row; `ideal` is N*L/C.
+- `pytest alone` at each `-n` (with `--floor`): the same N tests with no call and no llmjury (`-p
+  no:llmjury`), plus the bare SDK's figures: what any pytest-driven run of N cases pays at least.
+Each row prints its wall time, its ratio to the bare row, and the CPU seconds its processes used
+(user + system, the server's excluded): on a machine shared with other work the wall times wander,
+the CPU seconds much less. `--repeat k` runs every row k times, interleaved, and keeps each row's
+fastest run. `ideal` is N*L/C.
+
+Every row runs with bytecode caching on, as an installed package has its `.pyc` files (here under
+a `pycache` prefix in the bench's temporary folder), after one untimed warm-up of each row on a
+5-case suite: a machine that sets PYTHONDONTWRITEBYTECODE would otherwise compile llmjury's modules
+and rewrite pytest plugins' asserts again in every process, which no installed copy does.
 
     python bench/throughput.py --cases 1000 --latency 0.2 --concurrency 64
 """
@@ -14,6 +24,8 @@ Each row prints its wall time and its ratio to the bare row; `ideal` is N*L/C.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -62,24 +74,49 @@ BARE = textwrap.dedent("""
 """)
 
 
-def run_llmjury(folder: Path, base_url: str, workers: str, concurrency: int, run: int) -> float:
-    started = time.perf_counter()
-    subprocess.run(
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of one subprocess run, with bytecode cached under the bench's folder."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(cwd.parent / "pycache")
+    cpu, started = children_cpu(), time.perf_counter()
+    subprocess.run(command, cwd=cwd, check=True, capture_output=True, env=env)
+    return time.perf_counter() - started, children_cpu() - cpu
+
+
+def run_llmjury(folder: Path, base_url: str, workers: str, concurrency: int, run: int) -> tuple[float, float]:
+    return timed(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:deepeval", "-p", "no:cacheprovider", "-n", workers,
          "--llm-cache", "record", "--llm-cache-path", str(folder / f"cache-{run}.sqlite"),
          "--llm-concurrency", str(concurrency), "--llm-reports", str(folder / "reports"),
          "--llm-judge", f"openai:bench;base_url={base_url}", "-o", "markers=bench: bench"],
-        cwd=folder, check=True, capture_output=True,
+        folder,
     )
-    return time.perf_counter() - started
 
 
-def run_bare(folder: Path, base_url: str, cases: int, concurrency: int) -> float:
+PLAIN = textwrap.dedent("""
+    import pytest
+
+    @pytest.mark.parametrize("case", [f"case-{{i:05d}}" for i in range({cases})])
+    def test_case(case):
+        assert case
+""")
+
+
+def run_plain(folder: Path, workers: str) -> tuple[float, float]:
+    """N tests that make no call, under the same pytest and plugins, llmjury switched off."""
+    return timed([sys.executable, "-m", "pytest", "-q", "-p", "no:deepeval", "-p", "no:cacheprovider", "-p",
+                  "no:llmjury", "-n", workers, "plain"], folder)
+
+
+def run_bare(folder: Path, base_url: str, cases: int, concurrency: int) -> tuple[float, float]:
     script = folder / "bare_sdk.py"
     script.write_text(BARE)
-    started = time.perf_counter()
-    subprocess.run([sys.executable, str(script), base_url, str(cases), str(concurrency)], check=True)
-    return time.perf_counter() - started
+    return timed([sys.executable, str(script), base_url, str(cases), str(concurrency)], folder)
 
 
 def main() -> None:
@@ -88,20 +125,49 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--workers", default="0,2")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per row; each row keeps its fastest")
+    parser.add_argument("--floor", action="store_true",
+                        help="add the pytest-alone rows: bare SDK plus pytest running N tests without calls")
     args = parser.parse_args()
+    workers_list = args.workers.split(",")
+    rows = ["bare SDK", *(row for w in workers_list
+                          for row in ((f"pytest alone -n {w}",) if args.floor else ()) + (f"llmjury -n {w}",))]
+    best: dict[str, tuple[float, float, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        (folder / "test_bench.py").write_text(SUITE.format(cases=args.cases))
+        folder, warm = Path(tmp) / "bench", Path(tmp) / "warm"
+        for place, cases in ((folder, args.cases), (warm, 5)):
+            place.mkdir()
+            (place / "test_bench.py").write_text(SUITE.format(cases=cases))
+            (place / "plain").mkdir()
+            (place / "plain" / "test_plain.py").write_text(PLAIN.format(cases=cases))
         ideal = args.cases * args.latency / args.concurrency
         print(f"N={args.cases} calls, L={args.latency}s, C={args.concurrency}: ideal N*L/C = {ideal:.2f}s")
-        print(f"{'run':<14} {'wall':>8} {'vs bare':>8}  peak in flight")
-        with FakeOpenAI(latency=args.latency) as server:
-            bare = run_bare(folder, server.base_url, args.cases, args.concurrency)
-            print(f"{'bare SDK':<14} {bare:>7.2f}s {1:>7.2f}x  {server.max_in_flight}")
-        for run, workers in enumerate(args.workers.split(",")):
-            with FakeOpenAI(latency=args.latency) as server:
-                wall = run_llmjury(folder, server.base_url, workers, args.concurrency, run)
-                print(f"{'llmjury -n ' + workers:<14} {wall:>7.2f}s {wall / bare:>7.2f}x  {server.max_in_flight}")
+        with FakeOpenAI() as server:
+            run_bare(warm, server.base_url, 5, args.concurrency)
+            for run, workers in enumerate(workers_list):
+                run_llmjury(warm, server.base_url, workers, args.concurrency, run)
+                if args.floor:
+                    run_plain(warm, workers)
+        for repeat in range(args.repeat):
+            for run, row in enumerate(rows):
+                with FakeOpenAI(latency=args.latency) as server:
+                    if row == "bare SDK":
+                        wall, cpu = run_bare(folder, server.base_url, args.cases, args.concurrency)
+                    elif row.startswith("pytest alone"):
+                        wall, cpu = run_plain(folder, row.rsplit(" ", 1)[1])
+                        wall, cpu = wall + best["bare SDK"][0], cpu + best["bare SDK"][1]
+                    else:
+                        workers = row.rsplit(" ", 1)[1]
+                        wall, cpu = run_llmjury(folder, server.base_url, workers, args.concurrency,
+                                                repeat * len(rows) + run)
+                if row not in best or wall < best[row][0]:
+                    best[row] = (wall, cpu, server.max_in_flight)
+        print(f"{'run':<19} {'wall':>8} {'vs bare':>8} {'cpu':>8} {'vs bare':>8}  peak in flight")
+        bare_wall, bare_cpu, _ = best["bare SDK"]
+        for row in rows:
+            wall, cpu, peak = best[row]
+            shown = "-" if row.startswith("pytest alone") else peak
+            print(f"{row:<19} {wall:>7.2f}s {wall / bare_wall:>7.2f}x {cpu:>7.2f}s {cpu / bare_cpu:>7.2f}x  {shown}")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ def _writer(path: str, worker: int, count: int) -> None:
     for i in range(count):
         # Half the keys are shared between workers: the same request answered twice.
         key = f"shared-{i}" if i % 2 else f"w{worker}-{i}"
-        store.put(key, "openai:m", "t", "{}", Sample(text=f"{worker}:{i}"), "run")
+        store.put(key, "openai:m", "t", "{}", Sample(text=f"{worker}:{i}"), "run").result()
     store.close()
 
 
@@ -45,7 +45,7 @@ from llmjury.chat import Sample
 store = SampleStore(pathlib.Path(sys.argv[1]))
 i = 0
 while True:
-    store.put(f"k{i}", "openai:m", "t", "{}", Sample(text="x" * 2000 + str(i)), "run")
+    store.put(f"k{i}", "openai:m", "t", "{}", Sample(text="x" * 2000 + str(i)), "run").result()
     if i == 50:
         print("ready", flush=True)
     i += 1
@@ -69,8 +69,8 @@ def test_kill_mid_write_leaves_only_whole_entries(tmp_path):
 
 def test_export_and_recordings_round_trip(tmp_path):
     store = SampleStore(tmp_path / "a.sqlite")
-    store.put("k1", "openai:m", "judge.j2@abc", '{"n": 1}', Sample(text="one"), "run-a")
-    store.put("k2", "openai:m", "judge.j2@abc", '{"n": 1}', Sample(text="two"), "run-b")
+    store.put("k1", "openai:m", "judge.j2@abc", '{"n": 1}', Sample(text="one"), "run-a").result()
+    store.put("k2", "openai:m", "judge.j2@abc", '{"n": 1}', Sample(text="two"), "run-b").result()
     assert store.export(tmp_path / "rec" / "shard.jsonl", run_id="run-a") == 1
     replayed = SampleStore(tmp_path / "b.sqlite", shards(tmp_path / "rec"))
     assert replayed.get("k1").text == "one"
@@ -79,7 +79,7 @@ def test_export_and_recordings_round_trip(tmp_path):
 
 def test_refresh_lookup_only_accepts_this_runs_entries(tmp_path):
     store = SampleStore(tmp_path / "a.sqlite")
-    store.put("k", "openai:m", "t", "{}", Sample(text="old"), "run-old")
+    store.put("k", "openai:m", "t", "{}", Sample(text="old"), "run-old").result()
     assert store.get("k", written_by="run-new") is None
     assert store.get("k").text == "old"
 
@@ -114,9 +114,56 @@ def test_identical_requests_from_two_processes_are_paid_once(make_engine, tmp_pa
 
 def test_a_claim_of_a_killed_run_does_not_block_the_next(tmp_path):
     store = SampleStore(tmp_path / "c.sqlite")
-    assert store.claim("k", "old-run:1", run_prefix="old-run:", ttl=600) is None
-    assert store.claim("k", "old-run:2", run_prefix="old-run:", ttl=600) == "old-run:1"
-    assert store.claim("k", "new-run:1", run_prefix="new-run:", ttl=600) is None  # another run's claim is taken over
-    store.release(["k"], "new-run:1")
+    assert store.claim(["k"], "old-run:1", run_prefix="old-run:", ttl=600).result() == {}
+    assert store.claim(["k", "j"], "old-run:2", run_prefix="old-run:", ttl=600).result() == {"k": "old-run:1"}
+    assert store.claim(["k"], "new-run:1", run_prefix="new-run:", ttl=600).result() == {}  # another run takes over
+    store.release(["k"], "new-run:1").result()
     assert store.holder("k") is None
     store.close()
+
+
+CLAIMS_AND_EXITS = """
+import sys, pathlib
+from llmjury.cache import SampleStore
+SampleStore(pathlib.Path(sys.argv[1])).claim(["k"], "run-x:crashed", run_prefix="run-x:", ttl=600).result()
+"""
+
+
+def test_a_claim_whose_process_is_gone_does_not_block_its_run(tmp_path):
+    """A worker that crashed mid-fetch leaves its claim behind: the other workers of its run take the
+    key over at once instead of waiting out the claim's 600 s."""
+    path = tmp_path / "c.sqlite"
+    subprocess.run([sys.executable, "-c", CLAIMS_AND_EXITS, str(path)], check=True)
+    store = SampleStore(path)
+    assert store.holder("k") is None
+    assert store.claim(["k"], "run-x:alive", run_prefix="run-x:", ttl=600).result() == {}
+    assert store.holder("k") == "run-x:alive"  # a live process's claim still holds
+    assert store.claim(["k"], "run-x:other", run_prefix="run-x:", ttl=600).result() == {"k": "run-x:alive"}
+    store.close()
+
+
+def test_a_cache_from_before_claims_named_their_process_opens(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as old:
+        old.execute("CREATE TABLE claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL)")
+        old.execute("INSERT INTO claims VALUES ('k', 'run-x:old', 1e12)")
+    store = SampleStore(path)
+    assert store.claim(["k"], "run-x:new", run_prefix="run-x:", ttl=600).result() == {}
+    store.close()
+
+
+def test_identical_requests_wait_for_no_crashed_worker(make_engine, tmp_path):
+    """An engine of the same run asks for a sample a crashed worker had claimed: it fetches it itself."""
+    from llmjury.chat import chat
+    from llmjury.testing import FakeOpenAI
+
+    cache = tmp_path / "shared.sqlite"
+    request = chat(("user", "the question"))
+    with FakeOpenAI(lambda body, i: "the answer") as server:
+        spec = f"openai:judge;base_url={server.base_url}"
+        crashed = CLAIMS_AND_EXITS.replace('["k"]', f'["{request.sample_key("openai:judge", 0)}"]')
+        subprocess.run([sys.executable, "-c", crashed, str(cache)], check=True)
+        engine = make_engine(cache=cache, run_id="run-x")
+        future = engine.submit(engine.complete(spec, request))
+        assert future.result(timeout=300).texts == ["the answer"]  # a guard: before, it waited out the 600 s claim
+    assert len(server.requests) == 1

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from llmjury.cache import CacheMode
+from llmjury.cache import CacheMode, SampleStore
 from llmjury.chat import chat
 from llmjury.errors import CacheMissError
 from llmjury.limits import RateLimit
@@ -90,3 +90,69 @@ def test_closing_an_engine_closes_its_event_loop(make_engine):
     engine.close()
     assert engine._loop.is_closed()
     engine.close()  # a second close (the fixture's) is harmless
+
+
+ASKS_TWO_SAMPLES = """
+import sys, pathlib
+from llmjury.cache import SampleStore
+from llmjury.chat import chat
+from llmjury.engine import Engine
+from llmjury.settings import Settings
+engine = Engine(Settings(), SampleStore(pathlib.Path(sys.argv[1])), "run-killed")
+engine.run(engine.complete(f"openai:small;base_url={sys.argv[2]}", chat(("user", "q"), seed=3).with_n(2)))
+"""
+
+
+def test_an_answer_is_in_the_cache_as_soon_as_it_arrives_and_survives_a_kill(tmp_path):
+    """A server that answers one choice whatever `n` asks: sample 0 arrives, then the call for sample 1
+    hangs. The first answer must already be committed (another connection reads it), and a kill -9 of
+    the asking process while it waits must not lose it."""
+    import sqlite3
+    import subprocess
+    import sys
+    import threading
+
+    from llmjury.testing import FakeOpenAI, ServerBehaviour
+
+    second_asked, release = threading.Event(), threading.Event()
+
+    def reply(body, index):
+        if "n" not in body:  # the follow-up call for sample 1
+            second_asked.set()
+            release.wait()
+        return f"answer seeded {body.get('seed')}"
+
+    cache = tmp_path / "cache.sqlite"
+    with FakeOpenAI(reply, behaviour=ServerBehaviour(honours_n=False)) as server:
+        asker = subprocess.Popen([sys.executable, "-c", ASKS_TWO_SAMPLES, str(cache), server.base_url])
+        try:
+            assert second_asked.wait(timeout=120), "the asking process never asked for sample 1"
+            key = chat(("user", "q"), seed=3).sample_key("openai:small", 0)
+            with sqlite3.connect(cache) as other:
+                stored = other.execute("SELECT sample FROM samples WHERE key = ?", (key,)).fetchone()
+            assert stored is not None and "answer seeded 3" in stored[0]
+            asker.kill()
+            asker.wait()
+        finally:
+            release.set()
+            asker.kill()
+    survivor = SampleStore(cache)
+    assert survivor.get(key).text == "answer seeded 3"
+    assert survivor.get(chat(("user", "q"), seed=3).sample_key("openai:small", 1)) is None
+    survivor.close()
+
+
+def test_a_failed_later_call_keeps_the_answers_that_arrived_before_it(make_engine):
+    from llmjury.errors import PermanentProviderError
+    from llmjury.testing import FakeOpenAI, Fault, ServerBehaviour
+
+    with FakeOpenAI(lambda body, i: f"answer seeded {body.get('seed')}",
+                    behaviour=ServerBehaviour(honours_n=False)) as server:
+        server.faults.append(Fault(status=400, message="no", matches=lambda body: "n" not in body))
+        engine = make_engine()
+        spec = f"openai:small;base_url={server.base_url}"
+        with pytest.raises(PermanentProviderError):
+            engine.run(engine.complete(spec, chat(("user", "q"), seed=3).with_n(2)))
+        again = make_engine(run_id="run-2")
+        assert again.run(again.complete(spec, chat(("user", "q"), seed=3))).cached == [True]
+        assert len(server.requests) == 2

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from llmjury.errors import ConfigError
-from llmjury.gates import Gate
+from llmjury.gates import Gate, check_metrics
 
 SUMMARY = {
     "socratic": {"win_rate": {"value": 0.6, "low": 0.52, "high": 0.67, "n": 200, "method": "wilson"},
@@ -45,3 +47,67 @@ def test_unknown_metric_fails_naming_the_path():
 def test_malformed_gates_are_config_errors(text):
     with pytest.raises(ConfigError):
         Gate.parse(text)
+
+
+# -- differences from a baseline run ------------------------------------------------------------------
+def delta(value, low, high):
+    return {"value": value, "low": low, "high": high, "n": 200, "method": "paired bootstrap"}
+
+
+COMPARED = {**SUMMARY, "comparison": {"baseline": "main", "judges_differ": [], "compared": True, "families": {
+    "socratic": {"win_rate": {"current": 0.6, "baseline": 0.63, "delta": delta(-0.03, -0.08, 0.02),
+                              "shared_cases": 200, "only_current": 0, "only_baseline": 0}},
+    "arena": {"rating[gpt-3.5-turbo]": {"current": 1076.0, "baseline": 1070.0, "delta": delta(6.0, 1.0, 11.0),
+                                        "shared_cases": 399, "only_current": 0, "only_baseline": 0}}}}}
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("socratic.win_rate.delta>=0.05", "fail"),
+    ("socratic.win_rate.delta>=-0.02", "inconclusive"),  # -0.03, but the interval reaches -0.02
+    ("socratic.win_rate.delta>=-0.1", "pass"),
+    ("socratic.win_rate.delta.low>=-0.05", "fail"),
+    ("socratic.win_rate.delta.high>=0", "pass"),
+    ("arena.rating[gpt-3.5-turbo].delta>0", "pass"),
+    ("arena.rating[gpt-3.5-turbo].delta.low>=5", "fail"),
+    ("socratic.win_rate>=0.55", "inconclusive"),  # the run's own figure is still there
+])
+def test_delta_gates_read_the_comparison(text, status):
+    assert Gate.parse(text).check(COMPARED).status == status
+
+
+def test_a_zero_width_interval_on_the_threshold_passes():
+    same = {"comparison": {"compared": True, "judges_differ": [], "families": {
+        "socratic": {"win_rate": {"delta": delta(0.0, 0.0, 0.0)}}}}}
+    assert Gate.parse("socratic.win_rate.delta>=0").check(same).status == "pass"
+
+
+def test_a_delta_gate_on_runs_whose_judges_differ_fails_naming_the_fields():
+    summary = {"comparison": {"compared": False, "families": {}, "judges_differ": [
+        {"family": "socratic", "field": "model", "current": "a", "baseline": "b"},
+        {"family": "socratic", "field": "prompt", "current": "x", "baseline": "y"}]}}
+    result = Gate.parse("socratic.win_rate.delta>=-0.02").check(summary)
+    assert result.status == "fail" and "the judges differ (model, prompt)" in result.reason
+
+
+@pytest.mark.parametrize(("text", "baseline", "message"), [
+    ("socratic.win_rat>=0.5", False, "socratic has no metric 'win_rat' (did you mean 'win_rate'?)"),
+    ("socratic.win_rate.hihg<0.9", False, "not 'hihg' (did you mean 'high'?)"),
+    ("socratic.win_rat.delta>=0", True, "not 'win_rat' (did you mean 'win_rate'?)"),
+    ("socratic.tie_rate.delta>=0", True, "differences are computed for socratic's headline metrics (win_rate)"),
+    ("socratic.win_rate.delta.lo>=0", True, "after .delta write nothing, .low or .high, not 'lo'"),
+    ("socratic.win_rate.delta>=-0.02", False, "a difference needs a baseline run: give --llm-baseline PATH"),
+    ("qa_quality.remove_rate<=socratic.win_rat", False, "socratic has no metric 'win_rat'"),
+])
+def test_a_gate_on_a_metric_a_family_lacks_is_refused_at_start_up(text, baseline, message):
+    from llmjury.families import discover
+
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        check_metrics([Gate.parse(text)], discover(), baseline=baseline)
+
+
+def test_gates_on_known_metrics_core_counts_and_unknown_families_pass_the_start_up_check():
+    from llmjury.families import discover
+
+    texts = ["socratic.win_rate.low>=0.5", "socratic.verdicts>=10", "arena.rating[gpt-4].delta>=-5",
+             "toy.anything>=1", "run.workers>=1"]
+    check_metrics([Gate.parse(t) for t in texts], discover(), baseline=True)

@@ -40,13 +40,16 @@ def test_a_projects_generation_toml_shadows_the_bundled_entry(tmp_path):
         PromptLibrary([tmp_path])
 
 
-def test_a_refused_answer_is_never_passed_on_as_a_response(make_engine, openai_server):
+@pytest.mark.parametrize(("server", "problem"), [(FakeOpenAI, r"refused: I won't"),
+                                                  (FakeOpenAI.llama_cpp, r"empty answer")], ids=["openai", "llama.cpp"])
+def test_a_refused_answer_is_never_passed_on_as_a_response(make_engine, server, problem):
+    """OpenAI marks a refusal; llama.cpp sends no refusal field, so the refusal is a null, empty answer."""
     from llmjury.chat import chat
 
-    openai_server.reply = lambda body, i: FakeChoice(text="", refusal="I won't")
-    engine = make_engine()
-    completion = engine.run(engine.complete(f"openai:m;base_url={openai_server.base_url}", chat(("user", "q"))))
-    with pytest.raises(PermanentProviderError, match=r"no answer \(refused: I won't\)"):
+    with server(lambda body, i: FakeChoice(text="", refusal="I won't")) as fake:
+        engine = make_engine()
+        completion = engine.run(engine.complete(f"openai:m;base_url={fake.base_url}", chat(("user", "q"))))
+    with pytest.raises(PermanentProviderError, match=rf"no answer \({problem}"):
         completion.answer()
 
 

@@ -2,22 +2,27 @@
 
 SQLite in WAL mode is the store: it ships with Python, lets many processes read while one
 writes, commits each entry atomically and survives `kill -9` (a transaction is either in the
-WAL or not). Recordings shipped with the suite are JSONL shards, one entry a line, so they
+WAL or not). Reads happen where they are asked for; writes go through a `BatchWriter`, off the
+engine loop and many to a transaction, and return a future that completes once committed.
+Recordings shipped with the suite are JSONL shards, one entry a line, so they
 review well in a diff and load with one pass of `json.loads`.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from enum import StrEnum
 from pathlib import Path
 
 from llmjury.chat import Sample
+from llmjury.writer import BatchWriter, connect
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS samples (
@@ -32,9 +37,13 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE TABLE IF NOT EXISTS claims (
     key TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
-    expires REAL NOT NULL
+    expires REAL NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL
 );
 """
+#: This machine, in claims: a claimant's pid says something only on the host it runs on.
+HOST = socket.gethostname()
 
 
 class CacheMode(StrEnum):
@@ -53,11 +62,14 @@ class SampleStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=60000")
+        self._db = connect(path)
+        self._db.execute("BEGIN IMMEDIATE")
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(claims)")}
+        if columns and "pid" not in columns:  # a cache from before claims named their process
+            self._db.execute("DROP TABLE claims")
+        self._db.execute("COMMIT")
         self._db.executescript(SCHEMA)
+        self._writer = BatchWriter(path, "llmjury-cache-writer")
         self._recorded: dict[str, str] = {}
         for shard in recordings:
             self._recorded.update(_read_shard(shard))
@@ -72,50 +84,52 @@ class SampleStore:
             return Sample.model_validate_json(self._recorded[key])
         return None
 
-    def put(self, key: str, provider: str, task: str, request_json: str, sample: Sample, run_id: str) -> None:
-        """Store one successful sample (errors are never cached) and end any claim on its key."""
-        with self._transaction():
-            self._db.execute(
-                "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time()),
-            )
-            self._db.execute("DELETE FROM claims WHERE key = ?", (key,))
+    def put(self, key: str, provider: str, task: str, request_json: str, sample: Sample,
+            run_id: str) -> Future[None]:
+        """Store one successful sample (errors are never cached) and end any claim on its key; the
+        future completes once the entry is committed."""
+        row = (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time())
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute("INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+            db.execute("DELETE FROM claims WHERE key = ?", (key,))
+
+        return self._writer.submit(write)
 
     # -- claims: one process fetches a sample the others are about to ask for too ------------------
-    def claim(self, key: str, owner: str, *, run_prefix: str, ttl: float) -> str | None:
-        """Claim the fetching of `key` for `owner`; returns the other owner when one of the same run
-        (`run_prefix`) holds a live claim. Claims of other runs (a killed one) are taken over."""
-        now = time.time()
-        with self._transaction():
-            row = self._db.execute("SELECT owner, expires FROM claims WHERE key = ?", (key,)).fetchone()
-            if row is not None and row[0] != owner and row[0].startswith(run_prefix) and row[1] > now:
-                return str(row[0])
-            self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?)", (key, owner, now + ttl))
-            return None
+    def claim(self, keys: Sequence[str], owner: str, *, run_prefix: str, ttl: float) -> Future[dict[str, str]]:
+        """Claim the fetching of `keys` for `owner`, in one transaction; the future holds the keys
+        another live owner of the same run (`run_prefix`) holds, with that owner. Claims of other runs
+        (a killed one) and of processes of this machine that are gone (a crashed worker) are taken over."""
+        pid = os.getpid()
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """One write transaction, taken at once (IMMEDIATE) so concurrent processes queue on it."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        def write(db: sqlite3.Connection) -> dict[str, str]:
+            now = time.time()
+            held: dict[str, str] = {}
+            for key in keys:
+                row = db.execute("SELECT owner, expires, pid, host FROM claims WHERE key = ?", (key,)).fetchone()
+                if row is not None and row[0] != owner and row[0].startswith(run_prefix) and _live(*row[1:]):
+                    held[key] = str(row[0])
+                    continue
+                db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)", (key, owner, now + ttl, pid, HOST))
+            return held
+
+        return self._writer.submit(write)
 
     def holder(self, key: str) -> str | None:
-        """Who holds a live claim on `key`, if anyone."""
+        """Who holds a live claim on `key`, if anyone: not expired, and not a process that is gone."""
         with self._lock:
-            row = self._db.execute("SELECT owner FROM claims WHERE key = ? AND expires > ?",
-                                   (key, time.time())).fetchone()
-        return None if row is None else row[0]
+            row = self._db.execute("SELECT owner, expires, pid, host FROM claims WHERE key = ?", (key,)).fetchone()
+        return None if row is None or not _live(*row[1:]) else str(row[0])
 
-    def release(self, keys: Iterable[str], owner: str) -> None:
+    def release(self, keys: Iterable[str], owner: str) -> Future[None]:
         """End `owner`'s claims on `keys` (a failed fetch: the waiting processes fetch themselves)."""
-        with self._lock:
-            self._db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", [(k, owner) for k in keys])
+        rows = [(k, owner) for k in keys]
+
+        def write(db: sqlite3.Connection) -> None:
+            db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", rows)
+
+        return self._writer.submit(write)
 
     def __len__(self) -> int:
         with self._lock:
@@ -142,8 +156,27 @@ class SampleStore:
         return len(rows)
 
     def close(self) -> None:
+        """Commit the queued writes, then close."""
+        self._writer.close()
         with self._lock:
             self._db.close()
+
+
+def _live(expires: float, pid: int, host: str) -> bool:
+    """A claim still counts until it expires, or at once no longer when its process, on this
+    machine, has exited (a worker killed mid-fetch must not hold its keys for the whole TTL)."""
+    return expires > time.time() and (host != HOST or process_alive(pid))
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process of this machine still runs (xdist's local workers are all on it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _read_shard(path: Path) -> Iterator[tuple[str, str]]:

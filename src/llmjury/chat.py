@@ -41,11 +41,18 @@ class ChatRequest(BaseModel):
 
     def sample_key(self, provider_spec: str, sample_index: int) -> str:
         """Content hash of this request's `sample_index`-th sample from one provider."""
+        return self.sample_keys(provider_spec, sample_index + 1)[sample_index]
+
+    def sample_keys(self, provider_spec: str, count: int) -> list[str]:
+        """`sample_key` of samples 0..count-1, the request serialised once (a G-Eval request asks 20)."""
         payload = self.model_dump(mode="json", exclude={"n"})
         payload["provider"] = provider_spec
-        payload["sample_index"] = sample_index
-        canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
+        keys = []
+        for sample_index in range(count):
+            payload["sample_index"] = sample_index
+            canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+            keys.append(hashlib.sha256(canonical.encode()).hexdigest())
+        return keys
 
     def with_n(self, n: int) -> ChatRequest:
         return self.model_copy(update={"n": n})

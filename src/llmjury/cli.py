@@ -68,6 +68,38 @@ def replay(args: argparse.Namespace) -> int:
     return gate_exit_status(results)
 
 
+def compare(args: argparse.Namespace) -> int:
+    """Two saved runs compared on their shared cases: the current run's report with a `comparison`
+    section, its delta gates checked, no model call."""
+    from pytest import ExitCode
+
+    from llmjury.compare import compare_runs, comparison_lines
+    from llmjury.gates import check_metrics
+    from llmjury.saved import load_run
+
+    families = discover()
+    try:
+        current, baseline = load_run(args.current, "CURRENT"), load_run(args.baseline, "BASELINE")
+        gates = [Gate.parse(text) for text in args.gate]
+        check_metrics(gates, families, baseline=True)
+    except ConfigError as exc:
+        print(f"llmjury compare: {exc}", file=sys.stderr)
+        return int(ExitCode.USAGE_ERROR)
+    run = {"id": f"{time.strftime('%Y%m%d-%H%M%S')}-compared", "compared_from": str(args.current),
+           "judge": "recorded", "cache_mode": "none", "seed": args.seed, "workers": 0}
+    if current.summary is not None:  # the run's own figures, not a second aggregation of the same verdicts
+        summary = {k: v for k, v in current.summary.items() if k not in ("gates", "comparison")}
+        summary["run"] = {**summary.get("run", {}), **run}
+    else:
+        summary = aggregate.summarize(current.records, run, {}, PriceTable.load(), families)
+    summary["comparison"] = compare_runs(current.records, baseline, families, seed=args.seed,
+                                         allow_judge_change=args.allow_judge_change, current_summary=summary)
+    results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
+    run_dir = write_run(args.out, summary, current.records, results, families)
+    print("\n".join(terminal_lines(summary, results, run_dir, families) + comparison_lines(summary["comparison"])))
+    return gate_exit_status(results)
+
+
 def socratic_aggregate(args: argparse.Namespace) -> int:
     """Seed 003's `--existing_files`: combine single-run evaluation files, any number of them."""
     from llmjury.errors import DatasetError
@@ -149,6 +181,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     rpl.add_argument("--gate", action="append", default=[])
     rpl.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
     rpl.set_defaults(handler=replay)
+    cmp = commands.add_parser("compare", help="compare two saved runs on their shared cases (no model calls)")
+    cmp.add_argument("current", type=Path, help="the run to judge: its folder or verdicts.jsonl")
+    cmp.add_argument("baseline", type=Path, help="the run to compare it with: its folder or verdicts.jsonl")
+    cmp.add_argument("--gate", action="append", default=[], metavar="EXPR",
+                     help="e.g. 'socratic.win_rate.delta>=-0.02' or 'socratic.win_rate.delta.low>=-0.05'")
+    cmp.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
+    cmp.add_argument("--out", type=Path, default=Path("reports"), help="where the compared report is written")
+    cmp.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap")
+    cmp.add_argument("--allow-judge-change", action="store_true",
+                     help="compare even when the runs' judges differ (provider, model, prompt, parser, temperature)")
+    cmp.set_defaults(handler=compare)
     soc = commands.add_parser("socratic-aggregate",
                               help="robust majority over existing single-run evaluation files (seed 003)")
     soc.add_argument("files", nargs="+", type=Path, metavar="PATH",

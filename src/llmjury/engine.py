@@ -101,13 +101,14 @@ class Engine:
     async def complete(self, spec: str, request: ChatRequest) -> Completion:
         """n samples for `request` from the provider `spec` names, cached one by one."""
         provider = self.provider(spec)
-        flight = (provider.name, request.sample_key(provider.name, 0), request.n)
+        keys = request.sample_keys(provider.name, request.n)
+        flight = (provider.name, keys[0], request.n)
         if flight in self._inflight:
             return await asyncio.shield(self._inflight[flight])
         future: asyncio.Future[Completion] = self._loop.create_future()
         self._inflight[flight] = future
         try:
-            result = await self._complete(provider, request)
+            result = await self._complete(provider, request, keys)
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # mark retrieved: waiting callers re-raise it themselves
@@ -118,8 +119,7 @@ class Engine:
         finally:
             del self._inflight[flight]
 
-    async def _complete(self, provider: Provider, request: ChatRequest) -> Completion:
-        keys = [request.sample_key(provider.name, i) for i in range(request.n)]
+    async def _complete(self, provider: Provider, request: ChatRequest, keys: list[str]) -> Completion:
         found: dict[int, Sample] = {}
         cached: dict[int, bool] = {}
         for index, key in enumerate(keys):
@@ -138,49 +138,47 @@ class Engine:
                 "run once with --llm-cache record to record it"
             )
         if missing:
-            mine, theirs = self._claim(provider, keys, missing)
+            mine, theirs = await self._claim(provider, keys, missing)
             try:
                 if mine:
-                    fresh = await self._call(provider, request, mine)
-                    request_json = request.model_dump_json()
+                    fresh = await self._call(provider, request, mine, keys)
                     for index, sample in zip(mine, fresh, strict=True):
                         found[index], cached[index] = sample, False
-                        if sample.problem is None:  # a refusal or an empty answer is asked again next run
-                            self._remember(provider, keys[index], request, request_json, sample)
             finally:
-                if mine and self.store is not None:
-                    self.store.release([keys[i] for i in mine], self.owner)
+                # A stored answer ended its claim; a failed or refused one hands the key back now.
+                unstored = [keys[i] for i in mine if keys[i] not in self._memory]
+                if unstored and self.store is not None and provider.cacheable:
+                    self.store.release(unstored, self.owner)
             for index in theirs:
-                found[index], cached[index] = await self._claimed(provider, request, keys[index], index)
+                found[index], cached[index] = await self._claimed(provider, request, keys, index)
         return Completion(
             provider=provider.name,
             samples=[found[i] for i in range(request.n)],
             cached=[cached[i] for i in range(request.n)],
         )
 
-    def _claim(self, provider: Provider, keys: list[str], missing: list[int]) -> tuple[list[int], list[int]]:
+    async def _claim(self, provider: Provider, keys: list[str], missing: list[int]) -> tuple[list[int], list[int]]:
         """Split the missing samples into those this process fetches and those another process of
         the same run is fetching right now (so identical requests are paid once across workers)."""
         if self.store is None or not provider.cacheable:
             return missing, []
-        mine, theirs = [], []
-        for index in missing:
-            holder = self.store.claim(keys[index], self.owner, run_prefix=self.run_id + ":", ttl=CLAIM_TTL_S)
-            (mine if holder is None else theirs).append(index)
-        return mine, theirs
+        held = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
+                                                          run_prefix=self.run_id + ":", ttl=CLAIM_TTL_S))
+        return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
 
-    async def _claimed(self, provider: Provider, request: ChatRequest, key: str, index: int) -> tuple[Sample, bool]:
-        """Wait for another process's fetch of `key`; fetch it here if that one gave up or failed."""
+    async def _claimed(self, provider: Provider, request: ChatRequest, keys: list[str],
+                       index: int) -> tuple[Sample, bool]:
+        """Wait for another process's fetch of `keys[index]`; fetch it here if that one gave up,
+        failed or died."""
         assert self.store is not None
+        key = keys[index]
         while (sample := self._lookup(provider, key)) is None and self.store.holder(key) is not None:
             await asyncio.sleep(CLAIM_POLL_S)
         if sample is not None:
             self._memory[key] = sample
             self.ledger[provider.name].cached_samples += 1
             return sample, True
-        (fresh,) = await self._call(provider, request, [index])
-        if fresh.problem is None:
-            self._remember(provider, key, request, request.model_dump_json(), fresh)
+        (fresh,) = await self._call(provider, request, [index], keys)
         return fresh, False
 
     def _lookup(self, provider: Provider, key: str) -> Sample | None:
@@ -193,14 +191,22 @@ class Engine:
         return self.store.get(key, written_by=self.run_id if mode is CacheMode.REFRESH else None)
 
     def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
-                  sample: Sample) -> None:
+                  sample: Sample) -> Future[None] | None:
+        """Keep a fresh answer for this run and queue it for the cache; the future completes once
+        it is committed (None when nothing is written)."""
         self._memory[key] = sample
         self._fetched.add(key)
         if self.store is not None and provider.cacheable:
-            self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
+            return self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
+        return None
 
-    async def _call(self, provider: Provider, request: ChatRequest, indices: list[int]) -> list[Sample]:
-        """Fetch fresh samples for `indices`, in as many calls as the provider's per-call limit needs."""
+    async def _call(self, provider: Provider, request: ChatRequest, indices: list[int],
+                    keys: list[str]) -> list[Sample]:
+        """Fetch fresh samples for `indices`, in as many calls as the provider's per-call limit needs.
+
+        Each call's answers are committed to the cache as they arrive, by the cache's writer thread,
+        before they are passed on and before the other calls of the batch finish: a later call that
+        fails or hangs, or a kill, never loses an answer already paid for."""
         limiter = self._limiter(provider)
         step = provider.max_samples_per_call
         chunks = [indices[start:start + step] for start in range(0, len(indices), step)]
@@ -225,6 +231,12 @@ class Engine:
                 ledger.failures += 1
                 raise
             samples = samples[:size]
+            request_json = request.model_dump_json()
+            writes = [self._remember(provider, keys[index], request, request_json, sample)
+                      for index, sample in zip(chunk, samples, strict=False)
+                      if sample.problem is None]  # a refusal or an empty answer is asked again next run
+            # Committed before the answers go anywhere: a kill after this point loses none of them.
+            await asyncio.gather(*(asyncio.wrap_future(w) for w in writes if w is not None))
             for sample in samples:
                 ledger.fresh_samples += 1
                 ledger.prompt_tokens += sample.usage.prompt_tokens
@@ -237,7 +249,7 @@ class Engine:
                 adaptations = getattr(provider, "adaptations", None)
                 if adaptations is not None:
                     adaptations["n"] = f"asked {size} choices, got {len(samples)}: one call per sample"
-                samples = samples + await self._call(provider, request, chunk[len(samples):])
+                samples = samples + await self._call(provider, request, chunk[len(samples):], keys)
             return samples
 
         parts = await asyncio.gather(*(one(chunk) for chunk in chunks))

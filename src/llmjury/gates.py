@@ -5,6 +5,10 @@ A gate reads `path OP threshold`, where path walks the summary (`socratic.win_ra
 estimate is used unless the path ends in `.low` or `.high`. When the metric's interval straddles
 the threshold the gate is `inconclusive` (unless `--llm-gate-uncertain=pass` asks to decide on the
 point estimate alone): the data cannot tell yet, and the exit code says so.
+
+With a baseline run, `FAMILY.METRIC.delta` names the paired difference of a headline metric from
+the baseline (the summary's `comparison` section), `.delta.low` and `.delta.high` its interval:
+`socratic.win_rate.delta>=-0.02` passes when the win rate did not drop by more than two points.
 """
 
 from __future__ import annotations
@@ -12,18 +16,24 @@ from __future__ import annotations
 import difflib
 import operator
 import re
-from collections.abc import Collection, Sequence
+import typing
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from llmjury.errors import ConfigError
+
+if TYPE_CHECKING:
+    from llmjury.family import Family
 
 OPS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
 _GATE = re.compile(r"^\s*(?P<left>.+?)\s*(?P<op>>=|<=|==|>|<)\s*(?P<right>.+?)\s*$")
 _STEP = re.compile(r"\.?([A-Za-z_][\w-]*)|\[([^\]]+)\]")
 BOUNDS = {"low", "high", "value"}
+#: The step after a headline metric that names its difference from the baseline run.
+DELTA = "delta"
 #: The summary's run-wide sections: every other first step of a metric path is a family's name.
-RUN_SECTIONS = frozenset({"run", "usage", "loading"})
+RUN_SECTIONS = frozenset({"run", "usage", "loading", "comparison"})
 Status = Literal["pass", "fail", "inconclusive"]
 
 
@@ -77,6 +87,8 @@ class Gate:
         try:
             value, interval = resolve(summary, self.left)
             threshold = self.right if isinstance(self.right, float) else resolve(summary, self.right)[0]
+        except NotCompared as exc:
+            return GateResult(self.text, "fail", None, None, None, f" ({exc.args[0]})")
         except KeyError as exc:
             return GateResult(self.text, "fail", None, None, None, f" (no metric {exc.args[0]!r} in this run)")
         if value is None or threshold is None:
@@ -84,7 +96,9 @@ class Gate:
         passed = OPS[self.op](value, threshold)
         status: Status = "pass" if passed else "fail"
         reason = ""
-        if interval is not None and None not in interval and interval[0] <= threshold <= interval[1]:
+        # A zero-width interval (a run compared with itself) decides like its point: it straddles nothing.
+        if interval is not None and None not in interval and interval[0] < interval[1] \
+                and interval[0] <= threshold <= interval[1]:
             reason = " (interval straddles the threshold)"
             if uncertain == "inconclusive":
                 status = "inconclusive"
@@ -109,8 +123,37 @@ def parse_path(text: str, gate: str) -> tuple[str, ...]:
 Interval = tuple[float | None, float | None]
 
 
+class NotCompared(KeyError):
+    """A delta gate on runs that were not compared (their judges differ)."""
+
+
+def delta_split(path: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+    """`(family, metric steps, steps after delta)` when the path names a difference from the baseline."""
+    if path[0] in RUN_SECTIONS or DELTA not in path[2:]:
+        return None
+    at = path.index(DELTA, 2)
+    return path[0], path[1:at], path[at + 1:]
+
+
+def resolve_delta(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | None, Interval | None]:
+    """A headline metric's difference from the baseline, from the summary's `comparison` section."""
+    family, metric, rest = delta_split(path)  # type: ignore[misc]
+    comparison = summary.get("comparison")
+    if comparison is None:
+        raise KeyError(".".join(path))
+    if not comparison.get("compared", True):
+        fields = ", ".join(dict.fromkeys(d["field"] for d in comparison.get("judges_differ", [])))
+        raise NotCompared(f"not compared with the baseline: the judges differ ({fields})")
+    for key, row in comparison.get("families", {}).get(family, {}).items():
+        if parse_path(key, key) == metric:
+            return resolve(row, (DELTA, *rest))
+    raise KeyError(".".join(path))
+
+
 def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | None, Interval | None]:
     """The number a path names, and the interval around it when it is a metric."""
+    if delta_split(path) is not None and "comparison" in summary:
+        return resolve_delta(summary, path)
     node: Any = summary
     bound = None
     for i, step in enumerate(path):
@@ -143,3 +186,54 @@ def check_selection(gates: Sequence[Gate], selected: Collection[str], known: Col
             close = difflib.get_close_matches(family, [*known, *selected], n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"gate {gate.text!r}: unknown family {family!r}{hint}; {these}")
+
+
+def check_metrics(gates: Sequence[Gate], families: Mapping[str, Family], *, baseline: bool) -> None:
+    """Every metric a gate names on a known family exists in its section (or the core's counts), and a
+    delta gate names a headline metric and has a baseline: a ConfigError at start-up, with the
+    nearest name, instead of a failed gate after the run has been paid for."""
+    from llmjury.aggregate import CORE_KEYS  # imported only when there are gates to check
+
+    for gate in gates:
+        for path in [gate.left] + ([gate.right] if isinstance(gate.right, tuple) else []):
+            family = families.get(path[0])
+            if family is None or len(path) < 2:
+                continue  # a run-wide section, or a family whose figures start-up cannot know
+            split = delta_split(path)
+            if split is not None:
+                _check_delta(gate, family, split[1], split[2], baseline)
+                continue
+            fields = family.section.model_fields
+            known = [*fields, *CORE_KEYS]
+            if path[1] not in known:
+                raise ConfigError(f"gate {gate.text!r}: {family.name} has no metric {path[1]!r}"
+                                  f"{_did_you_mean(path[1], known)}")
+            if path[1] in fields and _is_metric(fields[path[1]].annotation) and len(path) > 2 \
+                    and (len(path) > 3 or path[2] not in BOUNDS):
+                after = ".".join(path[2:])
+                raise ConfigError(f"gate {gate.text!r}: after {family.name}.{path[1]} write nothing, .low, .high "
+                                  f"or .delta, not {after!r}{_did_you_mean(after, [*BOUNDS, DELTA])}")
+
+
+def _is_metric(annotation: Any) -> bool:
+    """Is a section field a single metric (`Metric` or `Metric | None`), whose steps we know?"""
+    from llmjury.family import Metric
+
+    return annotation is Metric or Metric in typing.get_args(annotation)
+
+
+def _check_delta(gate: Gate, family: Family, metric: tuple[str, ...], rest: tuple[str, ...], baseline: bool) -> None:
+    headline = [tuple(h.split(".")) for h in family.headline]
+    if not any(metric[: len(h)] == h for h in headline):
+        names = ", ".join(family.headline) or "none"
+        raise ConfigError(f"gate {gate.text!r}: differences are computed for {family.name}'s headline metrics "
+                          f"({names}), not {'.'.join(metric)!r}{_did_you_mean('.'.join(metric), family.headline)}")
+    if rest and (len(rest) > 1 or rest[0] not in BOUNDS):
+        raise ConfigError(f"gate {gate.text!r}: after .delta write nothing, .low or .high, not {'.'.join(rest)!r}")
+    if not baseline:
+        raise ConfigError(f"gate {gate.text!r}: a difference needs a baseline run: give --llm-baseline PATH")
+
+
+def _did_you_mean(word: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

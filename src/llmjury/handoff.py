@@ -8,6 +8,9 @@ again: a failed call is not asked twice, and unscored counts are the same at any
 A worker announces what it plans (with its process id) before it starts; a reader waits while the
 owner is alive and has the work in its plan, and computes the outcome itself only when the owner
 did not plan it or died.
+
+Outcomes are written by a `BatchWriter`: handing one on never makes the engine loop wait for the
+SQLite write lock that the other workers' cache writes hold.
 """
 
 from __future__ import annotations
@@ -19,8 +22,12 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
+
+from llmjury.cache import process_alive
+from llmjury.writer import BatchWriter, connect
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS plans (run_id TEXT NOT NULL, worker INTEGER NOT NULL, pid INTEGER NOT NULL,
@@ -38,24 +45,30 @@ class OutcomeHandoff:
     def __init__(self, path: Path, run_id: str, worker: int) -> None:
         self.run_id, self.worker = run_id, worker
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=60000")
+        self._db = connect(path)
         self._db.executescript(SCHEMA)
+        self._writer = BatchWriter(path, "llmjury-handoff-writer")
 
     def announce(self, keys: Iterable[str]) -> None:
-        """Say which work this worker plans, before it starts any of it."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany("INSERT OR IGNORE INTO planned VALUES (?, ?)", [(self.run_id, k) for k in keys])
-            self._db.execute("INSERT OR REPLACE INTO plans VALUES (?, ?, ?)", (self.run_id, self.worker, os.getpid()))
-            self._db.execute("COMMIT")
+        """Say which work this worker plans, before it starts any of it (committed on return)."""
+        planned = [(self.run_id, k) for k in keys]
+        plan = (self.run_id, self.worker, os.getpid())
 
-    def put(self, key: str, payload: dict[str, Any]) -> None:
-        """The planned outcome of `key`: JSON-able verdict records, details, or the error's text."""
-        text = json.dumps(payload, ensure_ascii=False, default=str)
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)", (self.run_id, key, text))
+        def write(db: sqlite3.Connection) -> None:
+            db.executemany("INSERT OR IGNORE INTO planned VALUES (?, ?)", planned)
+            db.execute("INSERT OR REPLACE INTO plans VALUES (?, ?, ?)", plan)
+
+        self._writer.submit(write).result()
+
+    def put(self, key: str, payload: dict[str, Any]) -> Future[None]:
+        """The planned outcome of `key`: JSON-able verdict records, details, or the error's text; the
+        future completes once it is committed."""
+        row = (self.run_id, key, json.dumps(payload, ensure_ascii=False, default=str))
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)", row)
+
+        return self._writer.submit(write)
 
     async def wait(self, key: str, owner: int) -> dict[str, Any] | None:
         """The owner's outcome of `key`, once it is there; None when the owner did not plan it, died,
@@ -74,7 +87,7 @@ class OutcomeHandoff:
             if plan is None:
                 if time.monotonic() - started > ANNOUNCE_TIMEOUT_S:
                     return None
-            elif planned is None or not _alive(plan[0]):
+            elif planned is None or not process_alive(plan[0]):
                 return None
             await asyncio.sleep(POLL_S)
 
@@ -86,16 +99,7 @@ class OutcomeHandoff:
         return [dict(json.loads(row[0])) for row in rows]
 
     def close(self) -> None:
+        """Commit the queued outcomes, then close."""
+        self._writer.close()
         with self._lock:
             self._db.close()
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process of this machine still runs (xdist's local workers are all on it)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

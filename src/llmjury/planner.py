@@ -15,6 +15,7 @@ such a test runs at call time on the engine loop instead.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import inspect
 import traceback
@@ -131,11 +132,11 @@ class Planner:
         try:
             result = await outcome
         except Exception as exc:
-            self._hand_on(key, {"error": _error_text(exc)})
+            await self._hand_on(key, {"error": _error_text(exc)})
             raise
         records = [v.record() for v in result.verdicts]
         self._finished.extend(records)
-        self._hand_on(key, {"verdicts": records, "details": result.details})
+        await self._hand_on(key, {"verdicts": records, "details": result.details})
         return result
 
     async def _test_handed_on(self, nodeid: str, test: PlannedTest) -> Any:
@@ -146,15 +147,15 @@ class Planner:
             kind = ("skip" if isinstance(exc, pytest.skip.Exception)
                     else "xfail" if isinstance(exc, pytest.xfail.Exception) else "fail")
             message = str(exc) if kind != "fail" else _error_text(exc)
-            self._hand_on(nodeid, {"verdicts": test.recorded(), "error": message, "outcome": kind})
+            await self._hand_on(nodeid, {"verdicts": test.recorded(), "error": message, "outcome": kind})
             raise
         self._finished.extend(test.recorded())
-        self._hand_on(nodeid, {"verdicts": test.recorded()})
+        await self._hand_on(nodeid, {"verdicts": test.recorded()})
         return result
 
-    def _hand_on(self, key: str, payload: dict[str, Any]) -> None:
+    async def _hand_on(self, key: str, payload: dict[str, Any]) -> None:
         if self.handoff is not None:
-            self.handoff.put(key, payload)
+            await asyncio.wrap_future(self.handoff.put(key, payload))
 
     def plan(self, work: Iterable[tuple[Pipeline, Case]], tests: Mapping[str, PlannedTest] | None = None, *,
              label: str = "llmjury plan") -> int:

@@ -33,7 +33,7 @@ from llmjury.engine import Engine  # noqa: E402
 from llmjury.errors import ConfigError, DatasetError  # noqa: E402
 from llmjury.families import discover, offline_answers  # noqa: E402
 from llmjury.family import Family, FamilyOptions  # noqa: E402
-from llmjury.gates import Gate, GateResult, check_selection  # noqa: E402
+from llmjury.gates import Gate, GateResult, check_metrics, check_selection  # noqa: E402
 from llmjury.handoff import OutcomeHandoff  # noqa: E402
 from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
@@ -54,6 +54,7 @@ from llmjury.planner import (  # noqa: E402
 from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
 from llmjury.redact import redact_spec  # noqa: E402
+from llmjury.saved import SavedRun, load_run  # noqa: E402
 from llmjury.settings import (  # noqa: E402
     Settings,
     check_spec,
@@ -68,6 +69,7 @@ from llmjury.verdicts import Verdict  # noqa: E402
 PIPELINE_MARK = "llmjury_pipeline"
 SESSION_PLUGIN = "llmjury-session"
 VERDICTS = pytest.StashKey[list[dict[str, Any]]]()
+BASELINE = pytest.StashKey[SavedRun]()  # the --llm-baseline run, read once by the controller
 STARTUP_ERROR = "llmjury_startup_error"  # a worker's start-up error, in its workeroutput
 # Gate outcomes take exit codes pytest does not use (it owns 0-5, and 6 since 9.2 for --max-warnings).
 GATE_FAILED_EXIT = 10
@@ -97,6 +99,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llm-gate-uncertain", choices=["pass", "inconclusive"],
                     help="a gate whose interval straddles its threshold: report inconclusive (default; exit 11 "
                          "when nothing failed) or decide on the point estimate alone (pass)")
+    group.addoption("--llm-baseline", metavar="PATH",
+                    help="a saved run (its folder or verdicts.jsonl) to compare this run with: headline metrics "
+                         "on shared cases, paired differences, gates such as 'socratic.win_rate.delta>=-0.02'")
+    group.addoption("--llm-baseline-allow-judge-change", action="store_true", default=False,
+                    help="compare with the baseline even when the judges differ (provider, model, prompt, "
+                         "parser, temperature)")
     group.addoption("--llm-reports", help="reports directory (default: reports)")
     group.addoption("--llm-data", help="data root: where the families find the datasets a suite ships "
                                        "(default: the llm_data ini value; none in a plain install)")
@@ -119,6 +127,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llm_seed", "seed (default 0)")
     parser.addini("llm_gates", "gates checked at session end", type="linelist", default=[])
     parser.addini("llm_gate_uncertain", "pass or inconclusive")
+    parser.addini("llm_baseline", "a saved run (folder or verdicts.jsonl) to compare each run with")
     parser.addini("llm_prices", "TOML price table overriding the bundled one")
     parser.addini("llm_openai_base_url", "base URL for openai: providers when OPENAI_BASE_URL is unset")
     parser.addini("llm_gemini_base_url", "base URL for gemini: providers when GOOGLE_GEMINI_BASE_URL is unset")
@@ -205,6 +214,10 @@ def pytest_configure(config: pytest.Config) -> None:
         for name, options in check_family_options(settings, families).items():
             check_dataset_files(families[name], options, settings)
         gates = [Gate.parse(text) for text in settings.gates]
+        baseline = baseline_path(config)
+        check_metrics(gates, families, baseline=baseline is not None)
+        if baseline is not None and not hasattr(config, "workerinput"):
+            config.stash[BASELINE] = load_run(*baseline)
         check_prices(settings)
     except ConfigError as exc:  # the message may quote a spec: never its key
         raise pytest.UsageError(redact_spec(str(exc))) from None
@@ -238,6 +251,20 @@ def check_family_options(settings: Settings, families: dict[str, Family]) -> dic
                               f"{name} knows {', '.join(sorted(known)) or 'no options'}")
         by_family.setdefault(name, {})[option] = value
     return {name: families[name].parse_options(values, settings) for name, values in by_family.items()}
+
+
+def baseline_path(config: pytest.Config) -> tuple[Path, str] | None:
+    """The `--llm-baseline` (relative to where pytest was started) or ini `llm_baseline` (relative to
+    the root) path, with the name an error should blame; it must exist, checked now."""
+    given, what, base = config.getoption("llm_baseline"), "--llm-baseline", config.invocation_params.dir
+    if not given:
+        given, what, base = config.getini("llm_baseline"), "ini llm_baseline", config.rootpath
+    if not given:
+        return None
+    path = Path(given) if Path(given).is_absolute() else base / given
+    if not any((path / name).is_file() for name in ("verdicts.jsonl.gz", "verdicts.jsonl")) and not path.is_file():
+        raise ConfigError(f"{what} {given}: no such run folder or verdicts.jsonl file ({path})")
+    return path, what
 
 
 def check_prices(settings: Settings) -> None:
@@ -612,9 +639,18 @@ class JurySession:
         summary = aggregate.summarize(records, {**self.run_info(), "stopped": stopped}, usage,
                                       PriceTable.load(self.settings.prices), self.families, loading)
         summary["complete"] = stopped is None
+        baseline = self.config.stash.get(BASELINE, None)
+        if baseline is not None:
+            from llmjury.compare import compare_runs, comparison_lines
+
+            summary["comparison"] = compare_runs(
+                records, baseline, self.families, seed=self.settings.seed, current_summary=summary,
+                allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"))
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
         run_dir = write_run(self.settings.reports, summary, records, results, self.families)
         self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
+        if baseline is not None:
+            self.summary_lines += comparison_lines(summary["comparison"])
         if session.exitstatus == 0:
             session.exitstatus = gate_exit_status(results)
 

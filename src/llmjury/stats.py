@@ -11,7 +11,6 @@ import warnings
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 CONFIDENCE = 0.95
 
@@ -27,12 +26,16 @@ def proportion(successes: int, trials: int) -> dict[str, Any]:
     """A rate with its Wilson score interval (well behaved near 0, 1 and for small n)."""
     if trials == 0:
         return metric(None, None, None, 0, "wilson")
+    from scipy import stats  # here, not at the top: families import this module at plugin start-up
+
     ci = stats.binomtest(successes, trials).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
     return metric(successes / trials, ci.low, ci.high, trials, "wilson")
 
 
 def sign_test(wins: int, losses: int) -> dict[str, Any]:
     """Two-sided exact sign test on decisive outcomes (ties left out)."""
+    from scipy import stats
+
     n = wins + losses
     p = stats.binomtest(wins, n, 0.5).pvalue if n else None
     return {"wins": wins, "losses": losses, "n": n, "p_value": None if p is None else float(p)}
@@ -166,6 +169,8 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarra
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     w = np.atleast_2d(np.asarray(counts, dtype=float))
     if len(x) > PAIRWISE_ITEMS:
+        from scipy import stats
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy warns on a constant side; NaN says it
             drawn = [np.repeat(np.arange(len(x)), row.astype(np.int64)) for row in w]

@@ -73,7 +73,7 @@ class FakeServer:
             def do_POST(self) -> None:
                 server._handle(self)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Listener(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
@@ -153,6 +153,13 @@ class FakeServer:
     def choice(self, body: dict[str, Any], index: int) -> FakeChoice:
         answer = self.reply(body, index)
         return answer if isinstance(answer, FakeChoice) else FakeChoice(text=answer)
+
+
+class _Listener(ThreadingHTTPServer):
+    """socketserver's listen backlog of 5 resets connections when a client opens dozens at once
+    (the bare-SDK row of bench/throughput.py at C=64 failed on it); a real server's is larger."""
+
+    request_queue_size = 1024
 
 
 def count_tokens(text: str) -> int:

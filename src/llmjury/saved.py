@@ -1,0 +1,58 @@
+"""A run read back from disk, for comparison: its verdict records and, from a run folder, its summary.
+
+Kept apart from the comparison's statistics so the plugin can check a `--llm-baseline` at start-up
+without importing numpy or scipy.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from llmjury.errors import ConfigError
+from llmjury.runfiles import PLAIN_VERDICTS, VERDICTS
+
+
+@dataclass(frozen=True)
+class SavedRun:
+    """A run read back from disk: its verdict records and, from a run folder, its summary."""
+
+    path: Path
+    records: list[dict[str, Any]]
+    summary: dict[str, Any] | None
+
+
+def load_run(path: Path, what: str) -> SavedRun:
+    """A run folder (holding `verdicts.jsonl`, and `summary.json` when present) or a `verdicts.jsonl`;
+    a ConfigError names `what` (the option or argument), the file and the line that cannot be read."""
+    file = path
+    if path.is_dir():  # this layout's gzipped verdicts, else an older run's plain ones
+        file = path / VERDICTS if (path / VERDICTS).is_file() else path / PLAIN_VERDICTS
+    if not file.is_file():
+        raise ConfigError(f"{what} {path}: no such run folder or verdicts.jsonl file")
+    records: list[dict[str, Any]] = []
+    try:
+        with (gzip.open if file.name.endswith(".gz") else open)(file, "rt", encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ConfigError(f"{what} {file}:{number}: not a verdict record ({exc.msg})") from None
+                if not isinstance(record, dict) or not {"case_id", "family", "judge"} <= record.keys():
+                    raise ConfigError(f"{what} {file}:{number}: not a verdict record "
+                                      "(needs case_id, family and judge)")
+                records.append(record)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{what} {file}: cannot be read ({exc})") from None
+    summary = None
+    if path.is_dir() and (path / "summary.json").is_file():
+        try:
+            summary = json.loads((path / "summary.json").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"{what} {path / 'summary.json'}: cannot be read ({exc})") from None
+    return SavedRun(path=path, records=records, summary=summary)

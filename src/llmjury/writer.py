@@ -1,0 +1,90 @@
+"""Writes to the run's SQLite file, off the engine loop and many to a transaction.
+
+Every xdist worker writes answers, claims and handed-on outcomes to one SQLite file, and SQLite
+lets one writer in at a time: a write made on the engine loop stalls every call of that process
+while another worker holds the lock (SQLite's busy handler sleeps up to 100 ms between tries), so
+answers reached the cache seconds after they arrived. A `BatchWriter` owns one connection on a
+thread of its own and commits whatever is queued when it gets the lock in one transaction: far
+fewer lock hand-overs, and the loop never waits for one. Each write's future completes only once
+its transaction is committed, so a caller that awaits it knows the write survives a kill.
+"""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+Write = Callable[[sqlite3.Connection], Any]
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection in WAL mode that waits for the write lock instead of failing on it."""
+    db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA busy_timeout=60000")
+    return db
+
+
+class BatchWriter:
+    def __init__(self, path: Path, name: str) -> None:
+        self._db = connect(path)
+        self._queue: queue.SimpleQueue[tuple[Write, Future[Any]] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def submit(self, write: Callable[[sqlite3.Connection], T]) -> Future[T]:
+        """Queue `write(connection)`; its future holds the result once the transaction is committed."""
+        future: Future[T] = Future()
+        self._queue.put((write, future))
+        return future
+
+    def close(self) -> None:
+        """Commit what is queued, then stop the thread and close the connection."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
+        self._db.close()
+
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            item = self._queue.get()
+            batch: list[tuple[Write, Future[Any]]] = []
+            while item is not None:
+                batch.append(item)
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            stopping = item is None
+            if batch:
+                self._commit(batch)
+
+    def _commit(self, batch: list[tuple[Write, Future[Any]]]) -> None:
+        outcomes: list[tuple[Future[Any], Any, BaseException | None]] = []
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            for write, future in batch:
+                try:
+                    outcomes.append((future, write(self._db), None))
+                except Exception as exc:  # one bad write fails its own caller, not the batch
+                    outcomes.append((future, None, exc))
+            self._db.execute("COMMIT")
+        except Exception as exc:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            for _, future in batch:
+                future.set_exception(exc)
+            return
+        for future, result, error in outcomes:
+            if error is None:
+                future.set_result(result)
+            else:
+                future.set_exception(error)

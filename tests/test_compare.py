@@ -1,0 +1,222 @@
+"""Paired comparison with a baseline run: deltas on shared cases, their intervals, judge changes,
+the `--llm-baseline` option and the `llmjury compare` verb, and A/A checks that raise no alarm."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llmjury.cli import main
+from llmjury.compare import compare_runs, headline_leaves, metric_key
+from llmjury.gates import Gate
+from llmjury.plugin import GATE_FAILED_EXIT
+from llmjury.saved import SavedRun
+from llmjury.testing.fake_openai import FakeOpenAI
+from llmjury.verdicts import JudgeConfig, Verdict
+
+PROJECT = Path(__file__).parent / "projects" / "polite"
+
+
+@pytest.fixture
+def polite(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The polite family module of the test project."""
+    monkeypatch.syspath_prepend(str(PROJECT))
+    import polite
+
+    return polite
+
+
+def records(polite: Any, outcomes: dict[str, bool], provider: str = "offline:heuristic") -> list[dict[str, Any]]:
+    """Verdict records of the polite family: case id -> was the reply polite (length grows with the id)."""
+    judge = JudgeConfig(provider=provider, prompt="polite/judge@1", temperature=0.7, parser="yes-no/1")
+    return [Verdict(case_id=case_id, family="polite", kind="polite", judge=judge,
+                    result=polite.Polite(polite=ok, length=10 + i)).record()
+            for i, (case_id, ok) in enumerate(sorted(outcomes.items()))]
+
+
+def compare(polite: Any, current: list[dict], baseline: list[dict], **kwargs: Any) -> dict[str, Any]:
+    return compare_runs(current, SavedRun(Path("baseline"), baseline, None), {"polite": polite.FAMILY}, **kwargs)
+
+
+def checked(comparison: dict[str, Any], gate: str) -> str:
+    return Gate.parse(gate).check({"comparison": comparison}).status
+
+
+def test_a_run_compared_with_itself_has_zero_deltas_and_every_delta_gate_passes(polite):
+    rng = random.Random(3)
+    run = records(polite, {f"q{i:02d}": rng.random() < 0.6 for i in range(40)})
+    comparison = compare(polite, run, run)
+    rows = comparison["families"]["polite"]
+    assert set(rows) == {"polite_rate", "longest_reply"}
+    for row in rows.values():
+        assert row["delta"]["value"] == row["delta"]["low"] == row["delta"]["high"] == 0
+        assert (row["shared_cases"], row["only_current"], row["only_baseline"]) == (40, 0, 0)
+    gates = ["polite.polite_rate.delta>=0", "polite.polite_rate.delta.low>=-0.05", "polite.longest_reply.delta<=0"]
+    assert [checked(comparison, gate) for gate in gates] == ["pass"] * 3
+
+
+def test_a_drop_on_shared_cases_gets_a_paired_bootstrap_interval_and_fails_its_gate(polite):
+    baseline = records(polite, {f"q{i:02d}": True for i in range(40)})
+    current = records(polite, {f"q{i:02d}": i % 4 != 0 for i in range(40)})
+    row = compare(polite, current, baseline)["families"]["polite"]["polite_rate"]
+    assert (row["current"], row["baseline"]) == (0.75, 1.0)
+    delta = row["delta"]
+    assert delta["value"] == pytest.approx(-0.25)
+    assert delta["low"] < -0.25 < delta["high"] < 0  # the whole interval is a drop
+    assert delta["method"].startswith("paired bootstrap over shared cases")
+    comparison = compare(polite, current, baseline)
+    assert checked(comparison, "polite.polite_rate.delta>=-0.02") == "fail"
+    assert checked(comparison, "polite.polite_rate.delta.low>=-0.6") == "pass"
+
+
+def test_the_bootstrap_is_seeded(polite):
+    baseline = records(polite, {f"q{i:02d}": i % 3 != 0 for i in range(30)})
+    current = records(polite, {f"q{i:02d}": i % 5 != 0 for i in range(30)})
+    first, again = (compare(polite, current, baseline, seed=7)["families"]["polite"]["polite_rate"]["delta"]
+                    for _ in range(2))
+    other = compare(polite, current, baseline, seed=8)["families"]["polite"]["polite_rate"]["delta"]
+    assert first == again and (first["low"], first["high"]) != (other["low"], other["high"])
+
+
+def test_only_shared_cases_are_compared_and_the_others_are_counted(polite):
+    current = records(polite, {f"q{i:02d}": True for i in range(40)})
+    # The baseline's ten cases of its own are all impolite: counted, never averaged in.
+    baseline = records(polite, {f"q{i:02d}": i < 40 for i in range(10, 50)})
+    row = compare(polite, current, baseline)["families"]["polite"]["polite_rate"]
+    assert (row["shared_cases"], row["only_current"], row["only_baseline"]) == (30, 10, 10)
+    assert row["current"] == row["baseline"] == 1.0 and row["delta"]["value"] == 0
+
+
+def test_a_metric_that_is_no_mean_of_cases_is_compared_by_re_aggregation(polite):
+    baseline = records(polite, {f"q{i:02d}": True for i in range(20)})
+    current = records(polite, {f"q{i:02d}": True for i in range(25)})  # five more, longer replies
+    row = compare(polite, current, baseline)["families"]["polite"]["longest_reply"]
+    assert "jackknife" in row["delta"]["method"] and "not a mean of per-case values" in row["delta"]["method"]
+    assert row["current"] == row["baseline"] == 29  # on the 20 shared cases
+    assert row["delta"]["value"] == 0
+
+
+def test_runs_judged_by_different_models_are_not_compared_unless_allowed(polite):
+    outcomes = {f"q{i:02d}": i % 2 == 0 for i in range(20)}
+    current = records(polite, outcomes, provider="openai:gpt-4o-mini")
+    baseline = records(polite, outcomes, provider="openai:gpt-4o")
+    comparison = compare(polite, current, baseline)
+    assert comparison["compared"] is False and comparison["families"] == {}
+    assert comparison["judges_differ"] == [{"family": "polite", "field": "model", "current": "gpt-4o-mini",
+                                            "baseline": "gpt-4o"}]
+    result = Gate.parse("polite.polite_rate.delta>=-0.02").check({"comparison": comparison})
+    assert result.status == "fail" and "judges differ (model)" in result.reason
+    forced = compare(polite, current, baseline, allow_judge_change=True)
+    assert forced["compared"] is True and forced["families"]["polite"]["polite_rate"]["delta"]["value"] == 0
+
+
+def test_headline_metrics_under_a_mapping_are_keyed_as_gates_write_them():
+    section = {"rating": {"gpt-3.5-turbo": {"value": 1.0, "n": 3}, "llama": {"value": 2.0, "n": 3}},
+               "tie_rate": {"value": 0.1, "n": 3}}
+    assert set(headline_leaves(section, ("rating",))) == {"rating[gpt-3.5-turbo]", "rating.llama"}
+    assert metric_key(("judge_validity", "offline/dstc9", "spearman")) == "judge_validity[offline/dstc9].spearman"
+
+
+# -- the plugin option and the CLI verb --------------------------------------------------------------
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    for path in PROJECT.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            target = pytester.path / path.relative_to(PROJECT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, target)
+    return pytester
+
+
+def summary(project: pytest.Pytester) -> dict[str, Any]:
+    return json.loads((project.path / "reports" / "latest" / "summary.json").read_text())
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--llm-baseline", "nowhere"], "*--llm-baseline nowhere: no such run folder or verdicts.jsonl file*"),
+    (["-o", "llm_baseline=gone"], "*ini llm_baseline gone: no such run folder or verdicts.jsonl file*"),
+    (["--llm-gate", "polite.polite_rate.delta>=-0.02"],
+     "*polite.polite_rate.delta>=-0.02*a difference needs a baseline run: give --llm-baseline PATH*"),
+    (["--llm-gate", "polite.polite_rat>=0.5"], "*polite has no metric 'polite_rat' (did you mean 'polite_rate'?)*"),
+])
+def test_a_bad_baseline_or_gate_stops_the_run_at_start_up(project, args, message):
+    result = project.runpytest_subprocess("-n", "0", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_an_unreadable_baseline_names_the_option_file_and_line(project):
+    (project.path / "old").mkdir()
+    (project.path / "old" / "verdicts.jsonl").write_text('{"case_id": "q00"}\n')
+    result = project.runpytest_subprocess("-n", "0", "--llm-baseline", "old")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--llm-baseline*old*verdicts.jsonl:1: not a verdict record*"])
+
+
+def test_a_sampled_judge_compared_with_another_sample_of_itself_raises_no_alarm(project, monkeypatch):
+    """A/A: a judge answering at random (temperature > 0), two runs with different seeds. The delta's
+    interval holds 0 and a reasonable delta gate does not fail."""
+    def coin(seed: int) -> Any:
+        rng = random.Random(seed)
+        return lambda body, index: rng.choice(["yes", "no"])
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    args = ["-n", "0", "--llm-judge", "openai:coin", "--llm-cache", "off", "--llm-option", "polite.cases=40"]
+    with FakeOpenAI(coin(1)) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        project.runpytest_subprocess(*args, "--llm-seed", "1").assert_outcomes(passed=40)
+        server.reply = coin(2)
+        first = summary(project)["run"]["id"]
+        result = project.runpytest_subprocess(*args, "--llm-seed", "2", "--llm-baseline", f"reports/{first}",
+                                              "--llm-gate", "polite.polite_rate.delta>=-0.3")
+    assert result.ret != GATE_FAILED_EXIT
+    row = summary(project)["comparison"]["families"]["polite"]["polite_rate"]
+    assert row["current"] != row["baseline"]  # the two runs did sample differently
+    assert row["delta"]["low"] <= 0 <= row["delta"]["high"]
+
+
+def test_compare_verb_checks_delta_gates_on_two_saved_runs(tmp_path, polite, capsys, monkeypatch):
+    def saved(name: str, outcomes: dict[str, bool]) -> Path:
+        (tmp_path / name).mkdir()
+        lines = [json.dumps(r) for r in records(polite, outcomes)]
+        (tmp_path / name / "verdicts.jsonl").write_text("\n".join(lines) + "\n")
+        return tmp_path / name
+
+    monkeypatch.setattr("llmjury.cli.discover", lambda: {"polite": polite.FAMILY})
+    before = saved("main", {f"q{i:02d}": True for i in range(30)})
+    after = saved("branch", {f"q{i:02d}": i % 3 != 0 for i in range(30)})
+    out = tmp_path / "reports"
+    gate = ["--gate", "polite.polite_rate.delta>=-0.05"]
+    assert main(["compare", str(before), str(before), *gate, "--out", str(out)]) == 0
+    assert main(["compare", str(after), str(before), *gate, "--out", str(out)]) == GATE_FAILED_EXIT
+    written = json.loads((out / "latest" / "summary.json").read_text())
+    assert written["comparison"]["families"]["polite"]["polite_rate"]["delta"]["value"] == pytest.approx(-1 / 3)
+    assert "polite.polite_rate: 1 -> 0.6667" in capsys.readouterr().out
+    assert main(["compare", str(after), str(before), "--gate", "polite.polite_rate.detla>=0"]) == 4
+    assert "(did you mean 'delta'?)" in capsys.readouterr().err
+    assert main(["compare", str(after), str(tmp_path / "none")]) == 4
+    assert "BASELINE" in capsys.readouterr().err
+
+
+def test_runs_with_no_case_in_common_count_them_and_compare_nothing(polite):
+    current = records(polite, {f"a{i}": True for i in range(5)})
+    baseline = records(polite, {f"b{i}": True for i in range(7)})
+    row = compare(polite, current, baseline)["families"]["polite"]["polite_rate"]
+    assert (row["shared_cases"], row["only_current"], row["only_baseline"]) == (0, 5, 7)
+    assert row["delta"]["value"] is None and row["delta"]["method"] == "no shared cases"
+    assert Gate.parse("polite.polite_rate.delta>=-0.02").check({"comparison": compare(
+        polite, current, baseline)}).status == "fail"
+
+
+def test_a_baseline_record_the_family_cannot_read_is_named_and_the_rest_is_kept(polite):
+    current = records(polite, {f"q{i:02d}": True for i in range(10)})
+    baseline = [dict(r, kind="retired") if r["case_id"] == "q03" else r for r in current]
+    other = {**baseline[0], "family": "toy"}  # a family the run does not know: left out, not an error
+    comparison = compare_runs(current, SavedRun(Path("old"), [*baseline, other], None), {"polite": polite.FAMILY})
+    assert comparison["families"] == {}
+    assert "no verdict kind 'retired'" in comparison["errors"]["polite"]

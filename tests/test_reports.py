@@ -399,3 +399,17 @@ def test_a_run_stopped_while_planning_reports_the_cases_planning_finished(pytest
     assert planned_beside_slow <= judged <= fast
     assert summary["run"]["stopped"]["planned_verdicts"] >= len(planned_beside_slow) > 0
     result.stdout.fnmatch_lines(["INCOMPLETE RUN: stopped by SIGTERM after * tests (* verdicts from planned cases*"])
+
+
+def test_a_change_is_found_under_the_key_a_gate_writes():
+    from llmjury.decision import decide
+
+    summary = {"run": {"families": ["arena"]},
+               "arena": {"cases": 2, "verdicts": 2, "unscored": 0, "headline": ["rating"],
+                         "rating": {"gpt-3.5-turbo": _metric(1010.0, 10), "gpt_4": _metric(1050.0, 10)}},
+               "comparison": {"baseline": "b", "compared": True, "judges_differ": [], "families": {"arena": {
+                   "rating[gpt-3.5-turbo]": {"delta": {"value": -5.0, "low": -9.0, "high": -1.0}, "shared_cases": 2},
+                   "rating.gpt_4": {"delta": {"value": 3.0, "low": -1.0, "high": 7.0}, "shared_cases": 2}}}}}
+    rows = decide(summary, []).families[0].rows
+    assert [(row.path, row.change.value if row.change else None) for row in rows] == \
+        [("rating.gpt_4", 3.0), ("rating.gpt-3.5-turbo", -5.0)]

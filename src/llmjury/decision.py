@@ -16,6 +16,8 @@ from llmjury.gates import GateResult
 #: Headline rows a family shows in the Decision block; the rest are in its details.
 HEADLINE_ROWS = 8
 _OP = re.compile(r">=|<=|==|>|<")
+#: A path step a gate writes after a dot; any other is written in brackets (`rating[gpt-3.5-turbo]`).
+_PLAIN_STEP = re.compile(r"[A-Za-z_]\w*")
 
 
 def sig3(x: float | None) -> str:
@@ -160,15 +162,24 @@ def _node(section: dict[str, Any], path: str) -> Any:
     return node
 
 
-def _change(compared: dict[str, Any], path: str) -> Change | None:
-    """The comparison entry of a metric path, keyed `a.b` or `a[b]`."""
-    head, _, rest = path.partition(".")
-    entry = compared.get(path) or (compared.get(f"{head}[{rest}]") if rest else None)
+def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
+    """The comparison entry of a metric, keyed as a gate writes its path (`rating[gpt-3.5-turbo]`)."""
+    key = steps[0] + "".join(f".{step}" if _PLAIN_STEP.fullmatch(step) else f"[{step}]" for step in steps[1:])
+    entry = compared.get(key)
     if not isinstance(entry, dict):
         return None
     delta = entry.get("delta") or {}
     return Change(delta.get("value"), delta.get("low"), delta.get("high"), int(entry.get("shared_cases") or 0),
                   int(entry.get("only_current") or 0), int(entry.get("only_baseline") or 0))
+
+
+def _leaves(node: Any, steps: tuple[str, ...]) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """Every metric under `node`, with the steps of its path."""
+    if is_metric(node):
+        return [(steps, node)]
+    if not isinstance(node, dict):
+        return []
+    return [leaf for key, child in node.items() for leaf in _leaves(child, (*steps, str(key)))]
 
 
 def headline_rows(name: str, section: dict[str, Any], comparison: dict[str, Any] | None,
@@ -178,14 +189,11 @@ def headline_rows(name: str, section: dict[str, Any], comparison: dict[str, Any]
     rows: list[HeadlineRow] = []
     for path in section.get("headline") or headline:
         node = _node(section, path)
-        if is_metric(node):
-            found = [(path, node)]
-        elif isinstance(node, dict) and node and all(is_metric(m) for m in node.values()):
+        found = _leaves(node, tuple(path.split(".")))
+        if isinstance(node, dict) and node and all(is_metric(m) for m in node.values()):
             # a table of like figures (ratings by model): best first, as a leaderboard reads
-            found = sorted(metric_rows(node, f"{path}."), key=lambda row: -(row[1]["value"] or float("-inf")))
-        else:
-            found = metric_rows(node, f"{path}.") if isinstance(node, dict) else []
-        rows += [HeadlineRow(p, m, _change(compared, p)) for p, m in found]
+            found.sort(key=lambda leaf: -(leaf[1]["value"] if leaf[1]["value"] is not None else float("-inf")))
+        rows += [HeadlineRow(".".join(steps), m, _change(compared, steps)) for steps, m in found]
     return rows
 
 

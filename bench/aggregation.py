@@ -1,7 +1,7 @@
 """Time of a session end: aggregating a run's saved verdicts, per family, beside the 10 s target.
 
-    python bench/aggregation.py                                  # reports/latest/verdicts.jsonl
-    python bench/aggregation.py reports/<run>/verdicts.jsonl --target 10
+    python bench/aggregation.py                                  # reports/latest
+    python bench/aggregation.py reports/<run> --target 10
 
 The session end and `llmjury report` run the same code (`aggregate.summarize`, then the report
 files); this times each family's share of it in one process, then the whole `llmjury report`
@@ -25,7 +25,7 @@ from llmjury.pricing import PriceTable
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("verdicts", type=Path, nargs="?", default=Path("reports/latest/verdicts.jsonl"))
+    parser.add_argument("verdicts", type=Path, nargs="?", default=Path("reports/latest"))
     parser.add_argument("--target", type=float, default=10.0, help="seconds allowed for the session end (default 10)")
     args = parser.parse_args()
 

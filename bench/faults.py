@@ -26,6 +26,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from llmjury.runfiles import read_verdicts
 from llmjury.testing import FakeOpenAI
 
 SUITE = textwrap.dedent("""
@@ -122,7 +123,7 @@ def run(folder: Path, rate: float, workers: str, cases: int) -> dict[str, Any]:
         requests = len(server.requests)
         paid = sum(server.answered.values())
         distinct = len({(prompt, index) for prompt, _attempt, index in server.answered})
-    verdicts = [json.loads(line) for line in (reports / "latest" / "verdicts.jsonl").read_text().splitlines()]
+    verdicts = read_verdicts(reports / "latest")
     causes = Counter(cause(v["error"] or "") for v in verdicts if not v["valid"])
     return {"lost": cases - len({v["case_id"] for v in verdicts}), "unscored": sum(not v["valid"] for v in verdicts),
             "requests": requests, "paid answers": paid, "duplicate paid": paid - distinct, "causes": dict(causes)}

@@ -13,6 +13,7 @@ import pytest
 from llmjury.errors import ConfigError
 from llmjury.families import discover
 from llmjury.family import Family, FamilyOptions, Metric, Result, Section, check_family
+from llmjury.runfiles import read_verdicts
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -51,8 +52,7 @@ def test_the_readme_family_runs_and_aggregates_typed_results(politeness, workers
                                    "kept": 3, "dropped": {"empty reply": 1}, "given": True}]
     result.stdout.fnmatch_lines(
         ["*data: politeness dataset replies (replies.jsonl): 3 items; left out 1 (1 empty reply)"])
-    verdicts = [json.loads(line) for line in
-                (politeness.path / "reports" / "latest" / "verdicts.jsonl").read_text().splitlines()]
+    verdicts = read_verdicts(politeness.path / "reports" / "latest")
     assert {(v["kind"], v["result"]["polite"]) for v in verdicts} == {("polite", True), ("polite", False)}
 
 

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from llmjury.plugin import GATE_FAILED_EXIT, GATE_INCONCLUSIVE_EXIT
+from llmjury.runfiles import read_verdicts
 
 TOY = """
 import llmjury
@@ -67,8 +68,7 @@ def test_verdicts_are_counted_once_whatever_the_worker_count(toy, workers):
     result.assert_outcomes(passed=12)
     section = summary(toy)["toy"]
     assert (section["cases"], section["verdicts"], section["unscored"]) == (12, 24, 2)
-    lines = (toy.path / "reports" / "latest" / "verdicts.jsonl").read_text().splitlines()
-    pairs = [(json.loads(x)["case_id"], json.loads(x)["result"]["aspect"]) for x in lines]
+    pairs = [(r["case_id"], r["result"]["aspect"]) for r in read_verdicts(toy.path / "reports" / "latest")]
     assert len(pairs) == len(set(pairs)) == 24
 
 
@@ -80,7 +80,7 @@ def test_runs_without_xdist_installed(toy):
 def test_failing_gate_exits_6_and_names_metric_value_and_threshold(toy):
     result = toy.runpytest_subprocess("--llm-gate", "toy.unscored_rate<=0.01")
     assert result.ret == GATE_FAILED_EXIT == 10
-    result.stdout.fnmatch_lines(["*FAIL*toy.unscored_rate<=0.01: value 0.08333 [[]0.023*, 0.258*[]] vs 0.01*"])
+    result.stdout.fnmatch_lines(["*FAIL*toy.unscored_rate<=0.01: value 0.0833 [[]0.0232, 0.258[]] vs 0.01: *"])
 
 
 def test_passing_gate_exits_0(toy):
@@ -113,8 +113,7 @@ def test_sample_picks_the_same_subset_under_xdist(toy):
     chosen = sorted(line.split("::")[1].split(" ")[0] for line in first.outlines if "PASSED" in line)
     again = toy.runpytest_subprocess("--llm-sample", "5", "--llm-seed", "7", "-n", "2", "-v")
     again.assert_outcomes(passed=5)
-    assert sorted({json.loads(x)["case_id"] for x in
-                   (toy.path / "reports/latest/verdicts.jsonl").read_text().splitlines()}) == \
+    assert sorted({r["case_id"] for r in read_verdicts(toy.path / "reports" / "latest")}) == \
         sorted(c.split("[")[1].rstrip("]") for c in chosen)
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from llmjury.errors import ConfigError, PermanentProviderError
 from llmjury.prompts import BUNDLED_PROMPTS, PromptLibrary
+from llmjury.runfiles import read_verdicts
 from llmjury.testing import FakeChoice, FakeOpenAI
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,8 +92,7 @@ def test_the_families_send_and_record_temperature_and_max_tokens(tests, tmp_path
     assert requests, "no request reached the server"
     for body in requests:
         assert body.get("temperature") is not None and body.get("max_tokens"), body["messages"][-1]["content"][:80]
-    verdicts = [json.loads(line) for line in
-                (tmp_path / "reports" / "latest" / "verdicts.jsonl").read_text().splitlines()]
+    verdicts = read_verdicts(tmp_path / "reports" / "latest")
     judged = [v for v in verdicts if v["judge"]["provider"].startswith("openai:")]
     assert judged and all(v["judge"]["max_tokens"] and v["judge"]["temperature"] is not None for v in judged), \
         [re.sub(r"\s+", " ", str(v["judge"]))[:200] for v in judged[:3]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 from typing import Any
 
@@ -67,16 +68,22 @@ def test_no_key_reaches_any_output(pytester: pytest.Pytester, monkeypatch: pytes
     result.assert_outcomes(passed=2, failed=1)
     assert any(f"Bearer {SPEC_KEY}" in r.get("authorization", "") for r in server.headers)  # the key was sent
     assert any(f"Bearer {ENV_KEY}" in r.get("authorization", "") for r in server.headers)
-    written = {path: path.read_bytes().decode("utf-8", "replace") for path in Path(pytester.path).rglob("*")
+    written = {path: _unpacked(path).decode("utf-8", "replace") for path in Path(pytester.path).rglob("*")
                if path.is_file() and "__pycache__" not in path.parts}
-    assert any(p.name == "verdicts.jsonl" for p in written) and any(p.name == "junit.xml" for p in written)
+    assert any(p.name == "verdicts.jsonl.gz" for p in written) and any(p.name == "junit.xml" for p in written)
     for text, where in [*((t, str(p)) for p, t in written.items()), (result.stdout.str(), "stdout"),
                         (result.stderr.str(), "stderr")]:
         assert SPEC_KEY not in text, where
         assert ENV_KEY not in text, where
-    verdicts = (pytester.path / "reports" / "latest" / "verdicts.jsonl").read_text()
+    verdicts = _unpacked(pytester.path / "reports" / "latest" / "verdicts.jsonl.gz").decode("utf-8")
     assert "HTTP 401: Incorrect API key provided: Bearer ***" in verdicts
     assert "api_key=***" in (pytester.path / "reports" / "latest" / "summary.json").read_text()
+
+
+def _unpacked(path: Path) -> bytes:
+    """A written file's bytes, a gzipped one unpacked: a key must not hide in a compressed report."""
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.suffix == ".gz" else data
 
 
 @pytest.mark.parametrize(("spec", "expected"), [

@@ -53,6 +53,39 @@ def test_summary_markdown_layout(snapshot):
     assert markdown(summary, [], discover()) == snapshot
 
 
+def test_summary_markdown_head_leads_with_the_decision(snapshot):
+    """The head of summary.md as a pull request shows it: banners, gates and why, headline metrics
+    with the change against a baseline; everything before the folded details."""
+    from llmjury.aggregate import summarize
+    from llmjury.families import discover
+    from llmjury.gates import Gate
+    from llmjury.pricing import PriceTable
+
+    records = []
+    for i in range(12):
+        winner = ("ours", "ours", "baseline", "tie")[i % 4]
+        runs = [{"ours_position": p, "decision": "a", "preferred": winner, "juror": "openai:gpt-4o-mini",
+                 "error": None, "attempts": 1} for p in "ABA"]
+        records.append({"case_id": f"sim-{i:02d}", "family": "socratic", "kind": "pairwise",
+                        "judge": {"provider": "openai:gpt-4o-mini", "prompt": "socratic/judge.j2@x", "runs": 3},
+                        "result": {"winner": winner, "confidence": "majority", "counted_runs": 3, "runs": runs,
+                                   "source": "simulated", "dataset": "simulated", "subject": "operating_systems",
+                                   "ours_chars": 100 + i, "baseline_chars": 120},
+                        "valid": True, "error": None, "raw": [], "attributes": {}})
+    run = {"id": "fixed-run", "judge": "openai:gpt-4o-mini", "cache_mode": "replay", "seed": 0, "workers": 2,
+           "stopped": {"by": "SIGTERM", "tests_finished": 12, "tests_collected": 30}}
+    summary = json.loads(json.dumps(summarize(records, run, {}, PriceTable.load(), discover())))
+    summary["complete"] = False
+    summary["comparison"] = {
+        "baseline": "reports/main", "judges_differ": [], "compared": True,
+        "families": {"socratic": {"win_rate": {
+            "current": 0.5, "baseline": 0.55, "shared_cases": 10, "only_current": 2, "only_baseline": 1,
+            "delta": {"value": -0.05, "low": -0.2, "high": 0.1, "n": 10, "method": "paired bootstrap"}}}}}
+    gates = [Gate.parse(text).check(summary) for text in
+             ("socratic.win_rate>=0.3", "socratic.win_rate>=0.9", "socratic.win_rate>=0.5", "socratic.nope>=1")]
+    assert markdown(summary, gates, discover()).split("## Details")[0] == snapshot
+
+
 def test_frozen_offline_geval_steps(snapshot):
     """The frozen evaluation steps the suite ships: regenerating them must show up in review."""
     from pathlib import Path

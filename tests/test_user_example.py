@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from llmjury.runfiles import read_verdicts
+
 REPO = Path(__file__).resolve().parents[1]
 SECTION = "## Your own evals"
 
@@ -49,8 +51,7 @@ def test_the_readme_example_passes_and_its_verdicts_are_aggregated(project, work
     assert (custom["cases"], custom["verdicts"], custom["unscored"]) == (2, 4, 0)
     assert custom["compare"]["test_answer"]["win_rate"]["n"] == 2
     assert custom["score"]["test_answer"]["mean"]["value"] == 3.0
-    kinds = sorted(json.loads(line)["kind"] for line in
-                   (project.path / "reports" / "latest" / "verdicts.jsonl").read_text().splitlines())
+    kinds = sorted(record["kind"] for record in read_verdicts(project.path / "reports" / "latest"))
     assert kinds == ["compare", "compare", "score", "score"]
 
 

@@ -40,7 +40,7 @@ def test_the_workflow_steps_fail_a_worse_prompt_and_pass_it_reverted(project, tm
     recorded = step(project, "baseline", page)
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     kept = project / "baseline" / "run"
-    assert (kept / "verdicts.jsonl").is_file() and (kept / "summary.json").is_file()
+    assert (kept / "verdicts.jsonl.gz").is_file() and (kept / "summary.json").is_file()
 
     original = (project / PROMPT).read_text()
     (project / PROMPT).write_text("You are a helpful assistant.\nBe curt.\n")

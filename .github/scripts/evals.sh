@@ -48,16 +48,16 @@ case "$mode" in
     status=0
     python "${args[@]}" || status=$?
     summarise
-    if [ -f "$reports/latest/verdicts.jsonl" ]; then
+    if [ -f "$reports/latest/verdicts.jsonl.gz" ]; then
       rm -rf "$baseline" && mkdir -p "$baseline/run"
-      cp "$reports/latest/verdicts.jsonl" "$reports/latest/summary.json" "$baseline/run/"
+      cp "$reports/latest/verdicts.jsonl.gz" "$reports/latest/summary.json" "$baseline/run/"
       if [ -f "$cache" ]; then copy_sqlite "$cache" "$baseline/cache.sqlite"; fi
       echo "baseline kept in $baseline/"
     fi
     exit "$status"
     ;;
   compare)
-    if [ -f "$baseline/run/verdicts.jsonl" ]; then
+    if [ -f "$baseline/run/verdicts.jsonl.gz" ]; then
       if [ -f "$baseline/cache.sqlite" ] && [ ! -f "$cache" ]; then
         mkdir -p "$(dirname "$cache")" && copy_sqlite "$baseline/cache.sqlite" "$cache"
       fi

@@ -1,6 +1,6 @@
 """From verdict records to the summary: core counts for every family, plus each family's own
 metrics from the aggregator it registers. Pure functions of records, so a saved
-`verdicts.jsonl` can be re-aggregated without a single model call."""
+`verdicts.jsonl.gz` can be re-aggregated without a single model call."""
 
 from __future__ import annotations
 

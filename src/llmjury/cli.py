@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from llmjury import aggregate
+from llmjury import aggregate, runfiles
 from llmjury.cache import SampleStore
 from llmjury.errors import ConfigError
 from llmjury.families import discover
@@ -39,18 +39,11 @@ def read_loading(paths: Sequence[Path]) -> list[LoadReport]:
 
 
 def read_verdicts(paths: Sequence[Path]) -> list[dict]:
-    """Verdict records from `verdicts.jsonl` files (or run folders holding one)."""
-    records: list[dict] = []
-    for path in paths:
-        path = path / "verdicts.jsonl" if path.is_dir() else path
-        with path.open(encoding="utf-8") as lines:
-            for number, line in enumerate(lines, 1):
-                if line.strip():
-                    try:
-                        records.append(json.loads(line))
-                    except json.JSONDecodeError as exc:
-                        raise SystemExit(f"{path}:{number}: not a verdict record ({exc})") from exc
-    return records
+    """Verdict records from verdicts files (gzipped or not) or the run folders holding one."""
+    try:
+        return [record for path in paths for record in runfiles.read_verdicts(path)]
+    except ConfigError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def report(args: argparse.Namespace) -> int:
@@ -195,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="llmjury")
     commands = parser.add_subparsers(dest="command", required=True)
     rep = commands.add_parser("report", help="re-aggregate saved verdicts into a new report (no model calls)")
-    rep.add_argument("verdicts", nargs="+", type=Path, help="verdicts.jsonl files or run folders")
+    rep.add_argument("verdicts", nargs="+", type=Path, help="verdicts.jsonl(.gz) files or run folders")
     rep.add_argument("--out", type=Path, default=Path("reports"))
     rep.add_argument("--run-id")
     rep.add_argument("--gate", action="append", default=[])

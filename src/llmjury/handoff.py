@@ -91,6 +91,13 @@ class OutcomeHandoff:
                 return None
             await asyncio.sleep(POLL_S)
 
+    def handed_on(self) -> list[dict[str, Any]]:
+        """Every outcome any worker of this run has handed on so far (a stopped run reports them)."""
+        with self._lock:
+            rows = self._db.execute("SELECT payload FROM outcomes WHERE run_id = ? ORDER BY key",
+                                    (self.run_id,)).fetchall()
+        return [dict(json.loads(row[0])) for row in rows]
+
     def close(self) -> None:
         """Commit the queued outcomes, then close."""
         self._writer.close()

@@ -119,6 +119,7 @@ class Planner:
         self.worker, self.workers, self.handoff, self.typed = worker, workers, handoff, typed
         self._futures: dict[str, Future[Outcome]] = {}
         self._tests: dict[str, Future[Any]] = {}
+        self._finished: list[dict[str, Any]] = []
 
     def _submit(self, pipeline: Pipeline, case: Case) -> Future[Outcome]:
         key = work_key(pipeline, case)
@@ -132,7 +133,9 @@ class Planner:
         except Exception as exc:
             await self._hand_on(key, {"error": _error_text(exc)})
             raise
-        await self._hand_on(key, {"verdicts": [v.record() for v in result.verdicts], "details": result.details})
+        records = [v.record() for v in result.verdicts]
+        self._finished.extend(records)
+        await self._hand_on(key, {"verdicts": records, "details": result.details})
         return result
 
     async def _test_handed_on(self, nodeid: str, test: PlannedTest) -> Any:
@@ -145,6 +148,7 @@ class Planner:
             message = str(exc) if kind != "fail" else _error_text(exc)
             await self._hand_on(nodeid, {"verdicts": test.recorded(), "error": message, "outcome": kind})
             raise
+        self._finished.extend(test.recorded())
         await self._hand_on(nodeid, {"verdicts": test.recorded()})
         return result
 
@@ -181,6 +185,11 @@ class Planner:
                     raise PlannedElsewhereError(f"{key}: failed on the worker that planned it:\n{handed['error']}")
                 return Outcome([self.typed(r) for r in handed["verdicts"]], details=handed.get("details") or {})
         return self._submit(pipeline, case).result()
+
+    def finished(self) -> list[dict[str, Any]]:
+        """The verdict records of every planned case and test body that has finished so far: what a
+        run stopped during planning can still report."""
+        return list(self._finished)
 
     def test_result(self, nodeid: str) -> Future[Any] | None:
         """The planned run of a test's body (taken once: a rerun runs the body again), or None."""

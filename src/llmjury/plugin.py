@@ -8,10 +8,13 @@ reports (and its usage ledger in `workeroutput`); the controller, or the only pr
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
 import secrets
+import signal
+import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from functools import partial
@@ -80,6 +83,9 @@ STARTUP_ERROR = "llmjury_startup_error"  # a worker's start-up error, in its wor
 # Gate outcomes take exit codes pytest does not use (it owns 0-5, and 6 since 9.2 for --max-warnings).
 GATE_FAILED_EXIT = 10
 GATE_INCONCLUSIVE_EXIT = 11
+#: Colours of the terminal summary's decision lines, by their first word.
+SUMMARY_MARKUP = {"PASS": {"green": True}, "FAIL": {"red": True, "bold": True}, "INCONCLUSIVE": {"yellow": True},
+                  "INCOMPLETE": {"red": True, "bold": True}}
 
 
 # -- options --------------------------------------------------------------------------------------
@@ -317,7 +323,7 @@ def baseline_path(config: pytest.Config) -> tuple[Path, str] | None:
     if not given:
         return None
     path = Path(given) if Path(given).is_absolute() else base / given
-    if not (path / "verdicts.jsonl").is_file() and not path.is_file():
+    if not any((path / name).is_file() for name in ("verdicts.jsonl.gz", "verdicts.jsonl")) and not path.is_file():
         raise ConfigError(f"{what} {given}: no such run folder or verdicts.jsonl file ({path})")
     return path, what
 
@@ -533,6 +539,11 @@ class JurySession:
         self._jury: Jury | None = None
         self._planner: Planner | None = None
         self.summary_lines: list[str] = []
+        #: What stopped the run before its end (SIGTERM, Ctrl-C), None while it runs its course.
+        self.stopped_by: str | None = None
+        self.tests_finished = 0
+        self.collected_by_workers = 0  # xdist's controller collects nothing itself
+        self._sigterm: Any = None
 
     # lazily built so a session with no llmjury tests opens no cache and starts no thread
     @property
@@ -637,9 +648,36 @@ class JurySession:
             report.llmjury_verdicts = list(item.stash.get(VERDICTS, []))
         return report
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """A CI time limit sends SIGTERM, which would end Python at once and lose the report: in the
+        controller (or the only process) it interrupts the run as Ctrl-C does, and the session still
+        writes what finished. A second SIGTERM ends the process as before."""
+        if not self.is_worker and threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGTERM, self._on_sigterm)
+            self._sigterm = signal.SIG_DFL if previous is None else previous
+
+    def _on_sigterm(self, signum: int, frame: Any) -> None:
+        self.stopped_by = "SIGTERM"
+        signal.signal(signal.SIGTERM, self._sigterm)
+        self._sigterm = None
+        raise KeyboardInterrupt("SIGTERM")
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self.stopped_by = self.stopped_by or "KeyboardInterrupt (Ctrl-C)"
+
+    def stopped(self, session: pytest.Session) -> dict[str, Any] | None:
+        """Why the run ended before its last test, with how far it got; None for a whole run."""
+        by = self.stopped_by or session.shouldstop or session.shouldfail
+        if not by:
+            return None
+        collected = session.testscollected or len(session.items) or self.collected_by_workers or None
+        return {"by": by if isinstance(by, str) else "an early stop", "tests_finished": self.tests_finished,
+                "tests_collected": collected}
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker or report.when != "teardown":
             return
+        self.tests_finished += 1
         verdicts = getattr(report, "llmjury_verdicts", None)
         if verdicts:
             self.records[report.nodeid] = verdicts  # a rerun replaces, never adds
@@ -659,6 +697,11 @@ class JurySession:
         for provider, learned in adaptations.items():
             self.adaptations.setdefault(provider, {}).update(learned)
         records = self.all_records()
+        stopped = self.stopped(session)
+        if stopped is not None:
+            planned = self.finished_planning(records)
+            records += planned
+            stopped["planned_verdicts"] = len(planned)
         if not records and not any([ledger, *self.worker_ledgers]):
             return
         # Imported here: statistics and tables are needed only when there is something to report.
@@ -666,8 +709,9 @@ class JurySession:
         from llmjury.reports import terminal_lines, write_run
 
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
-        summary = aggregate.summarize(records, self.run_info(), usage, PriceTable.load(self.settings.prices),
-                                      self.families, loading)
+        summary = aggregate.summarize(records, {**self.run_info(), "stopped": stopped}, usage,
+                                      PriceTable.load(self.settings.prices), self.families, loading)
+        summary["complete"] = stopped is None
         baseline = self.config.stash.get(BASELINE, None)
         if baseline is not None:
             from llmjury.compare import compare_runs, comparison_lines
@@ -684,6 +728,28 @@ class JurySession:
         if session.exitstatus == 0:
             session.exitstatus = gate_exit_status(results)
 
+    def finished_planning(self, reported: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Verdicts that planning finished but no test reported, because the run stopped first: from
+        this process's planner, and from what xdist workers handed on in the run's SQLite file."""
+        found = self._planner.finished() if self._planner is not None else []
+        if self.workers:
+            s = self.settings
+            path = scratch_path(s.cache_path, self.run_id) if s.cache_mode is CacheMode.OFF else s.cache_path
+            if path.exists():
+                handoff = OutcomeHandoff(path, self.run_id, 0)
+                try:
+                    found += [r for payload in handoff.handed_on() for r in payload.get("verdicts", [])]
+                finally:
+                    handoff.close()
+        seen = {json.dumps(r, sort_keys=True) for r in reported}
+        new = []
+        for record in found:
+            key = json.dumps(record, sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                new.append(record)
+        return new
+
     def run_info(self) -> dict[str, Any]:
         s = self.settings
         return {
@@ -698,9 +764,12 @@ class JurySession:
         if self.summary_lines:
             terminalreporter.section("llmjury")
             for line in self.summary_lines:
-                terminalreporter.write_line(line)
+                terminalreporter.write_line(line, **SUMMARY_MARKUP.get(line.split(" ", 1)[0], {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._sigterm is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, self._sigterm)
+            self._sigterm = None
         if self._planner is not None and self._planner.handoff is not None:
             self._planner.handoff.close()
         if self._jury is not None:
@@ -718,6 +787,9 @@ class XdistController:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["llmjury_run_id"] = self.session.run_id
         self.session.workers += 1
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.session.collected_by_workers = max(self.session.collected_by_workers, len(ids))
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", None) or {}  # a crashed worker has none

@@ -1,19 +1,21 @@
-"""Writing a run's reports. `summary.json` is the single source: Markdown, CSV and the terminal
-table are rendered from it (and from the saved verdicts), never from live state."""
+"""Writing a run's reports. `summary.json` is the single source: Markdown, HTML, CSV and the terminal
+table are rendered from it (and from the saved verdicts), never from live state. Every report leads
+with the Decision block (`llmjury.decision`); the long reference and replay tables follow, folded."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from llmjury.decision import Decision, decide, metric_rows, metric_text
 from llmjury.family import Family
 from llmjury.gates import GateResult
 from llmjury.loading import LoadReport
+from llmjury.runfiles import VERDICTS, link_identical, place, point_latest, write_gzip, write_text
 
 OFFLINE_BANNER = (
     "> **Offline run.** Every response and verdict here came from llmjury's built-in offline "
@@ -23,35 +25,34 @@ OFFLINE_BANNER = (
 
 def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, Any]],
               gates: list[GateResult], families: Mapping[str, Family]) -> Path:
-    """Write `directory/<run-id>/` and mirror it to `directory/latest/`; returns the run folder."""
+    """Write `directory/<run-id>/` and point `directory/latest` at it when the run recorded a verdict
+    (a run that failed before any verdict leaves the last good `latest` alone); returns the run folder."""
     run_dir = directory / summary["run"]["id"]
     run_dir.mkdir(parents=True, exist_ok=True)
     summary = {**summary, "gates": [g.__dict__ for g in gates]}
-    _write(run_dir / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False, default=str))
-    _write(run_dir / "verdicts.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    write_text(run_dir / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+    write_gzip(run_dir / VERDICTS, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    extra: dict[str, str] = {}
     for name in summary["run"].get("families", []):
         family_records = [r for r in records if r["family"] == name]
-        _write(run_dir / f"{name}.csv", verdict_table(family_records).to_csv(index=False))
+        write_gzip(run_dir / f"{name}.csv.gz", verdict_table(family_records).to_csv(index=False))
         family = families.get(name)
         if family is not None:
             section = family.section.model_validate(_own_fields(family, summary[name]))
-            typed = [family.typed(r) for r in family_records]
-            for filename, content in family.files(section, typed).items():
-                _write(run_dir / filename, content)
-    _write(run_dir / "summary.md", markdown(summary, gates, families))
-    latest = directory / "latest"
-    if latest.exists():
-        shutil.rmtree(latest)
-    shutil.copytree(run_dir, latest)
+            extra |= family.files(section, [family.typed(r) for r in family_records])
+    links = link_identical(extra)
+    for filename, content in extra.items():
+        if filename not in links:
+            write_text(run_dir / filename, content)
+    for filename, same_as in links.items():
+        place(run_dir, filename, same_as)
+    write_text(run_dir / "summary.md", markdown(summary, gates, families))
+    from llmjury.report_html import page  # matplotlib is imported only when a report is written
+
+    write_text(run_dir / "report.html", page(summary, gates, families))
+    if records:
+        point_latest(directory, run_dir)
     return run_dir
-
-
-def _write(path: Path, text: str) -> None:
-    """Write through a temporary file so a reader never sees half a report."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 def verdict_table(records: list[dict[str, Any]]) -> pd.DataFrame:
@@ -60,21 +61,6 @@ def verdict_table(records: list[dict[str, Any]]) -> pd.DataFrame:
         return pd.DataFrame()
     slim = [{k: v for k, v in r.items() if k != "raw"} | {"raw": " ||| ".join(r.get("raw", []))} for r in records]
     return pd.json_normalize(slim, sep=".")
-
-
-def metric_rows(section: dict[str, Any], prefix: str = "", hidden: frozenset[str] = frozenset()
-                ) -> list[tuple[str, dict[str, Any]]]:
-    """Every metric (a dict with value/low/high/n) in a section, with its gate path; keys in
-    `hidden` (bulky sub-sections a family renders itself) are left out."""
-    rows: list[tuple[str, dict[str, Any]]] = []
-    for key, value in section.items():
-        if key in hidden or (key == "unscored_rate" and not prefix):
-            continue
-        if isinstance(value, dict) and "value" in value and "n" in value:
-            rows.append((prefix + key, value))
-        elif isinstance(value, dict):
-            rows.extend(metric_rows(value, f"{prefix}{key}.", hidden))
-    return rows
 
 
 def _own_fields(family: Family, section: dict[str, Any]) -> dict[str, Any]:
@@ -89,18 +75,55 @@ def hidden_keys(families: Mapping[str, Family], name: str) -> frozenset[str]:
     return frozenset(family.hidden_from_tables if family is not None else ())
 
 
-def format_metric(m: dict[str, Any]) -> str:
-    if m["value"] is None:
-        return "n/a"
-    text = f"{m['value']:.3f}"
-    if m.get("low") is not None and m.get("high") is not None:
-        text += f" [{m['low']:.3f}, {m['high']:.3f}]"
-    return text
+def decision_of(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str, Family]) -> Decision:
+    """The run's Decision block, with each family's hidden keys and declared headline."""
+    names = summary["run"].get("families", [])
+    return decide(summary, gates, {name: hidden_keys(families, name) for name in names},
+                  {name: families[name].headline for name in names if name in families})
+
+
+def incomplete_banner(decision: Decision) -> str:
+    return (f"> **Incomplete run: {decision.stopped or 'stopped early'}.** The figures and gates cover only "
+            "the cases that finished (`summary.json` says `\"complete\": false`).")
+
+
+def decision_markdown(decision: Decision) -> list[str]:
+    """The Decision block: gates and why, then each family's headline metrics."""
+    lines = ["## Decision", ""]
+    if decision.gates:
+        lines += ["| status | gate | value | interval | threshold | why |", "|---|---|---|---|---|---|"]
+        lines += [f"| **{g.status.upper()}** | `{g.gate}` | {g.value} | {g.interval} | {g.threshold} | {g.why} |"
+                  for g in decision.gates]
+    else:
+        lines.append("No gate was set (`--llm-gate`, ini `llm_gates`): nothing here decided the exit code.")
+    lines.append("")
+    if decision.baseline:
+        note = f"; {decision.baseline_note}" if decision.baseline_note else ""
+        lines += [f"Baseline: `{decision.baseline}`{note}", ""]
+    change = bool(decision.baseline)
+    lines += ["| family | headline metric | value [95% CI] | n |" + (" change vs baseline |" if change else ""),
+              "|---|---|---|---|" + ("---|" if change else "")]
+    for family in decision.families:
+        for row in family.rows:
+            cell = (row.change.text() if row.change is not None else "not compared") if change else None
+            lines.append(f"| {family.family} | `{family.family}.{row.path}` | {row.value} | {row.metric['n']} |"
+                         + (f" {cell} |" if cell is not None else ""))
+        if family.more_headline:
+            lines.append(f"| {family.family} | *{family.more_headline} more headline rows in its details below* "
+                         "| | |" + (" |" if change else ""))
+        if not family.rows:
+            lines.append(f"| {family.family} | *no headline metric: {family.counts}* | | |" + (" |" if change else ""))
+    lines.append("")
+    return lines
 
 
 def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str, Family]) -> str:
+    """`summary.md`: the decision first, as a pull-request comment should read; tables folded below."""
     run = summary["run"]
+    decision = decision_of(summary, gates, families)
     lines = [f"# llmjury run `{run['id']}`", ""]
+    if not decision.complete:
+        lines += [incomplete_banner(decision), ""]
     if run.get("offline"):
         lines += [OFFLINE_BANNER, ""]
     if (summary.get("budget") or {}).get("stopped"):  # the cases it left unscored change every figure below
@@ -111,18 +134,15 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
         lines.append(f"- `{provider}` adapted to its server: " + "; ".join(f"{k}: {v}" for k, v in learned.items()))
     if run.get("adaptations"):
         lines.append("")
-    if gates:
-        lines += ["## Gates", "", "| status | gate | value | interval | threshold |", "|---|---|---|---|---|"]
-        for g in gates:
-            interval = "" if g.interval is None else f"[{g.interval[0]}, {g.interval[1]}]"
-            lines.append(f"| {g.status} | `{g.gate}` | {g.value} | {interval} | {g.threshold} |")
-        lines.append("")
+    lines += decision_markdown(decision)
+    if run.get("families"):
+        lines += ["## Details", "", "Each family's reference and replay tables, and every metric with its gate path.",
+                  ""]
     for name in run.get("families", []):
         section = summary[name]
-        reasons = ", ".join(f"{k}: {v}" for k, v in section["unscored_reasons"].items()) or "none"
+        counts = next(f.counts for f in decision.families if f.family == name)
         judges = ", ".join(f"`{j}`" for j in section["judges"])
-        lines += [f"## {name}", "", f"{section['cases']} cases, {section['verdicts']} verdicts, "
-                  f"{section['unscored']} unscored ({reasons}); judge: {judges}", ""]
+        lines += ["<details>", f"<summary><b>{name}</b>: {counts}</summary>", "", f"judge: {judges}", ""]
         lines += [f"- data: {LoadReport.model_validate(r).line()}" for r in section.get("loading", [])]
         if section.get("loading"):
             lines.append("")
@@ -134,8 +154,9 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
         rows = metric_rows(section, hidden=hidden_keys(families, name))
         if rows:
             lines += ["| metric | value [95% CI] | n | method |", "|---|---|---|---|"]
-            lines += [f"| `{name}.{path}` | {format_metric(m)} | {m['n']} | {m['method']} |" for path, m in rows]
+            lines += [f"| `{name}.{path}` | {metric_text(m)} | {m['n']} | {m['method']} |" for path, m in rows]
             lines.append("")
+        lines += ["</details>", ""]
     usage = summary.get("usage", {})
     if usage.get("providers"):
         lines += ["## Usage", "", "| provider | calls | fresh samples | cached samples | prompt tokens | "
@@ -151,18 +172,29 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
 
 def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Path,
                    families: Mapping[str, Family]) -> list[str]:
-    """The compact table printed at the end of a pytest run."""
+    """The end-of-run summary: the same Decision block as `summary.md`, then where the rest is."""
+    decision = decision_of(summary, gates, families)
     lines: list[str] = []
+    if not decision.complete:
+        lines.append(f"INCOMPLETE RUN: {decision.stopped or 'stopped early'}; figures cover the finished cases only")
     if summary["run"].get("offline"):
         lines.append("offline run: numbers come from heuristics, not an LLM")
-    for name in summary["run"].get("families", []):
-        section = summary[name]
-        counts = f"{section['cases']} cases, {section['verdicts']} verdicts, {section['unscored']} unscored"
-        lines.append(f"{name}: {counts}")
-        lines += [f"  data: {LoadReport.model_validate(r).line()}" for r in section.get("loading", [])
+    for g in decision.gates:
+        interval = f" {g.interval}" if g.interval else ""
+        lines.append(f"{g.status.upper():<12} {g.gate}: value {g.value}{interval} vs {g.threshold}: {g.why}")
+    if decision.baseline:
+        note = f": {decision.baseline_note}" if decision.baseline_note else ""
+        lines.append(f"baseline {decision.baseline}{note}")
+    for family in decision.families:
+        lines.append(f"{family.family}: {family.counts}")
+        lines += [f"  data: {LoadReport.model_validate(r).line()}" for r in summary[family.family].get("loading", [])
                   if r["dropped"] or r.get("given")]  # a user's own file: always said
-        for path, m in metric_rows(section, hidden=hidden_keys(families, name))[:20]:
-            lines.append(f"  {name}.{path:<34} {format_metric(m):<28} n={m['n']}")
-    lines.extend(g.line() for g in gates)
-    lines.append(f"reports: {run_dir}")
+        for row in family.rows:
+            change = f"  change {row.change.text()}" if row.change is not None else ""
+            lines.append(f"  {family.family}.{row.path:<34} {row.value:<24} n={row.metric['n']}{change}")
+        if family.more_metrics:
+            rows = "row" if family.more_metrics == 1 else "rows"
+            where = run_dir / "summary.md"
+            lines.append(f"  ({family.more_metrics} more metric {rows} for {family.family} in {where})")
+    lines.append(f"reports: {run_dir} (summary.md, report.html)")
     return lines

@@ -6,12 +6,14 @@ without importing numpy or scipy.
 
 from __future__ import annotations
 
+import gzip
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from llmjury.errors import ConfigError
+from llmjury.runfiles import PLAIN_VERDICTS, VERDICTS
 
 
 @dataclass(frozen=True)
@@ -26,12 +28,14 @@ class SavedRun:
 def load_run(path: Path, what: str) -> SavedRun:
     """A run folder (holding `verdicts.jsonl`, and `summary.json` when present) or a `verdicts.jsonl`;
     a ConfigError names `what` (the option or argument), the file and the line that cannot be read."""
-    file = path / "verdicts.jsonl" if path.is_dir() else path
+    file = path
+    if path.is_dir():  # this layout's gzipped verdicts, else an older run's plain ones
+        file = path / VERDICTS if (path / VERDICTS).is_file() else path / PLAIN_VERDICTS
     if not file.is_file():
         raise ConfigError(f"{what} {path}: no such run folder or verdicts.jsonl file")
     records: list[dict[str, Any]] = []
     try:
-        with file.open(encoding="utf-8") as lines:
+        with (gzip.open if file.name.endswith(".gz") else open)(file, "rt", encoding="utf-8") as lines:
             for number, line in enumerate(lines, 1):
                 if not line.strip():
                     continue

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from llmjury.prompts import BUNDLED_PROMPTS, PromptLibrary
+from llmjury.runfiles import read_verdicts
 
 REPO = Path(__file__).resolve().parents[2]
 FAMILY_TESTS = {
@@ -60,8 +61,7 @@ def test_a_family_runs_end_to_end_on_a_real_server(family, llama_server, short_p
     assert (tmp_path / "reports" / "latest" / "summary.json").is_file(), result.stdout[-6000:] + result.stderr[-3000:]
     summary = json.loads((tmp_path / "reports" / "latest" / "summary.json").read_text())
     section = summary[family]
-    lines = (tmp_path / "reports" / "latest" / "verdicts.jsonl").read_text().splitlines()
-    verdicts = [json.loads(line) for line in lines]
+    verdicts = read_verdicts(tmp_path / "reports" / "latest")
     live = [v for v in verdicts if v["judge"]["provider"] == "openai:smollm2"]
     assert live, tail
     causes = Counter((v["error"] or "").split(":")[0] for v in live if not v["valid"])

@@ -8,6 +8,7 @@ user's file needs no renaming to be read.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 from collections.abc import Iterator
@@ -27,6 +28,11 @@ def read_text(path: Path) -> str:
         raise DatasetError(str(path), None, "is a folder, not a file") from None
     except OSError as exc:
         raise DatasetError(str(path), None, f"cannot read ({exc.strerror or exc})") from None
+    if path.suffix.lower() == ".gz":  # a run's verdicts.jsonl.gz, replayed as it was written
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise DatasetError(str(path), None, f"not a readable gzip file ({exc})") from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

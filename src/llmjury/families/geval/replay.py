@@ -8,7 +8,7 @@ Shapes, told apart by content:
 * Chiang & Lee's recorded G-Eval answers (`gpt3.5_<dim>_<mode>.json[.xz]`: 20 sampled answers per
   item), parsed with the paper's rule and with ours;
 * UniEval's `predict_scores` file;
-* a run's `verdicts.jsonl` (its geval verdicts, re-aggregated).
+* a run's `verdicts.jsonl.gz` or plain `verdicts.jsonl` (its geval verdicts, re-aggregated).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def read(path: Path, options: GEvalOptions) -> list[Verdict]:
 
 
 def run_verdicts(path: Path) -> list[Verdict]:
-    """The geval verdicts of an earlier run's `verdicts.jsonl`, their results typed by kind."""
+    """The geval verdicts of an earlier run's `verdicts.jsonl.gz`, their results typed by kind."""
     from llmjury.families.geval import FAMILY as CONTRACT
 
     verdicts = []

@@ -1,0 +1,241 @@
+"""The Decision block every report leads with: each gate's outcome and why, then each family's
+headline metrics with their interval and, when the run was compared with a baseline, the change.
+
+Built once from `summary.json` (and the gate results) as typed rows, so `summary.md`, the terminal
+summary and `report.html` show the same decision in the same words and the same digits.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from llmjury.gates import GateResult
+
+#: Headline rows a family shows in the Decision block; the rest are in its details.
+HEADLINE_ROWS = 8
+_OP = re.compile(r">=|<=|==|>|<")
+#: A path step a gate writes after a dot; any other is written in brackets (`rating[gpt-3.5-turbo]`).
+_PLAIN_STEP = re.compile(r"[A-Za-z_]\w*")
+
+
+def sig3(x: float | None) -> str:
+    """Three significant digits, never a 16-digit float; ratings (>= 1000) as whole numbers."""
+    if x is None:
+        return "n/a"
+    if abs(x) >= 1000:
+        return f"{x:.0f}"
+    return f"{x:.3g}"
+
+
+def signed(x: float | None) -> str:
+    """A change, with its sign always shown."""
+    return "n/a" if x is None else ("+" if x > 0 else "") + sig3(x)
+
+
+def interval(low: float | None, high: float | None, fmt: Any = sig3) -> str:
+    """`[low, high]`, or nothing when the metric has no interval."""
+    return "" if low is None or high is None else f"[{fmt(low)}, {fmt(high)}]"
+
+
+def metric_text(m: dict[str, Any]) -> str:
+    """A metric as `value [low, high]`, three significant digits."""
+    if m.get("value") is None:
+        return "n/a"
+    ci = interval(m.get("low"), m.get("high"))
+    return f"{sig3(m['value'])} {ci}".rstrip()
+
+
+def is_metric(node: Any) -> bool:
+    return isinstance(node, dict) and "value" in node and "n" in node
+
+
+def metric_rows(section: dict[str, Any], prefix: str = "", hidden: frozenset[str] = frozenset()
+                ) -> list[tuple[str, dict[str, Any]]]:
+    """Every metric (a dict with value/low/high/n) in a section, with its gate path; keys in
+    `hidden` (bulky sub-sections a family renders itself) are left out."""
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for key, value in section.items():
+        if key in hidden or (key == "unscored_rate" and not prefix):
+            continue
+        if is_metric(value):
+            rows.append((prefix + key, value))
+        elif isinstance(value, dict):
+            rows.extend(metric_rows(value, f"{prefix}{key}.", hidden))
+    return rows
+
+
+@dataclass(frozen=True)
+class Change:
+    """A headline metric's change against the baseline run, on the cases both share."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+    shared_cases: int
+    only_current: int
+    only_baseline: int
+
+    def text(self) -> str:
+        ci = interval(self.low, self.high, signed)
+        parts = [f"{signed(self.value)} {ci}".rstrip(), f"{self.shared_cases} shared cases"]
+        if self.only_current or self.only_baseline:
+            parts.append(f"{self.only_current} only here, {self.only_baseline} only in the baseline")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class HeadlineRow:
+    """One headline metric of a family: its gate path, figure and, with a baseline, its change."""
+
+    path: str
+    metric: dict[str, Any]
+    change: Change | None = None
+
+    @property
+    def value(self) -> str:
+        return metric_text(self.metric)
+
+
+@dataclass(frozen=True)
+class FamilyHeadline:
+    """A family's counts and headline rows, and how many metric rows its details hold beyond them."""
+
+    family: str
+    counts: str
+    rows: list[HeadlineRow]
+    more_headline: int
+    more_metrics: int
+
+
+@dataclass(frozen=True)
+class GateLine:
+    """A gate's outcome in words: status, value, interval, threshold, and why."""
+
+    status: str
+    gate: str
+    value: str
+    interval: str
+    threshold: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a reader needs first: did the run pass, on what figures, and is it whole."""
+
+    gates: list[GateLine]
+    families: list[FamilyHeadline]
+    complete: bool = True
+    stopped: str = ""
+    baseline: str = ""
+    baseline_note: str = ""
+
+
+def gate_line(g: GateResult) -> GateLine:
+    """A gate result with the reason it came out as it did."""
+    found = _OP.search(g.gate)
+    op = found.group(0) if found else "vs"
+    low, high = g.interval if g.interval is not None else (None, None)
+    ci = interval(low, high)
+    if g.value is None or g.threshold is None:
+        why = g.reason.strip(" ()") or "no value"
+    elif g.status == "inconclusive":
+        why = f"the interval {ci} straddles {sig3(g.threshold)}: more cases would decide"
+    else:
+        holds = "holds" if g.status == "pass" else "does not hold"
+        why = f"{sig3(g.value)} {op} {sig3(g.threshold)} {holds}"
+        if ci and g.reason:
+            why += f"; the interval {ci} straddles the threshold (decided on the point estimate)"
+        elif ci:
+            why += f", across the whole interval {ci}"
+    return GateLine(g.status, g.gate, sig3(g.value), ci, sig3(g.threshold), why)
+
+
+def _node(section: dict[str, Any], path: str) -> Any:
+    node: Any = section
+    for step in path.split("."):
+        if not isinstance(node, dict) or step not in node:
+            return None
+        node = node[step]
+    return node
+
+
+def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
+    """The comparison entry of a metric, keyed as a gate writes its path (`rating[gpt-3.5-turbo]`)."""
+    key = steps[0] + "".join(f".{step}" if _PLAIN_STEP.fullmatch(step) else f"[{step}]" for step in steps[1:])
+    entry = compared.get(key)
+    if not isinstance(entry, dict):
+        return None
+    delta = entry.get("delta") or {}
+    return Change(delta.get("value"), delta.get("low"), delta.get("high"), int(entry.get("shared_cases") or 0),
+                  int(entry.get("only_current") or 0), int(entry.get("only_baseline") or 0))
+
+
+def _leaves(node: Any, steps: tuple[str, ...]) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """Every metric under `node`, with the steps of its path."""
+    if is_metric(node):
+        return [(steps, node)]
+    if not isinstance(node, dict):
+        return []
+    return [leaf for key, child in node.items() for leaf in _leaves(child, (*steps, str(key)))]
+
+
+def headline_rows(name: str, section: dict[str, Any], comparison: dict[str, Any] | None,
+                  headline: tuple[str, ...] = ()) -> list[HeadlineRow]:
+    """A family's headline metrics (from its summary section, else the family's declaration)."""
+    compared = ((comparison or {}).get("families") or {}).get(name) or {}
+    rows: list[HeadlineRow] = []
+    for path in section.get("headline") or headline:
+        node = _node(section, path)
+        found = _leaves(node, tuple(path.split(".")))
+        if isinstance(node, dict) and node and all(is_metric(m) for m in node.values()):
+            # a table of like figures (ratings by model): best first, as a leaderboard reads
+            found.sort(key=lambda leaf: -(leaf[1]["value"] if leaf[1]["value"] is not None else float("-inf")))
+        rows += [HeadlineRow(".".join(steps), m, _change(compared, steps)) for steps, m in found]
+    return rows
+
+
+def counts_text(section: dict[str, Any]) -> str:
+    reasons = ", ".join(f"{k}: {v}" for k, v in section.get("unscored_reasons", {}).items())
+    return (f"{section['cases']} cases, {section['verdicts']} verdicts, {section['unscored']} unscored"
+            + (f" ({reasons})" if reasons else ""))
+
+
+def decide(summary: dict[str, Any], gates: list[GateResult], hidden: dict[str, frozenset[str]] | None = None,
+           headlines: dict[str, tuple[str, ...]] | None = None) -> Decision:
+    """The Decision block of a summary: gates, then each family's headline metrics."""
+    comparison = summary.get("comparison")
+    families = []
+    for name in summary["run"].get("families", []):
+        section = summary[name]
+        rows = headline_rows(name, section, comparison, (headlines or {}).get(name, ()))
+        every = {path for path, _ in metric_rows(section, hidden=(hidden or {}).get(name, frozenset()))}
+        shown = rows[:HEADLINE_ROWS]
+        more = (every | {r.path for r in rows}) - {r.path for r in shown}
+        families.append(FamilyHeadline(name, counts_text(section), shown, len(rows) - len(shown), len(more)))
+    stopped = summary["run"].get("stopped") or {}
+    decision = Decision([gate_line(g) for g in gates], families, complete=summary.get("complete", True),
+                        stopped=_stopped_text(stopped))
+    if comparison:
+        differ = comparison.get("judges_differ") or []
+        note = "; ".join(f"{d.get('field')}: `{d.get('current')}` here, `{d.get('baseline')}` in the baseline"
+                         for d in differ)
+        if not comparison.get("compared"):
+            note = "not compared: the judges differ (" + (note or "configuration") + ")"
+        elif note:
+            note = "compared although the judges differ (" + note + ")"
+        decision = replace(decision, baseline=str(comparison.get("baseline", "")), baseline_note=note)
+    return decision
+
+
+def _stopped_text(stopped: dict[str, Any]) -> str:
+    if not stopped:
+        return ""
+    done, total = stopped.get("tests_finished"), stopped.get("tests_collected")
+    progress = f" after {done} of {total} tests" if done is not None and total else ""
+    progress = progress or (f" after {done} tests" if done is not None else "")
+    planned = stopped.get("planned_verdicts")
+    salvaged = f" ({planned} verdicts from planned cases whose tests had not run)" if planned else ""
+    return f"stopped by {stopped.get('by', 'an interruption')}{progress}{salvaged}"

@@ -109,6 +109,7 @@ class Meter:
         self._rates: dict[str, tuple[float, float] | None] = {}
         self._lock = threading.Lock()
         self._published = 0.0
+        self._flush: threading.Timer | None = None  # a throttled write, made once the throttle allows
 
     # -- the planner's side ----------------------------------------------------------------------
     def planning(self, total: int) -> None:
@@ -128,6 +129,13 @@ class Meter:
         with self._lock:
             self.tally.finished = True
             self._publish(force=True)
+
+    def close(self) -> None:
+        """Drop a pending throttled write: the board may be gone once the process ends."""
+        with self._lock:
+            if self._flush is not None:
+                self._flush.cancel()
+                self._flush = None
 
     # -- the engine's side --------------------------------------------------------------------
     def admit(self, provider: str) -> None:
@@ -176,9 +184,25 @@ class Meter:
         if self.board is None:
             return
         now = time.monotonic()
-        if force or now - self._published >= PUBLISH_EVERY_S:
+        wait = PUBLISH_EVERY_S - (now - self._published)
+        if force or wait <= 0:
+            if self._flush is not None:
+                self._flush.cancel()
+                self._flush = None
             self._published = now
             self.board.publish(self.tally)
+        elif self._flush is None:
+            # A skipped write is made once the throttle allows it: a quiet spell (a slow answer, the
+            # last case of a share) never leaves the board behind this process's own figures.
+            self._flush = threading.Timer(wait, self._flush_now)
+            self._flush.daemon = True
+            self._flush.start()
+
+    def _flush_now(self) -> None:
+        with self._lock:
+            if self._flush is not None:
+                self._flush = None
+                self._publish(force=True)
 
     def as_dict(self) -> dict[str, Any]:
         with self._lock:

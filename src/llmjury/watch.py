@@ -104,5 +104,6 @@ class RunWatch:
             terminalreporter.write_line(self.note, yellow=True, bold=True)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.meter.close()
         if not self.is_worker and self.board is not None:
             self.board.remove()

@@ -8,6 +8,7 @@ import pytest
 
 from llmjury.cli import main
 from llmjury.plugin import GATE_FAILED_EXIT
+from llmjury.runfiles import VERDICTS
 
 
 def test_report_reaggregates_several_verdict_files(tmp_path):
@@ -146,7 +147,7 @@ def test_report_of_a_run_folder_keeps_what_loading_left_out(tmp_path, capsys):
     original = json.loads((run / "summary.json").read_text())["loading"]
     capsys.readouterr()
     # A run folder and a verdicts file in one: both read the summary beside them; one load report.
-    assert main(["report", str(run), str(run / "verdicts.jsonl"), "--out", str(tmp_path / "out"),
+    assert main(["report", str(run), str(run / VERDICTS), "--out", str(tmp_path / "out"),
                  "--run-id", "again"]) == 0
     summary = json.loads((tmp_path / "out" / "again" / "summary.json").read_text())
     assert summary["loading"] == original and len(original) == 1

@@ -14,8 +14,11 @@ from llmjury.family import Family
 from llmjury.loading import LoadReport
 from llmjury.pricing import PriceTable
 from llmjury.stats import proportion
+from llmjury.verdicts import Verdict
 
 Records = list[dict[str, Any]]
+#: Each known family's verdicts with their results typed by its contract, in record order.
+TypedVerdicts = Mapping[str, Sequence[Verdict]]
 #: The keys the core puts in every family's summary section beside the family's own figures.
 CORE_KEYS = frozenset({"cases", "verdicts", "valid", "unscored", "unscored_rate", "unscored_reasons", "judges",
                        "unscored_by_judge", "unscored_cases", "judge_config", "offline", "headline", "loading"})
@@ -54,13 +57,25 @@ def unscored_cause(error: str | None) -> str:
     return BUDGET_CAUSE if refused_by_budget(error) else (error or "").split(":")[0]
 
 
+def typed_verdicts(records: Iterable[Mapping[str, Any]], families: Mapping[str, Family]) -> dict[str, list[Verdict]]:
+    """Type every record of a known family once, for both the summary and the report files
+    (validating tens of thousands of results is most of a session end's per-verdict cost)."""
+    typed: dict[str, list[Verdict]] = {}
+    for record in records:
+        family = families.get(record["family"])
+        if family is not None:
+            typed.setdefault(family.name, []).append(family.typed(record))
+    return typed
+
+
 def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dict[str, dict[str, float]],
               prices: PriceTable, families: Mapping[str, Family],
-              loading: Sequence[LoadReport] = ()) -> dict[str, Any]:
+              loading: Sequence[LoadReport] = (), typed: TypedVerdicts | None = None) -> dict[str, Any]:
     """The whole summary: run metadata, usage and cost, and a section per family that ran.
 
-    Each family aggregates its verdicts with their results typed by its contract; verdicts of a
-    family the run does not know are counted but not aggregated."""
+    Each family aggregates its verdicts with their results typed by its contract (`typed`, from
+    `typed_verdicts`, when the caller has them already); verdicts of a family the run does not
+    know are counted but not aggregated."""
     by_family: dict[str, Records] = {}
     for record in sorted(records, key=lambda r: (r["family"], r["case_id"])):
         by_family.setdefault(record["family"], []).append(record)
@@ -70,9 +85,12 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
         section = core_section(family_records)
         family = families.get(name)
         if family is not None:
-            typed = family.aggregate([family.typed(r) for r in family_records])
+            # In case order, as the records are sorted (a stable sort: the same order either way).
+            verdicts = ([family.typed(r) for r in family_records] if typed is None
+                        else sorted(typed.get(name, ()), key=lambda v: v.case_id))
+            aggregated = family.aggregate(verdicts)
             # Absent figures (None at the top) are left out; a metric's own `value: None` stays.
-            section.update({k: v for k, v in typed.model_dump(mode="json").items() if v is not None})
+            section.update({k: v for k, v in aggregated.model_dump(mode="json").items() if v is not None})
             section["headline"] = list(family.headline)
         section["loading"] = [r.model_dump() for r in loading if r.family == name]
         summary[name] = section

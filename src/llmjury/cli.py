@@ -52,9 +52,10 @@ def report(args: argparse.Namespace) -> int:
     run = {"id": args.run_id or time.strftime("%Y%m%d-%H%M%S") + "-reaggregated",
            "reaggregated_from": [str(p) for p in args.verdicts], "judge": "recorded", "cache_mode": "none",
            "seed": None, "workers": 0}
-    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families, read_loading(args.verdicts))
+    typed = aggregate.typed_verdicts(records, families)
+    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families, read_loading(args.verdicts), typed)
     results = [Gate.parse(text).check(summary, uncertain=args.gate_uncertain) for text in args.gate]
-    run_dir = write_run(args.out, summary, records, results, families)
+    run_dir = write_run(args.out, summary, records, results, families, typed)
     print("\n".join(terminal_lines(summary, results, run_dir, families)))
     return gate_exit_status(results)
 
@@ -84,9 +85,10 @@ def replay(args: argparse.Namespace) -> int:
     run = {"id": args.name or f"{time.strftime('%Y%m%d-%H%M%S')}-replay-{args.path.stem}",
            "replayed_from": str(args.path), "judge": "recorded", "cache_mode": "none", "seed": None, "workers": 0}
     loading = [report.model_copy(update={"given": True}) for report in replayed.loading]  # the user's file
-    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families, loading)
+    typed = aggregate.typed_verdicts(records, families)
+    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families, loading, typed)
     results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
-    run_dir = write_run(args.out, summary, records, results, families)
+    run_dir = write_run(args.out, summary, records, results, families, typed)
     print("\n".join(terminal_lines(summary, results, run_dir, families)))
     return gate_exit_status(results)
 

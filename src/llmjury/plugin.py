@@ -709,8 +709,9 @@ class JurySession:
         from llmjury.reports import terminal_lines, write_run
 
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
+        typed = aggregate.typed_verdicts(records, self.families)
         summary = aggregate.summarize(records, {**self.run_info(), "stopped": stopped}, usage,
-                                      PriceTable.load(self.settings.prices), self.families, loading)
+                                      PriceTable.load(self.settings.prices), self.families, loading, typed)
         summary["complete"] = stopped is None
         baseline = self.config.stash.get(BASELINE, None)
         if baseline is not None:
@@ -721,7 +722,7 @@ class JurySession:
                 allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"))
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
         summary.update(self.watch.summary(records))  # the budget's facts, when the run had one
-        run_dir = write_run(self.settings.reports, summary, records, results, self.families)
+        run_dir = write_run(self.settings.reports, summary, records, results, self.families, typed)
         self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
         if baseline is not None:
             self.summary_lines += comparison_lines(summary["comparison"])

@@ -5,9 +5,9 @@ with the Decision block (`llmjury.decision`); the long reference and replay tabl
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -17,6 +17,9 @@ from llmjury.gates import GateResult
 from llmjury.loading import LoadReport
 from llmjury.runfiles import VERDICTS, link_identical, place, point_latest, write_gzip, write_text
 
+if TYPE_CHECKING:
+    from llmjury.verdicts import Verdict
+
 OFFLINE_BANNER = (
     "> **Offline run.** Every response and verdict here came from llmjury's built-in offline "
     "heuristics, not from an LLM: the numbers exercise the pipeline, they say nothing about any model."
@@ -24,7 +27,8 @@ OFFLINE_BANNER = (
 
 
 def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, Any]],
-              gates: list[GateResult], families: Mapping[str, Family]) -> Path:
+              gates: list[GateResult], families: Mapping[str, Family],
+              typed: Mapping[str, Sequence[Verdict]] | None = None) -> Path:
     """Write `directory/<run-id>/` and point `directory/latest` at it when the run recorded a verdict
     (a run that failed before any verdict leaves the last good `latest` alone); returns the run folder."""
     run_dir = directory / summary["run"]["id"]
@@ -39,7 +43,8 @@ def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, 
         family = families.get(name)
         if family is not None:
             section = family.section.model_validate(_own_fields(family, summary[name]))
-            extra |= family.files(section, [family.typed(r) for r in family_records])
+            verdicts = typed[name] if typed is not None else [family.typed(r) for r in family_records]
+            extra |= family.files(section, list(verdicts))
     links = link_identical(extra)
     for filename, content in extra.items():
         if filename not in links:

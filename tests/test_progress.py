@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 
 import pytest
 from priced_toy import INI, write_toy
@@ -43,10 +44,9 @@ def progress_lines(lines: list[str]) -> list[re.Match[str]]:
     return [m for m in found if m is not None]
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, workers):
-    """The last case's answer is held until the run has printed a progress line: so the line came
-    from workers' figures while they were still planning, whatever the machine's speed."""
+@pytest.fixture
+def held_last_answer(openai_server) -> Iterator[threading.Event]:
+    """The toy's last case ("hello 11") is answered only once the returned event is set."""
     release = threading.Event()
 
     def reply(body: dict, index: int) -> str:
@@ -55,6 +55,15 @@ def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, worke
         return f"reply {index}"
 
     openai_server.reply = reply
+    yield release
+    release.set()
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, held_last_answer, workers):
+    """The last case's answer is held until the run has printed a progress line: so the line came
+    from workers' figures while they were still planning, whatever the machine's speed."""
+    release = held_last_answer
     command = [sys.executable, "-m", "pytest", "-n", workers, "--llm-progress", "lines",
                "--llm-progress-interval", "0.05", "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
     # Not PYTHONUNBUFFERED: a CI log is a pipe, and the lines must arrive while the run plans.
@@ -81,7 +90,7 @@ def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, worke
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_terminal_shows_one_updating_bar(toy, openai_server, workers):
+def test_a_terminal_shows_one_updating_bar(toy, openai_server, held_last_answer, workers):
     """Under a pseudo-terminal, `auto` draws the bar (carriage returns, no progress lines), then the
     final line; the last answer is held until the bar is drawn, as in the log test above."""
     pty = pytest.importorskip("pty")
@@ -89,14 +98,7 @@ def test_a_terminal_shows_one_updating_bar(toy, openai_server, workers):
     import struct
     import termios
 
-    release = threading.Event()
-
-    def reply(body: dict, index: int) -> str:
-        if body["messages"][-1]["content"] == "hello 11":
-            release.wait(timeout=120)
-        return f"reply {index}"
-
-    openai_server.reply = reply
+    release = held_last_answer
     screen, terminal = pty.openpty()
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
     command = [sys.executable, "-m", "pytest", "-n", workers, "-p", "no:sugar",

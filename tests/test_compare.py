@@ -220,3 +220,23 @@ def test_a_baseline_record_the_family_cannot_read_is_named_and_the_rest_is_kept(
     comparison = compare_runs(current, SavedRun(Path("old"), [*baseline, other], None), {"polite": polite.FAMILY})
     assert comparison["families"] == {}
     assert "no verdict kind 'retired'" in comparison["errors"]["polite"]
+
+
+def test_a_baseline_named_by_a_latest_pointer_is_read_and_a_truncated_one_is_refused(tmp_path):
+    """The baseline reader finds runs as the run layout does (a `latest` pointer file where symlinks
+    fail), and a cut-off gzip file is a usage error naming it, not a raw EOFError."""
+    from llmjury.errors import ConfigError
+    from llmjury.runfiles import VERDICTS, write_gzip
+    from llmjury.saved import load_run
+
+    run = tmp_path / "run-1"
+    run.mkdir()
+    record = {"case_id": "q00", "family": "polite", "judge": "offline"}
+    write_gzip(run / VERDICTS, json.dumps(record) + "\n")
+    (run / "summary.json").write_text('{"run": {"id": "run-1"}}')
+    (tmp_path / "latest").write_text("run-1\n")
+    saved = load_run(tmp_path / "latest", "--llm-baseline")
+    assert (saved.records, saved.summary) == ([record], {"run": {"id": "run-1"}})
+    (run / VERDICTS).write_bytes((run / VERDICTS).read_bytes()[:-8])
+    with pytest.raises(ConfigError, match=r"^--llm-baseline .*verdicts\.jsonl\.gz: cannot be read"):
+        load_run(run, "--llm-baseline")

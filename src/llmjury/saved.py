@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from llmjury.errors import ConfigError
-from llmjury.runfiles import PLAIN_VERDICTS, VERDICTS
+from llmjury.runfiles import run_folder, verdicts_file
 
 
 @dataclass(frozen=True)
@@ -28,9 +28,10 @@ class SavedRun:
 def load_run(path: Path, what: str) -> SavedRun:
     """A run folder (holding `verdicts.jsonl`, and `summary.json` when present) or a `verdicts.jsonl`;
     a ConfigError names `what` (the option or argument), the file and the line that cannot be read."""
-    file = path
-    if path.is_dir():  # this layout's gzipped verdicts, else an older run's plain ones
-        file = path / VERDICTS if (path / VERDICTS).is_file() else path / PLAIN_VERDICTS
+    try:  # the run layout's own lookup: gzipped or plain verdicts, a `latest` pointer file
+        file = verdicts_file(path)
+    except ConfigError as exc:
+        raise ConfigError(f"{what} {exc}") from None
     if not file.is_file():
         raise ConfigError(f"{what} {path}: no such run folder or verdicts.jsonl file")
     records: list[dict[str, Any]] = []
@@ -47,12 +48,13 @@ def load_run(path: Path, what: str) -> SavedRun:
                     raise ConfigError(f"{what} {file}:{number}: not a verdict record "
                                       "(needs case_id, family and judge)")
                 records.append(record)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{what} {file}: cannot be read ({exc})") from None
+    except (OSError, UnicodeDecodeError, EOFError) as exc:  # EOFError: a truncated gzip file
+        raise ConfigError(f"{what} {file}: cannot be read ({exc or 'truncated'})") from None
     summary = None
-    if path.is_dir() and (path / "summary.json").is_file():
+    folder = run_folder(path)
+    if folder.is_dir() and (folder / "summary.json").is_file():
         try:
-            summary = json.loads((path / "summary.json").read_text(encoding="utf-8"))
+            summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"{what} {path / 'summary.json'}: cannot be read ({exc})") from None
+            raise ConfigError(f"{what} {folder / 'summary.json'}: cannot be read ({exc})") from None
     return SavedRun(path=path, records=records, summary=summary)

@@ -5,7 +5,9 @@
 
 The session end and `llmjury report` run the same code (`aggregate.summarize`, then the report
 files); this times each family's share of it in one process, then the whole `llmjury report`
-command as a user runs it (interpreter start-up and imports included) into a scratch folder.
+command as a user runs it (interpreter start-up and imports included) into a scratch folder, then
+the session end of a small run (12 toy cases, `pytest -n 0`, the fixed cost every small run pays):
+its `pytest_sessionfinish` hooks, llmjury's report among them, timed from the toy's conftest.
 """
 
 from __future__ import annotations
@@ -57,6 +59,70 @@ def main() -> None:
     verdict = "within" if command <= args.target else "OVER"
     print(f"`llmjury report` end to end (start-up, read, aggregate, write): {command:.2f} s, "
           f"{verdict} the {args.target:g} s target")
+    print(f"session end of a 12-case toy run (pytest -n 0): {small_run_session_end():.3f} s")
+
+
+TOY = """
+import llmjury
+from llmjury import Case, JudgeConfig, Outcome, Verdict
+from llmjury.chat import chat
+from llmjury.family import Result
+
+
+class Item(Case):
+    text: str
+
+
+class Aspect(Result):
+    aspect: str
+
+
+async def judge(case, jury):
+    completion = await jury.complete("judge", "toy", chat(("user", case.text)))
+    return Outcome([Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider=completion.provider),
+                            result=Aspect(aspect=aspect)) for aspect in ("a", "b")])
+
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize([Item(id=f"item-{i:02d}", family="toy", text=f"hello {i}") for i in range(12)])
+def test_toy(outcome):
+    assert len(outcome.verdicts) == 2
+"""
+
+TIMER = """
+import time
+
+import pytest
+
+began = []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    began.append(time.perf_counter())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(f"llmjury session end: {time.perf_counter() - began[0]:.4f} s")
+"""
+
+
+def small_run_session_end() -> float:
+    """The wall time of a toy run's session-finish hooks, llmjury's report and pytest's own small
+    ones: from the first of them to the first terminal summary hook, which follows them all."""
+    with tempfile.TemporaryDirectory() as folder:
+        project = Path(folder)
+        (project / "test_toy.py").write_text(TOY, encoding="utf-8")
+        (project / "conftest.py").write_text(TIMER, encoding="utf-8")
+        (project / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider -p no:randomly\n"
+                                            "markers =\n    toy: toy family\n", encoding="utf-8")
+        done = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-q", "-s"], cwd=project,
+                              capture_output=True, text=True, check=False)
+    found = [line for line in done.stdout.splitlines() if line.startswith("llmjury session end:")]
+    if done.returncode != 0 or not found:
+        raise SystemExit(f"the toy run failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return float(found[0].split()[3])
 
 
 if __name__ == "__main__":

@@ -40,10 +40,12 @@ import numpy as np
 import pandas as pd
 
 from llmjury.families.arena.ratings import (
+    COMPILED_ELO_UPDATES,
     Battles,
     bootstrap_bradley_terry,
     bootstrap_elo,
     bradley_terry,
+    elo_passes,
     online_elo,
     resampled_wins,
     win_counts,
@@ -147,7 +149,8 @@ def main() -> None:
                                                          frame["winner"].tolist()))
     models = battles.models
     tiny = Battles(models[:2], np.array([0]), np.array([1]), np.array([1.0]))
-    warm_up, _ = timed(lambda: online_elo(tiny))
+    # a pass long enough to take the compiled path: numba's import and cached code load once here
+    warm_up, _ = timed(lambda: elo_passes(tiny, [np.zeros(COMPILED_ELO_UPDATES + 1, dtype=np.int64)]))
     print(f"{args.battles:,} battles among {args.models} models; llmjury reads them into arrays in {to_arrays:.2f} s "
           f"(not counted below); first compiled Elo call {warm_up:.2f} s (once per process, not counted)")
     rows: list[tuple[str, float, float, str, str]] = []

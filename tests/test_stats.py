@@ -1,10 +1,24 @@
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from llmjury.stats import correlations, kendall_tau_b, length_controlled_rate, logistic_fit, resample_ranks
+from llmjury.stats import (
+    bootstrap_spearman,
+    correlations,
+    kendall_tau_b,
+    length_controlled_rate,
+    logistic_fit,
+    mean_interval,
+    proportion,
+    rank_correlation,
+    resample_ranks,
+    sign_test,
+    t_quantile,
+)
 
 
 def reference_fit(y, z, ridge=1e-3):
@@ -111,6 +125,41 @@ def test_correlations_equal_scipys(n, distinct):
     assert found["kendall"] == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
 
 
+@pytest.mark.parametrize("n, distinct", [(3, 3), (5, 5), (9, 9), (9, 4), (33, 33), (34, 34), (40, 6)])
+def test_rank_correlation_and_its_p_values_equal_scipys(n, distinct):
+    rng = np.random.default_rng(n * distinct)
+    for _ in range(30):
+        x = rng.permutation(n).astype(float) if distinct == n else rng.integers(0, distinct, n).astype(float)
+        y = x + rng.normal(0, n / 3, n).round() if rng.random() < 0.7 else rng.permutation(x)
+        for pair in ((x, y), (x, x), (x, -x)):  # also perfect agreement and perfect reversal
+            if np.ptp(pair[0]) == 0 or np.ptp(pair[1]) == 0:
+                continue
+            found = rank_correlation(*pair)
+            rho, tau = stats.spearmanr(*pair), stats.kendalltau(*pair)
+            assert [found["spearman"], found["spearman_p"], found["kendall"], found["kendall_p"]] == \
+                pytest.approx([rho.statistic, rho.pvalue, tau.statistic, tau.pvalue], abs=1e-12)
+
+
+def test_rank_correlation_is_nan_for_a_constant_side_and_as_scipys_for_two_items():
+    found = rank_correlation(np.array([1.0, 2.0, 3.0]), np.array([4.0, 4.0, 4.0]))
+    assert all(np.isnan(value) for value in found.values())
+    found = rank_correlation(np.array([1.0, 2.0]), np.array([2.0, 1.0]))
+    assert (found["spearman"], found["kendall"], found["kendall_p"]) == (-1.0, -1.0, 1.0)
+    assert np.isnan(found["spearman_p"]) and np.isnan(stats.spearmanr([1, 2], [2, 1]).pvalue)
+
+
+@pytest.mark.parametrize("n, distinct", [(2, 2), (5, 2), (40, 3), (300, 300)])
+def test_bootstrap_spearman_of_each_resample_equals_scipys(n, distinct):
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, distinct, n).astype(float)
+    y = x + rng.normal(0, 1, n).round()
+    index = rng.integers(0, n, (40, n))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns on a constant resample; both say NaN
+        expected = [stats.spearmanr(x[row], y[row]).statistic for row in index]
+    assert bootstrap_spearman(x, y, index) == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
 def test_correlations_are_nan_where_one_side_is_constant():
     found = correlations(np.array([1.0, 2.0, 3.0]), np.array([4.0, 4.0, 4.0]))
     assert all(np.isnan(value) for value in found.values())
@@ -122,3 +171,42 @@ def test_resample_ranks_equal_scipys_rankdata_of_each_resample(n, distinct):
     values = rng.integers(0, distinct, n).astype(float)
     index = rng.integers(0, n, (15, n))
     assert np.array_equal(resample_ranks(values, index), stats.rankdata(values[index], axis=1))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 20, 101, 1000, 37217])
+def test_wilson_interval_equals_scipys_for_every_count(n):
+    for k in sorted({0, 1, n // 3, n // 2, n - 1, n} | set(range(0, n + 1, max(1, n // 40)))):
+        if not 0 <= k <= n:
+            continue
+        ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+        found = proportion(k, n)
+        assert (found["value"], found["n"], found["method"]) == (k / n, n, "wilson")
+        assert found["low"] == pytest.approx(ci.low, abs=1e-12)
+        assert found["high"] == pytest.approx(ci.high, abs=1e-12)
+
+
+def test_a_rate_of_no_trials_has_no_value_and_no_interval():
+    assert proportion(0, 0) == {"value": None, "low": None, "high": None, "n": 0, "method": "wilson"}
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 10, 31, 200, 2500, 20_000, 20_001])
+def test_sign_test_equals_scipys_exact_binomial_test(n):
+    for wins in sorted({0, 1, n // 4, n // 2, (n + 1) // 2, n - 1, n} | set(range(0, n + 1, max(1, n // 30)))):
+        if not 0 <= wins <= n:
+            continue
+        found = sign_test(wins, n - wins)
+        assert (found["wins"], found["losses"], found["n"]) == (wins, n - wins, n)
+        assert found["p_value"] == pytest.approx(stats.binomtest(wins, n, 0.5).pvalue, abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 30, 400])
+def test_mean_interval_and_t_quantile_equal_scipys(n):
+    values = np.random.default_rng(n).normal(3, 1.5, n).round(1)
+    values[:2] = [1.0, 2.0]  # never constant
+    low, high = stats.t.interval(0.95, n - 1, loc=values.mean(), scale=stats.sem(values))
+    assert mean_interval(values) == pytest.approx((low, high), abs=1e-12)
+    assert t_quantile(0.975, n - 1) == pytest.approx(stats.t.ppf(0.975, n - 1), abs=1e-12)
+
+
+def test_sign_test_without_decisive_outcomes_has_no_p_value():
+    assert sign_test(0, 0) == {"wins": 0, "losses": 0, "n": 0, "p_value": None}

@@ -9,6 +9,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from threadpoolctl import threadpool_limits
+
 from llmjury.budget import BUDGET_CAUSE, refused_by_budget
 from llmjury.family import Family
 from llmjury.loading import LoadReport
@@ -75,7 +77,11 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
 
     Each family aggregates its verdicts with their results typed by its contract (`typed`, from
     `typed_verdicts`, when the caller has them already); verdicts of a family the run does not
-    know are counted but not aggregated."""
+    know are counted but not aggregated.
+
+    Aggregation's matrices are small (a bootstrap's 200 x 360 counts by 360 x 360 pair signs), and
+    waking and syncing OpenBLAS's threads for them costs more than it saves, thirty times more when
+    other processes load the cores (0.5 ms on one thread, 16 ms on two): BLAS runs on one thread here."""
     by_family: dict[str, Records] = {}
     for record in sorted(records, key=lambda r: (r["family"], r["case_id"])):
         by_family.setdefault(record["family"], []).append(record)
@@ -88,7 +94,8 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
             # In case order, as the records are sorted (a stable sort: the same order either way).
             verdicts = ([family.typed(r) for r in family_records] if typed is None
                         else sorted(typed.get(name, ()), key=lambda v: v.case_id))
-            aggregated = family.aggregate(verdicts)
+            with threadpool_limits(limits=1, user_api="blas"):
+                aggregated = family.aggregate(verdicts)
             # Absent figures (None at the top) are left out; a metric's own `value: None` stays.
             section.update({k: v for k, v in aggregated.model_dump(mode="json").items() if v is not None})
             section["headline"] = list(family.headline)

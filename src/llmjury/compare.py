@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from llmjury.errors import LLMJuryError
 from llmjury.family import Family
 from llmjury.saved import SavedRun
+from llmjury.stats import t_quantile
 from llmjury.verdicts import Verdict
 
 #: The judge configuration fields that make two runs' verdicts incomparable when they differ.
@@ -271,8 +272,6 @@ def _additive(point: Mapping[str, Any] | None, totals: tuple[np.ndarray, np.ndar
 def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str], seed: int,
                why: str) -> dict[str, dict]:
     """Delete-a-group jackknife: re-aggregate both runs with the same group of shared cases left out."""
-    from scipy import stats
-
     groups = min(len(shared), JACKKNIFE_GROUPS)
     order = np.random.default_rng(seed).permutation(len(shared))
     replicates: list[tuple[Leaves, Leaves]] = []
@@ -289,7 +288,7 @@ def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str
         if point is not None and len(values) >= 2:
             g = len(values)
             spread = math.sqrt((g - 1) / g * float(np.sum((np.array(values) - np.mean(values)) ** 2)))
-            half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, g - 1)) * spread
+            half = t_quantile(0.5 + CONFIDENCE / 2, g - 1) * spread
             low, high = point - half, point + half
         deltas[key] = _delta(point, low, high, len(shared), method)
     return deltas

@@ -68,7 +68,8 @@ def pairwise_figures(results: Sequence[PairwiseResult]) -> PairwiseFigures:
 def mean_figures(scores: Sequence[float]) -> MeanFigures:
     """The mean with a 95% Student t interval (no interval below two scores or with no spread)."""
     import numpy as np
-    from scipy import stats
+
+    from llmjury.stats import mean_interval  # report time only: keeps numpy out of plugin start-up
 
     values = np.asarray(scores, dtype=float)
     n = len(values)
@@ -77,7 +78,7 @@ def mean_figures(scores: Sequence[float]) -> MeanFigures:
     mean = float(values.mean())
     low = high = None
     if n > 1 and values.std() > 0:
-        low, high = (float(x) for x in stats.t.interval(0.95, n - 1, loc=mean, scale=stats.sem(values)))
+        low, high = mean_interval(values)
     return MeanFigures(mean=Metric(value=mean, low=low, high=high, n=n, method="mean, t interval"))
 
 

@@ -168,7 +168,8 @@ class Family(abc.ABC):
         raw = record.get("result")
         model = self.result_model(record.get("kind", ""))
         result = None if raw is None else model.model_validate(raw)
-        return Verdict.model_validate({**record, "result": None}).model_copy(update={"result": result})
+        # The typed result passes the Verdict's validation as it is: no second model_copy of every verdict.
+        return Verdict.model_validate({**record, "result": result})
 
 
 def _explain(exc: ValidationError, family: str) -> str:

@@ -9,13 +9,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from llmjury.decision import Decision, decide, metric_rows, metric_text
 from llmjury.family import Family
 from llmjury.gates import GateResult
 from llmjury.loading import LoadReport
 from llmjury.runfiles import VERDICTS, link_identical, place, point_latest, write_gzip, write_text
+from llmjury.tables import csv_table
 
 if TYPE_CHECKING:
     from llmjury.verdicts import Verdict
@@ -35,11 +34,12 @@ def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, 
     run_dir.mkdir(parents=True, exist_ok=True)
     summary = {**summary, "gates": [g.__dict__ for g in gates]}
     write_text(run_dir / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False, default=str))
-    write_gzip(run_dir / VERDICTS, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps' bytes, without a new encoder per record
+    write_gzip(run_dir / VERDICTS, "".join(encode(r) + "\n" for r in records))
     extra: dict[str, str] = {}
     for name in summary["run"].get("families", []):
         family_records = [r for r in records if r["family"] == name]
-        write_gzip(run_dir / f"{name}.csv.gz", verdict_table(family_records).to_csv(index=False))
+        write_gzip(run_dir / f"{name}.csv.gz", verdict_table(family_records))
         family = families.get(name)
         if family is not None:
             section = family.section.model_validate(_own_fields(family, summary[name]))
@@ -60,12 +60,28 @@ def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, 
     return run_dir
 
 
-def verdict_table(records: list[dict[str, Any]]) -> pd.DataFrame:
-    """One row per verdict, nested fields flattened (`result.winner`, `judge.provider`, ...)."""
-    if not records:
-        return pd.DataFrame()
-    slim = [{k: v for k, v in r.items() if k != "raw"} | {"raw": " ||| ".join(r.get("raw", []))} for r in records]
-    return pd.json_normalize(slim, sep=".")
+def verdict_table(records: list[dict[str, Any]]) -> str:
+    """One CSV row per verdict, nested fields flattened (`result.winner`, `judge.provider`, ...):
+    the bytes `pandas.json_normalize(records, sep=".").to_csv(index=False)` gives (a record's own
+    fields first, then its nested ones), without pandas' import and per-record flattening."""
+    return csv_table([_flat(record) for record in records])
+
+
+def _flat(record: dict[str, Any]) -> dict[str, Any]:
+    row = {k: v for k, v in record.items() if k != "raw" and not isinstance(v, dict)}
+    row["raw"] = " ||| ".join(record.get("raw", []))
+    for key, value in record.items():
+        if isinstance(value, dict):
+            _flatten(f"{key}.", value, row)
+    return row
+
+
+def _flatten(prefix: str, node: dict[str, Any], row: dict[str, Any]) -> None:
+    for key, value in node.items():
+        if isinstance(value, dict):
+            _flatten(f"{prefix}{key}.", value, row)
+        else:
+            row[prefix + key] = value
 
 
 def _own_fields(family: Family, section: dict[str, Any]) -> dict[str, Any]:

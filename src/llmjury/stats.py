@@ -1,4 +1,4 @@
-"""Intervals and tests for the figures in reports; scipy does the statistics, this names them.
+"""Intervals and tests for the figures in reports, named the way reports and gates read them.
 
 Every metric is reported as `{"value", "low", "high", "n", "method"}` so gates and renderers
 treat a win rate, a rating and a correlation alike.
@@ -6,13 +6,19 @@ treat a win rate, a rating and a correlation alike.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
 CONFIDENCE = 0.95
+#: The normal quantile of a two-sided CONFIDENCE interval (1.96).
+Z_TWO_SIDED = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
+#: Up to this many decisive outcomes sign_test sums the binomial tail exactly (under 0.1 s).
+EXACT_SIGN_TEST = 20_000
 
 
 def metric(value: float | None, low: float | None, high: float | None, n: int, method: str) -> dict[str, Any]:
@@ -23,22 +29,63 @@ def metric(value: float | None, low: float | None, high: float | None, n: int, m
 
 
 def proportion(successes: int, trials: int) -> dict[str, Any]:
-    """A rate with its Wilson score interval (well behaved near 0, 1 and for small n)."""
+    """A rate with its Wilson score interval (well behaved near 0, 1 and for small n).
+
+    Written out (Newcombe 1998, as `scipy.stats.binomtest(...).proportion_ci(method="wilson")`
+    computes it) because importing scipy.stats for it cost a small run's session end over a second.
+    """
     if trials == 0:
         return metric(None, None, None, 0, "wilson")
-    from scipy import stats  # here, not at the top: families import this module at plugin start-up
+    p, q, z2 = successes / trials, 1 - successes / trials, Z_TWO_SIDED ** 2
+    denom = 2 * (trials + z2)
+    center = (2 * trials * p + z2) / denom
+    delta = Z_TWO_SIDED / denom * math.sqrt(4 * trials * p * q + z2)
+    low = 0.0 if successes == 0 else center - delta
+    high = 1.0 if successes == trials else center + delta
+    return metric(p, low, high, trials, "wilson")
 
-    ci = stats.binomtest(successes, trials).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
-    return metric(successes / trials, ci.low, ci.high, trials, "wilson")
+
+def t_quantile(q: float, dof: int) -> float:
+    """Student's t quantile, `scipy.stats.t.ppf(q, dof)` to the bit: scipy.special's `stdtrit`,
+    which that calls, without importing all of scipy.stats (a second of a small run's session end)."""
+    from scipy.special import stdtrit
+
+    return float(stdtrit(dof, q))
+
+
+def mean_interval(values: np.ndarray) -> tuple[float, float]:
+    """The 95% Student t interval of a mean, as `scipy.stats.t.interval(0.95, n - 1, loc=mean,
+    scale=scipy.stats.sem(values))` computes it (two or more values)."""
+    values = np.asarray(values, dtype=float)
+    n, mean = len(values), values.mean()
+    sem = np.std(values, ddof=1) / np.sqrt(n)
+    return (float(t_quantile((1 - CONFIDENCE) / 2, n - 1) * sem + mean),
+            float(t_quantile((1 + CONFIDENCE) / 2, n - 1) * sem + mean))
 
 
 def sign_test(wins: int, losses: int) -> dict[str, Any]:
-    """Two-sided exact sign test on decisive outcomes (ties left out)."""
-    from scipy import stats
+    """Two-sided exact sign test on decisive outcomes (ties left out).
 
+    At p = 1/2 the binomial is symmetric, so the p-value is twice the lower tail of the smaller
+    count, capped at 1, and that tail is a sum of binomial coefficients over 2^n: summed as Python
+    integers it is exact (scipy.special.bdtr is off by 1e-11 at n = 2500) and needs no scipy.stats
+    import, which cost a small run's session end a second. Its cost grows as n^2, so above
+    EXACT_SIGN_TEST decisive outcomes scipy.stats.binomtest computes it.
+    """
     n = wins + losses
-    p = stats.binomtest(wins, n, 0.5).pvalue if n else None
-    return {"wins": wins, "losses": losses, "n": n, "p_value": None if p is None else float(p)}
+    if not n:
+        p = None
+    elif n > EXACT_SIGN_TEST:
+        from scipy import stats
+
+        p = float(stats.binomtest(wins, n, 0.5).pvalue)
+    else:
+        term = tail = 1  # C(n, 0); then C(n, i) for i up to the smaller count
+        for i in range(min(wins, losses)):
+            term = term * (n - i) // (i + 1)
+            tail += term
+        p = 1.0 if wins == losses else min(1.0, tail / 2 ** (n - 1))
+    return {"wins": wins, "losses": losses, "n": n, "p_value": p}
 
 
 def length_controlled_rate(outcome: np.ndarray, length_difference: np.ndarray, *, seed: int = 0,
@@ -125,6 +172,62 @@ def correlations(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
             "kendall": float(kendall_tau_b(x, y, np.ones((1, len(x))))[0])}
 
 
+def rank_correlation(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Spearman's rho and Kendall's tau-b with their two-sided p-values, equal to scipy.stats'
+    `spearmanr` and `kendalltau` (its exact null distribution without ties up to 33 items, the
+    normal approximation otherwise); NaN where a side is constant (and rho's p for two items).
+
+    For two leaderboards' ratings of a few dozen models: the pairs are counted directly, and
+    only scipy.special is imported (for Student's t), not all of scipy.stats, a second at report time.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n = len(x)
+    nan = {"spearman": math.nan, "spearman_p": math.nan, "kendall": math.nan, "kendall_p": math.nan}
+    if n < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return nan
+    from scipy.special import stdtr
+
+    rho = _pearson(_average_ranks(x), _average_ranks(y))
+    dof = n - 2
+    t = rho * math.sqrt(max(dof / ((rho + 1.0) * (1.0 - rho)), 0.0)) if abs(rho) < 1 else math.copysign(math.inf, rho)
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
+    sx, sy = np.sign(x[:, None] - x[None, :])[upper], np.sign(y[:, None] - y[None, :])[upper]
+    pairs = n * (n - 1) // 2
+    discordant, x_ties, y_ties = int((sx * sy < 0).sum()), int((sx == 0).sum()), int((sy == 0).sum())
+    both_ties = int(((sx == 0) & (sy == 0)).sum())
+    difference = pairs - x_ties - y_ties + both_ties - 2 * discordant
+    tau = min(1.0, max(-1.0, difference / math.sqrt(pairs - x_ties) / math.sqrt(pairs - y_ties)))
+    if not x_ties and not y_ties and (n <= 33 or min(discordant, pairs - discordant) <= 1):
+        tau_p = _kendall_exact_p(n, pairs - discordant)
+    else:
+        (x0, x1), (y0, y1) = _tie_sums(x), _tie_sums(y)
+        m = n * (n - 1.0)
+        var = (m * (2 * n + 5) - x1 - y1) / 18 + (2 * x_ties * y_ties) / m + x0 * y0 / (9 * m * (n - 2))
+        tau_p = math.erfc(abs(difference / math.sqrt(var)) / math.sqrt(2))
+    return {"spearman": rho, "spearman_p": float(2 * stdtr(dof, -abs(t))), "kendall": tau, "kendall_p": tau_p}
+
+
+def _tie_sums(values: np.ndarray) -> tuple[int, int]:
+    """sum t(t-1)(t-2) and sum t(t-1)(2t+5) over the sizes t of tied groups (tau's variance)."""
+    _, sizes = np.unique(values, return_counts=True)
+    t = [int(size) for size in sizes if size > 1]
+    return sum(s * (s - 1) * (s - 2) for s in t), sum(s * (s - 1) * (2 * s + 5) for s in t)
+
+
+def _kendall_exact_p(n: int, concordant: int) -> float:
+    """Two-sided p of Kendall's tau without ties: twice the share of the n! orders with at most
+    min(concordant, discordant) inversions, counted exactly (Mahonian numbers), capped at 1."""
+    c = min(concordant, n * (n - 1) // 2 - concordant)
+    if n <= 2 or 4 * c == n * (n - 1):
+        return 1.0
+    orders = [1]  # orders of 1 item, by inversions (up to c)
+    for j in range(2, n + 1):  # item j adds 0 to j - 1 inversions
+        running = [0, *itertools.accumulate(orders)]
+        orders = [running[min(k, len(orders) - 1) + 1] - running[max(0, k - j + 1)]
+                  for k in range(min(c, len(orders) + j - 2) + 1)]
+    return min(1.0, 2 * sum(orders) / math.factorial(n))
+
+
 def _pearson(x: np.ndarray, y: np.ndarray) -> float:
     dx, dy = x - x.mean(), y - y.mean()
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -145,6 +248,17 @@ def resample_ranks(values: np.ndarray, index: np.ndarray) -> np.ndarray:
     counts = counts.reshape(rows, levels)
     mean_rank = np.cumsum(counts, axis=1) - counts + (counts + 1) / 2
     return np.take_along_axis(mean_rank, drawn, axis=1)
+
+
+def bootstrap_spearman(x: np.ndarray, y: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Spearman's rho of `x[i]` against `y[i]` for every row `i` of `index` (a bootstrap's
+    resamples), equal to scipy's `spearmanr` on each; NaN where a resample drew one value of a side."""
+    rx, ry = resample_ranks(x, index), resample_ranks(y, index)
+    dx, dy = rx - rx.mean(axis=1, keepdims=True), ry - ry.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = (dx * dy).sum(axis=1) / np.sqrt((dx * dx).sum(axis=1) * (dy * dy).sum(axis=1))
+    constant = (np.ptp(rx, axis=1) == 0) | (np.ptp(ry, axis=1) == 0)
+    return np.where(constant, np.nan, np.clip(rho, -1.0, 1.0))
 
 
 def _average_ranks(values: np.ndarray) -> np.ndarray:

@@ -7,11 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from llmjury.families.arena import ratings as module
 from llmjury.families.arena.ratings import (
     Battles,
     bootstrap_bradley_terry,
     bootstrap_elo,
     bradley_terry,
+    elo_passes,
     empirical_win_rates,
     fit_bradley_terry,
     online_elo,
@@ -153,6 +155,16 @@ def test_online_elo_on_a_long_run_with_ties_matches_the_plain_loop_to_1e_6():
     battles = with_ties([0, 80, 150, 300, 310], 20_000, 6)
     expected = reference_elo(battle_rows(battles))
     assert online_elo(battles) == pytest.approx([expected[m] for m in battles.models], abs=1e-6)
+
+
+def test_the_compiled_elo_pass_of_a_large_call_gives_the_plain_loops_bits(monkeypatch):
+    battles = with_ties([0, 80, 150, 300, 310], 5_000, 9)
+    orders = [np.random.default_rng(seed).permutation(len(battles)) for seed in range(3)]
+    plain = elo_passes(battles, orders)
+    monkeypatch.setattr(module, "COMPILED_ELO_UPDATES", 1000)  # the same call, now past the threshold
+    compiled = elo_passes(battles, orders)
+    assert module._compiled_pass.cache_info().currsize == 1
+    assert np.array_equal(plain, compiled)
 
 
 def test_elo_bootstrap_rounds_are_the_plain_loop_on_the_seeded_resamples():

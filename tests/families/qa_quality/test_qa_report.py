@@ -47,6 +47,39 @@ def test_agreement_counts_remove_against_the_lowest_label():
     assert out.dataset.startswith("SemEval-2016 Task 3")
 
 
+def test_the_label_correlations_and_their_interval_are_scipys_on_the_seeded_resamples():
+    import numpy as np
+    from scipy import stats
+
+    rng = np.random.default_rng(4)
+    labels = ("Bad", "PotentiallyUseful", "Good")
+    graded = [labelled(float(rng.integers(10, 50)) / 10, "medium", labels[int(rng.integers(0, 3))]) for _ in range(60)]
+    out = agreement_with_labels("semeval", graded)
+    scores = np.array([g.avg_score for g in graded])
+    ranks = np.array([labels.index(g.label) for g in graded])
+    draws = np.random.default_rng(0)
+    rows = [draws.integers(0, 60, 60) for _ in range(500)]
+    spread = [stats.spearmanr(scores[i], ranks[i]).statistic for i in rows]
+    assert out is not None
+    rho = out.spearman_avg_score_vs_label
+    assert rho.value == pytest.approx(stats.spearmanr(scores, ranks).statistic, abs=1e-12)
+    assert (rho.low, rho.high) == pytest.approx((np.percentile(spread, 2.5), np.percentile(spread, 97.5)), abs=1e-12)
+    assert out.kendall_avg_score_vs_label.value == pytest.approx(stats.kendalltau(scores, ranks).statistic, abs=1e-12)
+
+
+def test_mean_scores_have_scipys_t_interval():
+    from scipy import stats
+
+    from llmjury.families.qa_quality.report import mean_metric
+
+    values = [4.0, 3.0, 5.0, 4.0, 2.0, 5.0]
+    mean = sum(values) / len(values)
+    low, high = stats.t.interval(0.95, len(values) - 1, loc=mean, scale=stats.sem(values))
+    found = mean_metric(values)
+    assert (found.value, found.n) == (mean, 6)
+    assert (found.low, found.high) == pytest.approx((low, high), abs=1e-12)
+
+
 def test_grade_labels_rank_remove_lowest():
     out = agreement_with_labels("graded_wiki", [labelled(4.7, "high", "high"), labelled(1.3, "remove", "remove"),
                                                 labelled(3.0, "medium", "low")])

@@ -91,6 +91,3 @@ def arrangement(path: Path) -> list[tuple[str, str, str]]:
     frame = read_csv(path, ARRANGEMENT_COLUMNS)
     return list(frame[ARRANGEMENT_COLUMNS].itertuples(index=False, name=None))
 
-
-def write_csv(frame: pd.DataFrame, columns: list[str]) -> str:
-    return frame.reindex(columns=columns).to_csv(index=False)

@@ -7,18 +7,21 @@ bootstrap resamples those counts from a multinomial and fits every round at once
 depends on the order of the battles: it runs in the order given (callers sort records first), and
 its bootstrap reruns it on resampled battles.
 
-Online Elo is a sequential recursion that numpy cannot vectorise, so its pass is compiled with
+Online Elo is a sequential recursion that numpy cannot vectorise. Large passes are compiled with
 numba (the well-kept LLVM JIT of the numpy world, cached on disk after the first call): about a
-hundred times faster than the same loop in Python, with the same arithmetic.
+hundred times faster than the same loop in Python, with the same arithmetic. Importing numba and
+loading the compiled pass costs about a second, though, which is four million updates of the
+plain loop over Python lists: a run's leaderboards (under a million updates) use the loop.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
-import numba
 import numpy as np
 
 K_FACTOR, SCALE, BASE, INIT = 4.0, 400.0, 10.0, 1000.0
@@ -26,6 +29,8 @@ WINNERS = ("model_a", "model_b", "tie", "tie (bothbad)")
 SCORE_A = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
 #: Newton steps allowed per fit; a fit needs about 10, one with a model that never lost about 40.
 MAX_NEWTON_STEPS = 500
+#: Above this many Elo updates in one call the numba-compiled pass pays for its import and load.
+COMPILED_ELO_UPDATES = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -53,17 +58,24 @@ class Battles:
         return len(self.a)
 
 
-@numba.njit(cache=True, nogil=True)
-def _elo_pass(cells: np.ndarray, models: int, order: np.ndarray, ratings: np.ndarray, k: float,
-              log_base: float) -> None:  # pragma: no cover - compiled; covered through online_elo
-    """One online Elo pass over battles `order[0], order[1], ...`, updating `ratings` in place."""
-    for t in range(order.shape[0]):
+def _elo_pass(cells: Sequence[int], models: int, order: Sequence[int], ratings: MutableSequence[float], k: float,
+              log_base: float) -> None:
+    """One online Elo pass over battles `order[0], order[1], ...`, updating `ratings` in place:
+    run as it is on Python lists, or compiled by numba on arrays (`_compiled_pass`)."""
+    for t in range(len(order)):
         pair, twice_score = divmod(cells[order[t]], 3)
         ia, ib = divmod(pair, models)
         ra, rb = ratings[ia], ratings[ib]
         delta = k * (twice_score * 0.5 - 1.0 / (1.0 + math.exp((rb - ra) * log_base)))
         ratings[ia] = ra + delta
         ratings[ib] = rb - delta
+
+
+@cache
+def _compiled_pass() -> Any:
+    import numba  # imported for a large pass only: it and the cached machine code cost a second
+
+    return numba.njit(cache=True, nogil=True)(_elo_pass)
 
 
 def outcome_cells(battles: Battles) -> np.ndarray:
@@ -90,11 +102,21 @@ def elo_passes(battles: Battles, orders: Iterable[np.ndarray], *, k: float = K_F
                base: float = BASE, init: float = INIT) -> np.ndarray:
     """One online Elo rating vector per order of the battles (indices, repeats allowed)."""
     cells, m = outcome_cells(battles), len(battles.models)
+    orders = [np.asarray(order, dtype=np.int64) for order in orders]
+    log_base = math.log(base) / scale
     out = []
-    for order in orders:
-        ratings = np.full(m, float(init))
-        _elo_pass(cells, m, np.asarray(order, dtype=np.int64), ratings, float(k), math.log(base) / scale)
-        out.append(ratings)
+    if sum(len(order) for order in orders) > COMPILED_ELO_UPDATES:
+        compiled = _compiled_pass()
+        for order in orders:
+            ratings = np.full(m, float(init))
+            compiled(cells, m, order, ratings, float(k), log_base)
+            out.append(ratings)
+    else:  # the same arithmetic on lists, whose items Python reads far faster than an array's
+        plain = cells.tolist()
+        for order in orders:
+            values = [float(init)] * m
+            _elo_pass(plain, m, order.tolist(), values, float(k), log_base)
+            out.append(np.array(values))
     return np.stack(out) if out else np.empty((0, m))
 
 

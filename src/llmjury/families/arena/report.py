@@ -17,10 +17,9 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
 from llmjury.families.arena import agreement, layout
 from llmjury.families.arena.judge import score_text
@@ -57,7 +56,8 @@ from llmjury.families.arena.results import (
 )
 from llmjury.family import Metric
 from llmjury.jurors import JuryDecision, juror_agreement
-from llmjury.stats import metric
+from llmjury.stats import correlations, metric, rank_correlation
+from llmjury.tables import csv_table
 from llmjury.verdicts import Verdict
 
 Verdicts = Sequence[Verdict]
@@ -140,9 +140,8 @@ def ranking(judge_board: Leaderboard, human_board: Leaderboard) -> Ranking | Non
     human_r = [human_board.rating[m].value for m in models]
     if len(set(judge_r)) < 2 or len(set(human_r)) < 2:  # a constant ranking correlates with nothing
         return Ranking(models=len(models))
-    rho, tau = stats.spearmanr(judge_r, human_r), stats.kendalltau(judge_r, human_r)
-    return Ranking(models=len(models), spearman=_correlation(rho.statistic), spearman_p=_correlation(rho.pvalue),
-                   kendall=_correlation(tau.statistic), kendall_p=_correlation(tau.pvalue))
+    figures = rank_correlation(np.array(judge_r), np.array(human_r))
+    return Ranking(models=len(models), **{key: _correlation(value) for key, value in figures.items()})
 
 
 def against_humans(dataset: str, judge_name: str, judge: Verdicts, human: Verdicts, judge_board: Leaderboard,
@@ -188,9 +187,10 @@ def prd_section(groups: dict[str, list[Verdict]], boards: dict[str, Leaderboard]
             continue
         board = boards[name]
         models = sorted(board.rating)
-        rho = stats.spearmanr([board.rating[m].value for m in models], [human_board.rating[m].value for m in models])
+        rho = correlations(np.array([board.rating[m].value for m in models]),
+                           np.array([human_board.rating[m].value for m in models]))["spearman"]
         reviewers[name.removeprefix("prd/recorded:prd-")] = agreement.reviewer_agreement(
-            vs, majority, board.order, _correlation(rho.statistic), len(models))
+            vs, majority, board.order, _correlation(rho), len(models))
     return PRDValidity(human_majority_rule=agreement.PRD_MAJORITY_RULE, reference=agreement.PRD_REFERENCE,
                        reviewers=reviewers, human_order=human_board.order)
 
@@ -377,7 +377,7 @@ def files(section: ArenaSection, verdicts: Verdicts) -> dict[str, str]:
                  "bt_low": board.rating[m].low, "bt_high": board.rating[m].high, "elo_rating": board.elo[m].value,
                  "elo_low": board.elo[m].low, "elo_high": board.elo[m].high, "battles": board.rating[m].n}
                 for m in board.order]
-        out[leaderboard_file(name)] = pd.DataFrame(rows).to_csv(index=False)
+        out[leaderboard_file(name)] = csv_table(rows)
     return out
 
 
@@ -388,7 +388,7 @@ def leaderboard_file(name: str) -> str:
     return f"arena/leaderboard_{_NOT_IN_FILE_NAMES.sub('_', name).strip('_')}.csv"
 
 
-def battle_rows(verdicts: Verdicts) -> pd.DataFrame:
+def battle_rows(verdicts: Verdicts) -> list[dict[str, Any]]:
     rows = []
     for v in sorted(verdicts, key=lambda v: v.case_id):
         a = v.attributes
@@ -399,25 +399,27 @@ def battle_rows(verdicts: Verdicts) -> pd.DataFrame:
                      "answer_b": a.get("answer_b", ""),
                      "gpt_4_response": str({"is_valid": v.valid, "response": "\n---\n".join(v.raw)}),
                      "gpt_4_score": score_text(winner) if winner else "", "is_valid": v.valid})
-    return pd.DataFrame(rows, columns=layout.RECORD_COLUMNS)
+    return rows
 
 
 def experiment_files(folder: str, verdicts: Verdicts) -> dict[str, str]:
     table = battle_rows(verdicts)
-    valid = table[table["is_valid"]]
+    valid = [row for row in table if row["is_valid"]]
     scored = [v for v in verdicts if v.valid and winner_of(v) is not None]
-    questions = list(dict.fromkeys(table["question"]))
-    models = list(dict.fromkeys(list(table["model_a"]) + list(table["model_b"])))
-    elo = online_elo(battles_of(scored)) if scored else []
+    questions = list(dict.fromkeys(row["question"] for row in table))
+    models = list(dict.fromkeys([row["model_a"] for row in table] + [row["model_b"] for row in table]))
+    elo = np.round(online_elo(battles_of(scored)), 2) if scored else np.empty(0)
     names = battles_of(scored).models if scored else []
+    # best first, ties in the order pandas' sort_values(ascending=False) gave them (reversed quicksort)
+    best = np.arange(len(elo))[::-1][elo[::-1].argsort(kind="quicksort")][::-1]
     return {
-        f"{folder}/questions.csv": pd.DataFrame({"question": questions}).to_csv(index=False),
-        f"{folder}/models.csv": pd.DataFrame({"model": models}).to_csv(index=False),
-        f"{folder}/battle_arrangement.csv": layout.write_csv(table, layout.ARRANGEMENT_COLUMNS),
-        f"{folder}/battle_records.csv": layout.write_csv(table, layout.RECORD_COLUMNS),
-        f"{folder}/battle_outcomes.csv": layout.write_csv(valid, layout.OUTCOME_COLUMNS),
-        f"{folder}/elo_rating.csv": pd.DataFrame({"model": names, "elo_rating": np.round(elo, 2)})
-        .sort_values("elo_rating", ascending=False).to_csv(index=False),
+        f"{folder}/questions.csv": csv_table([{"question": q} for q in questions], ["question"]),
+        f"{folder}/models.csv": csv_table([{"model": m} for m in models], ["model"]),
+        f"{folder}/battle_arrangement.csv": csv_table(table, layout.ARRANGEMENT_COLUMNS),
+        f"{folder}/battle_records.csv": csv_table(table, layout.RECORD_COLUMNS),
+        f"{folder}/battle_outcomes.csv": csv_table(valid, layout.OUTCOME_COLUMNS),
+        f"{folder}/elo_rating.csv": csv_table([{"model": names[i], "elo_rating": float(elo[i])} for i in best],
+                                              ["model", "elo_rating"]),
     }
 
 
@@ -429,6 +431,5 @@ def cache_files(folder: str, verdicts: Verdicts) -> dict[str, str]:
         for side in ("a", "b"):
             if a.get(f"answer_{side}") is not None:
                 answers[a["question"]][a[f"model_{side}"]] = a[f"answer_{side}"]
-    wide = pd.DataFrame([{"question": q, **row} for q, row in answers.items()])
-    return {f"{folder}/q_and_as.csv": wide.to_csv(index=False),
-            f"{folder}/battle_records.csv": layout.write_csv(battle_rows(verdicts), layout.RECORD_COLUMNS)}
+    return {f"{folder}/q_and_as.csv": csv_table([{"question": q, **row} for q, row in answers.items()]),
+            f"{folder}/battle_records.csv": csv_table(battle_rows(verdicts), layout.RECORD_COLUMNS)}

@@ -8,19 +8,20 @@ correlation of the judge's average score with the label, the grade x label count
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 from llmjury.families.qa_quality.results import JudgeValidity, LabelledGrade, Metric
-from llmjury.stats import metric, proportion
+from llmjury.stats import bootstrap_spearman, correlations, metric, proportion
 
 VOCABULARIES: dict[str, tuple[str, ...]] = {
     "SemEval": ("Bad", "PotentiallyUseful", "Good"),
     "grade": ("remove", "low", "medium", "high"),
 }
 #: How the shipped SemEval-2016 data is named in reports; any other dataset goes by its own name.
+#: Item bootstrap resamples of the Spearman interval (seed 0).
+BOOTSTRAP = 500
 KNOWN = {"semeval": "SemEval-2016 Task 3 subtask A (Qatar Living), human Good / PotentiallyUseful / Bad"}
 
 
@@ -48,22 +49,15 @@ def agreement_with_labels(dataset: str, graded: Sequence[LabelledGrade]) -> Judg
     """The judge's average score and grade against one dataset's labels (scored verdicts only)."""
     if not graded:
         return None
-    from scipy import stats
-
     labels = vocabulary(graded[0].label)
     rank = {label: i for i, label in enumerate(labels)}
     scores = np.array([g.avg_score for g in graded])
     ranks = np.array([rank[g.label] for g in graded])
+    point = correlations(scores, ranks)  # NaN for a tiny or constant sample, reported as no value
     rng = np.random.default_rng(0)
-    draws = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a tiny or constant sample gives NaN, reported as no value
-        rho = stats.spearmanr(scores, ranks)
-        tau = stats.kendalltau(scores, ranks)
-        for _ in range(500):
-            i = rng.integers(0, len(scores), len(scores))
-            draws.append(stats.spearmanr(scores[i], ranks[i]).statistic)
-    finite = np.array(draws)[np.isfinite(draws)]
+    finite = bootstrap_spearman(scores, ranks, np.stack([rng.integers(0, len(scores), len(scores))
+                                                          for _ in range(BOOTSTRAP)]))
+    finite = finite[np.isfinite(finite)]
     confusion: dict[str, dict[str, int]] = {}
     for g in graded:
         row = confusion.setdefault(g.grade, dict.fromkeys(labels, 0))
@@ -73,10 +67,11 @@ def agreement_with_labels(dataset: str, graded: Sequence[LabelledGrade]) -> Judg
     bad = [g for g in graded if g.label == worst]
     return JudgeValidity(
         dataset=describe(dataset, labels),
-        spearman_avg_score_vs_label=Metric(**metric(rho.statistic, np.percentile(finite, 2.5) if len(finite) else None,
+        spearman_avg_score_vs_label=Metric(**metric(point["spearman"],
+                                                    np.percentile(finite, 2.5) if len(finite) else None,
                                                     np.percentile(finite, 97.5) if len(finite) else None,
                                                     len(graded), "spearman, item bootstrap")),
-        kendall_avg_score_vs_label=Metric(**metric(tau.statistic, None, None, len(graded), "kendall tau-b")),
+        kendall_avg_score_vs_label=Metric(**metric(point["kendall"], None, None, len(graded), "kendall tau-b")),
         grade_by_label=confusion,
         remove_precision_for_bad=Metric(**proportion(sum(g.label == worst for g in removed), len(removed))),
         remove_recall_of_bad=Metric(**proportion(sum(g.grade == "remove" for g in bad), len(bad))),

@@ -25,7 +25,7 @@ from llmjury.families.qa_quality.results import (
     RulesResult,
     TokenSaving,
 )
-from llmjury.stats import metric, proportion
+from llmjury.stats import mean_interval, metric, proportion
 from llmjury.verdicts import Verdict
 
 GRADES = ("high", "medium", "low", "remove")
@@ -38,9 +38,7 @@ def mean_metric(values: list[float]) -> Metric:
     arr = np.asarray(values, dtype=float)
     if len(arr) < 2 or arr.std() == 0:
         return Metric(**metric(arr.mean(), arr.mean(), arr.mean(), len(arr), "mean, t interval"))
-    from scipy import stats
-
-    low, high = stats.t.interval(0.95, len(arr) - 1, loc=arr.mean(), scale=stats.sem(arr))
+    low, high = mean_interval(arr)
     return Metric(**metric(arr.mean(), low, high, len(arr), "mean, t interval"))
 
 

@@ -194,7 +194,9 @@ class Meter:
         elif self._flush is None:
             # A skipped write is made once the throttle allows it: a quiet spell (a slow answer, the
             # last case of a share) never leaves the board behind this process's own figures.
-            self._flush = threading.Timer(wait, self._flush_now)
+            # Never longer than the longest wait a thread can make: a larger one (an infinite
+            # throttle) would fail in the timer's thread instead of waiting.
+            self._flush = threading.Timer(min(wait, threading.TIMEOUT_MAX), self._flush_now)
             self._flush.daemon = True
             self._flush.start()
 

@@ -143,3 +143,27 @@ def test_a_malformed_body_is_transient_then_unscored_with_its_cause(openai_serve
     jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
     runs = engine.run(ask_judge(jury, "toy", [chat(("user", "other"))], lambda text: text))
     assert runs.answers[0].error.startswith("call failed: openai:judge: malformed response body (JSONDecodeError")
+
+
+def test_without_aiohttp_calls_go_through_the_sdks_httpx_client(openai_server, make_engine, monkeypatch):
+    """openai installed without its aiohttp extra: the SDK's default client, the same answers."""
+    import openai
+
+    def missing(**_kwargs):
+        raise RuntimeError("To use the aiohttp client you must have installed the package with the `aiohttp` extra")
+
+    aiohttp_client = openai.DefaultAioHttpClient
+    monkeypatch.setattr(openai, "DefaultAioHttpClient", missing)
+    openai_server.reply = lambda body, i: "fine"
+    engine = make_engine()
+    completion = engine.run(engine.complete(spec(openai_server), chat(("user", "q"), n=2)))
+    assert completion.texts == ["fine", "fine"]
+    assert not isinstance(engine.provider(spec(openai_server)).client._client, aiohttp_client)
+
+
+def test_calls_use_the_sdks_aiohttp_client_when_installed(openai_server, make_engine):
+    import openai
+
+    engine = make_engine()
+    assert engine.run(engine.complete(spec(openai_server), chat(("user", "q")))).samples
+    assert isinstance(engine.provider(spec(openai_server)).client._client, openai.DefaultAioHttpClient)

@@ -1,15 +1,10 @@
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-# In-process pytester runs drop every module imported during the inner run from sys.modules, and
-# numpy's extension modules refuse a second load in one process ("cannot load module more than once
-# per process"). The library imports scipy and pandas lazily, where it aggregates, so the first
-# inner run that aggregates would import them and the next would fail: import them here, once.
-import pandas  # noqa: F401
 import pytest
-import scipy.stats  # noqa: F401
 
 from llmjury.cache import CacheMode, SampleStore
 from llmjury.engine import Engine
@@ -18,11 +13,74 @@ from llmjury.settings import Settings
 from llmjury.testing import FakeGemini, FakeOpenAI
 
 pytest_plugins = ["pytester"]
+#: Plugins no inner run uses, off in its processes: each xdist worker of an inner run would import them again,
+#: and rerunfailures leaves a server thread behind after every in-process run.
+INNER_RUN_ADDOPTS = "-p no:hypothesispytest -p no:syrupy -p no:anyio -p no:repeat -p no:rerunfailures -p no:benchmark"
+
+
+E2E_DESELECTED = pytest.StashKey[int]()
+# In-process pytester runs drop every module imported during the inner run from sys.modules, and
+# numpy's extension modules refuse a second load in one process ("cannot load module more than once
+# per process"). The library imports scipy, pandas, numba (arena ratings) and matplotlib (report.html
+# plots) lazily, where it aggregates and reports, so the first inner run would import them and the
+# next would fail or pay the import again: a process that runs tests imports them once, up front.
+# Inner runs import their test files by basename too: give them names no module under tests/ has
+# (test_arena_suite.py, not test_arena.py), or they collide with the module already imported.
+IMPORTED_BEFORE_INNER_RUNS = ("pandas", "scipy.stats", "numba", "matplotlib.figure")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--real-server", action="store_true", default=False,
                      help="run tests/real_server against llama.cpp's server with SmolLM2-135M (slow)")
+    parser.addoption("--e2e", action="store_true", default=False,
+                     help="also run the tests marked e2e: a pytest in its own process for signals, kills, "
+                          "live output on a pipe or terminal, the workflow script, headless Chromium (slow)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    controller = bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
+    if not controller:  # an xdist controller runs no test: its start-up stays short
+        for name in IMPORTED_BEFORE_INNER_RUNS:
+            importlib.import_module(name)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without --e2e the tests that must start their own processes are deselected, so `pytest tests`
+    stays quick; `.ci/run` runs them as a step of their own."""
+    if config.getoption("--e2e"):
+        return
+    slow = [item for item in items if item.get_closest_marker("e2e")]
+    if slow:
+        items[:] = [item for item in items if not item.get_closest_marker("e2e")]
+        config.hook.pytest_deselected(items=slow)
+    config.stash[E2E_DESELECTED] = len(slow)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if hasattr(session.config, "workeroutput"):  # an xdist worker: its controller prints the note
+        session.config.workeroutput["e2e_deselected"] = session.config.stash.get(E2E_DESELECTED, 0)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """Every worker collects the same tests: the controller takes their count of deselected e2e tests."""
+    config = node.config  # type: ignore[attr-defined]
+    count = getattr(node, "workeroutput", {}).get("e2e_deselected", 0)
+    config.stash[E2E_DESELECTED] = max(count, config.stash.get(E2E_DESELECTED, 0))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    count = config.stash.get(E2E_DESELECTED, 0)
+    if count:
+        terminalreporter.write_line(f"{count} e2e tests deselected: run them with --e2e "
+                                    "(`python -m pytest tests -n auto --e2e -m e2e` runs only them, as .ci/run does)")
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytester, whose runs (in process, in a subprocess and their xdist workers) skip unused plugins."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", INNER_RUN_ADDOPTS)
+    return pytester
 
 
 @pytest.fixture

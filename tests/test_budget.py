@@ -34,7 +34,7 @@ def test_no_call_starts_once_the_budget_is_spent_on_any_worker(toy, openai_serve
     call publishes its cost before freeing its slot, so at most the calls that reach the budget plus
     the ones in flight then are made: CALLS_TO_REACH + (run-wide slots - 1)."""
     slots = int(concurrency)  # --llm-concurrency is run-wide, split across workers (1 each at -n 2)
-    result = toy.runpytest_subprocess(
+    result = toy.runpytest_inprocess(
         "-n", workers, "--llm-judge", f"openai:priced;base_url={openai_server.base_url}",
         "--llm-budget", str(BUDGET_USD), "--llm-concurrency", concurrency, "--llm-progress", "off")
     result.assert_outcomes(passed=CASES)
@@ -55,10 +55,10 @@ def test_no_call_starts_once_the_budget_is_spent_on_any_worker(toy, openai_serve
 
 def test_refused_calls_are_not_cached_so_a_bigger_budget_finishes_the_run(toy, openai_server):
     judge = f"openai:priced;base_url={openai_server.base_url}"
-    first = toy.runpytest_subprocess("--llm-judge", judge, "--llm-budget", "10", "--llm-concurrency", "1")
+    first = toy.runpytest_inprocess("--llm-judge", judge, "--llm-budget", "10", "--llm-concurrency", "1")
     first.assert_outcomes(passed=CASES)
     assert len(openai_server.requests) == CALLS_TO_REACH
-    again = toy.runpytest_subprocess("--llm-judge", judge, "--llm-budget", "1000")
+    again = toy.runpytest_inprocess("--llm-judge", judge, "--llm-budget", "1000")
     again.assert_outcomes(passed=CASES)
     # The answers paid for first came from the cache (free); only the refused cases were asked now.
     assert len(openai_server.requests) == CASES
@@ -68,7 +68,7 @@ def test_refused_calls_are_not_cached_so_a_bigger_budget_finishes_the_run(toy, o
 
 
 def test_an_unpriced_model_stops_the_run_at_start_up_naming_model_and_option(toy, openai_server):
-    result = toy.runpytest_subprocess("--llm-judge", f"openai:mystery;base_url={openai_server.base_url}",
+    result = toy.runpytest_inprocess("--llm-judge", f"openai:mystery;base_url={openai_server.base_url}",
                                       "--llm-budget", "5")
     assert result.ret == 4
     result.stderr.fnmatch_lines(["*--llm-budget 5: no price for model 'mystery' (openai:mystery)*"
@@ -77,7 +77,7 @@ def test_an_unpriced_model_stops_the_run_at_start_up_naming_model_and_option(toy
 
 
 def test_an_unpriced_model_runs_when_told_to_count_it_as_free(toy, openai_server):
-    result = toy.runpytest_subprocess("--llm-judge", f"openai:mystery;base_url={openai_server.base_url}",
+    result = toy.runpytest_inprocess("--llm-judge", f"openai:mystery;base_url={openai_server.base_url}",
                                       "--llm-budget", "5", "--llm-budget-unknown", "allow")
     result.assert_outcomes(passed=CASES)
     facts = summary(toy)["budget"]
@@ -85,7 +85,7 @@ def test_an_unpriced_model_runs_when_told_to_count_it_as_free(toy, openai_server
 
 
 def test_offline_runs_are_free_whatever_the_budget(toy):
-    toy.runpytest_subprocess("--llm-budget", "0.000001").assert_outcomes(passed=CASES)
+    toy.runpytest_inprocess("--llm-budget", "0.000001").assert_outcomes(passed=CASES)
     facts = summary(toy)["budget"]
     assert (facts["stopped"], facts["spent_usd"], facts["refused_calls"]) == (False, 0, 0)
 
@@ -97,7 +97,7 @@ def test_offline_runs_are_free_whatever_the_budget(toy):
     (["--llm-budget", "1", "-o", "llm_budget_unknown=maybe"], "*ini llm_budget_unknown 'maybe': use one of*"),
 ])
 def test_a_bad_budget_option_is_a_usage_error_naming_it(toy, args, message):
-    result = toy.runpytest_subprocess(*args)
+    result = toy.runpytest_inprocess(*args)
     assert result.ret == 4
     result.stderr.fnmatch_lines([message])
 
@@ -164,3 +164,21 @@ def test_under_a_budget_only_paid_calls_write_the_board_at_once(tmp_path, monkey
     meter.paid("openai:priced", answer)
     (tally,) = board.read()
     assert (tally.calls, tally.cost_usd) == (3, 2.0)
+    meter.close()
+
+
+def test_a_throttle_longer_than_a_thread_can_wait_schedules_a_write_that_can_wait(tmp_path, monkeypatch):
+    """The throttled write's timer waits at most threading.TIMEOUT_MAX: an infinite throttle once
+    started a Timer whose thread died with OverflowError (timestamp out of range)."""
+    import threading
+
+    import llmjury.progress
+    from llmjury.chat import Sample, Usage
+
+    monkeypatch.setattr(llmjury.progress, "PUBLISH_EVERY_S", float("inf"))
+    meter = Meter("gw0", Board(tmp_path))
+    meter.paid("offline", [Sample(text="x", usage=Usage(prompt_tokens=1, completion_tokens=1))])
+    try:
+        assert meter._flush is not None and meter._flush.interval <= threading.TIMEOUT_MAX
+    finally:
+        meter.close()

@@ -145,7 +145,7 @@ def summary(project: pytest.Pytester) -> dict[str, Any]:
     (["--llm-gate", "polite.polite_rat>=0.5"], "*polite has no metric 'polite_rat' (did you mean 'polite_rate'?)*"),
 ])
 def test_a_bad_baseline_or_gate_stops_the_run_at_start_up(project, args, message):
-    result = project.runpytest_subprocess("-n", "0", *args)
+    result = project.runpytest_inprocess("-n", "0", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
 
@@ -153,7 +153,7 @@ def test_a_bad_baseline_or_gate_stops_the_run_at_start_up(project, args, message
 def test_an_unreadable_baseline_names_the_option_file_and_line(project):
     (project.path / "old").mkdir()
     (project.path / "old" / "verdicts.jsonl").write_text('{"case_id": "q00"}\n')
-    result = project.runpytest_subprocess("-n", "0", "--llm-baseline", "old")
+    result = project.runpytest_inprocess("-n", "0", "--llm-baseline", "old")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--llm-baseline*old*verdicts.jsonl:1: not a verdict record*"])
 
@@ -169,10 +169,10 @@ def test_a_sampled_judge_compared_with_another_sample_of_itself_raises_no_alarm(
     args = ["-n", "0", "--llm-judge", "openai:coin", "--llm-cache", "off", "--llm-option", "polite.cases=40"]
     with FakeOpenAI(coin(1)) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        project.runpytest_subprocess(*args, "--llm-seed", "1").assert_outcomes(passed=40)
+        project.runpytest_inprocess(*args, "--llm-seed", "1").assert_outcomes(passed=40)
         server.reply = coin(2)
         first = summary(project)["run"]["id"]
-        result = project.runpytest_subprocess(*args, "--llm-seed", "2", "--llm-baseline", f"reports/{first}",
+        result = project.runpytest_inprocess(*args, "--llm-seed", "2", "--llm-baseline", f"reports/{first}",
                                               "--llm-gate", "polite.polite_rate.delta>=-0.3")
     assert result.ret != GATE_FAILED_EXIT
     row = summary(project)["comparison"]["families"]["polite"]["polite_rate"]

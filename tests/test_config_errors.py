@@ -92,11 +92,10 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def usage_error(pytester: pytest.Pytester, *args: str, ini: str = "", subprocess: bool = False) -> pytest.RunResult:
+def usage_error(pytester: pytest.Pytester, *args: str, ini: str = "") -> pytest.RunResult:
     if ini:
         pytester.makeini(INI.format(extra=ini))
-    run = pytester.runpytest_subprocess if subprocess else pytester.runpytest_inprocess
-    result = run(*args)
+    result = pytester.runpytest_inprocess(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
     return result
 
@@ -355,8 +354,7 @@ def test_a_malformed_price_table_is_refused_at_start_up(project):
 def test_a_gate_on_a_family_left_out_by_k_stops_the_run_before_any_call(project, workers):
     with FakeOpenAI() as server:
         result = usage_error(project, "-n", workers, "-k", "adhoc", "--llm-judge",
-                             f"openai:gpt-4o;base_url={server.base_url}", "--llm-gate", "toyfam.valid>=1",
-                             subprocess=True)
+                             f"openai:gpt-4o;base_url={server.base_url}", "--llm-gate", "toyfam.valid>=1")
         assert server.requests == []
     result.stderr.fnmatch_lines(["ERROR: gate 'toyfam.valid>=1': no case of family 'toyfam' is selected "
                                  "(by -k, -m or --llm-sample); this run's cases are of adhoc"])
@@ -364,7 +362,7 @@ def test_a_gate_on_a_family_left_out_by_k_stops_the_run_before_any_call(project,
 
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_gate_on_an_unknown_family_stops_the_run(project, workers):
-    result = usage_error(project, "-n", workers, "--llm-gate", "toyfan.valid>=1", subprocess=True)
+    result = usage_error(project, "-n", workers, "--llm-gate", "toyfan.valid>=1")
     result.stderr.fnmatch_lines(["ERROR: gate 'toyfan.valid>=1': unknown family 'toyfan' (did you mean 'toyfam'?); "
                                  "this run's cases are of adhoc, toyfam"])
 

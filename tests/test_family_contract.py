@@ -41,7 +41,7 @@ def politeness(pytester: pytest.Pytester) -> pytest.Pytester:
 
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_the_readme_family_runs_and_aggregates_typed_results(politeness, workers):
-    result = politeness.runpytest_subprocess("-n", workers, "--llm-option", "politeness.replies=replies.jsonl")
+    result = politeness.runpytest_inprocess("-n", workers, "--llm-option", "politeness.replies=replies.jsonl")
     result.assert_outcomes(passed=3)
     summary = json.loads((politeness.path / "reports" / "latest" / "summary.json").read_text())
     section = summary["politeness"]
@@ -57,13 +57,13 @@ def test_the_readme_family_runs_and_aggregates_typed_results(politeness, workers
 
 
 def test_an_unknown_option_of_a_user_family_is_a_usage_error(politeness):
-    result = politeness.runpytest_subprocess("--llm-option", "politeness.replys=replies.jsonl")
+    result = politeness.runpytest_inprocess("--llm-option", "politeness.replys=replies.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*unknown option politeness.replys*"])
 
 
 def test_the_readme_family_without_its_data_option_says_which_option_to_set(politeness):
-    result = politeness.runpytest_subprocess()
+    result = politeness.runpytest_inprocess()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*set --llm-option politeness.replies=FILE*"])
 
@@ -71,7 +71,7 @@ def test_the_readme_family_without_its_data_option_says_which_option_to_set(poli
 def test_a_family_line_that_does_not_import_is_a_usage_error(pytester):
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio\nllm_families = nowhere:FAMILY\n")
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest_inprocess()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*llm_families line 'nowhere:FAMILY': cannot load it (ModuleNotFoundError*"])
 
@@ -137,7 +137,7 @@ def test_a_verdict_record_comes_back_with_its_typed_result():
 
 def test_an_unrelated_project_sees_none_of_the_suites_markers(pytester):
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio\n")
-    result = pytester.runpytest_subprocess("--markers")
+    result = pytester.runpytest_inprocess("--markers")
     assert result.ret == 0
     text = result.stdout.str()
     assert "@pytest.mark.llmjury_pipeline" in text
@@ -183,7 +183,7 @@ def test_a_metric_without_data_keeps_its_none_value_through_the_report(tmp_path)
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_malformed_data_file_stops_the_run_as_a_usage_error_before_any_test(politeness, workers):
     (politeness.path / "bad.jsonl").write_text('{"id": 1, "reply": "Please."}\n[1, 2]\n', encoding="utf-8")
-    result = politeness.runpytest_subprocess("-n", workers, "--llm-option", "politeness.replies=bad.jsonl")
+    result = politeness.runpytest_inprocess("-n", workers, "--llm-option", "politeness.replies=bad.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*bad.jsonl [[]item 1[]]: expected an object, got list*"])
     assert "passed" not in result.stdout.str()

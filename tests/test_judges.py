@@ -259,8 +259,8 @@ def test_jury_tests_are_planned_concurrently(pytester, openai_server):
     openai_server.latency = 1.0  # long enough that a loaded machine still overlaps the calls
     openai_server.reply = prefers_good
     pytester.makeini(INI)
-    pytester.makepyfile(test_pairs=JURY_TESTS)
-    result = pytester.runpytest_subprocess("--llm-judge", f"openai:m;base_url={openai_server.base_url}")
+    pytester.makepyfile(test_jury_pairs=JURY_TESTS)
+    result = pytester.runpytest_inprocess("--llm-judge", f"openai:m;base_url={openai_server.base_url}")
     result.assert_outcomes(passed=12)
     assert openai_server.max_in_flight >= 6  # a test-by-test run would keep at most 2 in flight
     assert len(openai_server.requests) == 24  # both orders once per case; tests reused the planned runs
@@ -272,8 +272,8 @@ def test_jury_tests_are_planned_concurrently(pytester, openai_server):
 def test_a_failed_assertion_in_a_planned_body_is_the_tests_failure_with_pytests_message(pytester, openai_server):
     openai_server.reply = lambda body, index: "### A"  # first slot always: a tie over both orders
     pytester.makeini(INI)
-    pytester.makepyfile(test_pairs=JURY_TESTS)
-    result = pytester.runpytest_subprocess("--llm-judge", f"openai:m;base_url={openai_server.base_url}",
+    pytester.makepyfile(test_jury_pairs=JURY_TESTS)
+    result = pytester.runpytest_inprocess("--llm-judge", f"openai:m;base_url={openai_server.base_url}",
                                            "-k", "pair-00 or pair-01")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*assert verdict.winner == \"a\"*", "*AssertionError: None*",
@@ -307,7 +307,7 @@ def test_jury_tests_that_cannot_be_planned_run_at_call_time(pytester, flags):
         async def test_skips(case, jury):
             pytest.skip("not today")
     """)
-    result = pytester.runpytest_subprocess(*flags)
+    result = pytester.runpytest_inprocess(*flags)
     result.assert_outcomes(passed=9, skipped=1)
     section = summary(pytester)["custom"]
     assert (section["verdicts"], sorted(section["compare"]), sorted(section["score"])) == \

@@ -59,6 +59,7 @@ def held_last_answer(openai_server) -> Iterator[threading.Event]:
     release.set()
 
 
+@pytest.mark.e2e  # reads a pytest process's pipe while it plans
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, held_last_answer, workers):
     """The last case's answer is held until the run has printed a progress line: so the line came
@@ -89,6 +90,7 @@ def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, held_
     pytest.LineMatcher(output).fnmatch_lines([FINAL])
 
 
+@pytest.mark.e2e  # a pytest process on a pseudo-terminal of its own
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_terminal_shows_one_updating_bar(toy, openai_server, held_last_answer, workers):
     """Under a pseudo-terminal, `auto` draws the bar (carriage returns, no progress lines), then the
@@ -129,7 +131,7 @@ def test_a_terminal_shows_one_updating_bar(toy, openai_server, held_last_answer,
 
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_the_final_line_sums_every_worker(toy, openai_server, workers):
-    result = toy.runpytest_subprocess("-n", workers, "--llm-judge", f"openai:priced;base_url={openai_server.base_url}")
+    result = toy.runpytest_inprocess("-n", workers, "--llm-judge", f"openai:priced;base_url={openai_server.base_url}")
     result.assert_outcomes(passed=12)
     result.stdout.fnmatch_lines([FINAL])
     progress_lines(result.outlines)
@@ -144,17 +146,19 @@ def test_a_case_two_tests_share_is_planned_and_counted_once(toy, openai_server):
     result.stdout.fnmatch_lines([FINAL])
 
 
+@pytest.mark.e2e  # two xdist workers; the final-line test shows progress across workers in the quick run
 def test_progress_off_prints_nothing(toy, openai_server):
-    result = toy.runpytest_subprocess("-n", "2", "--llm-progress", "off",
+    result = toy.runpytest_inprocess("-n", "2", "--llm-progress", "off",
                                       "--llm-judge", f"openai:priced;base_url={openai_server.base_url}")
     result.assert_outcomes(passed=12)
     assert not [line for line in result.outlines if "llmjury plann" in line]
 
 
+@pytest.mark.e2e  # two xdist workers, each with nothing to plan
 def test_a_run_without_a_planning_phase_prints_no_progress(pytester):
     pytester.makeini(INI)
     pytester.makepyfile("def test_plain():\n    assert 1 + 1 == 2\n")
-    result = pytester.runpytest_subprocess("-n", "2", "--llm-progress", "lines", "--llm-progress-interval", "0.01")
+    result = pytester.runpytest_inprocess("-n", "2", "--llm-progress", "lines", "--llm-progress-interval", "0.01")
     result.assert_outcomes(passed=1)
     assert not [line for line in result.outlines if "llmjury plann" in line]
 
@@ -165,7 +169,7 @@ def test_a_run_without_a_planning_phase_prints_no_progress(pytester):
     (["-o", "llm_progress=bar"], "*ini llm_progress 'bar': use one of off, auto, lines*"),
 ])
 def test_a_bad_progress_option_is_a_usage_error_naming_it(toy, args, message):
-    result = toy.runpytest_subprocess(*args)
+    result = toy.runpytest_inprocess(*args)
     assert result.ret == 4
     result.stderr.fnmatch_lines([message])
 

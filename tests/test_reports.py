@@ -20,8 +20,9 @@ import pytest
 from llmjury.decision import sig3
 from llmjury.families import discover
 from llmjury.gates import Gate
-from llmjury.reports import markdown, terminal_lines, write_run
+from llmjury.reports import markdown, terminal_lines, verdict_table, write_run
 from llmjury.runfiles import LATEST, VERDICTS, link_identical, place, read_verdicts
+from llmjury.tables import csv_table
 
 FAMILIES = discover()
 
@@ -173,6 +174,7 @@ def test_report_html_is_the_same_for_the_same_summary():
     assert page(summary, [], FAMILIES) == page(summary, [], FAMILIES)
 
 
+@pytest.mark.e2e  # starts a headless Chromium: seconds of CPU
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="no Chromium (Debian package chromium) on this machine")
 def test_report_html_renders_in_headless_chromium(tmp_path):
     from PIL import Image
@@ -207,6 +209,37 @@ def test_verdicts_and_tables_are_gzipped_and_read_back(tmp_path):
     plain.parent.mkdir()
     plain.write_text(gzip.decompress((run_dir / VERDICTS).read_bytes()).decode("utf-8"), encoding="utf-8")
     assert read_verdicts(plain.parent) == records
+
+
+def test_verdict_table_is_the_csv_pandas_json_normalize_writes():
+    import pandas as pd
+
+    records = [
+        {"case_id": "a", "family": "t", "judge": {"provider": "p", "temperature": 0.0, "n": 1},
+         "result": {"score": 3, "share": 0.25, "ok": True, "runs": [{"order": "ab", "x": 1.5}], "nested": {"deep": 1},
+                    "empty": {}},
+         "valid": True, "error": None, "raw": ["one, \"quoted\"", "two\nlines"], "cost_usd": None, "latency_s": 1},
+        {"case_id": "b", "family": "t", "judge": {"provider": "p", "temperature": 1.0, "n": 2},
+         "result": {"score": None, "share": float("nan"), "mixed": "text", "nested": {"deep": 2, "deeper": {"z": "é"}}},
+         "valid": False, "error": "unparseable: x", "raw": [], "cost_usd": 0.1, "latency_s": 2, "extra": [1, 2]},
+        {"case_id": "c", "family": "t", "judge": {"provider": "q", "temperature": 0.5, "n": 3},
+         "result": {"score": 7, "share": 1, "ok": False, "mixed": 4, "flag": None},
+         "valid": True, "error": None, "raw": ["r"], "latency_s": 3.5, "tokens": 12},
+    ]
+    slim = [{k: v for k, v in r.items() if k != "raw"} | {"raw": " ||| ".join(r["raw"])} for r in records]
+    assert verdict_table(records) == pd.json_normalize(slim, sep=".").to_csv(index=False)
+    assert verdict_table([]) == pd.DataFrame().to_csv(index=False)
+
+
+def test_csv_table_with_its_columns_is_the_csv_pandas_writes():
+    import pandas as pd
+
+    rows = [{"model": "a", "rank": 1, "low": None, "battles": 3, "valid": True, "note": "x, \"y\""},
+            {"model": "b", "rank": 2, "low": 0.5, "battles": 4, "valid": False},
+            {"model": "c", "rank": None, "low": float("nan"), "battles": 5, "note": "line\nbreak"}]
+    for columns in (None, ["model", "battles", "missing", "note"], ["low"], ["model"]):
+        assert csv_table(rows, columns) == pd.DataFrame(rows, columns=columns).to_csv(index=False)
+    assert csv_table([], ["a", "b"]) == pd.DataFrame([], columns=["a", "b"]).to_csv(index=False)
 
 
 def test_a_gzipped_run_file_is_read_like_its_plain_text(tmp_path):
@@ -291,22 +324,33 @@ addopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider
 """
 
 
+# A shell that starts a command in the background without job control (`(pytest ... &)` in a
+# script) makes it ignore SIGINT, and a child inherits that: Python then installs no Ctrl-C handler
+# and the run sent SIGINT would block forever. The child restores Ctrl-C itself, whoever started us.
+PYTEST_WITH_CTRL_C = ("import signal, sys, pytest; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                      "sys.exit(pytest.console_main())")
+
+
+@pytest.mark.e2e  # the signal goes to a pytest process of its own
 @pytest.mark.parametrize(("signum", "by"), [(signal.SIGTERM, "SIGTERM"),
                                             (signal.SIGINT, "KeyboardInterrupt (Ctrl-C)")])
 def test_a_stopped_run_writes_what_it_finished_marked_incomplete(pytester, signum, by):
     pytester.makeini(INI)
     pytester.makepyfile(test_blocking=BLOCKING)
-    process = subprocess.Popen([sys.executable, "-m", "pytest", "-n", "0", "-s", "-q"], cwd=pytester.path,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert process.stdout is not None
-    seen = []
-    for line in process.stdout:  # the event: the last test is inside its long call
-        seen.append(line)
-        if "llmjury-test: blocked" in line:
-            break
-    assert process.poll() is None, "".join(seen)
-    os.kill(process.pid, signum)
-    output = "".join(seen) + process.communicate(timeout=120)[0]
+    with subprocess.Popen([sys.executable, "-c", PYTEST_WITH_CTRL_C, "-n", "0", "-s", "-q"], cwd=pytester.path,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as process:
+        assert process.stdout is not None
+        seen = []
+        for line in process.stdout:  # the event: the last test is inside its long call
+            seen.append(line)
+            if "llmjury-test: blocked" in line:
+                break
+        assert process.poll() is None, "".join(seen)
+        os.kill(process.pid, signum)
+        try:
+            output = "".join(seen) + process.communicate(timeout=120)[0]
+        finally:
+            process.kill()  # a run that ignored the signal must not outlive the test
     assert process.returncode == pytest.ExitCode.INTERRUPTED, output
     summary = json.loads((pytester.path / "reports" / LATEST / "summary.json").read_text())
     assert summary["complete"] is False
@@ -325,7 +369,7 @@ from llmjury import JudgeConfig, Verdict
 def test_one(record_verdict):
     record_verdict(Verdict(case_id="c", family="toy", judge=JudgeConfig(provider="offline:heuristic")))
 """)
-    pytester.runpytest_subprocess("-n", "0").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess("-n", "0").assert_outcomes(passed=1)
     summary = json.loads((pytester.path / "reports" / LATEST / "summary.json").read_text())
     assert summary["complete"] is True and summary["run"]["stopped"] is None
 
@@ -377,6 +421,7 @@ def test_toy(outcome):
 """
 
 
+@pytest.mark.e2e  # the run sends SIGTERM to its own controller: it must not be this process
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_run_stopped_while_planning_reports_the_cases_planning_finished(pytester, monkeypatch, workers):
     from llmjury.planner import owner_of

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -77,17 +75,19 @@ def plausible(body, index):
     "evals/test_geval.py::test_geval_item",
     "evals/test_qa_quality.py::test_pair_is_worth_keeping",
 ])
-def test_the_families_send_and_record_temperature_and_max_tokens(tests, tmp_path):
+def test_the_families_send_and_record_temperature_and_max_tokens(tests, pytester, tmp_path):
     with FakeOpenAI(plausible) as server:
         spec = f"openai:fake;base_url={server.base_url}"
-        subprocess.run(
-            [sys.executable, "-m", "pytest", tests, "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-             "--llm-sample", "2", "--llm-judge", spec, "--llm-role", f"candidate={spec}", "--llm-role",
-             f"teacher={spec}", "--llm-role", f"student={spec}", "--llm-role", f"baseline={spec}",
-             "--llm-cache", "off", "--llm-reports", str(tmp_path / "reports"),
-             "--llm-option", "arena.models=openai:a;base_url=" + server.base_url + ",openai:b;base_url="
-             + server.base_url, "--llm-option", "geval.frozen_steps=" + str(tmp_path / "steps")],
-            cwd=REPO, capture_output=True, check=False, timeout=600)
+        # The repository's own configuration and eval module, in this process; importlib import mode,
+        # since tests/ has modules of the same basenames (test_arena.py, test_geval.py).
+        pytester.runpytest_inprocess(
+            "--rootdir", str(REPO), "-c", str(REPO / "pyproject.toml"), "--import-mode=importlib",
+            str(REPO / tests), "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+            "--llm-sample", "2", "--llm-judge", spec, "--llm-role", f"candidate={spec}", "--llm-role",
+            f"teacher={spec}", "--llm-role", f"student={spec}", "--llm-role", f"baseline={spec}",
+            "--llm-cache", "off", "--llm-reports", str(tmp_path / "reports"),
+            "--llm-option", "arena.models=openai:a;base_url=" + server.base_url + ",openai:b;base_url="
+            + server.base_url, "--llm-option", "geval.frozen_steps=" + str(tmp_path / "steps"))
         requests = list(server.requests)
     assert requests, "no request reached the server"
     for body in requests:

@@ -61,7 +61,7 @@ def test_no_key_reaches_any_output(pytester: pytest.Pytester, monkeypatch: pytes
     pytester.makepyfile(test_keys=TEST)
     monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
     with EchoingServer() as server:
-        result = pytester.runpytest_subprocess(
+        result = pytester.runpytest_inprocess(
             "-n", "2", "--junitxml=junit.xml", "-rA",
             "--llm-judge", f"openai:judge;base_url={server.base_url};api_key={SPEC_KEY};timeout=5",
             "--llm-role", f"candidate=openai:cand;base_url={server.base_url};timeout=5")
@@ -105,6 +105,6 @@ def test_error_text_loses_known_secrets_and_key_shaped_strings():
 def test_a_bad_spec_is_reported_without_its_key(pytester: pytest.Pytester):
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark\n")
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
-    result = pytester.runpytest_subprocess("--llm-judge", f"openai:gpt-4o;api_key={SPEC_KEY};timeout=abc")
+    result = pytester.runpytest_inprocess("--llm-judge", f"openai:gpt-4o;api_key={SPEC_KEY};timeout=abc")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "timeout" in result.stderr.str() and SPEC_KEY not in result.stderr.str() + result.stdout.str()

@@ -35,6 +35,7 @@ def step(project: Path, mode: str, summary_page: Path) -> subprocess.CompletedPr
                           check=False)
 
 
+@pytest.mark.e2e  # the workflow's bash script, three pytest runs of its own
 def test_the_workflow_steps_fail_a_worse_prompt_and_pass_it_reverted(project, tmp_path):
     page = tmp_path / "step-summary.md"
     recorded = step(project, "baseline", page)
@@ -61,6 +62,7 @@ def test_the_workflow_steps_fail_a_worse_prompt_and_pass_it_reverted(project, tm
     assert page.read_text().count("# llmjury run `") == 3
 
 
+@pytest.mark.e2e  # the workflow's bash script and its pytest run
 def test_the_compare_step_without_a_baseline_runs_uncompared_and_skips_delta_gates(project, tmp_path):
     result = step(project, "compare", tmp_path / "page.md")
     assert result.returncode == 0, result.stdout + result.stderr

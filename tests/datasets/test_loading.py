@@ -123,9 +123,7 @@ def loading(pytester: pytest.Pytester) -> list[dict]:
 
 
 def run(pytester: pytest.Pytester, workers: str, *args: str) -> pytest.RunResult:
-    if workers == "0":
-        return pytester.runpytest_inprocess("-n", "0", *args)
-    return pytester.runpytest_subprocess("-n", workers, *args)
+    return pytester.runpytest_inprocess("-n", workers, *args)
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])

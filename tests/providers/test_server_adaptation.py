@@ -85,7 +85,7 @@ def test_what_providers_learned_is_in_the_run_report(pytester, workers):
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark\n")
     pytester.makepyfile(test_toy=ADAPTING)
     with FakeOpenAI.llama_cpp(by_seed) as server:
-        result = pytester.runpytest_subprocess("-n", workers, "--llm-judge", f"openai:small;base_url={server.base_url}")
+        result = pytester.runpytest_inprocess("-n", workers, "--llm-judge", f"openai:small;base_url={server.base_url}")
     result.assert_outcomes(passed=4)
     run = json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())["run"]
     assert run["adaptations"] == {"openai:small": {"n": "asked 3 choices, got 1: one call per sample"}}

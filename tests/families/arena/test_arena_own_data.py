@@ -32,7 +32,7 @@ ROWS = [
 @pytest.fixture
 def own_pairs(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makeini(INI)
-    shutil.copy(EVAL, pytester.path / "test_arena.py")
+    shutil.copy(EVAL, pytester.path / "test_arena_suite.py")  # not this package's test_arena.py
     (pytester.path / "judged.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
     return pytester
 
@@ -41,9 +41,11 @@ def summary(pytester: pytest.Pytester) -> dict:
     return json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
+# Two xdist workers are processes of their own: e2e (tests/datasets/test_loading.py merges loading across
+# workers in the quick run).
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
 def test_own_pairs_run_under_strict_markers_with_their_name_everywhere(own_pairs, workers):
-    result = own_pairs.runpytest_subprocess("-n", workers, "-v")
+    result = own_pairs.runpytest_inprocess("-n", workers, "-v")
     # 3 items judged live + their labels and recorded verdicts; no shipped data: 5 tests without cases.
     result.assert_outcomes(passed=4, skipped=5)
     result.stdout.fnmatch_lines(["*test_pair?judged-p1?*",
@@ -64,7 +66,7 @@ def test_own_pairs_run_under_strict_markers_with_their_name_everywhere(own_pairs
 
 
 def test_dataset_marker_selects_under_strict_markers(own_pairs):
-    result = own_pairs.runpytest_subprocess("-m", "arena_judged and not recorded", "-k", "p2 or p3")
+    result = own_pairs.runpytest_inprocess("-m", "arena_judged and not recorded", "-k", "p2 or p3")
     result.assert_outcomes(passed=2, deselected=7)
 
 
@@ -74,7 +76,7 @@ def test_a_named_question_dataset_runs_under_strict_markers(own_pairs):
     (data / "questions.csv").write_text("question\nWhat is 2+2?\nName a colour.\nWhat is 2+2?\n")
     (own_pairs.path / "answers.csv").write_text("question,m1,m2,m3\nWhat is 2+2?,4,four,\nName a colour.,red,blue,"
                                                 "green\n")
-    result = own_pairs.runpytest_subprocess(
+    result = own_pairs.runpytest_inprocess(
         "--llm-option", "arena.data=data", "--llm-option", "arena.dataset=toy", "--llm-option",
         "arena.answers=answers.csv", "--llm-option", "arena.models=m1,m2,m3", "-m", "arena_toy", "-v")
     result.assert_outcomes(passed=4, deselected=8)
@@ -88,7 +90,7 @@ def test_a_named_question_dataset_runs_under_strict_markers(own_pairs):
 def test_an_mrbench_file_of_your_own_is_read_and_named_by_its_stem(own_pairs):
     shipped = json.loads((EVAL.parents[1] / "fixtures" / "mrbench" / "MRBench_V1.json").read_text(encoding="utf-8"))
     (own_pairs.path / "tutors_v9.json").write_text(json.dumps(shipped[:4]), encoding="utf-8")
-    result = own_pairs.runpytest_subprocess("--llm-option", "arena.mrbench=tutors_v9.json",
+    result = own_pairs.runpytest_inprocess("--llm-option", "arena.mrbench=tutors_v9.json",
                                             "--llm-option", "arena.mrbench_pairs=2", "-m", "arena_tutors_v9", "-v")
     result.assert_outcomes(passed=9)  # 4 conversations x 2 judged pairs, and the human labels
     result.stdout.fnmatch_lines(["*test_tutor_battle?tutors_v9-c000-*"])
@@ -111,6 +113,6 @@ def test_an_mrbench_file_of_your_own_is_read_and_named_by_its_stem(own_pairs):
 ])
 def test_a_bad_data_file_stops_the_run_at_start_up_naming_the_option(own_pairs, option, message):
     (own_pairs.path / "empty.json").write_text("")
-    result = own_pairs.runpytest_subprocess("--llm-option", option)
+    result = own_pairs.runpytest_inprocess("--llm-option", option)
     assert result.ret == 4
     result.stderr.fnmatch_lines([message])

@@ -181,7 +181,7 @@ llm_options =
 @pytest.fixture
 def own_items(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makeini(INI)
-    shutil.copy(EVAL, pytester.path / "test_geval.py")
+    shutil.copy(EVAL, pytester.path / "test_geval_suite.py")  # not this package's test_geval.py
     data = usr_corpus()
     first = data[0]["responses"]
     first += [dict(first[0]), dict(first[1], response=" ")]  # a duplicate and an empty response
@@ -194,7 +194,8 @@ def summary(pytester: pytest.Pytester) -> dict:
 
 
 def test_a_usr_release_of_another_corpus_runs_end_to_end_under_its_own_name(own_items):
-    result = own_items.runpytest_subprocess("-n", "2", "-q")
+    # One process: the arena's own-data test loads a file of one's own across two workers.
+    result = own_items.runpytest_inprocess("-n", "0", "-q")
     # Items x criteria and a ceiling per criterion; shipped recorded judges and deepeval have no case.
     result.assert_outcomes(passed=16 * 6 + 6, skipped=6)
     result.stdout.fnmatch_lines(["*geval dataset persona_chat (*pc_usr_data.json): 16 items; "
@@ -212,7 +213,7 @@ def test_a_usr_release_of_another_corpus_runs_end_to_end_under_its_own_name(own_
 
 
 def test_own_items_are_selected_by_data_markers_under_strict_markers(own_items):
-    result = own_items.runpytest_subprocess("-m", "geval_persona_chat and system_kv-memnn and criterion_overall",
+    result = own_items.runpytest_inprocess("-m", "geval_persona_chat and system_kv-memnn and criterion_overall",
                                             "--collect-only", "-q", "-p", "no:xdist")
     result.stdout.fnmatch_lines(["*test_geval_item[[]persona_chat-00-000-response-overall[]]*"])
     assert result.stdout.str().count("test_geval_item[") == 4
@@ -227,6 +228,6 @@ def test_own_items_are_selected_by_data_markers_under_strict_markers(own_items):
 def test_bad_rated_items_options_stop_the_run_at_start_up(pytester, option, message):
     pytester.makeini(INI.split("llm_options")[0])
     pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
-    result = pytester.runpytest_subprocess("--llm-option", option, "-p", "no:xdist")
+    result = pytester.runpytest_inprocess("--llm-option", option, "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])

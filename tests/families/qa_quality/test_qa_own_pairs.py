@@ -44,9 +44,11 @@ def summary(pytester: pytest.Pytester) -> dict:
     return json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
+# Two xdist workers are processes of their own: e2e (tests/datasets/test_loading.py merges loading across
+# workers in the quick run).
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
 def test_own_pairs_run_under_strict_markers_with_their_name_everywhere(own_pairs, workers):
-    result = own_pairs.runpytest_subprocess("-n", workers, "-rs", "--llm-option", "qa_quality.on_remove=xfail")
+    result = own_pairs.runpytest_inprocess("-n", workers, "-rs", "--llm-option", "qa_quality.on_remove=xfail")
     result.assert_outcomes(passed=4, xfailed=1, skipped=1)  # no Slack export given: its rules test has no case
     result.stdout.fnmatch_lines(["*qa_quality dataset team_wiki (*team_wiki.jsonl): 5 items; "
                                  "left out 2 (1 duplicate id, 1 empty answer)*"])

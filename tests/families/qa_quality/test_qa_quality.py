@@ -143,6 +143,7 @@ def test_pair(outcome):
 '''
 
 
+@pytest.mark.e2e  # kill -9 of a pytest process mid-run
 def test_killed_run_resumes_without_repeating_finished_calls(pytester, openai_server):
     openai_server.reply = lambda body, i: json.dumps(GOOD)
     openai_server.latency = 0.3

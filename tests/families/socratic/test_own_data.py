@@ -58,7 +58,7 @@ def own_data(pytester: pytest.Pytester) -> pytest.RunResult:
     pytester.makepyfile(test_socratic=(REPO / "evals" / "test_socratic.py").read_text(encoding="utf-8"))
     v3_file(pytester.path / "mrbench_v3_mine.json")
     responses = responses_files(pytester.path)
-    return pytester.runpytest_subprocess(
+    return pytester.runpytest_inprocess(
         "-k", "human_preferences or collected_replies", "-m", "mrbench_v3_mine or endpoint_responses_20250623_161358",
         "--llm-option", "socratic.mrbench=mrbench_v3_mine.json", "--llm-option", "socratic.mrbench_pairs=3",
         "--llm-option", f"socratic.responses={responses}", "--llm-option", "socratic.subsets_dir=subsets",
@@ -92,7 +92,7 @@ def test_without_a_data_root_the_shipped_datasets_skip_naming_their_options(pyte
     pytester.makeini(INI.replace(f"llm_data = {REPO / 'fixtures'}\n", ""))
     pytester.makepyfile(test_socratic=(REPO / "evals" / "test_socratic.py").read_text(encoding="utf-8"))
     responses = responses_files(pytester.path)
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest_inprocess(
         "-rs", "--llm-option", "socratic.dialogues=1", "--llm-option", "socratic.subsets=1",
         "--llm-option", f"socratic.responses={responses}", "--llm-option", "socratic.subsets_dir=subsets",
         "--llm-option", "socratic.ours_name=chat", "--llm-option", "socratic.baseline_name=simple-chat")

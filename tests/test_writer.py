@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import sqlite3
+from pathlib import Path
 
 import pytest
 
-from llmjury.writer import BatchWriter
+from llmjury.writer import BatchWriter, connect
 
 
 def test_a_committed_write_is_visible_to_another_connection_and_a_bad_one_fails_alone(tmp_path):
@@ -26,3 +28,32 @@ def test_a_committed_write_is_visible_to_another_connection_and_a_bad_one_fails_
     assert all(f.done() and f.exception() is None for f in queued)
     with sqlite3.connect(path) as other:
         assert other.execute("SELECT COUNT(*) FROM t").fetchone() == (51,)
+
+
+def _open_at_the_barrier(path: str, barrier, outcomes) -> None:
+    barrier.wait()
+    try:
+        connect(Path(path)).close()
+        outcomes.put("opened")
+    except sqlite3.Error as exc:
+        outcomes.put(repr(exc))
+
+
+def test_workers_opening_a_new_file_at_once_all_get_a_connection_in_wal_mode(tmp_path):
+    """Two connections switching a new file to WAL at once deadlock, and SQLite fails one at once
+    ("database is locked", no busy wait): xdist workers opening a fresh cache together did that."""
+    workers, rounds = 6, 40
+    failures = []
+    for round_ in range(rounds):
+        path = tmp_path / f"new-{round_}.sqlite"
+        barrier, outcomes = multiprocessing.Barrier(workers), multiprocessing.Queue()
+        procs = [multiprocessing.Process(target=_open_at_the_barrier, args=(str(path), barrier, outcomes))
+                 for _ in range(workers)]
+        for proc in procs:
+            proc.start()
+        for proc in procs:
+            proc.join()
+        failures += [o for o in (outcomes.get() for _ in procs) if o != "opened"]
+        with sqlite3.connect(path) as db:
+            assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    assert failures == []

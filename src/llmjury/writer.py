@@ -19,17 +19,36 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tenacity import Retrying, retry_if_exception, stop_after_delay
+from tenacity.wait import wait_random_exponential
+
 T = TypeVar("T")
+#: As long as a connection waits for the write lock (sqlite3's busy time-out).
+LOCK_WAIT = 60.0
 Write = Callable[[sqlite3.Connection], Any]
 
 
 def connect(path: Path) -> sqlite3.Connection:
     """A connection in WAL mode that waits for the write lock instead of failing on it."""
-    db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
+    db = sqlite3.connect(path, timeout=LOCK_WAIT, check_same_thread=False, isolation_level=None)
+    # Workers open a new file at the same moment: each switch to WAL reads the file, then asks for
+    # the exclusive lock, and SQLite fails all but one of them at once rather than let two readers
+    # wait on each other (its busy handler is not called on that deadlock). The switch is tried
+    # again after a jittered pause, so the losers find the file in WAL mode or take the lock next.
+    for attempt in Retrying(
+        retry=retry_if_exception(_locked),
+        wait=wait_random_exponential(multiplier=0.005, max=0.25),
+        stop=stop_after_delay(LOCK_WAIT),
+        reraise=True,
+    ):
+        with attempt:
+            db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
-    db.execute("PRAGMA busy_timeout=60000")
     return db
+
+
+def _locked(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
 
 
 class BatchWriter:

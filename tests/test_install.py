@@ -1,16 +1,22 @@
 """A non-editable install carries everything the library reads: the prompt templates (found in the
-repository through the `src/llmjury/prompts` symlink) and the package data under `src/llmjury/data`."""
+repository through the `src/llmjury/prompts` symlink) and the package data under `src/llmjury/data`;
+`pip install -e '.[test]'` installs everything the tests import."""
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "src" / "llmjury"
@@ -58,3 +64,60 @@ def test_the_sdist_holds_the_library_and_not_the_suite_as_the_readme_says(tmp_pa
     assert not top & {"evals", "fixtures", "tests", "tox.ini"}
     quick_start = (REPO / "README.md").read_text(encoding="utf-8").split("## How a run works")[0]
     assert "The suite lives in the repository, not in the package" in quick_start
+
+
+def imported_modules(folder: Path) -> dict[str, set[str]]:
+    """Top-level module name → the files under `folder` that import it (absolute imports only)."""
+    modules: dict[str, set[str]] = {}
+    for file in folder.rglob("*.py"):
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                modules.setdefault(name.split(".")[0], set()).add(file.relative_to(REPO).as_posix())
+    return modules
+
+
+def installed_by(requirements: list[str]) -> set[str]:
+    """The distributions these requirements install, with everything they require in turn."""
+    seen: set[str] = set()
+    pending = [Requirement(text) for text in requirements]
+    while pending:
+        requirement = pending.pop()
+        name = canonicalize_name(requirement.name)
+        if requirement.marker and not requirement.marker.evaluate({"extra": ""}):
+            continue
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            needs = importlib.metadata.requires(requirement.name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for text in needs:
+            need = Requirement(text)
+            wanted = [extra for extra in requirement.extras if need.marker and need.marker.evaluate({"extra": extra})]
+            if need.marker is None or need.marker.evaluate({"extra": ""}) or wanted:
+                need.marker = None
+                pending.append(need)
+    return seen
+
+
+def test_the_test_extra_installs_every_module_the_tests_import():
+    """A fresh `pip install -e '.[test]'` then `pytest tests` must not stop at an import (PyYAML was missing)."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    installed = installed_by(project["dependencies"] + project["optional-dependencies"]["test"])
+    ours = {"llmjury"} | {p.stem for p in (REPO / "tests").rglob("*.py")} | {
+        p.name for p in (REPO / "tests").rglob("*") if p.is_dir()}
+    distributions = importlib.metadata.packages_distributions()
+    undeclared = {
+        module: sorted(files)
+        for module, files in imported_modules(REPO / "tests").items()
+        if module not in sys.stdlib_module_names and module not in ours
+        and not {canonicalize_name(d) for d in distributions.get(module, [module])} & installed
+    }
+    assert undeclared == {}, f"imported by the tests, installed by neither the dependencies nor [test]: {undeclared}"

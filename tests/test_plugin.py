@@ -122,6 +122,21 @@ def test_family_marker_selects_under_strict_markers(toy):
     result.assert_outcomes(passed=2)
 
 
+def test_a_familys_fixed_markers_named_by_m_are_registered_before_any_case_is_collected(pytester):
+    """pytest 9.2+ refuses a `-m` name no one registered under --strict-markers: `-m "arena and not
+    recorded"` must work in a project whose collected cases carry no `recorded`, or none at all."""
+    pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark --strict-markers\n")
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    expression = "arena and not recorded or (geval and criterion_coherence) or cut_1"
+    listed = pytester.runpytest_inprocess("--markers", "-m", expression)
+    names = [line.split(":")[0].removeprefix("@pytest.mark.") for line in listed.outlines
+             if line.startswith("@pytest.mark.")]
+    assert {"arena", "recorded", "geval", "criterion_coherence", "cut_1"} <= set(names)
+    assert "socratic" not in names and "simulated" not in names, "only what -m names"
+    assert len(names) == len(set(names)), "each marker is listed once"
+    pytester.runpytest_inprocess("-m", expression).assert_outcomes(deselected=1)
+
+
 def test_planning_runs_cases_concurrently(pytester, openai_server):
     openai_server.latency = 1.0  # long enough that a loaded machine still overlaps the calls
     pytester.makeini(INI)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pytest
@@ -32,6 +32,8 @@ def slug(text: Any) -> str:
 
 
 CASES_MARK = "llmjury_cases"
+#: The marker every family gives its cases that replay what was recorded (no model call).
+RECORDED_MARKERS = {"recorded": "cases replaying recorded verdicts, scores or votes (no model call)"}
 #: Load reports of the datasets this process's tests were generated from, with their cases.
 LOADED = pytest.StashKey[Loaded]()
 
@@ -56,11 +58,19 @@ def generate(metafunc: pytest.Metafunc, cases: Iterable[Case], loaded: Iterable[
     unrelated project lists none of them."""
     cases = list(cases)
     metafunc.config.stash.setdefault(LOADED, Loaded()).add(cases, loaded)
-    for name, description in case_markers(cases).items():
-        metafunc.config.addinivalue_line("markers", f"{name}: {description}")
+    add_markers(metafunc.config, case_markers(cases))
     params = case_params(cases)
     # Indirect through the plugin's `case` fixture, so a test may ask only for `outcome`.
     metafunc.parametrize("case", params, indirect=["case"])
+
+
+def add_markers(config: pytest.Config, markers: Mapping[str, str]) -> None:
+    """Register markers not registered yet (`pytest --markers` lists each once)."""
+    known = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
+    for name, description in markers.items():
+        if name not in known:
+            config.addinivalue_line("markers", f"{name}: {description}")
+            known.add(name)
 
 
 def case_markers(cases: Iterable[Case]) -> dict[str, str]:

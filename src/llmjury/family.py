@@ -17,6 +17,7 @@ import abc
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -112,6 +113,11 @@ class Family(abc.ABC):
     headline: ClassVar[tuple[str, ...]] = ()
     #: The data sources this family's loaders read.
     datasets: ClassVar[tuple[Dataset, ...]] = ()
+    #: Markers its cases carry whatever the data, with what each selects. With the family's name,
+    #: those a `-m` expression names are registered at start-up, so `-m` may name one under
+    #: `--strict-markers` when no collected case carries it (pytest 9.2+ refuses unregistered names
+    #: in `-m`); markers named after the data are registered as cases are generated.
+    markers: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     @abc.abstractmethod
     def pipelines(self) -> Mapping[str, Pipeline]:

@@ -28,7 +28,7 @@ pytest.register_assert_rewrite("llmjury.assertions")
 
 from llmjury.budget import UNKNOWN_POLICIES, Budget  # noqa: E402
 from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, shards  # noqa: E402
-from llmjury.cases import CASES_MARK, LOADED, Case, generate  # noqa: E402
+from llmjury.cases import CASES_MARK, LOADED, Case, add_markers, generate  # noqa: E402
 from llmjury.datasets.files import read_text  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
 from llmjury.errors import ConfigError, DatasetError  # noqa: E402
@@ -83,6 +83,8 @@ GIVEN_FILES = pytest.StashKey[list[Path]]()
 #: Set once this session has taken its objects out of the garbage collector's way (gc.freeze): only
 #: a session with llmjury cases does, so a pytest run without them keeps the collector as it was.
 FROZEN = pytest.StashKey[bool]()
+#: A name in a `-m` expression (pytest's grammar: letters, digits and _ : + - . [ ] \).
+MARK_NAME = re.compile(r"[\w:+\-.\[\]\\]+")
 STARTUP_ERROR = "llmjury_startup_error"  # a worker's start-up error, in its workeroutput
 # Gate outcomes take exit codes pytest does not use (it owns 0-5, and 6 since 9.2 for --max-warnings).
 GATE_FAILED_EXIT = 10
@@ -261,6 +263,7 @@ def pytest_configure(config: pytest.Config) -> None:
         check_ini_keys(config)
         settings = resolve_settings(config)
         families = discover(config.getini("llm_families"))
+        register_family_markers(config, families)
         check_role_families(settings, families)
         for name, options in check_family_options(settings, families).items():
             config.stash.setdefault(GIVEN_FILES, []).extend(check_dataset_files(families[name], options, settings))
@@ -285,6 +288,16 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist") and not session.is_worker:
         config.pluginmanager.register(XdistController(session), "llmjury-xdist")
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
+
+
+def register_family_markers(config: pytest.Config, families: dict[str, Family]) -> None:
+    """The family names and fixed markers that `-m` names, whether or not a collected case carries
+    them: pytest 9.2+ refuses an unregistered `-m` name under --strict-markers. Only those `-m`
+    names, so `pytest --markers` of a project that does not use llmjury lists none of them."""
+    named = set(MARK_NAME.findall(config.getoption("markexpr", "") or ""))
+    for family in families.values():
+        vocabulary = {family.name: f"the {family.name} family's cases", **family.markers}
+        add_markers(config, {name: text for name, text in vocabulary.items() if name in named})
 
 
 def check_family_options(settings: Settings, families: dict[str, Family]) -> dict[str, FamilyOptions]:

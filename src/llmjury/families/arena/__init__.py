@@ -9,6 +9,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import ClassVar
 
+from llmjury.cases import RECORDED_MARKERS
 from llmjury.families.arena import datasets, llmbar, mrbench, pipeline, prd, recorded
 from llmjury.families.arena.cases import FAMILY as NAME
 from llmjury.families.arena.offline import ANSWERS
@@ -40,6 +41,7 @@ class Arena(Family):
     section = ArenaSection
     headline = ("rating", "swap_consistency")
     datasets: ClassVar[tuple[Dataset, ...]] = datasets.DATASETS
+    markers: ClassVar[Mapping[str, str]] = MappingProxyType(RECORDED_MARKERS)
 
     def pipelines(self) -> Mapping[str, Pipeline]:
         return {

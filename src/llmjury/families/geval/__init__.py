@@ -9,6 +9,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import ClassVar
 
+from llmjury.cases import RECORDED_MARKERS
+from llmjury.families.geval.cases import TASK_MARKS
+from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import DATASETS
 from llmjury.families.geval.datasets import FAMILY as NAME
 from llmjury.families.geval.offline import ANSWERS
@@ -27,6 +30,11 @@ class GEval(Family):
     section = GEvalSection
     headline = ("judge_validity",)
     datasets = DATASETS
+    markers: ClassVar[Mapping[str, str]] = MappingProxyType({
+        **RECORDED_MARKERS,
+        **{mark: f"G-Eval cases rating a {task}" for task, mark in TASK_MARKS.items()},
+        **{f"criterion_{name}": f"G-Eval cases judging {name}" for name in CRITERIA},
+    })
     hidden_from_tables = ("meta", "human_ceiling", "judge_validity")
 
     def pipelines(self) -> Mapping[str, Pipeline]:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import ClassVar
 
+from llmjury.families.socratic.cases import MAX_CUT_MARKER
 from llmjury.families.socratic.options import DATASETS, NAME, SocraticOptions
 from llmjury.families.socratic.results import HumanPreferenceResult, PairwiseResult, SocraticSection
 from llmjury.family import Family, Pipeline, Result, Section
@@ -23,6 +24,15 @@ class Socratic(Family):
     section = SocraticSection
     headline = ("win_rate",)
     datasets = DATASETS
+    markers: ClassVar[Mapping[str, str]] = MappingProxyType({
+        "simulated": "dialogues simulated with a student persona",
+        "mathdial": "MathDial-style dialogues (real students, or yours in that shape)",
+        "mrbench": "annotated tutor replies with people's preferences",
+        "responses": "pre-collected reply pairs",
+        **{f"{trait}_{level}": f"simulated students with {level} {trait.replace('_', ' ')}"
+           for trait in ("goal_commitment", "motivation", "self_efficacy") for level in ("low", "high")},
+        **{f"cut_{cut}": f"simulated dialogues cut after student turn {cut}" for cut in range(1, MAX_CUT_MARKER + 1)},
+    })
     #: Bulky sub-sections `markdown` renders itself.
     hidden_from_tables = ("seed003", "counted_runs", "by_dimension")
 

@@ -49,6 +49,17 @@ def test_malformed_gates_are_config_errors(text):
         Gate.parse(text)
 
 
+@pytest.mark.parametrize(("text", "message"), [
+    ("socratic.win_rate>=abc", "the threshold 'abc' is neither a number nor a metric path"),
+    ("socratic.win_rate>=0.5x", "the threshold '0.5x' is neither a number nor a metric path"),
+    ("win_rate>=0.5", "'win_rate' is not a metric path: write FAMILY.METRIC"),
+])
+def test_a_gate_whose_side_is_not_a_metric_path_says_so(text, message):
+    """A mistyped threshold was read as a metric path, then reported as an unknown family 'abc'."""
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        Gate.parse(text)
+
+
 # -- differences from a baseline run ------------------------------------------------------------------
 def delta(value, low, high):
     return {"value": value, "low": low, "high": high, "n": 200, "method": "paired bootstrap"}

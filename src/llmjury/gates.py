@@ -72,8 +72,12 @@ class Gate:
         try:
             right: float | tuple[str, ...] = float(right_text)
         except ValueError:
-            right = parse_path(right_text, text)
-        return cls(text=text.strip(), left=parse_path(match["left"], text), op=match["op"], right=right)
+            right = _threshold_path(right_text, text)
+        left = parse_path(match["left"], text)
+        if len(left) < 2:
+            raise ConfigError(f"gate {text!r}: {match['left']!r} is not a metric path: write FAMILY.METRIC, "
+                              "e.g. socratic.win_rate>=0.55")
+        return cls(text=text.strip(), left=left, op=match["op"], right=right)
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -103,6 +107,18 @@ class Gate:
             if uncertain == "inconclusive":
                 status = "inconclusive"
         return GateResult(self.text, status, value, threshold, interval, reason)
+
+
+def _threshold_path(text: str, gate: str) -> tuple[str, ...]:
+    """A threshold that is not a number must name a metric (`FAMILY.METRIC`), not one bare word."""
+    try:
+        path = parse_path(text, gate)
+    except ConfigError:
+        path = ()
+    if len(path) < 2:
+        raise ConfigError(f"gate {gate!r}: the threshold {text!r} is neither a number nor a metric path "
+                          "such as socratic.win_rate")
+    return path
 
 
 def parse_path(text: str, gate: str) -> tuple[str, ...]:

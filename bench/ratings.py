@@ -150,7 +150,8 @@ def main() -> None:
     models = battles.models
     tiny = Battles(models[:2], np.array([0]), np.array([1]), np.array([1.0]))
     # a pass long enough to take the compiled path: numba's import and cached code load once here
-    warm_up, _ = timed(lambda: elo_passes(tiny, [np.zeros(COMPILED_ELO_UPDATES + 1, dtype=np.int64)]))
+    warm_up, _ = timed(lambda: elo_passes(tiny, [np.zeros(COMPILED_ELO_UPDATES + 1, dtype=np.int64)],
+                                          updates=COMPILED_ELO_UPDATES + 1))
     print(f"{args.battles:,} battles among {args.models} models; llmjury reads them into arrays in {to_arrays:.2f} s "
           f"(not counted below); first compiled Elo call {warm_up:.2f} s (once per process, not counted)")
     rows: list[tuple[str, float, float, str, str]] = []

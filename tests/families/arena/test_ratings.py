@@ -160,11 +160,34 @@ def test_online_elo_on_a_long_run_with_ties_matches_the_plain_loop_to_1e_6():
 def test_the_compiled_elo_pass_of_a_large_call_gives_the_plain_loops_bits(monkeypatch):
     battles = with_ties([0, 80, 150, 300, 310], 5_000, 9)
     orders = [np.random.default_rng(seed).permutation(len(battles)) for seed in range(3)]
-    plain = elo_passes(battles, orders)
+    plain = elo_passes(battles, orders, updates=3 * len(battles))
     monkeypatch.setattr(module, "COMPILED_ELO_UPDATES", 1000)  # the same call, now past the threshold
-    compiled = elo_passes(battles, orders)
+    compiled = elo_passes(battles, orders, updates=3 * len(battles))
     assert module._compiled_pass.cache_info().currsize == 1
     assert np.array_equal(plain, compiled)
+
+
+@pytest.mark.parametrize("past_threshold", [False, True])
+def test_elo_passes_hold_one_resample_at_a_time(monkeypatch, past_threshold):
+    """A bootstrap of a million battles holds one or two 8 MB resamples, not every round's at once."""
+    import weakref
+
+    if past_threshold:
+        monkeypatch.setattr(module, "COMPILED_ELO_UPDATES", 100)
+    battles = with_ties([0, 80, 150], 300, 4)
+    alive: list[weakref.ref] = []
+
+    def orders():
+        for seed in range(5):
+            # the pass's loop variable holds the last order until the next arrives: one, never all
+            assert sum(ref() is not None for ref in alive) <= 1, "earlier orders are still held"
+            order = np.random.default_rng(seed).integers(0, len(battles), size=len(battles))
+            alive.append(weakref.ref(order))
+            yield order
+            del order
+
+    ratings = elo_passes(battles, orders(), updates=5 * len(battles))
+    assert ratings.shape == (5, 3) and len(alive) == 5
 
 
 def test_elo_bootstrap_rounds_are_the_plain_loop_on_the_seeded_resamples():

@@ -94,29 +94,30 @@ def outcome_cells(battles: Battles) -> np.ndarray:
 def online_elo(battles: Battles, *, k: float = K_FACTOR, scale: float = SCALE, base: float = BASE,
                init: float = INIT, order: np.ndarray | None = None) -> np.ndarray:
     """FastChat's online Elo, one update per battle in the given order (or `order`)."""
-    return elo_passes(battles, [np.arange(len(battles)) if order is None else order], k=k, scale=scale, base=base,
-                      init=init)[0]
+    order = np.arange(len(battles)) if order is None else np.asarray(order)
+    return elo_passes(battles, [order], updates=len(order), k=k, scale=scale, base=base, init=init)[0]
 
 
-def elo_passes(battles: Battles, orders: Iterable[np.ndarray], *, k: float = K_FACTOR, scale: float = SCALE,
-               base: float = BASE, init: float = INIT) -> np.ndarray:
-    """One online Elo rating vector per order of the battles (indices, repeats allowed)."""
+def elo_passes(battles: Battles, orders: Iterable[np.ndarray], *, updates: int, k: float = K_FACTOR,
+               scale: float = SCALE, base: float = BASE, init: float = INIT) -> np.ndarray:
+    """One online Elo rating vector per order of the battles (indices, repeats allowed).
+
+    `updates` is the number the passes make in all, which picks the plain or the compiled pass;
+    the orders are read one at a time, so a bootstrap's resamples are never all in memory."""
     cells, m = outcome_cells(battles), len(battles.models)
-    orders = [np.asarray(order, dtype=np.int64) for order in orders]
     log_base = math.log(base) / scale
+    compiled = _compiled_pass() if updates > COMPILED_ELO_UPDATES else None
+    plain = None if compiled else cells.tolist()  # lists: Python reads their items far faster
     out = []
-    if sum(len(order) for order in orders) > COMPILED_ELO_UPDATES:
-        compiled = _compiled_pass()
-        for order in orders:
+    for order in orders:
+        if compiled is not None:
             ratings = np.full(m, float(init))
-            compiled(cells, m, order, ratings, float(k), log_base)
-            out.append(ratings)
-    else:  # the same arithmetic on lists, whose items Python reads far faster than an array's
-        plain = cells.tolist()
-        for order in orders:
+            compiled(cells, m, np.asarray(order, dtype=np.int64), ratings, float(k), log_base)
+        else:
             values = [float(init)] * m
-            _elo_pass(plain, m, order.tolist(), values, float(k), log_base)
-            out.append(np.array(values))
+            _elo_pass(plain, m, np.asarray(order, dtype=np.int64).tolist(), values, float(k), log_base)
+            ratings = np.array(values)
+        out.append(ratings)
     return np.stack(out) if out else np.empty((0, m))
 
 
@@ -233,14 +234,15 @@ def permuted_elo(battles: Battles, *, permutations: int = 20, seed: int = 0) -> 
     (which battles happened to come last) no longer decides the rating."""
     rng = np.random.default_rng(seed)
     n = len(battles)
-    return elo_passes(battles, (rng.permutation(n) for _ in range(permutations))).mean(axis=0)
+    orders = (rng.permutation(n) for _ in range(permutations))
+    return elo_passes(battles, orders, updates=permutations * n).mean(axis=0)
 
 
 def bootstrap_elo(battles: Battles, *, rounds: int = 20, seed: int = 0) -> np.ndarray:
     """`rounds` x models online Elo ratings on battles resampled with replacement."""
     rng = np.random.default_rng(seed)
     n = len(battles)
-    return elo_passes(battles, (rng.integers(0, n, size=n) for _ in range(rounds)))
+    return elo_passes(battles, (rng.integers(0, n, size=n) for _ in range(rounds)), updates=rounds * n)
 
 
 def interval(samples: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

@@ -101,6 +101,26 @@ def test_a_metric_that_is_no_mean_of_cases_is_compared_by_re_aggregation(polite)
     assert row["delta"]["value"] == 0
 
 
+def test_every_re_aggregation_runs_blas_on_one_thread(polite, monkeypatch):
+    """The jackknife re-aggregates once per shared case: each with a BLAS pool spinning beside it
+    took the CPU from the other xdist worker, as the summary's aggregation did before."""
+    from threadpoolctl import threadpool_info
+
+    if not any(info["user_api"] == "blas" and info["num_threads"] > 1 for info in threadpool_info()):
+        pytest.skip("BLAS runs on one thread here anyway")
+    threads: list[int] = []
+    aggregate = polite.FAMILY.aggregate
+
+    def counting(verdicts):
+        threads.append(max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"))
+        return aggregate(verdicts)
+
+    monkeypatch.setattr(polite.FAMILY, "aggregate", counting)
+    baseline = records(polite, {f"q{i:02d}": True for i in range(20)})
+    compare(polite, records(polite, {f"q{i:02d}": True for i in range(25)}), baseline)
+    assert len(threads) > 20 and set(threads) == {1}
+
+
 def test_runs_judged_by_different_models_are_not_compared_unless_allowed(polite):
     outcomes = {f"q{i:02d}": i % 2 == 0 for i in range(20)}
     current = records(polite, outcomes, provider="openai:gpt-4o-mini")

@@ -12,7 +12,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 
 from llmjury.budget import BUDGET_CAUSE, refused_by_budget
-from llmjury.family import Family
+from llmjury.family import Family, Section
 from llmjury.loading import LoadReport
 from llmjury.pricing import PriceTable
 from llmjury.stats import proportion
@@ -24,6 +24,13 @@ TypedVerdicts = Mapping[str, Sequence[Verdict]]
 #: The keys the core puts in every family's summary section beside the family's own figures.
 CORE_KEYS = frozenset({"cases", "verdicts", "valid", "unscored", "unscored_rate", "unscored_reasons", "judges",
                        "unscored_by_judge", "unscored_cases", "judge_config", "offline", "headline", "loading"})
+
+
+def aggregate_family(family: Family, verdicts: Sequence[Verdict]) -> Section:
+    """The family's aggregate, with BLAS on one thread: its fits are small, and a BLAS pool's
+    threads spin between them, taking the CPU from the other process on a 2-core machine."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        return family.aggregate(verdicts)
 
 
 def core_section(records: Records) -> dict[str, Any]:
@@ -94,8 +101,7 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
             # In case order, as the records are sorted (a stable sort: the same order either way).
             verdicts = ([family.typed(r) for r in family_records] if typed is None
                         else sorted(typed.get(name, ()), key=lambda v: v.case_id))
-            with threadpool_limits(limits=1, user_api="blas"):
-                aggregated = family.aggregate(verdicts)
+            aggregated = aggregate_family(family, verdicts)
             # Absent figures (None at the top) are left out; a metric's own `value: None` stays.
             section.update({k: v for k, v in aggregated.model_dump(mode="json").items() if v is not None})
             section["headline"] = list(family.headline)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
+from llmjury.aggregate import aggregate_family
 from llmjury.errors import LLMJuryError
 from llmjury.family import Family
 from llmjury.saved import SavedRun
@@ -180,7 +181,7 @@ class _Side:
 
     def leaves(self, verdicts: Sequence[Verdict]) -> Leaves:
         """The headline metrics of these verdicts, through the family's own aggregate."""
-        section = self.family.aggregate(verdicts).model_dump(mode="json")
+        section = aggregate_family(self.family, verdicts).model_dump(mode="json")
         return headline_leaves(section, self.family.headline)
 
     def restrict(self, kinds: set[str] | None) -> None:

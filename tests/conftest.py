@@ -21,20 +21,21 @@ INNER_RUN_ADDOPTS = "-p no:hypothesispytest -p no:syrupy -p no:anyio -p no:repea
 E2E_DESELECTED = pytest.StashKey[int]()
 # In-process pytester runs drop every module imported during the inner run from sys.modules, and
 # numpy's extension modules refuse a second load in one process ("cannot load module more than once
-# per process"). The library imports scipy, pandas, numba (arena ratings) and matplotlib (report.html
+# per process"). The library imports scipy, pandas and matplotlib (report.html
 # plots) lazily, where it aggregates and reports, so the first inner run would import them and the
 # next would fail or pay the import again: a process that runs tests imports them once, up front.
 # Inner runs import their test files by basename too: give them names no module under tests/ has
 # (test_arena_suite.py, not test_arena.py), or they collide with the module already imported.
-IMPORTED_BEFORE_INNER_RUNS = ("pandas", "scipy.stats", "numba", "matplotlib.figure")
+IMPORTED_BEFORE_INNER_RUNS = ("pandas", "scipy.stats", "matplotlib.figure")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--real-server", action="store_true", default=False,
                      help="run tests/real_server against llama.cpp's server with SmolLM2-135M (slow)")
     parser.addoption("--e2e", action="store_true", default=False,
-                     help="also run the tests marked e2e: a pytest in its own process for signals, kills, "
-                          "live output on a pipe or terminal, the workflow script, headless Chromium (slow)")
+                     help="also run the tests marked e2e (slow): a process of their own for signals, kills, "
+                          "live output on a pipe or terminal, the workflow script, headless Chromium, or two "
+                          "xdist workers")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -45,8 +46,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Without --e2e the tests that must start their own processes are deselected, so `pytest tests`
-    stays quick; `.ci/run` runs them as a step of their own."""
+    """Without --e2e the slow end-to-end tests are deselected, so `pytest tests` stays quick; `.ci/run`
+    runs them as a step of their own."""
     if config.getoption("--e2e"):
         return
     slow = [item for item in items if item.get_closest_marker("e2e")]

@@ -32,6 +32,7 @@ class GEval(Family):
     datasets = DATASETS
     markers: ClassVar[Mapping[str, str]] = MappingProxyType({
         **RECORDED_MARKERS,
+        "deepeval": "G-Eval cases also scored by deepeval's GEval (when deepeval is installed)",
         **{mark: f"G-Eval cases rating a {task}" for task, mark in TASK_MARKS.items()},
         **{f"criterion_{name}": f"G-Eval cases judging {name}" for name in CRITERIA},
     })

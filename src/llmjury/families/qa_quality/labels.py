@@ -19,9 +19,9 @@ VOCABULARIES: dict[str, tuple[str, ...]] = {
     "SemEval": ("Bad", "PotentiallyUseful", "Good"),
     "grade": ("remove", "low", "medium", "high"),
 }
-#: How the shipped SemEval-2016 data is named in reports; any other dataset goes by its own name.
 #: Item bootstrap resamples of the Spearman interval (seed 0).
 BOOTSTRAP = 500
+#: How the shipped SemEval-2016 data is named in reports; any other dataset goes by its own name.
 KNOWN = {"semeval": "SemEval-2016 Task 3 subtask A (Qatar Living), human Good / PotentiallyUseful / Bad"}
 
 

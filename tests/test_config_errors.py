@@ -219,6 +219,31 @@ def test_a_per_family_role_naming_an_unknown_family_is_refused(project, args, in
     usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
 
 
+@pytest.mark.parametrize(("args", "ini", "line"), [
+    (["--llm-role", "socratic.candiate=offline"], "",
+     "ERROR: --llm-role socratic.candiate=offline: the socratic family asks for no role 'candiate' "
+     "(did you mean 'candidate'?); its roles: judge, candidate, baseline, teacher, student"),
+    ([], "llm_roles = arena.jugde=offline",
+     "ERROR: ini llm_roles arena.jugde=offline: the arena family asks for no role 'jugde' (did you mean 'judge'?)*"),
+], ids=["cli", "ini"])
+def test_a_per_family_role_the_family_never_asks_for_is_refused(project, args, ini, line):
+    """`socratic.candiate=SPEC` was accepted and never used: every candidate call went offline."""
+    usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
+
+
+def test_a_role_close_to_one_a_family_asks_for_is_warned_about_and_a_name_of_ones_own_is_not(project):
+    result = project.runpytest_inprocess("--llm-role", "candiate=offline", "--llm-role", "grader=offline",
+                                         "-k", "toy")
+    result.assert_outcomes(passed=3, warnings=1)
+    result.stdout.fnmatch_lines(["*ConfigWarning: --llm-role candiate=offline: no family asks for role 'candiate' "
+                                 "(did you mean 'candidate'?); only a test of your own that asks for 'candiate' "
+                                 "uses it"])
+    assert "'grader'" not in result.stdout.str()
+    strict = project.runpytest_inprocess("--llm-role", "candiate=offline", "-W", "error::llmjury.errors.ConfigWarning")
+    assert strict.ret == 4
+    strict.stderr.fnmatch_lines(["ERROR: --llm-role candiate=offline: no family asks for role 'candiate'*"])
+
+
 def test_a_per_family_role_of_a_known_family_starts_the_run(project):
     result = project.runpytest_inprocess("--llm-role", "toyfam.judge=offline", "--llm-role", "judge=offline",
                                          "-k", "toy")

@@ -11,6 +11,10 @@ class ConfigError(LLMJuryError):
     """A provider spec, option or gate that cannot be understood."""
 
 
+class ConfigWarning(UserWarning):
+    """A setting that is allowed but most likely not what was meant (a role no family asks for)."""
+
+
 class DatasetError(LLMJuryError):
     """A dataset file or record that does not have the expected shape."""
 

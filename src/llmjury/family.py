@@ -118,6 +118,9 @@ class Family(abc.ABC):
     #: `--strict-markers` when no collected case carries it (pytest 9.2+ refuses unregistered names
     #: in `-m`); markers named after the data are registered as cases are generated.
     markers: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    #: The roles its pipelines ask for (`--llm-role ROLE=SPEC`), with what each plays: a role set
+    #: for this family (`NAME.ROLE=SPEC`) must be one of them. Empty where tests name their own.
+    roles: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     @abc.abstractmethod
     def pipelines(self) -> Mapping[str, Pipeline]:

@@ -31,7 +31,7 @@ from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, 
 from llmjury.cases import CASES_MARK, LOADED, Case, add_markers, generate  # noqa: E402
 from llmjury.datasets.files import read_text  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
-from llmjury.errors import ConfigError, DatasetError  # noqa: E402
+from llmjury.errors import ConfigError, ConfigWarning, DatasetError  # noqa: E402
 from llmjury.families import discover, offline_answers  # noqa: E402
 from llmjury.family import Family, FamilyOptions  # noqa: E402
 from llmjury.gates import Gate, GateResult, check_metrics, check_selection  # noqa: E402
@@ -60,7 +60,7 @@ from llmjury.saved import SavedRun, load_run  # noqa: E402
 from llmjury.settings import (  # noqa: E402
     OptionLine,
     Settings,
-    check_role_families,
+    check_roles,
     check_spec,
     checked_options,
     choice,
@@ -264,7 +264,7 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = resolve_settings(config)
         families = discover(config.getini("llm_families"))
         register_family_markers(config, families)
-        check_role_families(settings, families)
+        role_warnings = check_roles(settings, families)
         for name, options in check_family_options(settings, families).items():
             config.stash.setdefault(GIVEN_FILES, []).extend(check_dataset_files(families[name], options, settings))
         gates = [Gate.parse(text) for text in settings.gates]
@@ -276,6 +276,12 @@ def pytest_configure(config: pytest.Config) -> None:
         budget = budget_of(settings, [settings.judge, *settings.roles.values()])
     except ConfigError as exc:  # the message may quote a spec: never its key
         raise pytest.UsageError(redact_spec(str(exc))) from None
+    if not hasattr(config, "workerinput"):  # once, from the process that reports
+        for text in role_warnings:
+            try:
+                config.issue_config_time_warning(ConfigWarning(text), stacklevel=2)
+            except ConfigWarning:  # `-W error::llmjury.errors.ConfigWarning`: a usage error, not a traceback
+                raise pytest.UsageError(text) from None
     config.pluginmanager.register(GateSelection(config, gates, families), "llmjury-gate-selection")
     config.pluginmanager.register(DataErrors(config), "llmjury-data-errors")
     base_urls = (("OPENAI_BASE_URL", "llm_openai_base_url"), ("GOOGLE_GEMINI_BASE_URL", "llm_gemini_base_url"))

@@ -17,7 +17,7 @@ from llmjury.jurors import parse_jury
 from llmjury.limits import RateLimit
 
 if TYPE_CHECKING:
-    from llmjury.family import FamilyOptions
+    from llmjury.family import Family, FamilyOptions
 
 DEFAULT_PROVIDER = "offline"
 
@@ -192,12 +192,26 @@ def checked_options(family: str, model: type[FamilyOptions], lines: Sequence[Opt
         raise ConfigError("; ".join(problems)) from None
 
 
-def check_role_families(settings: Settings, families: Mapping[str, Any]) -> None:
-    """A per-family role (`socratic.judge=SPEC`) names a known family: with a typo in the family the
-    role would silently never be used, and every call would go to the default provider."""
+def check_roles(settings: Settings, families: Mapping[str, Family]) -> list[str]:
+    """A role set with a typo would silently never be used, and every call would go to the default
+    provider. A per-family role (`socratic.judge=SPEC`) names a known family and a role that family
+    asks for (a ConfigError otherwise); a role for every family that none asks for, but that is
+    close to one that is, gets a warning (returned): a test of the user's own may ask for any name."""
+    asked = {role for family in families.values() for role in family.roles}
+    warnings = []
     for key, spec in settings.roles.items():
+        where = f"{settings.role_sources.get(key, '--llm-role')} {key}={spec}"
         family, dot, role = key.partition(".")
-        if dot and family not in families:
-            where = settings.role_sources.get(key, "--llm-role")
-            raise ConfigError(f"{where} {key}={spec}: unknown family {family!r}{did_you_mean(family, families)}; "
+        if not dot:
+            hint = did_you_mean(key, asked) if key not in asked else ""
+            if hint:
+                warnings.append(f"{where}: no family asks for role {key!r}{hint}; only a test of your own "
+                                f"that asks for {key!r} uses it")
+        elif family not in families:
+            raise ConfigError(f"{where}: unknown family {family!r}{did_you_mean(family, families)}; "
                               f"known families: {', '.join(families)} (or write {role}=SPEC for every family)")
+        elif families[family].roles and role not in families[family].roles:
+            roles = families[family].roles
+            raise ConfigError(f"{where}: the {family} family asks for no role {role!r}{did_you_mean(role, roles)}; "
+                              f"its roles: {', '.join(roles)}")
+    return warnings

@@ -39,6 +39,7 @@ class Arena(Family):
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType({
         BATTLE: BattleResult, HUMAN: HumanLabel, RECORDED: RecordedVerdict, LLMBAR: LLMBarReplay, PRD: PRDReplay})
     section = ArenaSection
+    roles: ClassVar[Mapping[str, str]] = MappingProxyType({"judge": "the judge (--llm-judge)"})
     headline = ("rating", "swap_consistency")
     datasets: ClassVar[tuple[Dataset, ...]] = datasets.DATASETS
     markers: ClassVar[Mapping[str, str]] = MappingProxyType(RECORDED_MARKERS)

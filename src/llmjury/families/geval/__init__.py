@@ -28,6 +28,7 @@ class GEval(Family):
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(
         {"judge": ScoreResult, "recorded": ScoreResult, "annotator": ScoreResult, "deepeval": DeepevalResult})
     section = GEvalSection
+    roles: ClassVar[Mapping[str, str]] = MappingProxyType({"judge": "the judge (--llm-judge)"})
     headline = ("judge_validity",)
     datasets = DATASETS
     markers: ClassVar[Mapping[str, str]] = MappingProxyType({

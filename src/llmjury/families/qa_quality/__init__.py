@@ -25,6 +25,7 @@ class QAQuality(Family):
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(
         {"grade": GradeResult, "human_label": LabelledGrade, "rules": RulesResult})
     section = QASection
+    roles: ClassVar[Mapping[str, str]] = MappingProxyType({"judge": "the judge (--llm-judge)"})
     headline = ("remove_rate",)
     datasets: ClassVar[tuple[Dataset, ...]] = DATASETS
     hidden_from_tables: ClassVar[tuple[str, ...]] = ("courses", "datasets", "grade_by_label")

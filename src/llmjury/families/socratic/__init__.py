@@ -22,6 +22,13 @@ class Socratic(Family):
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType({"pairwise": PairwiseResult,
                                                                       "human_preference": HumanPreferenceResult})
     section = SocraticSection
+    roles: ClassVar[Mapping[str, str]] = MappingProxyType({
+        "judge": "the judge (--llm-judge)",
+        "candidate": "our tutor, whose replies are judged",
+        "baseline": "the plainly prompted teacher it is judged against",
+        "teacher": "the teacher of simulated dialogues",
+        "student": "the simulated student",
+    })
     headline = ("win_rate",)
     datasets = DATASETS
     markers: ClassVar[Mapping[str, str]] = MappingProxyType({

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from llmjury.cache import CacheMode, SampleStore
 from llmjury.chat import ChatRequest, Completion, Sample
-from llmjury.errors import CacheMissError
+from llmjury.errors import CacheMissError, PermanentProviderError, UnreachableProviderError
 from llmjury.limits import Limiter, estimate_tokens
 from llmjury.progress import Meter
 from llmjury.providers import Provider, resolve
@@ -47,6 +47,39 @@ class ProviderLedger:
         return dict(self.__dict__)
 
 
+#: Connection attempts in a row (retries included) that found no server, from a provider that has
+#: not answered once in this process, before its remaining calls are refused instead of made: two
+#: calls' worth of retries at the default four attempts.
+UNREACHABLE_AFTER = 8
+
+
+@dataclass
+class Reach:
+    """Whether a provider can be reached: with no network or a wrong base URL every call would fail
+    only after its retries, and a run of thousands of cases took minutes to say so. Once a provider
+    that never answered has failed to connect `UNREACHABLE_AFTER` times in a row, its other calls
+    (and the retries of those in flight) fail at once with that cause. A provider that answered
+    once is never given up on: its server may come back."""
+
+    answered: bool = False
+    failures: int = 0
+    cause: str = ""
+
+    def check(self, provider: str) -> None:
+        if self.failures >= UNREACHABLE_AFTER:
+            raise PermanentProviderError(provider, f"unreachable: {self.failures} connection attempts in a row "
+                                                   f"found no server and none was answered in this run (last: "
+                                                   f"{self.cause}); its other calls are not made")
+
+    def failed(self, error: UnreachableProviderError) -> None:
+        if not self.answered:
+            self.failures += 1
+            self.cause = error.cause
+
+    def succeeded(self) -> None:
+        self.answered, self.failures = True, 0
+
+
 #: How long another process may take to fetch a claimed sample before this one fetches it itself.
 CLAIM_TTL_S = 600.0
 CLAIM_POLL_S = 0.05
@@ -62,6 +95,7 @@ class Engine:
         self.store = store
         self.run_id = run_id
         self.ledger: dict[str, ProviderLedger] = defaultdict(ProviderLedger)
+        self.reach: dict[str, Reach] = defaultdict(Reach)
         self._providers: dict[str, Provider] = {}
         self._limiters: dict[str, Limiter] = {}
         self._memory: dict[str, Sample] = {}
@@ -212,16 +246,22 @@ class Engine:
         limiter = self._limiter(provider)
         step = provider.max_samples_per_call
         chunks = [indices[start:start + step] for start in range(0, len(indices), step)]
-        ledger = self.ledger[provider.name]
+        ledger, reach = self.ledger[provider.name], self.reach[provider.name]
 
         async def one(chunk: list[int]) -> list[Sample]:
             size = len(chunk)
 
             async def attempt() -> list[Sample]:
                 async with limiter.slot(estimate_tokens(request, size)):
+                    reach.check(provider.name)  # a provider given up on: never retried either
                     self.meter.admit(provider.name)  # the budget may refuse a paid call: never retried
                     ledger.calls += 1
-                    answered = await provider.generate(request, size, chunk)
+                    try:
+                        answered = await provider.generate(request, size, chunk)
+                    except UnreachableProviderError as exc:
+                        reach.failed(exc)
+                        raise
+                    reach.succeeded()
                     self.meter.paid(provider.name, answered)  # published before the slot is free again
                     return answered
 

@@ -42,6 +42,12 @@ class TransientProviderError(ProviderError):
         self.retry_after = retry_after
 
 
+class UnreachableProviderError(TransientProviderError):
+    """No server answered at all (the connection was refused or failed). Retried like any transient
+    fault; a provider that has never answered and fails this way call after call is given up on
+    (`llmjury.engine.Reach`)."""
+
+
 class PermanentProviderError(ProviderError):
     """Not worth retrying: bad requests, auth failures, content refusals."""
 

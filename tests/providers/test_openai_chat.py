@@ -6,12 +6,15 @@ server and a llama.cpp-like one (`any_server`), and states what each gets.
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import time
 
 import pytest
 
 from llmjury.chat import chat
-from llmjury.errors import PermanentProviderError, TransientProviderError
+from llmjury.engine import UNREACHABLE_AFTER, Reach
+from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError, UnreachableProviderError
 from llmjury.testing import FakeChoice, FakeOpenAI, Fault
 
 
@@ -167,3 +170,45 @@ def test_calls_use_the_sdks_aiohttp_client_when_installed(openai_server, make_en
     engine = make_engine()
     assert engine.run(engine.complete(spec(openai_server), chat(("user", "q")))).samples
     assert isinstance(engine.provider(spec(openai_server)).client._client, openai.DefaultAioHttpClient)
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on: connections to it are refused at once."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        return free.getsockname()[1]
+
+
+def test_a_provider_no_server_answers_is_given_up_on_after_a_few_calls(make_engine):
+    """No network or a wrong base URL: every call failed only after its retries, and a run of
+    thousands of cases took minutes to say so. After a few, the rest fail at once, saying why."""
+    engine = make_engine(concurrency=1)
+    unreachable = f"openai:gpt-4o-mini;base_url=http://127.0.0.1:{closed_port()}/v1"
+
+    async def twelve_calls() -> list[object]:
+        calls = (engine.complete(unreachable, chat(("user", f"q{i}"))) for i in range(12))
+        return await asyncio.gather(*calls, return_exceptions=True)
+
+    errors = engine.run(twelve_calls())
+    assert all(isinstance(e, ProviderError) for e in errors)
+    (ledger,) = engine.ledger.values()
+    assert ledger.calls == UNREACHABLE_AFTER  # one slot: the attempts after the eighth were never made
+    # A call ends on its own connection error only if all its attempts came first: at most two do.
+    given_up = [str(e) for e in errors if isinstance(e, PermanentProviderError)]
+    assert len(given_up) >= 12 - UNREACHABLE_AFTER // engine.settings.retry_attempts
+    # the OS's words, not the aiohttp transport's "Request timed out." for a refused connection
+    assert f"unreachable: {UNREACHABLE_AFTER} connection attempts in a row found no server and none was answered " \
+           "in this run (last: cannot connect (" in given_up[0] and "Connect call failed" in given_up[0]
+
+
+def test_a_provider_that_answered_once_is_never_given_up_on():
+    reach = Reach()
+    reach.succeeded()
+    for _ in range(2 * UNREACHABLE_AFTER):
+        reach.failed(UnreachableProviderError("openai:m", "APIConnectionError: refused"))
+    reach.check("openai:m")  # no error: the server was there, it may come back
+    fresh = Reach()
+    for _ in range(UNREACHABLE_AFTER):
+        fresh.failed(UnreachableProviderError("openai:m", "APIConnectionError: refused"))
+    with pytest.raises(PermanentProviderError, match="unreachable"):
+        fresh.check("openai:m")

@@ -20,7 +20,7 @@ from google.genai import types
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob, Usage
 from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError
 from llmjury.providers.base import Provider, ProviderSpec
-from llmjury.providers.status import is_retryable, retry_after
+from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.providers.usage import split_usage
 from llmjury.redact import scrub
 
@@ -71,7 +71,7 @@ class GeminiProvider(Provider):
         except genai_errors.APIError as exc:  # `from None` and scrubbed: the SDK's text may quote the key
             raise _api_error(self.name, exc, self.secrets) from None
         except (httpx2.TransportError, TimeoutError, ConnectionError) as exc:
-            raise TransientProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
+            raise connection_error(self.name, exc, self.secrets) from None
         latency = time.perf_counter() - started
         meta = response.usage_metadata
         usage = Usage(

@@ -18,7 +18,7 @@ from llmjury.chat import ChatRequest, Sample
 from llmjury.errors import PermanentProviderError, TransientProviderError
 from llmjury.prompts import library
 from llmjury.providers.base import Provider, ProviderSpec
-from llmjury.providers.status import is_retryable, retry_after
+from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.redact import scrub
 
 
@@ -38,7 +38,7 @@ class HttpServiceProvider(Provider):
         try:
             response = await self.client.post(self.url, json=self.body(request))
         except httpx2.TransportError as exc:
-            raise TransientProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}")) from None
+            raise connection_error(self.name, exc) from None
         if response.status_code >= 400:
             cause = scrub(f"HTTP {response.status_code}: {response.text[:200]}")
             if is_retryable(response.status_code):

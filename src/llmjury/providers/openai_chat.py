@@ -25,7 +25,7 @@ from openai.types.chat import ChatCompletion
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob, Usage
 from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError
 from llmjury.providers.base import Provider, ProviderSpec
-from llmjury.providers.status import is_retryable, retry_after
+from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.providers.usage import split_usage
 from llmjury.redact import scrub
 
@@ -70,8 +70,8 @@ class OpenAIProvider(Provider):
                 except openai.APIStatusError as exc:
                     if not self._step_down_structured(request, exc):
                         raise _status_error(self.name, exc, self.secrets) from None
-        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-            raise TransientProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
+        except openai.APIConnectionError as exc:  # time-outs included
+            raise connection_error(self.name, exc, self.secrets) from None
         except openai.OpenAIError as exc:
             raise ProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
         except ValueError as exc:  # a 200 whose body is not JSON (a proxy's page, a cut-off answer)

@@ -208,6 +208,53 @@ def test_the_planning_workers_outcome_is_final_failures_included(pytester, opena
     assert len(openai_server.requests) == 16  # one call a case: no failed call was asked again
 
 
+def test_a_worker_whose_tests_are_done_still_finishes_the_share_it_planned(pytester, openai_server):
+    """Planning runs beside the test loop. Here every test runs on one worker (one xdist group) while
+    both plan half the cases: the other worker's tests are done at once, and it must finish its share
+    before it leaves, or the worker running the tests waits for it for ever (a subprocess, so that a
+    regression fails by its time limit instead of hanging the suite)."""
+    pytester.makeini(INI)
+    pytester.makepyfile(test_toy="import pytest\npytestmark = pytest.mark.xdist_group('one')\n" + FAILING_ONCE)
+    result = pytester.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "-p", "no:randomly", "-v",
+                                           "--llm-judge", f"openai:judge;base_url={openai_server.base_url}",
+                                           timeout=120)
+    result.assert_outcomes(passed=16)
+    assert len({line.split()[0] for line in result.outlines if " PASSED " in line}) == 1  # one worker ran them all
+    assert summary(pytester)["toy"]["verdicts"] == 16
+    assert len(openai_server.requests) == 16  # the idle worker's share was not asked again
+
+
+def test_a_run_stopped_by_its_first_failure_does_not_wait_for_cases_still_being_judged(pytester, openai_server):
+    """With `-x` the run ends at item-00's failure: the call still waiting for the last case's
+    answer (held by the server for up to a minute) is cancelled, not waited for."""
+    import threading
+
+    from llmjury.testing import Fault
+
+    release, answered = threading.Event(), threading.Event()
+
+    def reply(body: dict, index: int) -> str:
+        if body["messages"][-1]["content"] == "item-15":
+            release.wait(timeout=60)
+            answered.set()
+        return "fine"
+
+    openai_server.reply = reply
+    openai_server.faults.append(Fault(status=400, message="refused",
+                                      matches=lambda body: body["messages"][-1]["content"] == "item-00"))
+    pytester.makeini(INI)
+    pytester.makepyfile(test_toy=FAILING_ONCE.replace("assert len(outcome.verdicts) == 1",
+                                                      "assert outcome.verdicts[0].valid"))
+    try:
+        result = pytester.runpytest_inprocess("-x", "-p", "no:randomly",
+                                              "--llm-judge", f"openai:judge;base_url={openai_server.base_url}")
+        assert not answered.is_set()  # the run is over and the held answer was never awaited
+    finally:
+        release.set()
+    result.assert_outcomes(failed=1)
+    assert summary(pytester)["run"]["stopped"]["by"]
+
+
 def test_a_session_gives_back_what_it_froze_out_of_the_garbage_collector(toy):
     """The session freezes what start-up built (gc.freeze) so full collections skip it, and unfreezes
     it as its last cleanup: an in-process run leaves no object of its caller uncollectable."""

@@ -90,6 +90,39 @@ def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, held_
     pytest.LineMatcher(output).fnmatch_lines([FINAL])
 
 
+@pytest.mark.e2e  # reads a pytest process's pipe while it plans
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_tests_report_while_later_cases_are_still_being_judged(toy, openai_server, workers):
+    """Planning runs beside pytest's test loop: the last case's answer is held until a test has
+    reported (or a minute has passed), so a report seen before it was sent came while planning."""
+    release, answered = threading.Event(), threading.Event()
+
+    def reply(body: dict, index: int) -> str:
+        if body["messages"][-1]["content"] == "hello 11":
+            release.wait(timeout=60)
+            answered.set()
+        return f"reply {index}"
+
+    openai_server.reply = reply
+    command = [sys.executable, "-m", "pytest", "-v", "-n", workers, "--llm-progress", "off",
+               "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
+    output: list[str] = []
+    reported_while_held: list[str] = []
+    with subprocess.Popen(command, cwd=toy.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          env={**os.environ, "PYTHONUNBUFFERED": "1"}) as run:
+        assert run.stdout is not None
+        for line in run.stdout:
+            output.append(line.rstrip("\n"))
+            if " PASSED" in line and not release.is_set():
+                if not answered.is_set():
+                    reported_while_held.append(line)
+                release.set()
+    release.set()
+    assert run.returncode == 0, "\n".join(output)
+    assert reported_while_held, "\n".join(output)  # a test passed before the last answer was sent
+    pytest.LineMatcher(output).fnmatch_lines(["*12 passed*"])
+
+
 @pytest.mark.e2e  # a pytest process on a pseudo-terminal of its own
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_terminal_shows_one_updating_bar(toy, openai_server, held_last_answer, workers):
@@ -227,6 +260,34 @@ def test_a_terminal_gets_one_updating_bar(tmp_path):
     (final,) = lines
     assert final.startswith("llmjury planned: 5/12 cases, 5 calls, 0 tokens, est. $0.2500, "
                             "2 refused by the budget, in ")
+
+
+def test_once_tests_report_the_bar_gives_way_and_the_final_line_still_comes(tmp_path):
+    """pytest's progress takes over the terminal's current line once tests report: the bar is
+    cleared and not drawn again, and the final line is written when planning ends."""
+    board, lines, screen = Board(tmp_path), [], io.StringIO()
+    display = Display(board, "bar", 5.0, lines.append, expected_workers=lambda: 1, bar_file=screen)
+    publish(board, "main", total=12, done=3, calls=3)
+    display.tick(now=1010.0, clock=0.0)
+    assert "3/12" in screen.getvalue()
+    display.hand_over()
+    drawn = len(screen.getvalue())
+    publish(board, "main", total=12, done=7, calls=7)
+    display.tick(now=1011.0, clock=1.0)
+    assert "7/12" not in screen.getvalue()[drawn:] and lines == []
+    publish(board, "main", total=12, done=12, calls=12, finished=True)
+    display.tick(now=1012.0, clock=2.0)
+    assert display.done and lines == ["llmjury planned: 12/12 cases, 12 calls, 0 tokens, est. $0.0000, in 12s"]
+
+
+def test_lines_go_on_after_tests_start_to_report(tmp_path):
+    board, lines = Board(tmp_path), []
+    display = Display(board, "lines", 1.0, lines.append, expected_workers=lambda: 1)
+    display.start()
+    display.hand_over()  # the thread is stopped: from now on only ticks between pytest's writes
+    publish(board, "main", total=12, done=7, calls=7)
+    display.tick(now=1011.0, clock=10.0)
+    assert [line.split(",")[0] for line in lines] == ["llmjury planning: 7/12 cases (58%)"]
 
 
 def test_a_meter_publishes_throttled_without_a_budget(tmp_path):

@@ -115,7 +115,13 @@ class Engine:
         return self.submit(coro).result()
 
     def close(self) -> None:
+        """Cancel what is still running (a run stopped early: `-x`, Ctrl-C), then close the providers."""
+
         async def shutdown() -> None:
+            running = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
             for provider in self._providers.values():
                 await provider.aclose()
 

@@ -3,10 +3,11 @@ test that awaits judges, concurrently before tests assert.
 
 After collection (so `-k`, `-m` and `--llm-sample` have already deselected), each process
 submits its share of the selected work to the engine loop at once, bounded only by the
-providers' limits. Tests then ask for their result: planned ones are ready; anything else
-(another worker's share under `--dist load`) runs then, hitting the shared cache. A share is a
-hash of the work's key modulo the worker count, so every worker computes the same partition
-and no paid call is made twice.
+providers' limits, and pytest's test loop starts at once beside it: each test waits for its own
+outcome only, so tests assert while later cases are still being judged. Another worker's share
+(under `--dist load` a test often runs where its case was not planned) is read from that worker's
+hand-on. A share is a hash of the work's key modulo the worker count, so every worker computes the
+same partition and no paid call is made twice.
 
 A test body can be run ahead of its test only when nothing but `case`, `jury` and plain
 parametrize values feed it: any other fixture (autouse ones included) needs pytest's setup, so
@@ -156,11 +157,12 @@ class Planner:
         if self.handoff is not None:
             await asyncio.wrap_future(self.handoff.put(key, payload))
 
-    def plan(self, work: Iterable[tuple[Pipeline, Case]], tests: Mapping[str, PlannedTest] | None = None, *,
-             on_done: Callable[[], None] = lambda: None) -> int:
-        """Run all pipelines in `work` and all test bodies in `tests` (by node id) concurrently and
-        wait; failures wait for their test to report them. `on_done` is called as each one ends (on
-        the engine's thread), for the run's progress display."""
+    def start(self, work: Iterable[tuple[Pipeline, Case]], tests: Mapping[str, PlannedTest] | None = None, *,
+              on_done: Callable[[], None] = lambda: None) -> int:
+        """Submit all pipelines in `work` and all test bodies in `tests` (by node id) to run
+        concurrently, and return how many were submitted without waiting for any: each test waits
+        for its own (`outcome`, `test_result`), and a failure waits for its test to report it.
+        `on_done` is called as each one ends (on the engine's thread), for the run's progress."""
         work = list(work)
         tests = dict(tests or {})
         if self.handoff is not None:
@@ -171,12 +173,11 @@ class Planner:
             futures.append(self._tests[nodeid])
         for future in futures:
             future.add_done_callback(lambda _: on_done())
-        for future in futures:
-            future.exception()  # waits; a failure is re-raised inside its test
         return len(futures)
 
     def outcome(self, pipeline: Pipeline, case: Case) -> Outcome:
-        """The case's outcome: from the plan, this worker's or another's, else computed now."""
+        """The case's outcome, once it is there: from the plan, this worker's or another's, else
+        computed now."""
         key = work_key(pipeline, case)
         if key not in self._futures:
             handed = self._handed(key)
@@ -185,6 +186,13 @@ class Planner:
                     raise PlannedElsewhereError(f"{key}: failed on the worker that planned it:\n{handed['error']}")
                 return Outcome([self.typed(r) for r in handed["verdicts"]], details=handed.get("details") or {})
         return self._submit(pipeline, case).result()
+
+    def settle(self) -> None:
+        """Wait until every planned case and test body has ended. An xdist worker calls this before
+        it leaves a whole run: its tests are done, but another worker's test may still wait for an
+        outcome this worker planned (and its calls belong in this worker's usage)."""
+        for future in [*self._futures.values(), *self._tests.values()]:
+            future.exception()
 
     def finished(self) -> list[dict[str, Any]]:
         """The verdict records of every planned case and test body that has finished so far: what a

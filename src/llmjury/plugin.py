@@ -643,9 +643,9 @@ class JurySession:
             self.config.stash[FROZEN] = True
             gc.freeze()
             # A worker with an empty share says so too, so the progress display knows it is not coming.
-            with self.watch.planning(len({work_key(p, c) for p, c in work}) + len(tests)) as done:
-                if work or tests:
-                    self.planner.plan(work, tests, on_done=done)
+            done = self.watch.planning(len({work_key(p, c) for p, c in work}) + len(tests))
+            if work or tests:
+                self.planner.start(work, tests, on_done=done)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
@@ -717,6 +717,8 @@ class JurySession:
         return [r for nodeid in sorted(self.records) for r in self.records[nodeid]]
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.is_worker and self._planner is not None and self.stopped(session) is None:
+            self._planner.settle()  # a stopped run cancels what is left instead (engine.close)
         ledger = self._jury.engine.ledger_dict() if self._jury is not None else {}
         loading = merge([*self.loading, *self.worker_loading])
         adaptations = self._jury.engine.adaptations() if self._jury is not None else {}

@@ -279,8 +279,28 @@ class Display:
         self._last_line = float("-inf")
         self._last_shown: RunTotals | None = None
         self.done = False
+        self._handed = False  # tests report now: no thread, no bar
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    @property
+    def period(self) -> float:
+        """How often a look at the board may change what is shown."""
+        return BAR_EVERY_S if self.style == "bar" else min(self.interval, BAR_EVERY_S)
+
+    def hand_over(self) -> None:
+        """Tests have started to report, and pytest writes its progress on the current line: stop the
+        thread, clear the bar (pytest's progress line takes over on a terminal; a log keeps getting
+        lines, from `tick` calls between pytest's writes), and keep the final line for the end."""
+        if self._handed:
+            return
+        self._handed = True
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
 
     def tick(self, now: float, clock: float | None = None) -> None:
         """One look at the board at wall-clock `now` (and monotonic `clock`, for the line interval)."""
@@ -296,7 +316,8 @@ class Display:
         if totals.total == 0:
             return  # nothing planned: a run with no planning phase shows no progress
         if self.style == "bar":
-            self._draw(totals)
+            if not self._handed:
+                self._draw(totals)
         elif clock - self._last_line >= self.interval and totals != self._last_shown:
             self._last_line, self._last_shown = clock, totals
             self.write(totals.line(now))
@@ -326,8 +347,7 @@ class Display:
 
     # -- the thread ------------------------------------------------------------------------------
     def start(self) -> None:
-        period = BAR_EVERY_S if self.style == "bar" else min(self.interval, BAR_EVERY_S)
-        self._thread = threading.Thread(target=self._run, args=(period,), name="llmjury-progress", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(self.period,), name="llmjury-progress", daemon=True)
         self._thread.start()
 
     def _run(self, period: float) -> None:

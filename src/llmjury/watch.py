@@ -2,16 +2,19 @@
 and terminal say about the budget.
 
 Every process meters its own calls and cases (`progress.Meter`) onto the run board. The process
-that reports (xdist's controller, or the only process under `-n 0`) shows the board: the
-controller from the start of the session, since its workers plan during their collection; the
-only process around its own planning phase, so that nothing is written to the terminal while
-its tests run under output capture.
+that reports (xdist's controller, or the only process under `-n 0`) shows the board. Planning
+runs beside the test loop, and pytest writes its own progress as tests report, so once the first
+test has reported the board is shown only from that process's report hook, between pytest's own
+writes and never while a test's output is captured: in a log, a line every interval; on a
+terminal, pytest's progress line takes over from the bar. Before that, xdist's controller shows
+the board from a thread of its own, as its workers start planning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+import threading
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -45,42 +48,66 @@ class RunWatch:
         self.meter = Meter(worker, self.board, PriceTable.load(settings.prices), budget)
         self.expected_workers = expected_workers
         self.display: Display | None = None
+        self._ticked = float("-inf")  # when the report hook last looked at the board
         self.note: str | None = None
 
-    def _show(self) -> None:
-        """Start showing the board, when progress is on and a terminal reporter is there to write to."""
+    def _show(self, *, thread: bool) -> None:
+        """Start showing the board, when progress is on and a terminal reporter is there to write to;
+        from a thread of its own only where no test's output is captured (xdist's controller)."""
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         style = progress_style(self.settings.progress, bool(getattr(reporter, "isatty", False)))
         if self.board is None or style is None or reporter is None:
             return
+
         def write(line: str) -> None:
-            if reporter._tw.width_of_current_line:  # after xdist's progress dots: a line of its own
+            if reporter._tw.width_of_current_line:  # after pytest's progress dots: a line of its own
                 reporter.line("")
             reporter.write_line(line)
             reporter.flush()  # a CI log is a pipe: show the line now, not when a buffer fills
 
         self.display = Display(self.board, style, self.settings.progress_interval, write, self.expected_workers)
-        self.display.start()
+        if thread:
+            self.display.start()
+        else:
+            self.display.tick(time.time())
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """xdist's controller plans nothing itself: it shows its workers' planning from the start."""
         if not self.is_worker and self.config.pluginmanager.has_plugin("dsession"):
-            self._show()
+            self._show(thread=True)
 
-    @contextmanager
-    def planning(self, total: int) -> Iterator[Callable[[], None]]:
-        """Around this process's planning of `total` items; yields what to call as each one is done."""
+    def planning(self, total: int) -> Callable[[], None]:
+        """This process starts planning `total` items; returns what to call as each one is done (the
+        last one ends this process's planning on the board)."""
         self.meter.planning(total)
-        alone = not self.is_worker and self.display is None
-        if alone:
-            self._show()
-        try:
-            yield self.meter.case_done
-        finally:
-            self.meter.planned()
-            if alone and self.display is not None:
-                self.display.stop()
-                self.display = None
+        if not self.is_worker and self.display is None:
+            self._show(thread=False)  # the only process: its test loop starts at once
+        remaining, lock = total, threading.Lock()
+
+        def done() -> None:
+            nonlocal remaining
+            self.meter.case_done()
+            with lock:
+                remaining -= 1
+                last = remaining == 0
+            if last:
+                self.meter.planned()
+
+        if total == 0:
+            self.meter.planned()  # an empty share says so, so the controller knows it is not coming
+        return done
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Show the board between pytest's own writes (after its progress dot for this report)."""
+        display = self.display
+        if display is None or display.done:
+            return
+        display.hand_over()
+        now = time.monotonic()
+        if now - self._ticked >= display.period:
+            self._ticked = now
+            display.tick(time.time())
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -30,6 +30,34 @@ def test_a_committed_write_is_visible_to_another_connection_and_a_bad_one_fails_
         assert other.execute("SELECT COUNT(*) FROM t").fetchone() == (51,)
 
 
+def test_a_write_whose_caller_gave_up_is_committed_and_the_writer_goes_on(tmp_path):
+    """A run stopped early cancels calls that wait on their cache write: the write lands all the
+    same, and the writer thread keeps serving the writes after it."""
+    import threading
+
+    path = tmp_path / "w.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE t (k TEXT PRIMARY KEY)")
+    writer = BatchWriter(path, "test-writer")
+    writing = threading.Event()
+    given_up = threading.Event()
+
+    def slow_write(db: sqlite3.Connection) -> None:
+        writing.set()
+        given_up.wait(timeout=30)  # the caller cancels while its write runs
+        db.execute("INSERT INTO t VALUES ('cancelled')")
+
+    abandoned = writer.submit(slow_write)
+    assert writing.wait(timeout=30)
+    assert abandoned.cancel()
+    given_up.set()
+    after = writer.submit(lambda db: db.execute("INSERT INTO t VALUES ('after')") and "done")
+    assert after.result(timeout=30) == "done"
+    writer.close()
+    with sqlite3.connect(path) as other:
+        assert sorted(other.execute("SELECT k FROM t").fetchall()) == [("after",), ("cancelled",)]
+
+
 def _open_at_the_barrier(path: str, barrier, outcomes) -> None:
     barrier.wait()
     try:

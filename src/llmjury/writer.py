@@ -15,7 +15,7 @@ import queue
 import sqlite3
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -100,10 +100,19 @@ class BatchWriter:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             for _, future in batch:
-                future.set_exception(exc)
+                _settle(future, None, exc)
             return
         for future, result, error in outcomes:
-            if error is None:
-                future.set_result(result)
-            else:
-                future.set_exception(error)
+            _settle(future, result, error)
+
+
+def _settle(future: Future[Any], result: Any, error: BaseException | None) -> None:
+    """Give a caller its write's outcome. A caller that gave up (a call cancelled when a run stops
+    early) cancelled its future: its write is committed all the same, and the thread goes on."""
+    try:
+        if error is None:
+            future.set_result(result)
+        else:
+            future.set_exception(error)
+    except InvalidStateError:
+        pass

@@ -209,13 +209,13 @@ def test_the_planning_workers_outcome_is_final_failures_included(pytester, opena
 
 
 def test_a_worker_whose_tests_are_done_still_finishes_the_share_it_planned(pytester, openai_server):
-    """Planning runs beside the test loop. Here every test runs on one worker (one xdist group) while
-    both plan half the cases: the other worker's tests are done at once, and it must finish its share
+    """Planning runs beside the test loop. Here every test runs on one worker (`--dist loadfile`, one
+    file) while both plan half the cases: the other worker's tests are done at once, and it must finish its share
     before it leaves, or the worker running the tests waits for it for ever (a subprocess, so that a
     regression fails by its time limit instead of hanging the suite)."""
     pytester.makeini(INI)
-    pytester.makepyfile(test_toy="import pytest\npytestmark = pytest.mark.xdist_group('one')\n" + FAILING_ONCE)
-    result = pytester.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "-p", "no:randomly", "-v",
+    pytester.makepyfile(test_toy=FAILING_ONCE)
+    result = pytester.runpytest_subprocess("-n", "2", "--dist", "loadfile", "-p", "no:randomly", "-v",
                                            "--llm-judge", f"openai:judge;base_url={openai_server.base_url}",
                                            timeout=120)
     result.assert_outcomes(passed=16)

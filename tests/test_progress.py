@@ -91,6 +91,40 @@ def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, held_
 
 
 @pytest.mark.e2e  # reads a pytest process's pipe while it plans
+def test_a_log_gets_lines_while_the_first_test_waits_for_its_case(toy, openai_server):
+    """Under `-n 0` the first case's answer is held until a progress line shows the other cases'
+    calls (or a minute has passed): the first test is still waiting, so no test has reported and the
+    line was written from the wait, around pytest's output capture."""
+    release, answered = threading.Event(), threading.Event()
+
+    def reply(body: dict, index: int) -> str:
+        if body["messages"][-1]["content"] == "hello 00":
+            release.wait(timeout=60)
+            answered.set()
+        return f"reply {index}"
+
+    openai_server.reply = reply
+    command = [sys.executable, "-m", "pytest", "-n", "0", "--llm-progress", "lines", "--llm-progress-interval",
+               "0.05", "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
+    output: list[str] = []
+    seen_while_held: list[str] = []
+    with subprocess.Popen(command, cwd=toy.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}) as run:
+        assert run.stdout is not None
+        for line in run.stdout:
+            output.append(line.rstrip("\n"))
+            live = LINE.search(line) if "llmjury planning:" in line else None
+            if live and int(live[1]) == 11 and not release.is_set():
+                if not answered.is_set():
+                    seen_while_held.append(line)
+                release.set()
+    release.set()
+    assert run.returncode == 0, "\n".join(output)
+    assert seen_while_held, "\n".join(output)  # 11 of 12 cases shown while the first test waited
+    pytest.LineMatcher(output).fnmatch_lines([FINAL, "*12 passed*"])
+
+
+@pytest.mark.e2e  # reads a pytest process's pipe while it plans
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_tests_report_while_later_cases_are_still_being_judged(toy, openai_server, workers):
     """Planning runs beside pytest's test loop: the last case's answer is held until a test has

@@ -23,7 +23,7 @@ import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 import pytest
 
@@ -34,6 +34,7 @@ from llmjury.jury import Jury, Outcome
 from llmjury.verdicts import Verdict
 
 Pipeline: TypeAlias = Callable[[Case, Jury], Awaitable[Outcome]]
+T = TypeVar("T")
 #: Fixtures the planner can supply itself: the plugin's `case` and `jury`.
 PLANNED_FIXTURES = frozenset({"case", "jury"})
 PLUGIN_MODULE = "llmjury.plugin"
@@ -115,17 +116,20 @@ class Planner:
     them again."""
 
     def __init__(self, jury: Jury, *, worker: int = 0, workers: int = 1, handoff: OutcomeHandoff | None = None,
-                 typed: Callable[[dict[str, Any]], Verdict] = Verdict.model_validate) -> None:
+                 typed: Callable[[dict[str, Any]], Verdict] = Verdict.model_validate,
+                 wait: Callable[[Future[Any]], Any] = Future.result) -> None:
         self.jury = jury
         self.worker, self.workers, self.handoff, self.typed = worker, workers, handoff, typed
+        self.wait = wait  # how a test waits for what was planned (the run's progress may show meanwhile)
         self._futures: dict[str, Future[Outcome]] = {}
         self._tests: dict[str, Future[Any]] = {}
         self._finished: list[dict[str, Any]] = []
 
-    def _submit(self, pipeline: Pipeline, case: Case) -> Future[Outcome]:
+    def _submit(self, pipeline: Pipeline, case: Case, on_done: Callable[[], None] | None = None) -> Future[Outcome]:
         key = work_key(pipeline, case)
         if key not in self._futures:
-            self._futures[key] = self.jury.engine.submit(self._handed_on(key, pipeline(case, self.jury)))
+            work = self._handed_on(key, pipeline(case, self.jury))
+            self._futures[key] = self.jury.engine.submit(work if on_done is None else _counted(work, on_done))
         return self._futures[key]
 
     async def _handed_on(self, key: str, outcome: Awaitable[Outcome]) -> Outcome:
@@ -162,18 +166,16 @@ class Planner:
         """Submit all pipelines in `work` and all test bodies in `tests` (by node id) to run
         concurrently, and return how many were submitted without waiting for any: each test waits
         for its own (`outcome`, `test_result`), and a failure waits for its test to report it.
-        `on_done` is called as each one ends (on the engine's thread), for the run's progress."""
+        `on_done` is called as each one ends, on the engine's thread before its result is set, for
+        the run's progress."""
         work = list(work)
         tests = dict(tests or {})
         if self.handoff is not None:
             self.handoff.announce([work_key(p, c) for p, c in work] + list(tests))
-        futures = [*{work_key(p, c): self._submit(p, c) for p, c in work}.values()]
+        submitted = {work_key(p, c): self._submit(p, c, on_done) for p, c in work}
         for nodeid, test in tests.items():
-            self._tests[nodeid] = self.jury.engine.submit(self._test_handed_on(nodeid, test))
-            futures.append(self._tests[nodeid])
-        for future in futures:
-            future.add_done_callback(lambda _: on_done())
-        return len(futures)
+            self._tests[nodeid] = self.jury.engine.submit(_counted(self._test_handed_on(nodeid, test), on_done))
+        return len(submitted) + len(tests)
 
     def outcome(self, pipeline: Pipeline, case: Case) -> Outcome:
         """The case's outcome, once it is there: from the plan, this worker's or another's, else
@@ -185,7 +187,7 @@ class Planner:
                 if "error" in handed:
                     raise PlannedElsewhereError(f"{key}: failed on the worker that planned it:\n{handed['error']}")
                 return Outcome([self.typed(r) for r in handed["verdicts"]], details=handed.get("details") or {})
-        return self._submit(pipeline, case).result()
+        return self.wait(self._submit(pipeline, case))
 
     def settle(self) -> None:
         """Wait until every planned case and test body has ended. An xdist worker calls this before
@@ -211,6 +213,20 @@ class Planner:
         if self.handoff is None or in_share(key, self.worker, self.workers):
             return None
         return self.jury.engine.run(self.handoff.wait(key, owner_of(key, self.workers)))
+
+
+async def _counted(work: Awaitable[T], on_done: Callable[[], None]) -> T:
+    """`work`, with `on_done` called as it ends and before its result is set, so a test that sees
+    the result sees it counted (a cancelled one, in a stopped run, is not counted)."""
+    try:
+        result = await work
+    except asyncio.CancelledError:
+        raise
+    except BaseException:
+        on_done()
+        raise
+    on_done()
+    return result
 
 
 def _error_text(exc: BaseException) -> str:

@@ -596,7 +596,7 @@ class JurySession:
             if self.worker_count > 1 and store is not None:
                 handoff = OutcomeHandoff(store.path, self.run_id, self.worker_index)
             self._planner = Planner(self.jury, worker=self.worker_index, workers=self.worker_count,
-                                    handoff=handoff, typed=self.typed_verdict)
+                                    handoff=handoff, typed=self.typed_verdict, wait=self.watch.wait)
         return self._planner
 
     def typed_verdict(self, record: dict[str, Any]) -> Verdict:
@@ -655,7 +655,7 @@ class JurySession:
             return None
         planned = self.planner.test_result(pyfuncitem.nodeid)
         if planned is not None:
-            planned.result()
+            self.watch.wait(planned)
             return True
         handed = self.planner.handed_test(pyfuncitem.nodeid)
         if handed is None:

@@ -5,9 +5,10 @@ Every process meters its own calls and cases (`progress.Meter`) onto the run boa
 that reports (xdist's controller, or the only process under `-n 0`) shows the board. Planning
 runs beside the test loop, and pytest writes its own progress as tests report, so once the first
 test has reported the board is shown only from that process's report hook, between pytest's own
-writes and never while a test's output is captured: in a log, a line every interval; on a
-terminal, pytest's progress line takes over from the bar. Before that, xdist's controller shows
-the board from a thread of its own, as its workers start planning.
+writes, and (in a log under `-n 0`) while a test waits for its case, with output capture
+suspended: in a log, a line every interval; on a terminal, pytest's progress line takes over from
+the bar. Before that, xdist's controller shows the board from a thread of its own, as its workers
+start planning.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import nullcontext
+from typing import Any, TypeVar
 
 import pytest
 
@@ -23,6 +27,8 @@ from llmjury.budget import Budget, budget_facts
 from llmjury.pricing import PriceTable
 from llmjury.progress import Board, Display, Meter, RunTotals, progress_style
 from llmjury.settings import Settings
+
+T = TypeVar("T")
 
 
 def budget_of(settings: Settings, models: Sequence[str]) -> Budget | None:
@@ -96,6 +102,25 @@ class RunWatch:
         if total == 0:
             self.meter.planned()  # an empty share says so, so the controller knows it is not coming
         return done
+
+    def wait(self, planned: Future[T]) -> T:
+        """A test waits for what was planned for it. In a log, the only process (`-n 0`) writes its
+        progress lines meanwhile, with pytest's output capture suspended for each write: a case
+        that takes minutes would otherwise leave the log silent. On a terminal the bar keeps its
+        last frame: pytest has already started this test's line."""
+        display = self.display
+        if display is None or self.is_worker or display.style != "lines":
+            return planned.result()
+        capture = self.config.pluginmanager.get_plugin("capturemanager")
+        while True:
+            try:
+                return planned.result(timeout=display.period)
+            except FutureTimeout:
+                if display.done:
+                    return planned.result()
+                with capture.global_and_fixture_disabled() if capture is not None else nullcontext():
+                    self._ticked = time.monotonic()
+                    display.tick(time.time())
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -350,6 +350,19 @@ class WatchedBoard(Board):
             self.shown.set()
 
 
+def test_a_closed_meter_writes_nothing_to_a_board_that_is_gone(tmp_path):
+    """The session ends (meter closed, board removed) while a call is still reporting on the
+    engine's thread: that report must not fail nor recreate the run's folder."""
+    board = Board(tmp_path / "run")
+    meter = Meter("main", board)
+    meter.planning(2)
+    meter.close()
+    board.remove()
+    meter.case_done()
+    meter.planned()  # a forced write: it raised FileNotFoundError, or left a timer that did
+    assert not (tmp_path / "run").exists()
+
+
 def test_a_throttled_write_is_made_later_not_skipped(tmp_path):
     """Cases finished inside the throttle's window reach the board though nothing happens after
     them: the display must not show a process stuck at its first figures while an answer is held."""

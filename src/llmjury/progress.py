@@ -110,6 +110,7 @@ class Meter:
         self._lock = threading.Lock()
         self._published = 0.0
         self._flush: threading.Timer | None = None  # a throttled write, made once the throttle allows
+        self._closed = False  # the session is over: the board may be gone
 
     # -- the planner's side ----------------------------------------------------------------------
     def planning(self, total: int) -> None:
@@ -131,8 +132,10 @@ class Meter:
             self._publish(force=True)
 
     def close(self) -> None:
-        """Drop a pending throttled write: the board may be gone once the process ends."""
+        """Drop a pending throttled write and write no more: the board may be gone once the session
+        ends, while a call that was in flight (or cancelled) still reports on the engine's thread."""
         with self._lock:
+            self._closed = True
             if self._flush is not None:
                 self._flush.cancel()
                 self._flush = None
@@ -181,7 +184,7 @@ class Meter:
 
     def _publish(self, force: bool = False) -> None:
         """Write the tally to the board (the caller holds the lock): now, or if the last write is old."""
-        if self.board is None:
+        if self.board is None or self._closed:
             return
         now = time.monotonic()
         wait = PUBLISH_EVERY_S - (now - self._published)

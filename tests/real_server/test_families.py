@@ -67,5 +67,7 @@ def test_a_family_runs_end_to_end_on_a_real_server(family, llama_server, short_p
     causes = Counter((v["error"] or "").split(":")[0] for v in live if not v["valid"])
     assert "call failed" not in causes, [v["error"] for v in live if not v["valid"]]  # every request was answered
     assert all(v["judge"]["max_tokens"] and v["judge"]["temperature"] is not None for v in live)
+    usage = summary["usage"]["providers"]["openai:smollm2"]
     print(f"{family}: {len(live)} live verdicts, unscored {section['unscored']} ({dict(causes)}); "
+          f"{usage['calls']} calls, {usage['failures']} failed, {usage['latency_s']:.1f}s answering; "
           f"adaptations {summary['run'].get('adaptations', {})}")

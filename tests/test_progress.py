@@ -44,17 +44,25 @@ def progress_lines(lines: list[str]) -> list[re.Match[str]]:
     return [m for m in found if m is not None]
 
 
+def hold_answer(server, prompt: str, timeout: float) -> tuple[threading.Event, threading.Event]:
+    """The server answers `prompt` only once the first event is set (or `timeout` has passed); the
+    second is set once it has answered."""
+    release, answered = threading.Event(), threading.Event()
+
+    def reply(body: dict, index: int) -> str:
+        if body["messages"][-1]["content"] == prompt:
+            release.wait(timeout=timeout)
+            answered.set()
+        return f"reply {index}"
+
+    server.reply = reply
+    return release, answered
+
+
 @pytest.fixture
 def held_last_answer(openai_server) -> Iterator[threading.Event]:
     """The toy's last case ("hello 11") is answered only once the returned event is set."""
-    release = threading.Event()
-
-    def reply(body: dict, index: int) -> str:
-        if body["messages"][-1]["content"] == "hello 11":
-            release.wait(timeout=120)
-        return f"reply {index}"
-
-    openai_server.reply = reply
+    release, _ = hold_answer(openai_server, "hello 11", timeout=120)
     yield release
     release.set()
 
@@ -95,15 +103,7 @@ def test_a_log_gets_lines_while_the_first_test_waits_for_its_case(toy, openai_se
     """Under `-n 0` the first case's answer is held until a progress line shows the other cases'
     calls (or a minute has passed): the first test is still waiting, so no test has reported and the
     line was written from the wait, around pytest's output capture."""
-    release, answered = threading.Event(), threading.Event()
-
-    def reply(body: dict, index: int) -> str:
-        if body["messages"][-1]["content"] == "hello 00":
-            release.wait(timeout=60)
-            answered.set()
-        return f"reply {index}"
-
-    openai_server.reply = reply
+    release, answered = hold_answer(openai_server, "hello 00", timeout=60)
     command = [sys.executable, "-m", "pytest", "-n", "0", "--llm-progress", "lines", "--llm-progress-interval",
                "0.05", "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
     output: list[str] = []
@@ -129,15 +129,7 @@ def test_a_log_gets_lines_while_the_first_test_waits_for_its_case(toy, openai_se
 def test_tests_report_while_later_cases_are_still_being_judged(toy, openai_server, workers):
     """Planning runs beside pytest's test loop: the last case's answer is held until a test has
     reported (or a minute has passed), so a report seen before it was sent came while planning."""
-    release, answered = threading.Event(), threading.Event()
-
-    def reply(body: dict, index: int) -> str:
-        if body["messages"][-1]["content"] == "hello 11":
-            release.wait(timeout=60)
-            answered.set()
-        return f"reply {index}"
-
-    openai_server.reply = reply
+    release, answered = hold_answer(openai_server, "hello 11", timeout=60)
     command = [sys.executable, "-m", "pytest", "-v", "-n", workers, "--llm-progress", "off",
                "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
     output: list[str] = []

@@ -122,9 +122,12 @@ class Meter:
             self._publish(force=True)
 
     def case_done(self) -> None:
+        """One planned item ended; the last one ends this process's planning (always written)."""
         with self._lock:
-            self.tally.done += 1
-            self._publish()
+            t = self.tally
+            t.done += 1
+            t.finished = t.finished or t.done >= t.total
+            self._publish(force=t.finished)
 
     def planned(self) -> None:
         with self._lock:

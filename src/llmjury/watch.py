@@ -13,7 +13,6 @@ start planning.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -84,24 +83,13 @@ class RunWatch:
 
     def planning(self, total: int) -> Callable[[], None]:
         """This process starts planning `total` items; returns what to call as each one is done (the
-        last one ends this process's planning on the board)."""
+        meter ends this process's planning on the board at the last)."""
         self.meter.planning(total)
         if not self.is_worker and self.display is None:
             self._show(thread=False)  # the only process: its test loop starts at once
-        remaining, lock = total, threading.Lock()
-
-        def done() -> None:
-            nonlocal remaining
-            self.meter.case_done()
-            with lock:
-                remaining -= 1
-                last = remaining == 0
-            if last:
-                self.meter.planned()
-
         if total == 0:
             self.meter.planned()  # an empty share says so, so the controller knows it is not coming
-        return done
+        return self.meter.case_done
 
     def wait(self, planned: Future[T]) -> T:
         """A test waits for what was planned for it. In a log, the only process (`-n 0`) writes its

@@ -272,6 +272,22 @@ def test_a_session_gives_back_what_it_froze_out_of_the_garbage_collector(toy):
     assert gc.get_freeze_count() == 0
 
 
+
+def test_what_lives_at_the_end_of_a_run_is_frozen_at_interpreter_exit(toy):
+    """The interpreter's exit would walk every object of the run once more in a full collection: the
+    session registers gc.freeze to run at exit, so a run's process ends without that walk."""
+    toy.makeconftest("""
+        import atexit
+        import gc
+        from pathlib import Path
+
+        # Registered before the session's own exit handler, so it runs after it (last in, first out).
+        atexit.register(lambda: Path("frozen-at-exit.txt").write_text(str(gc.get_freeze_count())))
+    """)
+    toy.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=12)
+    assert int((toy.path / "frozen-at-exit.txt").read_text()) > 0
+
+
 class Cycle:
     """Garbage only the cycle collector frees (it refers to itself)."""
 

@@ -273,19 +273,27 @@ def test_a_session_gives_back_what_it_froze_out_of_the_garbage_collector(toy):
 
 
 
-def test_what_lives_at_the_end_of_a_run_is_frozen_at_interpreter_exit(toy):
-    """The interpreter's exit would walk every object of the run once more in a full collection: the
-    session registers gc.freeze to run at exit, so a run's process ends without that walk."""
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_what_lives_at_the_end_of_a_run_is_frozen_at_interpreter_exit(toy, workers, monkeypatch):
+    """The interpreter's exit would walk every object of the run once more in a full collection: each
+    process of a run (the xdist controller too, which holds every verdict) registers gc.freeze to run
+    at exit, so it ends without that walk."""
     toy.makeconftest("""
         import atexit
         import gc
+        import os
         from pathlib import Path
 
         # Registered before the session's own exit handler, so it runs after it (last in, first out).
-        atexit.register(lambda: Path("frozen-at-exit.txt").write_text(str(gc.get_freeze_count())))
+        name = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+        atexit.register(lambda: Path(f"frozen-at-exit-{name}.txt").write_text(str(gc.get_freeze_count())))
     """)
-    toy.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=12)
-    assert int((toy.path / "frozen-at-exit.txt").read_text()) > 0
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # set when this test runs in a worker
+    toy.runpytest_subprocess("-n", workers, "-p", "no:randomly").assert_outcomes(passed=12)
+    counts = {path.name: int(path.read_text()) for path in toy.path.glob("frozen-at-exit-*.txt")}
+    processes = ["controller"] + ([f"gw{i}" for i in range(int(workers))])
+    assert sorted(counts) == sorted(f"frozen-at-exit-{name}.txt" for name in processes)
+    assert all(count > 0 for count in counts.values()), counts
 
 
 class Cycle:

@@ -21,9 +21,6 @@ from llmjury.verdicts import Verdict
 Records = list[dict[str, Any]]
 #: Each known family's verdicts with their results typed by its contract, in record order.
 TypedVerdicts = Mapping[str, Sequence[Verdict]]
-#: The keys the core puts in every family's summary section beside the family's own figures.
-CORE_KEYS = frozenset({"cases", "verdicts", "valid", "unscored", "unscored_rate", "unscored_reasons", "judges",
-                       "unscored_by_judge", "unscored_cases", "judge_config", "offline", "headline", "loading"})
 
 
 def aggregate_family(family: Family, verdicts: Sequence[Verdict]) -> Section:

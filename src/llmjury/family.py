@@ -63,6 +63,11 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: The keys the core puts in every family's summary section beside the family's own figures.
+CORE_KEYS = frozenset({"cases", "verdicts", "valid", "unscored", "unscored_rate", "unscored_reasons", "judges",
+                       "unscored_by_judge", "unscored_cases", "judge_config", "offline", "headline", "loading"})
+
+
 @dataclass(frozen=True)
 class Replayed:
     """What `Family.replay` read: the verdicts, and what loading kept and left out (shown in the

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from llmjury.errors import ConfigError
+from llmjury.family import CORE_KEYS
 
 if TYPE_CHECKING:
     from llmjury.family import Family
@@ -208,8 +209,6 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, Family], *, base
     """Every metric a gate names on a known family exists in its section (or the core's counts), and a
     delta gate names a headline metric and has a baseline: a ConfigError at start-up, with the
     nearest name, instead of a failed gate after the run has been paid for."""
-    from llmjury.aggregate import CORE_KEYS  # imported only when there are gates to check
-
     for gate in gates:
         for path in [gate.left] + ([gate.right] if isinstance(gate.right, tuple) else []):
             family = families.get(path[0])

@@ -643,10 +643,7 @@ class JurySession:
             # walks only what came after (give_back_frozen runs as the session's last cleanup).
             self.config.stash[FROZEN] = True
             gc.freeze()
-            # The interpreter's exit would collect every object once more (0.3-0.5 s per process at
-            # 1000 cases): what is still alive then is frozen instead, as the process ends anyway.
-            atexit.unregister(gc.freeze)
-            atexit.register(gc.freeze)
+            freeze_at_exit()
             # A worker with an empty share says so too, so the progress display knows it is not coming.
             done = self.watch.planning(len({work_key(p, c) for p, c in work}) + len(tests))
             if work or tests:
@@ -742,6 +739,7 @@ class JurySession:
             stopped["planned_verdicts"] = len(planned)
         if not records and not any([ledger, *self.worker_ledgers]):
             return
+        freeze_at_exit()
         # Imported here: statistics and tables are needed only when there is something to report.
         from llmjury import aggregate
         from llmjury.reports import terminal_lines, write_run
@@ -844,6 +842,13 @@ class XdistController:
         self.session.worker_loading.extend(output.get("llmjury_loading", []))
         for provider, learned in output.get("llmjury_adaptations", {}).items():
             self.session.adaptations.setdefault(provider, {}).update(learned)
+
+
+def freeze_at_exit() -> None:
+    """Freeze what is alive when the interpreter exits: its last full collection would walk every
+    object of the run once more (0.3-0.5 s per process after 1000 cases) in a process that is ending."""
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
 
 
 def give_back_frozen(config: pytest.Config) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llmjury.decision import Decision, decide, metric_rows, metric_text
-from llmjury.family import Family
+from llmjury.family import CORE_KEYS, Family
 from llmjury.gates import GateResult
 from llmjury.loading import LoadReport
 from llmjury.runfiles import VERDICTS, link_identical, place, point_latest, write_gzip, write_text
@@ -86,8 +86,6 @@ def _flatten(prefix: str, node: dict[str, Any], row: dict[str, Any]) -> None:
 
 def _own_fields(family: Family, section: dict[str, Any]) -> dict[str, Any]:
     """A summary section less the core's counts: what the family's section model holds."""
-    from llmjury.aggregate import CORE_KEYS
-
     return {k: v for k, v in section.items() if k not in CORE_KEYS}
 
 

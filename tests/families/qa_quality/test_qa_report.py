@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from llmjury.cli import main
 from llmjury.errors import ConfigError
 from llmjury.families.qa_quality import FAMILY
-from llmjury.families.qa_quality.labels import agreement_with_labels
+from llmjury.families.qa_quality.agreement import agreement_with_labels
 from llmjury.families.qa_quality.report import aggregate, markdown
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, QASection
 

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from llmjury.families.qa_quality.agreement import agreement_with_labels
 from llmjury.families.qa_quality.evaluation import DIMENSIONS
-from llmjury.families.qa_quality.labels import agreement_with_labels
 from llmjury.families.qa_quality.results import (
     DimensionMetrics,
     GradeCounts,

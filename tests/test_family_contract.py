@@ -187,3 +187,29 @@ def test_a_malformed_data_file_stops_the_run_as_a_usage_error_before_any_test(po
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*bad.jsonl [[]item 1[]]: expected an object, got list*"])
     assert "passed" not in result.stdout.str()
+
+
+def test_loading_every_family_builds_no_schema_of_their_results_and_reports_until_used():
+    """Every process (each xdist worker too) loads every family at start-up; the models of their
+    results and reports build their validation schemas at first use, not then."""
+    import subprocess
+    import sys
+
+    code = """
+from llmjury.families import discover
+from llmjury.family import Figures
+
+def models(base):
+    for sub in base.__subclasses__():
+        yield sub
+        yield from models(sub)
+
+families = discover()
+built = sorted(m.__qualname__ for m in models(Figures) if m.__pydantic_complete__)
+arena = families["arena"].section
+assert not arena.__pydantic_complete__
+arena.model_validate(arena.model_construct().model_dump())  # first use: built, and validates
+print(len(list(models(Figures))), built, arena.__pydantic_complete__)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert int(out[0]) > 30 and out[1:] == ["[]", "True"]

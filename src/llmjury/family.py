@@ -41,13 +41,21 @@ class FamilyOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Result(BaseModel):
+class Figures(BaseModel):
+    """Base of the models a family's results and report are made of. Each builds its validation
+    schema at first use (pydantic's defer_build), not when its module loads: every process loads
+    every family at start-up, and an xdist worker never builds a report."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class Result(Figures):
     """Base of the decision one verdict kind records (a winner, a score, a grade...)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Metric(BaseModel):
+class Metric(Figures):
     """A figure with its interval: a rate, a rating, a correlation, a difference."""
 
     value: float | None
@@ -57,7 +65,7 @@ class Metric(BaseModel):
     method: str
 
 
-class Section(BaseModel):
+class Section(Figures):
     """Base of a family's aggregate: the figures its report shows, as typed fields."""
 
     model_config = ConfigDict(extra="forbid")

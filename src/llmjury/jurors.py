@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from llmjury.errors import ConfigError
-from llmjury.family import Metric
+from llmjury.family import Figures, Metric
 from llmjury.providers.base import ProviderSpec
 
 
@@ -62,7 +62,7 @@ class JuryDecision:
     votes: tuple[tuple[str, str | None], ...]
 
 
-class JurorAgreement(BaseModel):
+class JurorAgreement(Figures):
     """How often one juror's vote matched the jury's decision and, where labels exist, the people's."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from llmjury.family import Metric, Result, Section
+from llmjury.family import Figures, Metric, Result, Section
 from llmjury.jurors import JurorAgreement
 from llmjury.majority import Confidence
 
@@ -25,7 +25,7 @@ Order = Literal["ab", "ba"]
 BATTLE, HUMAN, RECORDED, LLMBAR, PRD = "battle", "human_label", "recorded", "llmbar_replay", "prd_replay"
 
 
-class OrderRun(BaseModel):
+class OrderRun(Figures):
     """One judge run in one answer order; `winner` is already mapped back to the pair's order."""
 
     model_config = ConfigDict(frozen=True)
@@ -35,7 +35,7 @@ class OrderRun(BaseModel):
     juror: str = ""
 
 
-class JurorVote(BaseModel):
+class JurorVote(Figures):
     """One juror's vote on a battle: its orders agreed (`consistent`) or its vote is a tie."""
 
     model_config = ConfigDict(frozen=True)
@@ -92,7 +92,7 @@ class PRDReplay(Result):
     parsed_matches_recorded: bool
 
 
-class Leaderboard(BaseModel):
+class Leaderboard(Figures):
     """One set of battles' ratings: Bradley-Terry (primary), online Elo, ranks and win-rate matrices."""
 
     battles: int
@@ -106,12 +106,12 @@ class Leaderboard(BaseModel):
     predicted_win_rates: dict[str, dict[str, float | None]]
 
 
-class Agreement(BaseModel):
+class Agreement(Figures):
     with_ties: Metric
     without_ties: Metric
 
 
-class Ranking(BaseModel):
+class Ranking(Figures):
     models: int
     spearman: float | None = None
     spearman_p: float | None = None
@@ -119,7 +119,7 @@ class Ranking(BaseModel):
     kendall_p: float | None = None
 
 
-class AgainstHumans(BaseModel):
+class AgainstHumans(Figures):
     """One judge against the human labels of the same pairs: per pair, per order, and as a ranking."""
 
     dataset: str
@@ -146,7 +146,7 @@ class HumanComparison(AgainstHumans):
     recorded: dict[str, AgainstHumans] | None = None
 
 
-class PRDReviewer(BaseModel):
+class PRDReviewer(Figures):
     agreement_with_ties: Metric
     agreement_without_ties: Metric
     swap_consistency: Metric
@@ -156,14 +156,14 @@ class PRDReviewer(BaseModel):
     models: int
 
 
-class PRDValidity(BaseModel):
+class PRDValidity(Figures):
     human_majority_rule: str
     reference: dict[str, str | tuple[float, float, float]]
     reviewers: dict[str, PRDReviewer]
     human_order: list[str]
 
 
-class LLMBarFigures(BaseModel):
+class LLMBarFigures(Figures):
     accuracy_original: Metric
     accuracy_swapped: Metric
     accuracy: float | None = None
@@ -175,7 +175,7 @@ class LLMBarFigures(BaseModel):
     published_agreement_percent: float
 
 
-class JudgeValidity(BaseModel):
+class JudgeValidity(Figures):
     """Judges measured against people: PRD and LLMBar by name, and every dataset with human labels
     (MRBench, pairwise items) under its own name."""
 
@@ -190,7 +190,7 @@ class JudgeValidity(BaseModel):
         return {key: value for key, value in handler(self).items() if value is not None}
 
 
-class SelfPreference(BaseModel):
+class SelfPreference(Figures):
     model: str
     own_battles_win_rate: Metric
 

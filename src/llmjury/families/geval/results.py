@@ -7,9 +7,9 @@ mean for the human ceiling) and `deepeval` (deepeval's GEval on the same item).
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
-from llmjury.family import Metric, Result, Section
+from llmjury.family import Figures, Metric, Result, Section
 
 
 class ScoreResult(Result):
@@ -35,7 +35,7 @@ class DeepevalResult(Result):
     method: str = "deepeval"
 
 
-class _Strict(BaseModel):
+class _Strict(Figures):
     model_config = ConfigDict(extra="forbid")
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from llmjury.families.qa_quality.evaluation import Grade, QualityEvaluation
-from llmjury.family import Metric, Result, Section
+from llmjury.family import Figures, Metric, Result, Section
 
 
-class Scores(BaseModel):
+class Scores(Figures):
     """The judge's 1-5 score per rubric dimension."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -49,7 +49,7 @@ class RulesResult(Result):
 
 
 
-class _Part(BaseModel):
+class _Part(Figures):
     model_config = ConfigDict(extra="forbid")
 
 

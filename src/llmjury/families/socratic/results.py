@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from llmjury.family import Metric, Result, Section
+from llmjury.family import Figures, Metric, Result, Section
 from llmjury.jurors import JurorAgreement
 
 Side = Literal["ours", "baseline", "tie"]
@@ -21,7 +21,7 @@ Source = Literal["simulated", "mathdial", "responses"]
 
 
 
-class _Strict(BaseModel):
+class _Strict(Figures):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -131,7 +131,7 @@ class RobustEvaluation(_Strict):
     aggregated_results: dict[str, RobustEntry]
 
 
-class Comparison(BaseModel):
+class Comparison(Figures):
     """Our tutor against the baseline on one source of dialogues."""
 
     model_config = ConfigDict(extra="forbid")
@@ -160,7 +160,7 @@ class DimensionAgreement(_Strict):
     human_tie_rate: Metric
 
 
-class HumanAgreement(BaseModel):
+class HumanAgreement(Figures):
     """The judge against people's preferences between two tutors."""
 
     model_config = ConfigDict(extra="forbid")

@@ -296,6 +296,27 @@ def test_what_lives_at_the_end_of_a_run_is_frozen_at_interpreter_exit(toy, worke
     assert all(count > 0 for count in counts.values()), counts
 
 
+
+def test_xdist_workers_import_no_template_engine_nor_statistics_they_do_not_use(toy, monkeypatch):
+    """Each xdist worker is an interpreter of its own, paying every import again: templates (jinja2)
+    load at the first render, statistics (numpy) where the report is built, in the controller."""
+    toy.makeconftest("""
+        import json
+        import os
+        import sys
+        from pathlib import Path
+
+        def pytest_unconfigure(config):
+            name = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+            loaded = [m for m in ("jinja2", "numpy", "scipy", "pandas") if m in sys.modules]
+            Path(f"modules-{name}.json").write_text(json.dumps(loaded))
+    """)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # set when this test runs in a worker
+    toy.runpytest_subprocess("-n", "2", "-p", "no:randomly").assert_outcomes(passed=12)
+    loaded = {path.stem.split("-", 1)[1]: json.loads(path.read_text()) for path in toy.path.glob("modules-*.json")}
+    assert loaded == {"controller": ["numpy"], "gw0": [], "gw1": []}
+
+
 class Cycle:
     """Garbage only the cycle collector frees (it refers to itself)."""
 

@@ -12,13 +12,14 @@ import json
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import jinja2
-import markupsafe
+from typing import TYPE_CHECKING, Any
 
 from llmjury.errors import ConfigError
+
+if TYPE_CHECKING:
+    import jinja2
 
 BUNDLED_PROMPTS = Path(__file__).with_name("prompts")
 
@@ -50,15 +51,23 @@ class PromptLibrary:
         search = [str(d) for d in directories if d.is_dir()]
         if BUNDLED_PROMPTS.is_dir() and str(BUNDLED_PROMPTS) not in search:
             search.append(str(BUNDLED_PROMPTS))
+        self._search = search
         self._versions: dict[str, str] = {}
         self._generation = _generation_tables([Path(d) for d in search])
-        self._env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(search),
+        self._json: jinja2.Environment | None = None
+
+    @cached_property
+    def _env(self) -> jinja2.Environment:
+        """Built at the first template read: a run whose pipelines render none (a suite that writes
+        its requests in code, an xdist controller) never imports jinja2."""
+        import jinja2
+
+        return jinja2.Environment(
+            loader=jinja2.FileSystemLoader(self._search),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=False,
             autoescape=False,
         )
-        self._json: jinja2.Environment | None = None
 
     def source(self, name: str) -> str:
         """The raw template text, for hashing and for snapshot review."""
@@ -122,6 +131,8 @@ def _generation_tables(directories: Sequence[Path]) -> dict[str, dict[str, Any]]
 
 def _json_value(value: Any) -> Any:
     """Each expression of a JSON template as a JSON value, unless `tojson` already made it one."""
+    import markupsafe
+
     return value if isinstance(value, markupsafe.Markup) else json.dumps(value, ensure_ascii=False)
 
 

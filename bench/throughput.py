@@ -7,7 +7,13 @@ one run and against the same server:
 - llmjury at each `-n`: a one-pipeline eval of N cases run by pytest with the default `record`
   cache mode (a fresh cache file per run, so every call is paid).
 - `pytest alone` at each `-n` (with `--floor`): the same N tests with no call and no llmjury (`-p
-  no:llmjury`), plus the bare SDK's figures: what any pytest-driven run of N cases pays at least.
+  no:llmjury`), plus the bare SDK's figures: a pytest-driven run whose calls and tests run one
+  after the other.
+- `pytest+SDK` at each `-n` (with `--floor`): the same N tests, llmjury off, with the bare SDK's
+  code in a conftest that starts each process's share of the calls (C/workers in flight) on a
+  thread when collection ends; a test waits for its own answer when its process made the call and
+  passes at once otherwise. No cache, no retries, no hand-off between workers: a lower bound for
+  any design that overlaps the calls with pytest's test loop.
 Each row prints its wall time, its ratio to the bare row, and the CPU seconds its processes used
 (user + system, the server's excluded): on a machine shared with other work the wall times wander,
 the CPU seconds much less. `--repeat k` runs every row k times, interleaved, and keeps each row's
@@ -88,29 +94,84 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float]:
     return time.perf_counter() - started, children_cpu() - cpu
 
 
-def run_llmjury(folder: Path, base_url: str, workers: str, concurrency: int, run: int) -> tuple[float, float]:
-    return timed(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:deepeval", "-p", "no:cacheprovider", "-n", workers,
-         "--llm-cache", "record", "--llm-cache-path", str(folder / f"cache-{run}.sqlite"),
-         "--llm-concurrency", str(concurrency), "--llm-reports", str(folder / "reports"),
-         "--llm-judge", f"openai:bench;base_url={base_url}", "-o", "markers=bench: bench"],
-        folder,
-    )
+def llmjury_command(folder: Path, base_url: str, workers: str, concurrency: int, run: int) -> list[str]:
+    """The llmjury row's pytest run: `test_bench.py` alone, not the other rows' suites beside it."""
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:deepeval", "-p", "no:cacheprovider", "-n", workers,
+            "--llm-cache", "record", "--llm-cache-path", str(folder / f"cache-{run}.sqlite"),
+            "--llm-concurrency", str(concurrency), "--llm-reports", str(folder / "reports"),
+            "--llm-judge", f"openai:bench;base_url={base_url}", "-o", "markers=bench: bench", "test_bench.py"]
 
 
 PLAIN = textwrap.dedent("""
     import pytest
 
     @pytest.mark.parametrize("case", [f"case-{{i:05d}}" for i in range({cases})])
-    def test_case(case):
-        assert case
+    {test}
 """)
 
 
-def run_plain(folder: Path, workers: str) -> tuple[float, float]:
+OVERLAPPED = textwrap.dedent("""
+    import asyncio
+    import os
+    import threading
+
+    import openai
+    import pytest
+
+    CALLS = {{}}
+
+    def pytest_collection_finish(session):
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+        index = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:])
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, daemon=True).start()
+        client = openai.AsyncOpenAI(base_url={base_url!r}, api_key="bench", max_retries=0)
+        gate = asyncio.Semaphore(max(1, {concurrency} // workers))
+
+        async def one(i):
+            async with gate:
+                response = await client.chat.completions.create(
+                    model="bench", messages=[{{"role": "user", "content": f"case-{{i:05d}}"}}])
+                return response.choices[0].message.content
+
+        for i in range({cases}):
+            if i % workers == index:
+                CALLS[f"case-{{i:05d}}"] = asyncio.run_coroutine_threadsafe(one(i), loop)
+
+    def pytest_sessionfinish(session):
+        for call in CALLS.values():
+            call.result()
+
+    @pytest.fixture
+    def answer(case):
+        call = CALLS.get(case)
+        return call.result() if call is not None else "answered by another worker"
+""")
+
+
+def overlapped_command(folder: Path, base_url: str, cases: int, concurrency: int, workers: str) -> list[str]:
+    """The pytest+SDK row's run: the bare SDK's calls started from a conftest (written here, as it
+    names the row's server), beside the same N tests."""
+    (folder / "overlapped" / "conftest.py").write_text(
+        OVERLAPPED.format(base_url=base_url, cases=cases, concurrency=concurrency))
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:deepeval", "-p", "no:cacheprovider", "-p",
+            "no:llmjury", "-n", workers, "overlapped"]
+
+
+def plain_command(workers: str) -> list[str]:
     """N tests that make no call, under the same pytest and plugins, llmjury switched off."""
-    return timed([sys.executable, "-m", "pytest", "-q", "-p", "no:deepeval", "-p", "no:cacheprovider", "-p",
-                  "no:llmjury", "-n", workers, "plain"], folder)
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:deepeval", "-p", "no:cacheprovider", "-p",
+            "no:llmjury", "-n", workers, "plain"]
+
+
+def write_suites(place: Path, cases: int) -> None:
+    """Each row's suite of `cases` tests, in folders of their own under `place`."""
+    place.mkdir(parents=True, exist_ok=True)
+    (place / "test_bench.py").write_text(SUITE.format(cases=cases))
+    for name, test in (("plain", "def test_case(case):\n    assert case"),
+                       ("overlapped", "def test_case(case, answer):\n    assert answer")):
+        (place / name).mkdir(exist_ok=True)
+        (place / name / f"test_{name}.py").write_text(PLAIN.format(cases=cases, test=test))
 
 
 def run_bare(folder: Path, base_url: str, cases: int, concurrency: int) -> tuple[float, float]:
@@ -131,35 +192,37 @@ def main() -> None:
     args = parser.parse_args()
     workers_list = args.workers.split(",")
     rows = ["bare SDK", *(row for w in workers_list
-                          for row in ((f"pytest alone -n {w}",) if args.floor else ()) + (f"llmjury -n {w}",))]
+                          for row in ((f"pytest alone -n {w}", f"pytest+SDK -n {w}") if args.floor else ())
+                          + (f"llmjury -n {w}",))]
     best: dict[str, tuple[float, float, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder, warm = Path(tmp) / "bench", Path(tmp) / "warm"
-        for place, cases in ((folder, args.cases), (warm, 5)):
-            place.mkdir()
-            (place / "test_bench.py").write_text(SUITE.format(cases=cases))
-            (place / "plain").mkdir()
-            (place / "plain" / "test_plain.py").write_text(PLAIN.format(cases=cases))
+        write_suites(folder, args.cases)
+        write_suites(warm, 5)
         ideal = args.cases * args.latency / args.concurrency
         print(f"N={args.cases} calls, L={args.latency}s, C={args.concurrency}: ideal N*L/C = {ideal:.2f}s")
         with FakeOpenAI() as server:
             run_bare(warm, server.base_url, 5, args.concurrency)
             for run, workers in enumerate(workers_list):
-                run_llmjury(warm, server.base_url, workers, args.concurrency, run)
+                timed(llmjury_command(warm, server.base_url, workers, args.concurrency, run), warm)
                 if args.floor:
-                    run_plain(warm, workers)
+                    timed(plain_command(workers), warm)
+                    timed(overlapped_command(warm, server.base_url, 5, args.concurrency, workers), warm)
         for repeat in range(args.repeat):
             for run, row in enumerate(rows):
                 with FakeOpenAI(latency=args.latency) as server:
                     if row == "bare SDK":
                         wall, cpu = run_bare(folder, server.base_url, args.cases, args.concurrency)
                     elif row.startswith("pytest alone"):
-                        wall, cpu = run_plain(folder, row.rsplit(" ", 1)[1])
+                        wall, cpu = timed(plain_command(row.rsplit(" ", 1)[1]), folder)
                         wall, cpu = wall + best["bare SDK"][0], cpu + best["bare SDK"][1]
+                    elif row.startswith("pytest+SDK"):
+                        wall, cpu = timed(overlapped_command(folder, server.base_url, args.cases,
+                                                             args.concurrency, row.rsplit(" ", 1)[1]), folder)
                     else:
                         workers = row.rsplit(" ", 1)[1]
-                        wall, cpu = run_llmjury(folder, server.base_url, workers, args.concurrency,
-                                                repeat * len(rows) + run)
+                        wall, cpu = timed(llmjury_command(folder, server.base_url, workers, args.concurrency,
+                                                          repeat * len(rows) + run), folder)
                 if row not in best or wall < best[row][0]:
                     best[row] = (wall, cpu, server.max_in_flight)
         print(f"{'run':<19} {'wall':>8} {'vs bare':>8} {'cpu':>8} {'vs bare':>8}  peak in flight")

@@ -1,0 +1,43 @@
+"""bench/throughput.py's rows run what their names say: each row's pytest run collects its own N
+tests and nothing of the other rows' suites beside it."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+THROUGHPUT = Path(__file__).resolve().parents[1] / "bench" / "throughput.py"
+
+
+@pytest.fixture(scope="module")
+def throughput() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("throughput", THROUGHPUT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def passed(command: list[str], cwd: Path) -> str:
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_the_llmjury_row_runs_its_n_cases_and_none_of_the_floor_rows_tests(throughput, tmp_path, openai_server):
+    throughput.write_suites(tmp_path, 3)
+    last = passed(throughput.llmjury_command(tmp_path, openai_server.base_url, "0", 4, 0), tmp_path)
+    assert last.startswith("3 passed"), last
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_pytest_and_sdk_floor_row_answers_each_of_its_n_tests(throughput, tmp_path, openai_server, workers):
+    throughput.write_suites(tmp_path, 3)
+    last = passed(throughput.overlapped_command(tmp_path, openai_server.base_url, 3, 4, workers), tmp_path)
+    assert last.startswith("3 passed"), last
+    assert len(openai_server.requests) == 3  # each call made once, by the process its share fell to

@@ -19,6 +19,11 @@ Each row prints its wall time, its ratio to the bare row, and the CPU seconds it
 the CPU seconds much less. `--repeat k` runs every row k times, interleaved, and keeps each row's
 fastest run. `ideal` is N*L/C.
 
+Every pytest run loads pytest's own plugins, xdist, and llmjury in its rows, and no other plugin
+installed on the machine (PYTEST_DISABLE_PLUGIN_AUTOLOAD, plugins named with `-p`): an environment
+with llmjury installed has no others, while this one has the test extra's (hypothesis, syrupy...),
+which cost every pytest process start-up and session-end time. `--all-plugins` loads them all.
+
 Every row runs with bytecode caching on, as an installed package has its `.pyc` files (here under
 a `pycache` prefix in the bench's temporary folder), after one untimed warm-up of each row on a
 5-case suite: a machine that sets PYTHONDONTWRITEBYTECODE would otherwise compile llmjury's modules
@@ -94,12 +99,19 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float]:
     return time.perf_counter() - started, children_cpu() - cpu
 
 
+def pytest_command(*args: str, llmjury: bool) -> list[str]:
+    """pytest with xdist, and llmjury or not; the plugins are named, as autoload may be off."""
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:deepeval", "-p", "xdist",
+            "-p", "llmjury" if llmjury else "no:llmjury", *args]
+
+
 def llmjury_command(folder: Path, base_url: str, workers: str, concurrency: int, run: int) -> list[str]:
     """The llmjury row's pytest run: `test_bench.py` alone, not the other rows' suites beside it."""
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:deepeval", "-p", "no:cacheprovider", "-n", workers,
-            "--llm-cache", "record", "--llm-cache-path", str(folder / f"cache-{run}.sqlite"),
-            "--llm-concurrency", str(concurrency), "--llm-reports", str(folder / "reports"),
-            "--llm-judge", f"openai:bench;base_url={base_url}", "-o", "markers=bench: bench", "test_bench.py"]
+    return pytest_command("-n", workers, "--llm-cache", "record",
+                          "--llm-cache-path", str(folder / f"cache-{run}.sqlite"),
+                          "--llm-concurrency", str(concurrency), "--llm-reports", str(folder / "reports"),
+                          "--llm-judge", f"openai:bench;base_url={base_url}", "-o", "markers=bench: bench",
+                          "test_bench.py", llmjury=True)
 
 
 PLAIN = textwrap.dedent("""
@@ -154,14 +166,12 @@ def overlapped_command(folder: Path, base_url: str, cases: int, concurrency: int
     names the row's server), beside the same N tests."""
     (folder / "overlapped" / "conftest.py").write_text(
         OVERLAPPED.format(base_url=base_url, cases=cases, concurrency=concurrency))
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:deepeval", "-p", "no:cacheprovider", "-p",
-            "no:llmjury", "-n", workers, "overlapped"]
+    return pytest_command("-n", workers, "overlapped", llmjury=False)
 
 
 def plain_command(workers: str) -> list[str]:
     """N tests that make no call, under the same pytest and plugins, llmjury switched off."""
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:deepeval", "-p", "no:cacheprovider", "-p",
-            "no:llmjury", "-n", workers, "plain"]
+    return pytest_command("-n", workers, "plain", llmjury=False)
 
 
 def write_suites(place: Path, cases: int) -> None:
@@ -189,7 +199,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs per row; each row keeps its fastest")
     parser.add_argument("--floor", action="store_true",
                         help="add the pytest-alone rows: bare SDK plus pytest running N tests without calls")
+    parser.add_argument("--all-plugins", action="store_true",
+                        help="load every pytest plugin installed here, not only xdist and llmjury")
     args = parser.parse_args()
+    if not args.all_plugins:
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # inherited by every row's processes
     workers_list = args.workers.split(",")
     rows = ["bare SDK", *(row for w in workers_list
                           for row in ((f"pytest alone -n {w}", f"pytest+SDK -n {w}") if args.floor else ())

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -29,14 +28,24 @@ def passed(command: list[str], cwd: Path) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def test_the_llmjury_row_runs_its_n_cases_and_none_of_the_floor_rows_tests(throughput, tmp_path, openai_server):
+@pytest.fixture(params=["autoload", "named plugins only"])
+def plugins(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The bench runs with plugin autoload off (its default) or on (--all-plugins)."""
+    if request.param == "named plugins only":
+        monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    return request.param
+
+
+def test_the_llmjury_row_runs_its_n_cases_and_none_of_the_floor_rows_tests(throughput, tmp_path, openai_server,
+                                                                           plugins):
     throughput.write_suites(tmp_path, 3)
     last = passed(throughput.llmjury_command(tmp_path, openai_server.base_url, "0", 4, 0), tmp_path)
     assert last.startswith("3 passed"), last
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
-def test_the_pytest_and_sdk_floor_row_answers_each_of_its_n_tests(throughput, tmp_path, openai_server, workers):
+def test_the_pytest_and_sdk_floor_row_answers_each_of_its_n_tests(throughput, tmp_path, openai_server, workers,
+                                                                  plugins):
     throughput.write_suites(tmp_path, 3)
     last = passed(throughput.overlapped_command(tmp_path, openai_server.base_url, 3, 4, workers), tmp_path)
     assert last.startswith("3 passed"), last

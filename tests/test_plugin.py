@@ -72,6 +72,16 @@ def test_verdicts_are_counted_once_whatever_the_worker_count(toy, workers):
     assert len(pairs) == len(set(pairs)) == 24
 
 
+@pytest.mark.parametrize("load", [["-p", "xdist.plugin", "-p", "llmjury.plugin"], ["-p", "xdist", "-p", "llmjury"]])
+def test_runs_under_xdist_loaded_by_name_with_plugin_autoload_off(toy, monkeypatch, load):
+    """Hermetic setups (distribution packaging, some CI) turn plugin autoload off and name the plugins:
+    xdist's docs and packagers write `xdist.plugin`, which registers under that module name."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    toy.runpytest_subprocess(*load, "-n", "2").assert_outcomes(passed=12)
+    assert summary(toy)["toy"]["verdicts"] == 24
+
+
 def test_runs_without_xdist_installed(toy):
     toy.runpytest_inprocess("-p", "no:xdist").assert_outcomes(passed=12)
     assert summary(toy)["toy"]["verdicts"] == 24

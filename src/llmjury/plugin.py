@@ -292,7 +292,9 @@ def pytest_configure(config: pytest.Config) -> None:
     session = JurySession(config, settings, gates, families, budget)
     config.pluginmanager.register(session, SESSION_PLUGIN)
     config.pluginmanager.register(session.watch, "llmjury-watch")
-    if config.pluginmanager.hasplugin("xdist") and not session.is_worker:
+    # xdist's hooks are known whatever name its plugin was loaded under (`-p xdist`, or `-p xdist.plugin`
+    # and PYTEST_PLUGINS=xdist.plugin where plugin autoload is off).
+    if hasattr(config.hook, "pytest_configure_node") and not session.is_worker:
         config.pluginmanager.register(XdistController(session), "llmjury-xdist")
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
 

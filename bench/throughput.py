@@ -124,7 +124,6 @@ PLAIN = textwrap.dedent("""
 
 OVERLAPPED = textwrap.dedent("""
     import asyncio
-    import os
     import threading
 
     import openai
@@ -133,8 +132,9 @@ OVERLAPPED = textwrap.dedent("""
     CALLS = {{}}
 
     def pytest_collection_finish(session):
-        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-        index = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:])
+        worker = getattr(session.config, "workerinput", None)  # set in an xdist worker
+        workers = worker["workercount"] if worker else 1
+        index = int(worker["workerid"][2:]) if worker else 0
         loop = asyncio.new_event_loop()
         threading.Thread(target=loop.run_forever, daemon=True).start()
         client = openai.AsyncOpenAI(base_url={base_url!r}, api_key="bench", max_retries=0)

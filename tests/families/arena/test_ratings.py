@@ -160,11 +160,24 @@ def test_online_elo_on_a_long_run_with_ties_matches_the_plain_loop_to_1e_6():
 def test_the_compiled_elo_pass_of_a_large_call_gives_the_plain_loops_bits(monkeypatch):
     battles = with_ties([0, 80, 150, 300, 310], 5_000, 9)
     orders = [np.random.default_rng(seed).permutation(len(battles)) for seed in range(3)]
+    module._compiled_pass.cache_clear()  # loaded by an earlier test, it would run both calls
     plain = elo_passes(battles, orders, updates=3 * len(battles))
     monkeypatch.setattr(module, "COMPILED_ELO_UPDATES", 1000)  # the same call, now past the threshold
     compiled = elo_passes(battles, orders, updates=3 * len(battles))
     assert module._compiled_pass.cache_info().currsize == 1
     assert np.array_equal(plain, compiled)
+
+
+def test_once_the_compiled_elo_pass_is_loaded_every_later_pass_uses_it(monkeypatch):
+    """numba's import and cached code load are paid once per process; after that even a short pass
+    (an arena's single online Elo of a million battles, after its bootstrap) runs compiled."""
+    battles = with_ties([0, 80, 150], 300, 5)
+    module._compiled_pass.cache_clear()
+    plain = online_elo(battles)
+    assert module._compiled_pass.cache_info().currsize == 0  # a short call alone loads nothing
+    module._compiled_pass()  # as a long call does
+    monkeypatch.setattr(module, "_elo_pass", lambda *args: pytest.fail("the plain loop ran"))
+    assert np.array_equal(online_elo(battles), plain)
 
 
 @pytest.mark.parametrize("past_threshold", [False, True])

@@ -102,11 +102,13 @@ def elo_passes(battles: Battles, orders: Iterable[np.ndarray], *, updates: int, 
                scale: float = SCALE, base: float = BASE, init: float = INIT) -> np.ndarray:
     """One online Elo rating vector per order of the battles (indices, repeats allowed).
 
-    `updates` is the number the passes make in all, which picks the plain or the compiled pass;
-    the orders are read one at a time, so a bootstrap's resamples are never all in memory."""
+    `updates` is the number the passes make in all: enough of them pay for loading the compiled
+    pass, which every later call in the process then uses too. The orders are read one at a time,
+    so a bootstrap's resamples are never all in memory."""
     cells, m = outcome_cells(battles), len(battles.models)
     log_base = math.log(base) / scale
-    compiled = _compiled_pass() if updates > COMPILED_ELO_UPDATES else None
+    loaded = _compiled_pass.cache_info().currsize > 0
+    compiled = _compiled_pass() if loaded or updates > COMPILED_ELO_UPDATES else None
     plain = None if compiled else cells.tolist()  # lists: Python reads their items far faster
     out = []
     for order in orders:

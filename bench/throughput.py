@@ -42,6 +42,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from llmjury.testing import FakeOpenAI
@@ -95,8 +96,33 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(cwd.parent / "pycache")
     cpu, started = children_cpu(), time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, capture_output=True, env=env)
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+        raise SystemExit(f"bench: {' '.join(command[1:4])} ... in {cwd} exited {done.returncode}:\n{tail}")
     return time.perf_counter() - started, children_cpu() - cpu
+
+
+def at_least(low: float, kind: type[int] | type[float]) -> Callable[[str], float]:
+    """An argparse type: a number of `kind`, refused below `low` with a message naming both."""
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a{'n integer' if kind is int else ' number'}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{text} is below {low}")
+        return value
+    return parse
+
+
+def worker_counts(text: str) -> list[str]:
+    """`--workers`: pytest-xdist's -n values, comma separated (a count, or auto)."""
+    counts = [w.strip() for w in text.split(",")]
+    wrong = [w for w in counts if w != "auto" and not w.isdigit()]
+    if wrong or not counts:
+        raise argparse.ArgumentTypeError(f"{', '.join(wrong) or text!r}: each -n value is a count (0, 2...) or auto")
+    return counts
 
 
 def pytest_command(*args: str, llmjury: bool) -> list[str]:
@@ -192,11 +218,11 @@ def run_bare(folder: Path, base_url: str, cases: int, concurrency: int) -> tuple
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", type=int, default=1000)
-    parser.add_argument("--latency", type=float, default=0.2)
-    parser.add_argument("--concurrency", type=int, default=64)
-    parser.add_argument("--workers", default="0,2")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per row; each row keeps its fastest")
+    parser.add_argument("--cases", type=at_least(1, int), default=1000)
+    parser.add_argument("--latency", type=at_least(0, float), default=0.2, help="seconds per answer")
+    parser.add_argument("--concurrency", type=at_least(1, int), default=64)
+    parser.add_argument("--workers", type=worker_counts, default="0,2", help="-n values, comma separated")
+    parser.add_argument("--repeat", type=at_least(1, int), default=1, help="runs per row; each row keeps its fastest")
     parser.add_argument("--floor", action="store_true",
                         help="add the pytest-alone rows: bare SDK plus pytest running N tests without calls")
     parser.add_argument("--all-plugins", action="store_true",
@@ -204,7 +230,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.all_plugins:
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # inherited by every row's processes
-    workers_list = args.workers.split(",")
+    workers_list = args.workers
     rows = ["bare SDK", *(row for w in workers_list
                           for row in ((f"pytest alone -n {w}", f"pytest+SDK -n {w}") if args.floor else ())
                           + (f"llmjury -n {w}",))]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -50,3 +51,20 @@ def test_the_pytest_and_sdk_floor_row_answers_each_of_its_n_tests(throughput, tm
     last = passed(throughput.overlapped_command(tmp_path, openai_server.base_url, 3, 4, workers), tmp_path)
     assert last.startswith("3 passed"), last
     assert len(openai_server.requests) == 3  # each call made once, by the process its share fell to
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    (["--concurrency", "0"], "argument --concurrency: 0 is below 1"),
+    (["--workers", "0,x"], "argument --workers: 'x': each -n value is a count (0, 2...) or auto"),
+    (["--cases", "many"], "argument --cases: 'many' is not an integer"),
+])
+def test_a_wrong_option_is_refused_before_anything_runs(option, message):
+    done = subprocess.run([sys.executable, str(THROUGHPUT), *option], capture_output=True, text=True)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+def test_a_row_whose_run_fails_shows_the_runs_own_error(throughput, tmp_path):
+    (tmp_path / "run").mkdir()
+    with pytest.raises(SystemExit, match=r"(?s)exited 3:.*no such model: bench"):
+        failing = "import sys; print('no such model: bench', file=sys.stderr); sys.exit(3)"
+        throughput.timed([sys.executable, "-c", failing], tmp_path / "run")

@@ -218,6 +218,28 @@ def test_the_planning_workers_outcome_is_final_failures_included(pytester, opena
     assert len(openai_server.requests) == 16  # one call a case: no failed call was asked again
 
 
+def test_a_failure_planned_by_another_worker_leads_with_its_own_message(pytester):
+    """The short test summary names a failed assertion the same whichever worker planned the test:
+    every test runs on one worker (`--dist loadfile`) while both plan half the bodies."""
+    pytester.makeini(INI)
+    pytester.makepyfile(test_answers="""
+        import llmjury
+        from llmjury import Case
+
+        @llmjury.parametrize([Case(id=f"q-{i:02d}", family="answers") for i in range(8)])
+        async def test_answer(case, jury):
+            verdict = await jury.compare("short", "a much longer reference", criteria="better")
+            assert verdict.winner == "a", f"lost {case.id}"
+    """)
+    result = pytester.runpytest_inprocess("-n", "2", "--dist", "loadfile", "-p", "no:randomly", "-rf",
+                                          "-o", "markers=answers: answers")
+    result.assert_outcomes(failed=8)
+    summaries = sorted(line for line in result.outlines if line.startswith("FAILED "))
+    assert len(summaries) == 8
+    for i, line in enumerate(summaries):  # "- AssertionError: ..." here, "- Failed: AssertionError: ..." handed on
+        assert line.endswith(f"AssertionError: lost q-{i:02d}"), line
+
+
 def test_a_worker_whose_tests_are_done_still_finishes_the_share_it_planned(pytester, openai_server):
     """Planning runs beside the test loop. Here every test runs on one worker (`--dist loadfile`, one
     file) while both plan half the cases: the other worker's tests are done at once, and it must finish its share

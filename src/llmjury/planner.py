@@ -136,7 +136,7 @@ class Planner:
         try:
             result = await outcome
         except Exception as exc:
-            await self._hand_on(key, {"error": _error_text(exc)})
+            await self._hand_on(key, {"error": _error_text(exc), "summary": _error_summary(exc)})
             raise
         records = [v.record() for v in result.verdicts]
         self._finished.extend(records)
@@ -151,7 +151,8 @@ class Planner:
             kind = ("skip" if isinstance(exc, pytest.skip.Exception)
                     else "xfail" if isinstance(exc, pytest.xfail.Exception) else "fail")
             message = str(exc) if kind != "fail" else _error_text(exc)
-            await self._hand_on(nodeid, {"verdicts": test.recorded(), "error": message, "outcome": kind})
+            await self._hand_on(nodeid, {"verdicts": test.recorded(), "error": message, "outcome": kind,
+                                         "summary": _error_summary(exc)})
             raise
         self._finished.extend(test.recorded())
         await self._hand_on(nodeid, {"verdicts": test.recorded()})
@@ -185,7 +186,8 @@ class Planner:
             handed = self._handed(key)
             if handed is not None:
                 if "error" in handed:
-                    raise PlannedElsewhereError(f"{key}: failed on the worker that planned it:\n{handed['error']}")
+                    raise PlannedElsewhereError(f"{handed['summary']}\n{key}: failed on the worker that planned it:\n"
+                                                f"{handed['error']}")
                 return Outcome([self.typed(r) for r in handed["verdicts"]], details=handed.get("details") or {})
         return self.wait(self._submit(pipeline, case))
 
@@ -231,3 +233,9 @@ async def _counted(work: Awaitable[T], on_done: Callable[[], None]) -> T:
 
 def _error_text(exc: BaseException) -> str:
     return "".join(traceback.format_exception(exc)).rstrip()
+
+
+def _error_summary(exc: BaseException) -> str:
+    """The exception's own lines (`AssertionError: ...`): what a failure handed on leads with, as
+    pytest's short summary shows the first line."""
+    return "".join(traceback.format_exception_only(exc)).rstrip()

@@ -43,6 +43,16 @@ def test_unknown_metric_fails_naming_the_path():
     assert result.status == "fail" and "no metric 'qa_quality'" in result.reason
 
 
+def test_a_misspelt_metric_known_only_after_the_run_fails_with_the_nearest_path():
+    """Your own tests' metrics are named after them (custom.compare.TEST.win_rate), so start-up cannot
+    check them: the gate's failure names the nearest path the run has."""
+    summary = {"custom": {"compare": {"test_answer": {"win_rate": {"value": 0.8, "low": 0.6, "high": 0.9, "n": 10}}}}}
+    result = Gate.parse("custom.compare.test_answr.win_rate>=0.5").check(summary)
+    assert result.status == "fail"
+    assert result.reason == (" (no metric 'custom.compare.test_answr' in this run; "
+                             "did you mean 'custom.compare.test_answer'?)")
+
+
 @pytest.mark.parametrize("text", ["socratic.win_rate", "socratic.win_rate >= ", "socratic..x>=1", ">=0.5"])
 def test_malformed_gates_are_config_errors(text):
     with pytest.raises(ConfigError):

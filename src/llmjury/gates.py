@@ -95,7 +95,9 @@ class Gate:
         except NotCompared as exc:
             return GateResult(self.text, "fail", None, None, None, f" ({exc.args[0]})")
         except KeyError as exc:
-            return GateResult(self.text, "fail", None, None, None, f" (no metric {exc.args[0]!r} in this run)")
+            # A custom family's metrics are named by its tests, known only once they have run.
+            hint = f"; did you mean {exc.args[1]!r}?" if len(exc.args) > 1 and exc.args[1] else ""
+            return GateResult(self.text, "fail", None, None, None, f" (no metric {exc.args[0]!r} in this run{hint})")
         if value is None or threshold is None:
             return GateResult(self.text, "fail", value, threshold, interval, " (metric has no value: n = 0?)")
         passed = OPS[self.op](value, threshold)
@@ -178,7 +180,8 @@ def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | Non
             bound = step
             break
         if not isinstance(node, dict) or step not in node:
-            raise KeyError(".".join(path[: i + 1]))
+            close = difflib.get_close_matches(step, list(node), n=1) if isinstance(node, dict) else []
+            raise KeyError(".".join(path[: i + 1]), ".".join((*path[:i], close[0])) if close else None)
         node = node[step]
     if isinstance(node, dict) and "value" in node:
         interval = (node.get("low"), node.get("high"))

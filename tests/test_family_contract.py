@@ -12,7 +12,7 @@ import pytest
 
 from llmjury.errors import ConfigError
 from llmjury.families import discover
-from llmjury.family import Family, FamilyOptions, Metric, Result, Section, check_family
+from llmjury.family import Family, FamilyOptions, Figures, Metric, Result, Section, check_family
 from llmjury.runfiles import read_verdicts
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -110,6 +110,32 @@ def test_the_start_up_check_names_what_a_family_lacks():
         check_family(_Broken(), "here")
     with pytest.raises(ConfigError, match=r"is not a llmjury\.family\.Family instance"):
         check_family(object(), "there")
+
+
+class _Unvalidatable:
+    """A plain class pydantic has no schema for (no arbitrary_types_allowed)."""
+
+
+class _FiguresOfAnUnvalidatableType(Figures):
+    value: _Unvalidatable
+
+
+class _SectionWithAFieldPydanticCannotBuild(Section):
+    figures: _FiguresOfAnUnvalidatableType | None = None
+
+
+class _UnbuildableSection(_Broken):
+    name = "unbuildable"
+    section = _SectionWithAFieldPydanticCannotBuild
+    headline = ()
+
+
+def test_a_user_familys_models_that_pydantic_cannot_build_stop_the_run_at_start_up():
+    """Result and section schemas are built at first use; a family not shipped with llmjury has them
+    built by the start-up check, so a field of a type pydantic cannot validate is named there."""
+    with pytest.raises(ConfigError, match=r"family here: _SectionWithAFieldPydanticCannotBuild: Unable to generate "
+                                          r"pydantic-core schema for .*_Unvalidatable"):
+        check_family(_UnbuildableSection(), "here")
 
 
 def test_options_reject_unknown_keys_and_name_them():

@@ -227,6 +227,21 @@ def check_family(family: object, where: str) -> Family:
         problems.append("section is not a Section subclass")
     elif any(path.split(".")[0] not in section.model_fields for path in family.headline):
         problems.append(f"headline {family.headline} names a metric its section lacks")
+    if not problems and not type(family).__module__.startswith("llmjury."):
+        problems += _unbuildable([section, *results.values()])  # type: ignore[union-attr]
     if problems:
         raise ConfigError(f"family {where}: " + "; ".join(problems))
     return family
+
+
+def _unbuildable(models: Sequence[type[BaseModel]]) -> list[str]:
+    """Schemas are built at first use (`Figures`): a family not shipped with llmjury has its models
+    built here, so a field pydantic cannot validate stops the run at start-up, not at its first
+    verdict or at the session end after every call has been paid for."""
+    problems = []
+    for model in models:
+        try:
+            model.model_rebuild(force=True)
+        except Exception as exc:  # pydantic's schema errors, or a user type's own
+            problems.append(f"{model.__name__}: {str(exc).splitlines()[0]}")
+    return problems

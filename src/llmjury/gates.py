@@ -180,7 +180,8 @@ def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | Non
             bound = step
             break
         if not isinstance(node, dict) or step not in node:
-            close = difflib.get_close_matches(step, list(node), n=1) if isinstance(node, dict) else []
+            keys = [str(key) for key in node] if isinstance(node, dict) else []
+            close = difflib.get_close_matches(step, keys, n=1)
             raise KeyError(".".join(path[: i + 1]), ".".join((*path[:i], close[0])) if close else None)
         node = node[step]
     if isinstance(node, dict) and "value" in node:

@@ -168,6 +168,13 @@ def test_the_compiled_elo_pass_of_a_large_call_gives_the_plain_loops_bits(monkey
     assert np.array_equal(plain, compiled)
 
 
+@pytest.mark.parametrize("order", [[0, 5], [1, -1]])
+def test_an_order_naming_a_battle_that_does_not_exist_is_refused(order):
+    battles = with_ties([0, 80, 150], 3, 5)
+    with pytest.raises(IndexError, match=r"order holds battle indices outside 0\.\.2"):
+        online_elo(battles, order=np.array(order))
+
+
 def test_once_the_compiled_elo_pass_is_loaded_every_later_pass_uses_it(monkeypatch):
     """numba's import and cached code load are paid once per process; after that even a short pass
     (an arena's single online Elo of a million battles, after its bootstrap) runs compiled."""

@@ -95,6 +95,9 @@ def online_elo(battles: Battles, *, k: float = K_FACTOR, scale: float = SCALE, b
                init: float = INIT, order: np.ndarray | None = None) -> np.ndarray:
     """FastChat's online Elo, one update per battle in the given order (or `order`)."""
     order = np.arange(len(battles)) if order is None else np.asarray(order)
+    if len(order) and (order.min() < 0 or order.max() >= len(battles)):
+        # The compiled pass reads without bounds checks: a wrong index would give made-up ratings.
+        raise IndexError(f"order holds battle indices outside 0..{len(battles) - 1}")
     return elo_passes(battles, [order], updates=len(order), k=k, scale=scale, base=base, init=init)[0]
 
 

@@ -176,7 +176,9 @@ def fit_bradley_terry(wins: np.ndarray, *, scale: float = SCALE, base: float = B
             t[short] *= 0.5
         beta[active] = x - t[:, None] * step
         current[active] = new
-        done = np.abs(step).max(axis=1) < 1e-9
+        # Converged once a step is below 1e-9 of the ratings' scale: where a model never lost, the
+        # ratings sit far out (1000 points) and rounding alone keeps the steps near 1e-9 points.
+        done = np.abs(step).max(axis=1) < 1e-9 * np.maximum(1.0, np.abs(x).max(axis=1))
         active[np.flatnonzero(active)[done]] = False
         if not active.any():
             return beta

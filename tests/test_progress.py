@@ -59,6 +59,25 @@ def hold_answer(server, prompt: str, timeout: float) -> tuple[threading.Event, t
     return release, answered
 
 
+def read_run(command: list[str], cwd, release: threading.Event, on_line, *, unbuffered: bool = False) -> list[str]:
+    """Run `command` with its output on a pipe, as in a CI log, handing each line to `on_line` as it
+    arrives; then release the held answer, and return the output of a run that passed. Not
+    PYTHONUNBUFFERED unless asked: a CI log is a pipe, and progress lines must arrive while the run plans."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    output: list[str] = []
+    with subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          env=env) as run:
+        assert run.stdout is not None
+        for line in run.stdout:
+            output.append(line.rstrip("\n"))
+            on_line(line)
+    release.set()
+    assert run.returncode == 0, "\n".join(output)
+    return output
+
+
 @pytest.fixture
 def held_last_answer(openai_server) -> Iterator[threading.Event]:
     """The toy's last case ("hello 11") is answered only once the returned event is set."""
@@ -75,22 +94,17 @@ def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, held_
     release = held_last_answer
     command = [sys.executable, "-m", "pytest", "-n", workers, "--llm-progress", "lines",
                "--llm-progress-interval", "0.05", "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
-    # Not PYTHONUNBUFFERED: a CI log is a pipe, and the lines must arrive while the run plans.
     seen_live: list[str] = []
-    output: list[str] = []
-    with subprocess.Popen(command, cwd=toy.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}) as run:
-        assert run.stdout is not None
-        for line in run.stdout:
-            output.append(line.rstrip("\n"))
-            live = LINE.search(line) if "llmjury planning:" in line else None
-            # Held until a line shows calls and their cost: the figures reach the display while the
-            # last answer is still awaited (a throttled write is made later, not skipped).
-            if not release.is_set() and live and int(live[3].replace(",", "")) >= 1 and float(live[5]) >= 4.0:
-                seen_live.append(line)
-                release.set()
-    release.set()
-    assert run.returncode == 0, "\n".join(output)
+
+    def on_line(line: str) -> None:
+        live = LINE.search(line) if "llmjury planning:" in line else None
+        # Held until a line shows calls and their cost: the figures reach the display while the
+        # last answer is still awaited (a throttled write is made later, not skipped).
+        if not release.is_set() and live and int(live[3].replace(",", "")) >= 1 and float(live[5]) >= 4.0:
+            seen_live.append(line)
+            release.set()
+
+    output = read_run(command, toy.path, release, on_line)
     assert seen_live, "\n".join(output)  # calls and cost printed before the held answer was sent
     matches = progress_lines(output)
     assert all(int(m[2]) == 12 and int(m[1]) < 12 for m in matches)  # the whole run's cases, across workers
@@ -106,20 +120,16 @@ def test_a_log_gets_lines_while_the_first_test_waits_for_its_case(toy, openai_se
     release, answered = hold_answer(openai_server, "hello 00", timeout=60)
     command = [sys.executable, "-m", "pytest", "-n", "0", "--llm-progress", "lines", "--llm-progress-interval",
                "0.05", "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
-    output: list[str] = []
     seen_while_held: list[str] = []
-    with subprocess.Popen(command, cwd=toy.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}) as run:
-        assert run.stdout is not None
-        for line in run.stdout:
-            output.append(line.rstrip("\n"))
-            live = LINE.search(line) if "llmjury planning:" in line else None
-            if live and int(live[1]) == 11 and not release.is_set():
-                if not answered.is_set():
-                    seen_while_held.append(line)
-                release.set()
-    release.set()
-    assert run.returncode == 0, "\n".join(output)
+
+    def on_line(line: str) -> None:
+        live = LINE.search(line) if "llmjury planning:" in line else None
+        if live and int(live[1]) == 11 and not release.is_set():
+            if not answered.is_set():
+                seen_while_held.append(line)
+            release.set()
+
+    output = read_run(command, toy.path, release, on_line)
     assert seen_while_held, "\n".join(output)  # 11 of 12 cases shown while the first test waited
     pytest.LineMatcher(output).fnmatch_lines([FINAL, "*12 passed*"])
 
@@ -132,19 +142,15 @@ def test_tests_report_while_later_cases_are_still_being_judged(toy, openai_serve
     release, answered = hold_answer(openai_server, "hello 11", timeout=60)
     command = [sys.executable, "-m", "pytest", "-v", "-n", workers, "--llm-progress", "off",
                "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
-    output: list[str] = []
     reported_while_held: list[str] = []
-    with subprocess.Popen(command, cwd=toy.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          env={**os.environ, "PYTHONUNBUFFERED": "1"}) as run:
-        assert run.stdout is not None
-        for line in run.stdout:
-            output.append(line.rstrip("\n"))
-            if " PASSED" in line and not release.is_set():
-                if not answered.is_set():
-                    reported_while_held.append(line)
-                release.set()
-    release.set()
-    assert run.returncode == 0, "\n".join(output)
+
+    def on_line(line: str) -> None:
+        if " PASSED" in line and not release.is_set():
+            if not answered.is_set():
+                reported_while_held.append(line)
+            release.set()
+
+    output = read_run(command, toy.path, release, on_line, unbuffered=True)
     assert reported_while_held, "\n".join(output)  # a test passed before the last answer was sent
     pytest.LineMatcher(output).fnmatch_lines(["*12 passed*"])
 

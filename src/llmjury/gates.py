@@ -94,10 +94,10 @@ class Gate:
             threshold = self.right if isinstance(self.right, float) else resolve(summary, self.right)[0]
         except NotCompared as exc:
             return GateResult(self.text, "fail", None, None, None, f" ({exc.args[0]})")
-        except KeyError as exc:
+        except MissingMetric as exc:
             # A custom family's metrics are named by its tests, known only once they have run.
-            hint = f"; did you mean {exc.args[1]!r}?" if len(exc.args) > 1 and exc.args[1] else ""
-            return GateResult(self.text, "fail", None, None, None, f" (no metric {exc.args[0]!r} in this run{hint})")
+            hint = f"; did you mean {exc.nearest!r}?" if exc.nearest else ""
+            return GateResult(self.text, "fail", None, None, None, f" (no metric {exc.path!r} in this run{hint})")
         if value is None or threshold is None:
             return GateResult(self.text, "fail", value, threshold, interval, " (metric has no value: n = 0?)")
         passed = OPS[self.op](value, threshold)
@@ -146,6 +146,14 @@ class NotCompared(KeyError):
     """A delta gate on runs that were not compared (their judges differ)."""
 
 
+class MissingMetric(KeyError):
+    """A path the summary does not hold, with the nearest one it does (or None)."""
+
+    def __init__(self, path: str, nearest: str | None = None) -> None:
+        super().__init__(path)
+        self.path, self.nearest = path, nearest
+
+
 def delta_split(path: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
     """`(family, metric steps, steps after delta)` when the path names a difference from the baseline."""
     if path[0] in RUN_SECTIONS or DELTA not in path[2:]:
@@ -159,14 +167,14 @@ def resolve_delta(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float
     family, metric, rest = delta_split(path)  # type: ignore[misc]
     comparison = summary.get("comparison")
     if comparison is None:
-        raise KeyError(".".join(path))
+        raise MissingMetric(".".join(path))
     if not comparison.get("compared", True):
         fields = ", ".join(dict.fromkeys(d["field"] for d in comparison.get("judges_differ", [])))
         raise NotCompared(f"not compared with the baseline: the judges differ ({fields})")
     for key, row in comparison.get("families", {}).get(family, {}).items():
         if parse_path(key, key) == metric:
             return resolve(row, (DELTA, *rest))
-    raise KeyError(".".join(path))
+    raise MissingMetric(".".join(path))
 
 
 def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | None, Interval | None]:
@@ -182,14 +190,14 @@ def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | Non
         if not isinstance(node, dict) or step not in node:
             keys = [str(key) for key in node] if isinstance(node, dict) else []
             close = difflib.get_close_matches(step, keys, n=1)
-            raise KeyError(".".join(path[: i + 1]), ".".join((*path[:i], close[0])) if close else None)
+            raise MissingMetric(".".join(path[: i + 1]), ".".join((*path[:i], close[0])) if close else None)
         node = node[step]
     if isinstance(node, dict) and "value" in node:
         interval = (node.get("low"), node.get("high"))
-        return node[bound or "value"], None if bound in {"low", "high"} else interval
+        return node.get(bound or "value"), None if bound in {"low", "high"} else interval
     if isinstance(node, int | float) and not isinstance(node, bool):
         return float(node), None
-    raise KeyError(".".join(path))
+    raise MissingMetric(".".join(path))
 
 
 def check_selection(gates: Sequence[Gate], selected: Collection[str], known: Collection[str]) -> None:

@@ -34,6 +34,7 @@ from llmjury.datasets.files import read_text  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
 from llmjury.errors import ConfigError, ConfigWarning, DatasetError  # noqa: E402
 from llmjury.families import discover, offline_answers  # noqa: E402
+from llmjury.freshness import UNDER_TEST  # noqa: E402
 from llmjury.family import Family, FamilyOptions  # noqa: E402
 from llmjury.gates import Gate, GateResult, check_metrics, check_selection  # noqa: E402
 from llmjury.handoff import OutcomeHandoff  # noqa: E402
@@ -101,6 +102,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llm-judge", help="judge provider spec, e.g. openai:gpt-4o-mini (default: offline)")
     group.addoption("--llm-role", action="append", default=[], metavar="ROLE=SPEC",
                     help="provider for a role, optionally per family: candidate=http:..., socratic.judge=gemini:...")
+    group.addoption("--llm-under-test", action="append", default=[], metavar="ROLE",
+                    help="a role that is a system under test besides candidate: its answers are asked afresh each "
+                         "run, never replayed from an earlier run's cache (unless its spec has ;version=...)")
+    group.addoption("--llm-replay-under-test", action="store_true", default=None,
+                    help="replay cached answers of the roles under test too (they are asked afresh by default)")
     group.addoption("--llm-option", action="append", default=[], metavar="FAMILY.KEY=VALUE",
                     help="family option, e.g. socratic.dialogues=100 or socratic.positions=random")
     group.addoption("--llm-cache", choices=[m.value for m in CacheMode], help="cache mode (default: record)")
@@ -129,6 +135,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llm_judge", "judge provider spec")
     parser.addini("llm_roles", "ROLE=SPEC lines", type="linelist", default=[])
     parser.addini("llm_options", "FAMILY.KEY=VALUE lines", type="linelist", default=[])
+    parser.addini("llm_under_test", "roles under test besides candidate, one a line", type="linelist", default=[])
+    parser.addini("llm_replay_under_test", "replay cached answers of the roles under test (default false)",
+                  type="bool", default=False)
     parser.addini("llm_cache", "cache mode: replay, record, refresh, off")
     parser.addini("llm_cache_path", "SQLite cache file")
     parser.addini("llm_recordings", "directory of JSONL recordings shipped with the suite")
@@ -224,9 +233,14 @@ def resolve_settings(config: pytest.Config) -> Settings:
         parsed = parse_assignments(given, what, "socratic.dialogues=100")
         options |= parsed
         option_sources |= dict.fromkeys(parsed, what)
+    under_test = [role.strip() for given, _ in lines("llm_under_test", "llm_under_test") for role in given]
+    replay_under_test = config.getoption("llm_replay_under_test")
     return Settings(
         judge=check_spec(judge or "offline", judge_source),
         roles=roles,
+        under_test=UNDER_TEST | {role for role in under_test if role},
+        replay_under_test=bool(config.getini("llm_replay_under_test") if replay_under_test is None
+                               else replay_under_test),
         cache_mode=CacheMode(choice(cache_mode or "record", cache_source, tuple(m.value for m in CacheMode))),
         cache_path=path(pick("llm_cache_path", "llm_cache_path")[0], ".llmjury/cache.sqlite"),
         recordings=path(recordings, "") if recordings else None,
@@ -557,6 +571,7 @@ class JurySession:
         self.started = time.time()
         self.records: dict[str, list[dict[str, Any]]] = {}
         self.worker_ledgers: list[dict[str, dict[str, float]]] = []
+        self.worker_roles: list[dict[str, Any]] = []
         self.worker_loading: list[dict[str, Any]] = []
         #: Load reports of the datasets the selected tests use (set once collection has selected them).
         self.loading: list[LoadReport] = []
@@ -724,11 +739,13 @@ class JurySession:
         if self.is_worker and self._planner is not None and self.stopped(session) is None:
             self._planner.settle()  # a stopped run cancels what is left instead (engine.close)
         ledger = self._jury.engine.ledger_dict() if self._jury is not None else {}
+        roles = self._jury.engine.roles_dict() if self._jury is not None else {}
         loading = merge([*self.loading, *self.worker_loading])
         adaptations = self._jury.engine.adaptations() if self._jury is not None else {}
         if self.is_worker:
             self.config.workeroutput["llmjury_adaptations"] = adaptations
             self.config.workeroutput["llmjury_ledger"] = ledger
+            self.config.workeroutput["llmjury_roles"] = roles
             self.config.workeroutput["llmjury_loading"] = [r.model_dump() for r in loading]
             return
         for provider, learned in adaptations.items():
@@ -749,7 +766,8 @@ class JurySession:
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
         typed = aggregate.typed_verdicts(records, self.families)
         summary = aggregate.summarize(records, {**self.run_info(), "stopped": stopped}, usage,
-                                      PriceTable.load(self.settings.prices), self.families, loading, typed)
+                                      PriceTable.load(self.settings.prices), self.families, loading, typed,
+                                      roles=aggregate.merge_roles(roles, *self.worker_roles))
         summary["complete"] = stopped is None
         baseline = self.config.stash.get(BASELINE, None)
         if baseline is not None:
@@ -841,6 +859,7 @@ class XdistController:
         output = getattr(node, "workeroutput", None) or {}  # a crashed worker has none
         if "llmjury_ledger" in output:
             self.session.worker_ledgers.append(output["llmjury_ledger"])
+            self.session.worker_roles.append(output.get("llmjury_roles", {}))
         self.session.worker_loading.extend(output.get("llmjury_loading", []))
         for provider, learned in output.get("llmjury_adaptations", {}).items():
             self.session.adaptations.setdefault(provider, {}).update(learned)

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from llmjury.cache import CacheMode
 from llmjury.errors import ConfigError
+from llmjury.freshness import UNDER_TEST
 from llmjury.jurors import parse_jury
 from llmjury.limits import RateLimit
 
@@ -26,6 +27,9 @@ DEFAULT_PROVIDER = "offline"
 class Settings:
     judge: str = DEFAULT_PROVIDER
     roles: dict[str, str] = field(default_factory=dict)
+    #: Roles whose answers are asked afresh each run (llmjury.freshness), and the opt-out.
+    under_test: frozenset[str] = UNDER_TEST
+    replay_under_test: bool = False
     cache_mode: CacheMode = CacheMode.RECORD
     cache_path: Path = Path(".llmjury/cache.sqlite")
     recordings: Path | None = None
@@ -214,4 +218,10 @@ def check_roles(settings: Settings, families: Mapping[str, Family]) -> list[str]
             roles = families[family].roles
             raise ConfigError(f"{where}: the {family} family asks for no role {role!r}{did_you_mean(role, roles)}; "
                               f"its roles: {', '.join(roles)}")
+    named = asked | {key.partition(".")[2] or key for key in settings.roles}
+    for role in sorted(settings.under_test - UNDER_TEST - named):
+        hint = did_you_mean(role, named)
+        if hint:
+            warnings.append(f"--llm-under-test {role}: no family asks for role {role!r} and no --llm-role sets it"
+                            f"{hint}; only a test of your own that asks for {role!r} uses it")
     return warnings

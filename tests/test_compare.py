@@ -13,8 +13,8 @@ import pytest
 
 from llmjury.cli import main
 from llmjury.compare import compare_runs, headline_leaves, metric_key
+from llmjury.exit_status import GATE_FAILED_EXIT
 from llmjury.gates import Gate
-from llmjury.plugin import GATE_FAILED_EXIT
 from llmjury.saved import SavedRun
 from llmjury.testing.fake_openai import FakeOpenAI
 from llmjury.verdicts import JudgeConfig, Verdict

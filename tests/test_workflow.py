@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from llmjury.plugin import GATE_FAILED_EXIT
+from llmjury.exit_status import GATE_FAILED_EXIT
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / ".github" / "scripts" / "evals.sh"

@@ -14,10 +14,10 @@ from pydantic import ValidationError
 from llmjury import aggregate, runfiles
 from llmjury.cache import SampleStore
 from llmjury.errors import ConfigError
+from llmjury.exit_status import gate_exit_status
 from llmjury.families import discover
 from llmjury.gates import Gate
 from llmjury.loading import LoadReport, merge
-from llmjury.plugin import gate_exit_status
 from llmjury.pricing import PriceTable
 from llmjury.reports import terminal_lines, write_run
 

@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from llmjury.aggregate import aggregate_family
 from llmjury.errors import LLMJuryError
 from llmjury.family import Family
+from llmjury.headline import expand
 from llmjury.saved import SavedRun
 from llmjury.stats import t_quantile
 from llmjury.verdicts import Verdict
@@ -59,22 +60,7 @@ def metric_key(steps: Sequence[str]) -> str:
 
 def headline_leaves(section: Mapping[str, Any], headline: Iterable[str]) -> Leaves:
     """Every metric (a dict with value and n) under the family's headline paths, by metric key."""
-    leaves: Leaves = {}
-
-    def walk(node: Any, steps: tuple[str, ...]) -> None:
-        if isinstance(node, dict) and "value" in node and "n" in node:
-            leaves[metric_key(steps)] = node
-        elif isinstance(node, dict):
-            for key, child in node.items():
-                walk(child, (*steps, str(key)))
-
-    for path in headline:
-        node: Any = section
-        steps = tuple(path.split("."))
-        for step in steps:
-            node = node.get(step) if isinstance(node, dict) else None
-        walk(node, steps)
-    return leaves
+    return {metric_key(steps): metric for steps, metric in expand(section, headline)}
 
 
 def judge_differences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from llmjury.gates import GateResult
+from llmjury.headline import WILDCARD, expand
 
 #: Headline rows a family shows in the Decision block; the rest are in its details.
 HEADLINE_ROWS = 8
@@ -153,15 +154,6 @@ def gate_line(g: GateResult) -> GateLine:
     return GateLine(g.status, g.gate, sig3(g.value), ci, sig3(g.threshold), why)
 
 
-def _node(section: dict[str, Any], path: str) -> Any:
-    node: Any = section
-    for step in path.split("."):
-        if not isinstance(node, dict) or step not in node:
-            return None
-        node = node[step]
-    return node
-
-
 def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
     """The comparison entry of a metric, keyed as a gate writes its path (`rating[gpt-3.5-turbo]`)."""
     key = steps[0] + "".join(f".{step}" if _PLAIN_STEP.fullmatch(step) else f"[{step}]" for step in steps[1:])
@@ -173,24 +165,15 @@ def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
                   int(entry.get("only_current") or 0), int(entry.get("only_baseline") or 0))
 
 
-def _leaves(node: Any, steps: tuple[str, ...]) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
-    """Every metric under `node`, with the steps of its path."""
-    if is_metric(node):
-        return [(steps, node)]
-    if not isinstance(node, dict):
-        return []
-    return [leaf for key, child in node.items() for leaf in _leaves(child, (*steps, str(key)))]
-
-
 def headline_rows(name: str, section: dict[str, Any], comparison: dict[str, Any] | None,
                   headline: tuple[str, ...] = ()) -> list[HeadlineRow]:
     """A family's headline metrics (from its summary section, else the family's declaration)."""
     compared = ((comparison or {}).get("families") or {}).get(name) or {}
     rows: list[HeadlineRow] = []
     for path in section.get("headline") or headline:
-        node = _node(section, path)
-        found = _leaves(node, tuple(path.split(".")))
-        if isinstance(node, dict) and node and all(is_metric(m) for m in node.values()):
+        found = expand(section, [path])
+        depth = len(path.split(".")) + 1
+        if WILDCARD not in path and len(found) > 1 and all(len(steps) == depth for steps, _ in found):
             # a table of like figures (ratings by model): best first, as a leaderboard reads
             found.sort(key=lambda leaf: -(leaf[1]["value"] if leaf[1]["value"] is not None else float("-inf")))
         rows += [HeadlineRow(".".join(steps), m, _change(compared, steps)) for steps, m in found]

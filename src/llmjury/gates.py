@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from llmjury.errors import ConfigError
 from llmjury.family import CORE_KEYS
+from llmjury.headline import covers
 
 if TYPE_CHECKING:
     from llmjury.family import Family
@@ -250,8 +251,7 @@ def _is_metric(annotation: Any) -> bool:
 
 
 def _check_delta(gate: Gate, family: Family, metric: tuple[str, ...], rest: tuple[str, ...], baseline: bool) -> None:
-    headline = [tuple(h.split(".")) for h in family.headline]
-    if not any(metric[: len(h)] == h for h in headline):
+    if not covers(family.headline, metric):
         names = ", ".join(family.headline) or "none"
         raise ConfigError(f"gate {gate.text!r}: differences are computed for {family.name}'s headline metrics "
                           f"({names}), not {'.'.join(metric)!r}{_did_you_mean('.'.join(metric), family.headline)}")

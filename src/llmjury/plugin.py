@@ -33,11 +33,13 @@ from llmjury.cases import CASES_MARK, LOADED, Case, add_markers, generate  # noq
 from llmjury.datasets.files import read_text  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
 from llmjury.errors import ConfigError, ConfigWarning, DatasetError  # noqa: E402
+from llmjury.exit_status import GateExit, gate_exit_status  # noqa: E402
 from llmjury.families import discover, offline_answers  # noqa: E402
-from llmjury.freshness import UNDER_TEST  # noqa: E402
 from llmjury.family import Family, FamilyOptions  # noqa: E402
-from llmjury.gates import Gate, GateResult, check_metrics, check_selection  # noqa: E402
+from llmjury.freshness import UNDER_TEST  # noqa: E402
+from llmjury.gates import Gate, check_metrics, check_selection  # noqa: E402
 from llmjury.handoff import OutcomeHandoff  # noqa: E402
+from llmjury.item_outcomes import ITEM_FAILURES, ItemOutcomes  # noqa: E402
 from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
@@ -88,9 +90,6 @@ FROZEN = pytest.StashKey[bool]()
 #: A name in a `-m` expression (pytest's grammar: letters, digits and _ : + - . [ ] \).
 MARK_NAME = re.compile(r"[\w:+\-.\[\]\\]+")
 STARTUP_ERROR = "llmjury_startup_error"  # a worker's start-up error, in its workeroutput
-# Gate outcomes take exit codes pytest does not use (it owns 0-5, and 6 since 9.2 for --max-warnings).
-GATE_FAILED_EXIT = 10
-GATE_INCONCLUSIVE_EXIT = 11
 #: Colours of the terminal summary's decision lines, by their first word.
 SUMMARY_MARKUP = {"PASS": {"green": True}, "FAIL": {"red": True, "bold": True}, "INCONCLUSIVE": {"yellow": True},
                   "INCOMPLETE": {"red": True, "bold": True}}
@@ -127,6 +126,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llm-baseline-allow-judge-change", action="store_true", default=False,
                     help="compare with the baseline even when the judges differ (provider, model, prompt, "
                          "parser, temperature)")
+    group.addoption("--llm-item-failures", choices=ITEM_FAILURES,
+                    help="a failed assertion in a case test of your own: fail the test (default), or record it as "
+                         "an outcome (reported as xfail) and let the gates decide the exit code")
     group.addoption("--llm-reports", help="reports directory (default: reports)")
     group.addoption("--llm-data", help="data root: where the families find the datasets a suite ships "
                                        "(default: the llm_data ini value; none in a plain install)")
@@ -152,6 +154,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llm_seed", "seed (default 0)")
     parser.addini("llm_gates", "gates checked at session end", type="linelist", default=[])
     parser.addini("llm_gate_uncertain", "pass or inconclusive")
+    parser.addini("llm_item_failures", "fail or record: what a failed assertion in a case test of your own does")
     parser.addini("llm_baseline", "a saved run (folder or verdicts.jsonl) to compare each run with")
     parser.addini("llm_prices", "TOML price table overriding the bundled one")
     parser.addini("llm_openai_base_url", "base URL for openai: providers when OPENAI_BASE_URL is unset")
@@ -213,6 +216,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     judge, judge_source = pick("llm_judge", "llm_judge")
     cache_mode, cache_source = pick("llm_cache", "llm_cache")
     uncertain, uncertain_source = pick("llm_gate_uncertain", "llm_gate_uncertain")
+    item_failures, item_failures_source = pick("llm_item_failures", "llm_item_failures")
     recordings = config.getini("llm_recordings")
     prompts = config.getini("llm_prompts")
     prices = config.getini("llm_prices")
@@ -261,6 +265,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
         sample=None if sample is None else whole_number(sample, "--llm-sample"),
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
         gate_uncertain=choice(uncertain or "inconclusive", uncertain_source, ("inconclusive", "pass")),
+        item_failures=choice(item_failures or "fail", item_failures_source, ITEM_FAILURES),
         prices=path(prices, "") if prices else None,
         options=options,
         option_sources=option_sources,
@@ -306,6 +311,9 @@ def pytest_configure(config: pytest.Config) -> None:
     session = JurySession(config, settings, gates, families, budget)
     config.pluginmanager.register(session, SESSION_PLUGIN)
     config.pluginmanager.register(session.watch, "llmjury-watch")
+    if not session.is_worker:
+        config.pluginmanager.register(session.gate_exit, "llmjury-gate-exit")
+    config.pluginmanager.register(session.item_outcomes, "llmjury-item-outcomes")
     # xdist's hooks are known whatever name its plugin was loaded under (`-p xdist`, or `-p xdist.plugin`
     # and PYTEST_PLUGINS=xdist.plugin where plugin autoload is off).
     if hasattr(config.hook, "pytest_configure_node") and not session.is_worker:
@@ -413,7 +421,7 @@ def selected_families(items: Iterable[pytest.Item]) -> set[str] | None:
         case = _case_of(item)
         if case is not None:
             families.add(case.family)
-        if "jury" in names:
+        if "jury" in names or (case is not None and _own_test(item)):  # own tests record `check` verdicts
             families.add(CUSTOM)
         if "record_verdict" in names and item.get_closest_marker(PIPELINE_MARK) is None:
             return None
@@ -583,6 +591,10 @@ class JurySession:
         self._jury: Jury | None = None
         self._planner: Planner | None = None
         self.summary_lines: list[str] = []
+        #: The gates' exit status, applied after every other session end (llmjury.exit_status).
+        self.gate_exit = GateExit()
+        #: Own-eval case tests' pass/fail as verdicts, and `--llm-item-failures` (llmjury.item_outcomes).
+        self.item_outcomes = ItemOutcomes(settings.item_failures, _case_of, _own_test, _record_on)
         #: What stopped the run before its end (SIGTERM, Ctrl-C), None while it runs its course.
         self.stopped_by: str | None = None
         self.tests_finished = 0
@@ -782,8 +794,7 @@ class JurySession:
         self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
         if baseline is not None:
             self.summary_lines += comparison_lines(summary["comparison"])
-        if session.exitstatus == 0:
-            session.exitstatus = gate_exit_status(results)
+        self.gate_exit.status = gate_exit_status(results)
 
     def finished_planning(self, reported: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Verdicts that planning finished but no test reported, because the run stopped first: from
@@ -818,9 +829,10 @@ class JurySession:
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.summary_lines:
+        lines = self.summary_lines + self.item_outcomes.summary_lines()
+        if lines:
             terminalreporter.section("llmjury")
-            for line in self.summary_lines:
+            for line in lines:
                 terminalreporter.write_line(line, **SUMMARY_MARKUP.get(line.split(" ", 1)[0], {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
@@ -878,13 +890,13 @@ def give_back_frozen(config: pytest.Config) -> None:
         gc.unfreeze()
 
 
-def gate_exit_status(results: list[GateResult]) -> int:
-    """Exit 10 when a gate fails, 11 when none fails but one is inconclusive, else 0."""
-    if any(r.status == "fail" for r in results):
-        return GATE_FAILED_EXIT
-    if any(r.status == "inconclusive" for r in results):
-        return GATE_INCONCLUSIVE_EXIT
-    return 0
+def _own_test(item: pytest.Item) -> bool:
+    """A case test of the user's own (no family pipeline decides its verdicts)."""
+    return item.get_closest_marker(PIPELINE_MARK) is None
+
+
+def _record_on(item: pytest.Item, verdict: Verdict) -> None:
+    item.stash.setdefault(VERDICTS, []).append(verdict.record())
 
 
 def _recorded(item: pytest.Item) -> list[dict[str, Any]]:

@@ -54,6 +54,8 @@ class Settings:
     progress_interval: float = 5.0
     gates: tuple[str, ...] = ()
     gate_uncertain: str = "inconclusive"
+    #: What a failed assertion in a case test of your own does: `fail` it, or `record` it (llmjury.item_outcomes).
+    item_failures: str = "fail"
     prices: Path | None = None
     options: dict[str, str] = field(default_factory=dict)
     #: Where each option and role was set (`--llm-option`, `ini llm_options`, ...), for error messages.

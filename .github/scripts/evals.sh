@@ -13,6 +13,8 @@
 #   LLMJURY_BASELINE_DIR   where the baseline is kept or found (default: baseline)
 #   LLMJURY_REPORTS        the reports directory (default: reports)
 #   LLMJURY_CACHE          the response cache (default: .llmjury/cache.sqlite)
+#   LLMJURY_ITEM_FAILURES  what a failed assertion on one case does: record (default: an outcome,
+#                          the gates decide the exit code, and main's baseline is kept) or fail
 #   LLMJURY_ALLOW_JUDGE_CHANGE=1   compare even when the judges differ (a pull request that changes them)
 #   GITHUB_STEP_SUMMARY    set by GitHub Actions: the job summary page
 set -euo pipefail
@@ -24,7 +26,8 @@ reports=${LLMJURY_REPORTS:-reports}
 cache=${LLMJURY_CACHE:-.llmjury/cache.sqlite}
 read -r -a extra <<< "${LLMJURY_ARGS:--n auto}"
 
-args=(-m pytest "$evals" "${extra[@]}" --llm-reports "$reports" --llm-cache-path "$cache")
+args=(-m pytest "$evals" "${extra[@]}" --llm-reports "$reports" --llm-cache-path "$cache"
+      --llm-item-failures "${LLMJURY_ITEM_FAILURES:-record}")
 gates=()
 while IFS= read -r gate; do
   if [ -n "${gate//[[:space:]]/}" ]; then gates+=("$gate"); fi

@@ -179,6 +179,19 @@ def qa_estimate(args: argparse.Namespace) -> int:
     return 0
 
 
+def workflow(args: argparse.Namespace) -> int:
+    """Write the pull-request workflow into a repository."""
+    from llmjury.scaffold import write_workflow
+
+    try:
+        written = write_workflow(args.root, force=args.force)
+    except FileExistsError as exc:
+        raise SystemExit(f"llmjury workflow: {exc}") from None
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
 def export(args: argparse.Namespace) -> int:
     store = SampleStore(args.cache)
     count = store.export(args.to, run_id=args.run_id)
@@ -242,6 +255,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     exp.add_argument("--to", type=Path, required=True)
     exp.add_argument("--run-id", help="only entries written by this run")
     exp.set_defaults(handler=export)
+    wfl = commands.add_parser("workflow", help="write the pull-request workflow (GitHub Actions) into a repository")
+    wfl.add_argument("--root", type=Path, default=Path("."), help="the repository's top folder (default: here)")
+    wfl.add_argument("--force", action="store_true", help="overwrite files that exist")
+    wfl.set_defaults(handler=workflow)
     args = parser.parse_args(argv)
     return args.handler(args)
 

@@ -143,3 +143,25 @@ def test_a_pull_request_that_changes_the_systems_behaviour_not_its_request_is_as
     candidate = summary["usage"]["roles"]["candidate"][f"http:{bot.origin}/chat"]
     assert candidate["fresh_samples"] == 20 and candidate["replayed_samples"] == 0
     assert candidate["policy"].startswith("under test: asked afresh")
+
+
+@pytest.mark.e2e  # the workflow's bash script and three pytest runs of its own
+def test_an_inconclusive_pull_request_is_a_warning_on_a_green_step_and_a_failure_is_an_error(tmp_path):
+    project = tmp_path / "chatbot"
+    shutil.copytree(CHATBOT, project, ignore=shutil.ignore_patterns("__pycache__"))
+    page, gate = tmp_path / "page.md", "custom.check.test_answer.pass_rate.delta>=0"
+    with Chatbot() as bot:
+        bot.wrong = {3}
+        assert chatbot_step(project, "baseline", page, bot, gate).returncode == 0
+        bot.wrong = {4}  # one item fixed, one broken: no evidence either way
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("GITHUB_ACTIONS", "true")
+            neutral = chatbot_step(project, "compare", page, bot, gate)
+            env.setenv("LLMJURY_INCONCLUSIVE", "fail")
+            strict = chatbot_step(project, "compare", page, bot, gate)
+            bot.wrong = set(range(10))
+            failed = chatbot_step(project, "compare", page, bot, gate)
+    assert neutral.returncode == 0, neutral.stdout + neutral.stderr
+    assert "::warning title=llmjury::a gate is inconclusive" in neutral.stdout
+    assert strict.returncode == 11
+    assert failed.returncode == GATE_FAILED_EXIT and "::error title=llmjury::a gate failed" in failed.stdout

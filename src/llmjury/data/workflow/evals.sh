@@ -16,6 +16,8 @@
 #   LLMJURY_ITEM_FAILURES  what a failed assertion on one case does: record (default: an outcome,
 #                          the gates decide the exit code, and main's baseline is kept) or fail
 #   LLMJURY_ALLOW_JUDGE_CHANGE=1   compare even when the judges differ (a pull request that changes them)
+#   LLMJURY_INCONCLUSIVE   what an inconclusive gate (pytest's exit 11) makes the step: neutral (default:
+#                          a warning, exit 0) or fail (exit 11)
 #   GITHUB_STEP_SUMMARY    set by GitHub Actions: the job summary page
 set -euo pipefail
 
@@ -35,6 +37,20 @@ done <<< "${LLMJURY_GATES:-}"
 
 copy_sqlite() {  # a consistent copy of a live SQLite file (WAL included), not a byte copy
   python -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))' "$1" "$2"
+}
+
+outcome() {  # a failing gate is red, an inconclusive one a warning on a green step, unless asked otherwise
+  local status=$1
+  case "$status" in
+    10) annotate error "a gate failed: see the Decision in the step summary (exit 10)" ;;
+    11) annotate warning "a gate is inconclusive: the data cannot tell yet (see the Decision in the step summary)"
+        if [ "${LLMJURY_INCONCLUSIVE:-neutral}" != fail ]; then status=0; fi ;;
+  esac
+  return "$status"
+}
+
+annotate() {  # a GitHub Actions annotation on the run's page, a plain line elsewhere
+  if [ -n "${GITHUB_ACTIONS:-}" ]; then echo "::$1 title=llmjury::$2"; else echo "llmjury $1: $2" >&2; fi
 }
 
 summarise() {
@@ -76,7 +92,8 @@ case "$mode" in
     status=0
     python "${args[@]}" || status=$?
     summarise
-    exit "$status"
+    outcome "$status" || exit $?
+    exit 0
     ;;
   *)
     echo "usage: $0 baseline|compare" >&2

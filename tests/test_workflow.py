@@ -143,6 +143,8 @@ def test_a_pull_request_that_changes_the_systems_behaviour_not_its_request_is_as
     candidate = summary["usage"]["roles"]["candidate"][f"http:{bot.origin}/chat"]
     assert candidate["fresh_samples"] == 20 and candidate["replayed_samples"] == 0
     assert candidate["policy"].startswith("under test: asked afresh")
+    summary_md = (project / "reports" / "latest" / "summary.md").read_text()
+    assert f"| candidate | `http:{bot.origin}/chat` | 20 | 0 | under test: asked afresh" in summary_md
 
 
 @pytest.mark.e2e  # the workflow's bash script and three pytest runs of its own

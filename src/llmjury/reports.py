@@ -186,6 +186,12 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
                          f"{int(u.get('cached_samples', 0))} | {int(u.get('prompt_tokens', 0))} | "
                          f"{int(u.get('completion_tokens', 0))} | {cost} |")
         lines.append("")
+    if usage.get("roles"):
+        lines += ["| role | provider | fresh samples | replayed samples | why |", "|---|---|---|---|---|"]
+        for role, providers in usage["roles"].items():
+            lines += [f"| {role} | `{provider}` | {u['fresh_samples']} | {u['replayed_samples']} | {u['policy']} |"
+                      for provider, u in providers.items()]
+        lines.append("")
     return "\n".join(lines)
 
 

@@ -38,7 +38,7 @@ from llmjury.families import discover, offline_answers  # noqa: E402
 from llmjury.family import Family, FamilyOptions  # noqa: E402
 from llmjury.freshness import UNDER_TEST  # noqa: E402
 from llmjury.gates import Gate, check_metrics, check_selection  # noqa: E402
-from llmjury.handoff import OutcomeHandoff  # noqa: E402
+from llmjury.handoff import OutcomeHandoff, forget_run  # noqa: E402
 from llmjury.item_outcomes import ITEM_FAILURES, ItemOutcomes  # noqa: E402
 from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
@@ -845,6 +845,8 @@ class JurySession:
             self._jury.engine.close()
         if not self.is_worker and self.settings.cache_mode is CacheMode.OFF:
             remove_scratch(self.settings.cache_path, self.run_id)
+        elif not self.is_worker and self.workers:  # the workers are gone and the report is written
+            forget_run(self.settings.cache_path, self.run_id)
         # pytest's cleanup then runs five full garbage collections to surface unraisable exceptions,
         # each walking every object of the run (1.2 s of CPU after 1000 cases): one collection here,
         # while pytest still records what it raises, then what lives is set aside until that cleanup

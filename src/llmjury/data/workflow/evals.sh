@@ -53,6 +53,16 @@ annotate() {  # a GitHub Actions annotation on the run's page, a plain line else
   if [ -n "${GITHUB_ACTIONS:-}" ]; then echo "::$1 title=llmjury::$2"; else echo "llmjury $1: $2" >&2; fi
 }
 
+copy_samples() {  # the samples a pull request replays, none of the run's own bookkeeping; says its size
+  python - "$1" "$2" <<'EOF'
+import sys
+from pathlib import Path
+from llmjury.cache import copy_samples
+count = copy_samples(Path(sys.argv[1]), Path(sys.argv[2]))
+print(f"baseline: cache {count} samples, {Path(sys.argv[2]).stat().st_size / 1e6:.2f} MB")
+EOF
+}
+
 summarise() {
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$reports/latest/summary.md" ]; then
     cat "$reports/latest/summary.md" >> "$GITHUB_STEP_SUMMARY"
@@ -70,7 +80,7 @@ case "$mode" in
     if [ -f "$reports/latest/verdicts.jsonl.gz" ]; then
       rm -rf "$baseline" && mkdir -p "$baseline/run"
       cp "$reports/latest/verdicts.jsonl.gz" "$reports/latest/summary.json" "$baseline/run/"
-      if [ -f "$cache" ]; then copy_sqlite "$cache" "$baseline/cache.sqlite"; fi
+      if [ -f "$cache" ]; then copy_samples "$cache" "$baseline/cache.sqlite"; fi
       echo "baseline kept in $baseline/"
     fi
     exit "$status"

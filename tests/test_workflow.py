@@ -86,7 +86,10 @@ def test_the_workflow_keeps_main_as_the_baseline_and_compares_pull_requests_with
     upload = runs["Upload the baseline"]
     assert download[0] == "github.event_name == 'pull_request'"
     assert "--name llmjury-baseline --dir baseline" in download[1]
-    assert upload[2] == {"name": "llmjury-baseline", "path": "baseline/", "retention-days": 90}
+    assert upload[0] == "github.event_name == 'push' && !cancelled()"  # kept when a gate failed on main
+    assert upload[2] == {"name": "llmjury-baseline", "path": "baseline/", "retention-days": 90,
+                         "if-no-files-found": "ignore"}
+    assert "--status completed" in download[1] and "kept no baseline" in download[1]
     for gate in workflow["env"]["LLMJURY_GATES"].split():
         assert ".delta" in gate
 

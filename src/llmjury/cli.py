@@ -19,6 +19,7 @@ from llmjury.families import discover
 from llmjury.gates import Gate
 from llmjury.loading import LoadReport, merge
 from llmjury.pricing import PriceTable
+from llmjury.projectini import ProjectFamilies
 from llmjury.reports import terminal_lines, write_run
 
 
@@ -95,18 +96,22 @@ def replay(args: argparse.Namespace) -> int:
 
 def compare(args: argparse.Namespace) -> int:
     """Two saved runs compared on their shared cases: the current run's report with a `comparison`
-    section, its delta gates checked, no model call."""
+    section, its delta gates checked, no model call. The families are the installed ones plus those
+    the project's ini registers (`llm_families`), as in a run."""
     from pytest import ExitCode
 
     from llmjury.compare import compare_runs, comparison_lines
     from llmjury.gates import check_metrics
+    from llmjury.projectini import project_families
     from llmjury.saved import load_run
 
-    families = discover()
     try:
+        project = project_families(Path.cwd())
+        families = project.families
         current, baseline = load_run(args.current, "CURRENT"), load_run(args.baseline, "BASELINE")
         gates = [Gate.parse(text) for text in args.gate]
         check_metrics(gates, families, baseline=True)
+        check_known(current.records, gates, project)
     except ConfigError as exc:
         print(f"llmjury compare: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE_ERROR)
@@ -117,12 +122,27 @@ def compare(args: argparse.Namespace) -> int:
         summary["run"] = {**summary.get("run", {}), **run}
     else:
         summary = aggregate.summarize(current.records, run, {}, PriceTable.load(), families)
-    summary["comparison"] = compare_runs(current.records, baseline, families, seed=args.seed,
+    summary["comparison"] = compare_runs(current.records, baseline, families,
                                          allow_judge_change=args.allow_judge_change, current_summary=summary)
     results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
     run_dir = write_run(args.out, summary, current.records, results, families)
     print("\n".join(terminal_lines(summary, results, run_dir, families) + comparison_lines(summary["comparison"])))
     return gate_exit_status(results)
+
+
+def check_known(records: Sequence[dict], gates: Sequence[Gate], project: ProjectFamilies) -> None:
+    """Every family of the run's verdicts and of the gates is known, else a ConfigError naming it:
+    unknown, it would be left out of the comparison and its gates would fail as "no metric"."""
+    from llmjury.gates import RUN_SECTIONS
+
+    wanted = {r["family"] for r in records} | {f for gate in gates for f in gate.families if f not in RUN_SECTIONS}
+    unknown = sorted(wanted - project.families.keys())
+    if unknown:
+        where = f"the llm_families lines of {project.inifile}" if project.inifile else "no pytest ini file found here"
+        raise ConfigError(f"unknown famil{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}: "
+                          f"neither installed (entry point llmjury.families) nor registered ({where}); run "
+                          "llmjury compare from the project's folder, or register it as module:attribute in "
+                          "the ini's llm_families")
 
 
 def socratic_aggregate(args: argparse.Namespace) -> int:
@@ -226,7 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="e.g. 'socratic.win_rate.delta>=-0.02' or 'socratic.win_rate.delta.low>=-0.05'")
     cmp.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
     cmp.add_argument("--out", type=Path, default=Path("reports"), help="where the compared report is written")
-    cmp.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap")
+    cmp.add_argument("--seed", type=int, default=0,
+                     help="recorded in the report; the comparison's intervals are closed-form and use no seed")
     cmp.add_argument("--allow-judge-change", action="store_true",
                      help="compare even when the runs' judges differ (provider, model, prompt, parser, temperature)")
     cmp.set_defaults(handler=compare)

@@ -173,8 +173,8 @@ def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: 
     for side in sides:
         side.restrict(kinds)
     per_case = _per_case(sides, keys, shared)
-    deltas = {key: _paired(_difference(now.points.get(key), before.points.get(key)), *per_case[key], len(shared))
-              for key in per_case}
+    deltas = {key: paired_delta(_difference(now.points.get(key), before.points.get(key)), *per_case[key],
+                                len(shared)) for key in per_case}
     missing = [key for key in keys if key not in deltas]
     if missing:
         deltas |= _jackknife(sides, missing, shared)
@@ -286,8 +286,9 @@ def _additive(point: Mapping[str, Any] | None, totals: PerCase) -> bool:
     return math.isclose(numerators.sum(), value * ns.sum(), rel_tol=1e-9, abs_tol=1e-9)
 
 
-def _paired(point: float | None, now: PerCase, before: PerCase, shared: int) -> dict[str, Any]:
-    """A delta from per-case figures: the paired interval and test, and what this n can detect."""
+def paired_delta(point: float | None, now: PerCase, before: PerCase, shared: int) -> dict[str, Any]:
+    """A delta (as the comparison section holds it) from two runs' per-case figures: the paired
+    interval and test, and what this n can detect."""
     found = paired_difference(*now, *before)
     if point is None or found is None:
         return _delta(point, None, None, shared, "paired, per case: a run has no value")

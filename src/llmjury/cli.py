@@ -100,7 +100,7 @@ def compare(args: argparse.Namespace) -> int:
     the project's ini registers (`llm_families`), as in a run."""
     from pytest import ExitCode
 
-    from llmjury.compare import compare_runs, comparison_lines
+    from llmjury.compare import compare_runs, comparison_lines, shown_path
     from llmjury.gates import check_metrics
     from llmjury.projectini import project_families
     from llmjury.saved import load_run
@@ -115,7 +115,7 @@ def compare(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"llmjury compare: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE_ERROR)
-    run = {"id": f"{time.strftime('%Y%m%d-%H%M%S')}-compared", "compared_from": str(args.current),
+    run = {"id": f"{time.strftime('%Y%m%d-%H%M%S')}-compared", "compared_from": shown_path(args.current),
            "judge": "recorded", "cache_mode": "none", "seed": args.seed, "workers": 0}
     if current.summary is not None:  # the run's own figures, not a second aggregation of the same verdicts
         summary = {k: v for k, v in current.summary.items() if k not in ("gates", "comparison")}

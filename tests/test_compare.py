@@ -354,3 +354,13 @@ def test_a_baseline_named_by_a_latest_pointer_is_read_and_a_truncated_one_is_ref
     (run / VERDICTS).write_bytes((run / VERDICTS).read_bytes()[:-8])
     with pytest.raises(ConfigError, match=r"^--llm-baseline .*verdicts\.jsonl\.gz: cannot be read"):
         load_run(run, "--llm-baseline")
+
+
+def test_a_delta_counts_the_cases_either_run_scored_and_states_no_detectable_change_beyond_the_range(polite):
+    """Of 16 shared cases only one was scored (an offline A/A of the socratic family): a 'smallest
+    detectable change' of 2.8 for a rate means nothing, so none is stated."""
+    run = records(polite, {"q00": True})
+    unscored = [dict(r, case_id=f"u{i:02d}", valid=False, result=None, error="unparseable: 'maybe'")
+                for i, r in enumerate(run * 15)]
+    delta = compare(polite, run + unscored, run + unscored)["families"]["polite"]["polite_rate"]["delta"]
+    assert (delta["n"], delta["mde"]) == (1, None) and delta["cases_needed"] is not None

@@ -288,16 +288,19 @@ def _additive(point: Mapping[str, Any] | None, totals: PerCase) -> bool:
 
 def paired_delta(point: float | None, now: PerCase, before: PerCase, shared: int) -> dict[str, Any]:
     """A delta (as the comparison section holds it) from two runs' per-case figures: the paired
-    interval and test, and what this n can detect."""
+    interval and test, and what this n can detect. Its n counts the cases scored in either run
+    (a shared case neither run scored tells nothing); no detectable change is stated when even a
+    change across the whole range of values would not be detected."""
     found = paired_difference(*now, *before)
     if point is None or found is None:
         return _delta(point, None, None, shared, "paired, per case: a run has no value")
     values = np.r_[now[0][now[1] > 0] / now[1][now[1] > 0], before[0][before[1] > 0] / before[1][before[1] > 0]]
     lowest, highest = value_bounds(values)
-    margin = MARGIN * (highest - lowest) if highest > lowest else None
-    return _delta(point, found.low, found.high, shared, found.method, p_value=found.p_value,
-                  discordant=found.discordant,
-                  mde=None if found.sd is None else detectable_change(found.sd, found.n),
+    span = highest - lowest
+    margin = MARGIN * span if span > 0 else None
+    mde = None if found.sd is None or found.n < 2 else detectable_change(found.sd, found.n)
+    return _delta(point, found.low, found.high, found.n, found.method, p_value=found.p_value,
+                  discordant=found.discordant, mde=mde if mde is not None and mde <= span else None,
                   margin=margin, cases_needed=None if found.sd is None or margin is None
                   else cases_needed(found.sd, margin))
 

@@ -49,6 +49,8 @@ CONFIDENCE = 0.95
 #: The margin whose cost in shared cases each delta states, as a share of the per-case values' range
 #: (0.05 for a rate).
 MARGIN = 0.05
+#: Shared cases whose per-case figures are probed before all of them are aggregated one by one.
+PROBE_CASES = 20
 #: Changed cases listed per family (the count of all of them is `changed_total`).
 CHANGED_CASES = 50
 _PLAIN_STEP = re.compile(r"[A-Za-z_]\w*")
@@ -259,18 +261,31 @@ PerCase = tuple[np.ndarray, np.ndarray]
 
 def _per_case(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str]) -> dict[str, tuple[PerCase, PerCase]]:
     """Per-case figures of the metrics that are n-weighted means of their per-case values on both
-    runs; the other metrics are left out (they need re-aggregation)."""
-    totals = []
-    for side in sides:
-        per_case = side.case_leaves(shared)
-        side_totals = {}
-        for key in keys:
-            n = np.array([(leaves.get(key) or {}).get("n", 0) for leaves in per_case], dtype=float)
-            value = np.array([(leaves.get(key) or {}).get("value") or 0.0 for leaves in per_case], dtype=float)
-            side_totals[key] = (value * n, n)
-        totals.append(side_totals)
+    runs; the other metrics are left out (they need re-aggregation).
+
+    On many cases a probe of the first PROBE_CASES shared cases goes first: a metric that is no
+    mean of per-case values there (ratings) is no mean on all of them, and aggregating 25,000
+    arena cases one by one to learn it cost more than the jackknife it then fell to."""
+    if len(shared) > PROBE_CASES:
+        probe = set(shared[:PROBE_CASES])
+        keys = [key for key in keys if all(_additive(side.leaves([v for v in side.verdicts if v.case_id in probe])
+                                                     .get(key), _totals(side.case_leaves(probe), [key])[key])
+                                           for side in sides)]
+        if not keys:
+            return {}
+    totals = [_totals(side.case_leaves(shared), keys) for side in sides]
     return {key: (totals[0][key], totals[1][key]) for key in keys
             if all(_additive(side.points.get(key), t[key]) for side, t in zip(sides, totals, strict=True))}
+
+
+def _totals(per_case: Sequence[Leaves], keys: Sequence[str]) -> dict[str, PerCase]:
+    """Each metric's per-case figures (value times n, and n) from each case's own headline metrics."""
+    totals = {}
+    for key in keys:
+        n = np.array([(leaves.get(key) or {}).get("n", 0) for leaves in per_case], dtype=float)
+        value = np.array([(leaves.get(key) or {}).get("value") or 0.0 for leaves in per_case], dtype=float)
+        totals[key] = (value * n, n)
+    return totals
 
 
 def _additive(point: Mapping[str, Any] | None, totals: PerCase) -> bool:

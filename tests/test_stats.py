@@ -281,3 +281,8 @@ def test_the_detectable_change_and_the_cases_a_margin_needs_are_the_usual_power_
     assert detectable_change(0.3, 60) == pytest.approx(z * 0.3 / 60 ** 0.5)
     assert cases_needed(0.3, 0.05) == int(np.ceil((z * 0.3 / 0.05) ** 2))
     assert detectable_change(0.3, cases_needed(0.3, 0.05)) <= 0.05
+
+
+def test_every_case_changing_alike_states_no_spread_to_compute_a_detectable_change_from():
+    found = paired_difference(np.zeros(40), np.ones(40), np.ones(40), np.ones(40))
+    assert (found.value, found.discordant, found.sd) == (-1.0, {"rose": 0, "fell": 40}, None)

@@ -318,7 +318,7 @@ class PairedDifference:
     """The difference of two runs' means over the same cases, with a paired interval and test.
 
     `sd` is the standard deviation of one case's contribution to the difference: what a detectable
-    change and the cases a margin needs are computed from."""
+    change and the cases a margin needs are computed from (None when every case changed alike)."""
 
     value: float
     low: float | None
@@ -356,10 +356,11 @@ def paired_difference(num_now: np.ndarray, n_now: np.ndarray, num_before: np.nda
         rose, fell = int(((num_now == 1) & (num_before == 0)).sum()), int(((num_now == 0) & (num_before == 1)).sum())
         low, high = paired_proportions_interval(int((num_now * num_before).sum()), rose, fell, cases)
         p = sign_test(rose, fell)["p_value"]
-        sd = math.sqrt(max(rose + fell, 1) / cases - (now - before) ** 2)  # at least one discordant case assumed
+        # At least one discordant case is assumed; every case changing alike leaves no spread to work from.
+        spread = max(rose + fell, 1) / cases - (now - before) ** 2
         return PairedDifference(now - before, low, high, cases, "paired proportions: Newcombe hybrid score "
                                 "interval, exact McNemar test", 1.0 if p is None else p,
-                                {"rose": rose, "fell": fell}, sd)
+                                {"rose": rose, "fell": fell}, math.sqrt(spread) if spread > 1e-12 else None)
     contribution = ((num_now - now * n_now) / n_now.mean()) - ((num_before - before * n_before) / n_before.mean())
     method = "paired t on per-case differences"
     if cases < 2:

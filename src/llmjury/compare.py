@@ -98,13 +98,11 @@ def _judge_field(judge: Mapping[str, Any], field: str) -> str:
 
 
 def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, Family], *,
-                 seed: int | None = None, allow_judge_change: bool = False,
+                 allow_judge_change: bool = False,
                  current_summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The summary's `comparison` section: judge differences, and per family each headline metric
     on both runs with its paired difference (nothing is compared when the judges differ, unless
-    `allow_judge_change`). `seed` changes nothing: every interval is seed-free, so a caller's seed
-    cannot move a gate's decision."""
-    del seed
+    `allow_judge_change`). Every interval is seed-free, so no seed can move a gate's decision."""
     shared_ids = _ids(current) & _ids(baseline.records)
     differences = judge_differences([r for r in current if (r["family"], r["case_id"]) in shared_ids],
                                     [r for r in baseline.records if (r["family"], r["case_id"]) in shared_ids])

@@ -786,7 +786,7 @@ class JurySession:
             from llmjury.compare import compare_runs, comparison_lines
 
             summary["comparison"] = compare_runs(
-                records, baseline, self.families, seed=self.settings.seed, current_summary=summary,
+                records, baseline, self.families, current_summary=summary,
                 allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"))
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
         summary.update(self.watch.summary(records))  # the budget's facts, when the run had one

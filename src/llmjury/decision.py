@@ -8,10 +8,12 @@ summary and `report.html` show the same decision in the same words and the same 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from llmjury.gates import GateResult
+from llmjury.errors import ConfigError
+from llmjury.gates import BOUNDS, Gate, GateResult, resolve
 from llmjury.headline import WILDCARD, expand
 
 #: Headline rows a family shows in the Decision block; the rest are in its details.
@@ -77,10 +79,16 @@ class Change:
     shared_cases: int
     only_current: int
     only_baseline: int
+    #: The smallest change the comparison can detect at its number of shared cases, when computed.
+    mde: float | None = None
+    baseline_value: float | None = None
+    current_value: float | None = None
 
     def text(self) -> str:
         ci = interval(self.low, self.high, signed)
         parts = [f"{signed(self.value)} {ci}".rstrip(), f"{self.shared_cases} shared cases"]
+        if self.mde is not None:
+            parts.append(f"detects ±{sig3(abs(self.mde))}")
         if self.only_current or self.only_baseline:
             parts.append(f"{self.only_current} only here, {self.only_baseline} only in the baseline")
         return ", ".join(parts)
@@ -93,6 +101,8 @@ class HeadlineRow:
     path: str
     metric: dict[str, Any]
     change: Change | None = None
+    #: The path as a gate and the comparison write it (`rating[gpt-3.5-turbo]`).
+    key: str = ""
 
     @property
     def value(self) -> str:
@@ -112,7 +122,8 @@ class FamilyHeadline:
 
 @dataclass(frozen=True)
 class GateLine:
-    """A gate's outcome in words: status, value, interval, threshold, and why."""
+    """A gate's outcome in words: status, value (for a delta gate, the change), its interval, the
+    threshold, what decided (the point estimate, the whole interval, or one of its ends), and why."""
 
     status: str
     gate: str
@@ -120,6 +131,34 @@ class GateLine:
     interval: str
     threshold: str
     why: str
+    decided_by: str = ""
+    #: The figures behind the words, for drawing (the comparison view).
+    point: float | None = None
+    low: float | None = None
+    high: float | None = None
+    limit: float | None = None
+    op: str = ""
+
+
+@dataclass(frozen=True)
+class FlippedCase:
+    """A shared case whose per-case figure moved between the baseline and this run."""
+
+    case_id: str
+    metric: str
+    baseline: Any
+    current: Any
+    change: float | None
+    worse: bool
+
+
+@dataclass(frozen=True)
+class Flips:
+    """A family's flipped cases, the worse direction first, and how many the comparison counted."""
+
+    family: str
+    cases: list[FlippedCase]
+    total: int
 
 
 @dataclass(frozen=True)
@@ -132,37 +171,75 @@ class Decision:
     stopped: str = ""
     baseline: str = ""
     baseline_note: str = ""
+    flips: list[Flips] = field(default_factory=list)
 
 
-def gate_line(g: GateResult) -> GateLine:
-    """A gate result with the reason it came out as it did."""
+def gate_line(g: GateResult, summary: Mapping[str, Any] | None = None) -> GateLine:
+    """A gate result with the reason it came out as it did. A gate on an interval's end
+    (`x.delta.low>=-0.05`) shows the metric's point estimate (the change) with its interval, and
+    says which end decided; a result that names its deciding bound (`bound`) is taken at its word."""
     found = _OP.search(g.gate)
     op = found.group(0) if found else "vs"
-    low, high = g.interval if g.interval is not None else (None, None)
+    value, (low, high) = g.value, g.interval if g.interval is not None else (None, None)
+    bound = getattr(g, "bound", None)
+    bound_value = (low if bound == "low" else high) if bound in ("low", "high") else value
+    left = _left(g.gate)
+    if left is not None and left[-1] in BOUNDS - {"value"}:
+        bound = bound or left[-1]
+        point, around = _resolved(summary, left[:-1])
+        if point is not None:
+            value, (low, high) = point, around if around is not None else (None, None)
+            bound_value = (low if bound == "low" else high) if around is not None else bound_value
     ci = interval(low, high)
-    if g.value is None or g.threshold is None:
-        why = g.reason.strip(" ()") or "no value"
+    limit = sig3(g.threshold)
+    if value is None or g.threshold is None:
+        why, decided_by = g.reason.strip(" ()") or "no value", ""
     elif g.status == "inconclusive":
-        why = f"the interval {ci} straddles {sig3(g.threshold)}: more cases would decide"
+        why, decided_by = f"the interval {ci} straddles {limit}: more cases would decide", "interval straddles"
+    elif bound in ("low", "high"):
+        holds = "holds" if g.status == "pass" else "does not hold"
+        decided_by = f"{bound} end"
+        why = f"the interval's {bound} end {sig3(bound_value)} {op} {limit} {holds}"
     else:
         holds = "holds" if g.status == "pass" else "does not hold"
-        why = f"{sig3(g.value)} {op} {sig3(g.threshold)} {holds}"
+        why = f"{sig3(value)} {op} {limit} {holds}"
+        decided_by = "point estimate"
         if ci and g.reason:
             why += f"; the interval {ci} straddles the threshold (decided on the point estimate)"
         elif ci:
-            why += f", across the whole interval {ci}"
-    return GateLine(g.status, g.gate, sig3(g.value), ci, sig3(g.threshold), why)
+            why, decided_by = why + f", across the whole interval {ci}", "whole interval"
+    return GateLine(g.status, g.gate, sig3(value), ci, limit, why, decided_by, value, low, high, g.threshold,
+                    op if found else "")
+
+
+def _left(gate: str) -> tuple[str, ...] | None:
+    """The metric path a gate reads, or None for text that is not a gate."""
+    try:
+        return Gate.parse(gate).left
+    except ConfigError:
+        return None
+
+
+def _resolved(summary: Mapping[str, Any] | None, path: tuple[str, ...]
+              ) -> tuple[float | None, tuple[float | None, float | None] | None]:
+    """The point estimate and interval a metric path names in the summary, or (None, None)."""
+    if summary is None:
+        return None, None
+    try:
+        return resolve(dict(summary), path)
+    except KeyError:  # a missing metric, or a comparison that did not happen: the gate said so
+        return None, None
 
 
 def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
     """The comparison entry of a metric, keyed as a gate writes its path (`rating[gpt-3.5-turbo]`)."""
-    key = steps[0] + "".join(f".{step}" if _PLAIN_STEP.fullmatch(step) else f"[{step}]" for step in steps[1:])
-    entry = compared.get(key)
+    entry = compared.get(_key(steps))
     if not isinstance(entry, dict):
         return None
     delta = entry.get("delta") or {}
     return Change(delta.get("value"), delta.get("low"), delta.get("high"), int(entry.get("shared_cases") or 0),
-                  int(entry.get("only_current") or 0), int(entry.get("only_baseline") or 0))
+                  int(entry.get("only_current") or 0), int(entry.get("only_baseline") or 0), delta.get("mde"),
+                  entry.get("baseline"), entry.get("current"))
 
 
 def headline_rows(name: str, section: dict[str, Any], comparison: dict[str, Any] | None,
@@ -176,7 +253,7 @@ def headline_rows(name: str, section: dict[str, Any], comparison: dict[str, Any]
         if WILDCARD not in path and len(found) > 1 and all(len(steps) == depth for steps, _ in found):
             # a table of like figures (ratings by model): best first, as a leaderboard reads
             found.sort(key=lambda leaf: -(leaf[1]["value"] if leaf[1]["value"] is not None else float("-inf")))
-        rows += [HeadlineRow(".".join(steps), m, _change(compared, steps)) for steps, m in found]
+        rows += [HeadlineRow(".".join(steps), m, _change(compared, steps), _key(steps)) for steps, m in found]
     return rows
 
 
@@ -199,8 +276,8 @@ def decide(summary: dict[str, Any], gates: list[GateResult], hidden: dict[str, f
         more = (every | {r.path for r in rows}) - {r.path for r in shown}
         families.append(FamilyHeadline(name, counts_text(section), shown, len(rows) - len(shown), len(more)))
     stopped = summary["run"].get("stopped") or {}
-    decision = Decision([gate_line(g) for g in gates], families, complete=summary.get("complete", True),
-                        stopped=_stopped_text(stopped))
+    decision = Decision([gate_line(g, summary) for g in gates], families, complete=summary.get("complete", True),
+                        stopped=_stopped_text(stopped), flips=flips(summary, gates))
     if comparison:
         differ = comparison.get("judges_differ") or []
         note = "; ".join(f"{d.get('field')}: `{d.get('current')}` here, `{d.get('baseline')}` in the baseline"
@@ -211,6 +288,53 @@ def decide(summary: dict[str, Any], gates: list[GateResult], hidden: dict[str, f
             note = "compared although the judges differ (" + note + ")"
         decision = replace(decision, baseline=str(comparison.get("baseline", "")), baseline_note=note)
     return decision
+
+
+def gate_target(gate: str) -> tuple[str, str, bool] | None:
+    """(family, metric key as the comparison writes it, whether the gate reads the change) of a gate."""
+    left = _left(gate)
+    if left is None or len(left) < 2:
+        return None
+    delta = "delta" in left[1:]
+    steps = left[1:left.index("delta", 1)] if delta else left[1:]
+    steps = steps[:-1] if len(steps) > 1 and steps[-1] in BOUNDS else steps
+    return left[0], _key(steps), delta
+
+
+def lower_is_better(gates: list[GateResult]) -> set[tuple[str, str]]:
+    """(family, metric key) pairs a `<=` or `<` gate bounds from above: a rise is worse there."""
+    found = set()
+    for g in gates:
+        target, op = gate_target(g.gate), _OP.search(g.gate)
+        if target is not None and op is not None and op.group(0) in ("<=", "<"):
+            found.add(target[:2])
+    return found
+
+
+def _key(steps: tuple[str, ...]) -> str:
+    return steps[0] + "".join(f".{step}" if _PLAIN_STEP.fullmatch(step) else f"[{step}]" for step in steps[1:])
+
+
+def flips(summary: Mapping[str, Any], gates: list[GateResult]) -> list[Flips]:
+    """Each compared family's flipped cases (the comparison's `changed_cases`), the worse direction
+    first: a drop, or a rise where a gate says lower is better. Nothing when the comparison has none."""
+    families = ((summary.get("comparison") or {}).get("families")) or {}
+    lower = lower_is_better(gates)
+    found = []
+    for name, compared in families.items():
+        listed = compared.get("changed_cases") if isinstance(compared, dict) else None
+        if not isinstance(listed, list):
+            continue
+        cases = []
+        for entry in listed:
+            change = entry.get("change")
+            rise_is_worse = (name, str(entry.get("metric", ""))) in lower
+            worse = change is not None and (change > 0 if rise_is_worse else change < 0)
+            cases.append(FlippedCase(str(entry.get("case_id", "")), str(entry.get("metric", "")),
+                                     entry.get("baseline"), entry.get("current"), change, worse))
+        cases.sort(key=lambda c: (not c.worse, -abs(c.change) if c.change is not None else 0.0))
+        found.append(Flips(name, cases, int(compared.get("changed_total") or len(cases))))
+    return found
 
 
 def _stopped_text(stopped: dict[str, Any]) -> str:

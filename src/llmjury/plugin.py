@@ -773,6 +773,7 @@ class JurySession:
         freeze_at_exit()
         # Imported here: statistics and tables are needed only when there is something to report.
         from llmjury import aggregate
+        from llmjury.portable import portable
         from llmjury.reports import terminal_lines, write_run
 
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
@@ -790,8 +791,10 @@ class JurySession:
                 allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"))
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
         summary.update(self.watch.summary(records))  # the budget's facts, when the run had one
-        run_dir = write_run(self.settings.reports, summary, records, results, self.families, typed)
-        self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
+        summary = portable(summary, self.config.rootpath)  # no runner's absolute path in any report
+        run_dir = write_run(self.settings.reports, summary, records, results, self.families, typed,
+                            baseline=baseline.records if baseline is not None else None, root=self.config.rootpath)
+        self.summary_lines = terminal_lines(summary, results, run_dir, self.families, self.config.rootpath)
         if baseline is not None:
             self.summary_lines += comparison_lines(summary["comparison"])
         self.gate_exit.status = gate_exit_status(results)

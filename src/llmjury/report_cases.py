@@ -21,7 +21,8 @@ from typing import Any
 from llmjury.decision import Flips
 from llmjury.portable import portable
 
-#: Cases shown per family: flipped first, then those whose verdict differs, then unscored, then the rest.
+#: Cases shown per family: flipped first, then those whose verdict differs, then unscored, then the
+#: rest (those with a judge's text first).
 CASES_PER_FAMILY = 150
 #: Characters of one text shown; the whole text is in verdicts.jsonl.gz.
 TEXT_LIMIT = 4000
@@ -67,7 +68,8 @@ def view(records: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, A
     for family in families:
         keys = [key for key in now if key[0] == family]
         flags = {key: _flags(key, now, before, flipped, baseline is not None) for key in keys}
-        keys.sort(key=lambda k: (_rank(flags[k]), k[1]))
+        # a case a judge spoke on before replayed reference data, which holds no judge text
+        keys.sort(key=lambda k: (_rank(flags[k]), not any(r.get("raw") for r in now[k]), k[1]))
         blocks += [_case(key, now[key], before.get(key), flags[key], baseline is not None, root)
                    for key in keys[:limit]]
         if len(keys) > limit:
@@ -79,9 +81,12 @@ def view(records: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, A
             f'</select></label> {changed} <label><input type="checkbox" name="unscored"> unscored only</label> '
             '<label>text <input type="search" name="q" placeholder="case id, answer, judge text"></label> '
             '<span id="case-count"></span></form>')
-    note = ("<p>Shown per family: flipped and changed cases first, then unscored, then the rest by id; "
+    note = ("<p>Shown per family: flipped and changed cases first, then unscored, then the rest (those a "
+            "judge spoke on first) by id; "
             f"not shown here ({escape('; '.join(left_out))}) are in <code>verdicts.jsonl.gz</code>.</p>"
             if left_out else "")
+    if blocks:  # the first case (flipped or changed, when any is) open: what a reviewer reads first
+        blocks[0] = blocks[0].replace('<details class="case"', '<details open class="case"', 1)
     return form + note + '<div id="cases">' + "".join(blocks) + f"</div><script>{SCRIPT}</script>"
 
 

@@ -94,7 +94,9 @@ def bar(r: Compared) -> str:
         stroke = COLOURS.get(g.status, COLOURS[""])
         parts.append(f'<line x1="{x(g.limit)}" y1="2" x2="{x(g.limit)}" y2="{HEIGHT - 2}" stroke="{stroke}" '
                      f'stroke-dasharray="4 3" stroke-width="1.5"><title>{escape(g.gate)}</title></line>')
-        parts.append(f'<text x="{x(g.limit) + 2}" y="10" font-size="9" fill="{stroke}">'
+        right = x(g.limit) > WIDTH / 2  # a label near the right edge reads leftwards, inside the drawing
+        anchor = f'x="{x(g.limit) - 2}" text-anchor="end"' if right else f'x="{x(g.limit) + 2}"'
+        parts.append(f'<text {anchor} y="10" font-size="9" fill="{stroke}">'
                      f"{escape(g.op)} {escape(sig3(g.limit))}</text>")
     if r.low is not None and r.high is not None:
         parts.append(f'<rect x="{x(r.low)}" y="13" width="{max(x(r.high) - x(r.low), 1.0)}" height="8" '

@@ -35,6 +35,8 @@ th { background: #f3f3f3; }
 .offline { border-left: 4px solid #8a5a00; background: #fffbef; padding: 0.5em 1em; }
 figure { margin: 1em 0 2em; } figcaption { color: #555; }
 svg { max-width: 100%; height: auto; } svg.change { max-width: none; }
+#comparison td:first-child { min-width: 16em; } #comparison td:first-child, #headline td:nth-child(2) { max-width: 24em;
+  overflow-wrap: anywhere; }
 .badge { font-size: 0.8em; padding: 0 0.4em; border-radius: 0.6em; background: #eee; }
 .badge.flipped { background: #fde2e4; } .badge.changed { background: #fff1cc; } .badge.unscored { background: #e8e8e8; }
 #case-filter { position: sticky; top: 0; background: #fff; padding: 0.5em 0; border-bottom: 1px solid #ddd; }

@@ -13,7 +13,7 @@ from html import escape
 
 from llmjury.decision import Decision, GateLine, gate_target, sig3, signed
 
-WIDTH, HEIGHT, PAD = 300, 34, 14
+WIDTH, HEIGHT, PAD = 300, 42, 14
 #: Colours by gate status; an interval with no gate on it is drawn neutral.
 COLOURS = {"pass": "#176f2c", "fail": "#b00020", "inconclusive": "#8a5a00", "": "#1f5fa8"}
 
@@ -86,22 +86,25 @@ def bar(r: Compared) -> str:
 
     status = next((g.status for g in r.gates if g.status == "fail"), r.gates[0].status if r.gates else "")
     colour = COLOURS.get(status, COLOURS[""])
-    parts = [f'<line x1="{x(0.0)}" y1="4" x2="{x(0.0)}" y2="{HEIGHT - 4}" stroke="#999"/>',
-             f'<text x="{x(0.0) + 2}" y="{HEIGHT - 2}" font-size="9" fill="#777">0</text>']
-    for g in r.gates:
+    parts = [f'<line x1="{x(0.0)}" y1="12" x2="{x(0.0)}" y2="{HEIGHT - 12}" stroke="#999"/>',
+             f'<text x="{x(0.0)}" y="{HEIGHT - 2}" font-size="9" fill="#777" text-anchor="middle">0</text>']
+    for i, g in enumerate(r.gates):
         if g.limit is None:
             continue
         stroke = COLOURS.get(g.status, COLOURS[""])
-        parts.append(f'<line x1="{x(g.limit)}" y1="2" x2="{x(g.limit)}" y2="{HEIGHT - 2}" stroke="{stroke}" '
+        parts.append(f'<line x1="{x(g.limit)}" y1="11" x2="{x(g.limit)}" y2="{HEIGHT - 11}" stroke="{stroke}" '
                      f'stroke-dasharray="4 3" stroke-width="1.5"><title>{escape(g.gate)}</title></line>')
-        right = x(g.limit) > WIDTH / 2  # a label near the right edge reads leftwards, inside the drawing
+        # labels alternate above and below the bar, and read inwards from either edge, so two close
+        # thresholds do not print over each other
+        right = x(g.limit) > WIDTH / 2
         anchor = f'x="{x(g.limit) - 2}" text-anchor="end"' if right else f'x="{x(g.limit) + 2}"'
-        parts.append(f'<text {anchor} y="10" font-size="9" fill="{stroke}">'
+        y = 9 if i % 2 == 0 else HEIGHT - 2
+        parts.append(f'<text {anchor} y="{y}" font-size="9" fill="{stroke}">'
                      f"{escape(g.op)} {escape(sig3(g.limit))}</text>")
     if r.low is not None and r.high is not None:
-        parts.append(f'<rect x="{x(r.low)}" y="13" width="{max(x(r.high) - x(r.low), 1.0)}" height="8" '
-                     f'fill="{colour}" fill-opacity="0.35" stroke="{colour}"/>')
-    parts.append(f'<circle cx="{x(r.change)}" cy="17" r="4" fill="{colour}"/>')
+        parts.append(f'<rect x="{x(r.low)}" y="{HEIGHT / 2 - 4}" width="{max(x(r.high) - x(r.low), 1.0)}" '
+                     f'height="8" fill="{colour}" fill-opacity="0.35" stroke="{colour}"/>')
+    parts.append(f'<circle cx="{x(r.change)}" cy="{HEIGHT / 2}" r="4" fill="{colour}"/>')
     label = escape(f"change {signed(r.change)}" + ("" if r.low is None else f" [{signed(r.low)}, {signed(r.high)}]"))
     return (f'<svg class="change" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
             f'aria-label="{label}"><title>{label}</title>{"".join(parts)}</svg>')

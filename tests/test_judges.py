@@ -110,6 +110,19 @@ def test_score_sends_the_output_schema_and_validates_the_answer(bound, openai_se
     assert recorded[0].result.output == {"verdict": "ok", "score": 4}
 
 
+def test_each_judge_call_records_the_texts_it_judged_for_the_report_s_case_view(bound, openai_server):
+    openai_server.reply = lambda body, i: ('{"score": 4}' if "[Response]" in last_user(body)
+                                           else "### A" if "[Response A]" in last_user(body) else "4")
+    jury, recorded = bound(judge_runs=1)
+    jury.engine.run(jury.compare("good", "bad", criteria="better", question="Which?"))
+    jury.engine.run(jury.score("Paris", rubric="r", question="Capital?"))
+    jury.engine.run(jury.geval("a reply", criterion="Coherence", steps="Read.", context="a chat"))
+    assert [{k: v for k, v in r.attributes.items() if k not in ("name", "test")} for r in recorded] == [
+        {"criteria": "better", "question": "Which?", "a": "good", "b": "bad"},
+        {"rubric": "r", "question": "Capital?", "answer": "Paris"},
+        {"criterion": "Coherence", "context": "a chat", "text": "a reply"}]
+
+
 def test_score_outside_the_scale_is_unscored(bound, openai_server):
     openai_server.reply = lambda body, i: '{"reasoning": "x", "score": 9}'
     jury, _ = bound()

@@ -93,6 +93,19 @@ def test_flipped_cases_follow_the_decision_worse_first_and_capped():
     assert "10 of 14 shown; report.html lists 13." in rest
 
 
+def test_the_case_view_lists_flipped_cases_worse_first_then_changed_then_the_rest():
+    from llmjury.report_html import page
+
+    summary = compared_summary([flip("q1", 1.0), flip("q2", -1.0)])
+    current = [verdict("q0", "same", True), verdict("q1", "better", True), verdict("q2", "worse", False),
+               verdict("q3", "other words", True)]
+    baseline = [verdict("q0", "same", True), verdict("q1", "was", False), verdict("q2", "was", True),
+                verdict("q3", "different", True)]
+    text = page(summary, [], {}, current, baseline)
+    shown = re.findall(r'<details (?:open )?class="case"[^>]*><summary><code>(\w+)</code>', text)
+    assert shown == ["q2", "q1", "q3", "q0"]
+
+
 def test_where_a_gate_says_lower_is_better_a_rise_is_listed_first():
     changed = [flip("fell", -1.0), flip("rose", 1.0)]
     summary = compared_summary(changed)
@@ -144,8 +157,8 @@ def test_the_page_shows_each_case_s_texts_on_both_runs_and_the_change_against_ea
     assert {"gates", "headline", "comparison", "flipped-polite", "case-filter", "cases"} <= ids
     comparison = text[text.index('id="comparison"'):text.index("</table>", text.index('id="comparison"'))]
     assert "<svg" in comparison and "&gt;= -0.05" in comparison and "FAIL" in comparison
-    cases = {attrs["data-flags"] for tag, attrs in parser.tags if attrs.get("class") == "case"}
-    assert cases == {"", "flipped changed", "changed unscored"}
+    cases = [attrs["data-flags"] for tag, attrs in parser.tags if attrs.get("class") == "case"]
+    assert cases == ["flipped changed", "changed unscored", ""]  # flipped first, then changed, then the rest
     assert "question q01" in text and "Yes please." in text and "unparseable: &#x27;maybe&#x27;" in text
     assert "&quot;polite&quot;: false" in text  # the parsed verdict
     # every judged text is escaped: one script (the filter), no element carries an event handler

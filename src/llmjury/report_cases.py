@@ -62,14 +62,14 @@ def view(records: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, A
          root: Path, limit: int = CASES_PER_FAMILY) -> str:
     """The filter form, then one folded block per shown case, and the filter script."""
     now, before = _group(records), _group(baseline or [])
-    flipped = {(f.family, c.case_id) for f in flips for c in f.cases}
+    flipped = {(f.family, c.case_id): i for f in flips for i, c in enumerate(f.cases)}  # worse first
     families = sorted({family for family, _ in now})
     blocks, left_out = [], []
     for family in families:
         keys = [key for key in now if key[0] == family]
         flags = {key: _flags(key, now, before, flipped, baseline is not None) for key in keys}
         # a case a judge spoke on before replayed reference data, which holds no judge text
-        keys.sort(key=lambda k: (_rank(flags[k]), not any(r.get("raw") for r in now[k]), k[1]))
+        keys.sort(key=lambda k: (_rank(flags[k]), flipped.get(k, 0), not any(r.get("raw") for r in now[k]), k[1]))
         blocks += [_case(key, now[key], before.get(key), flags[key], baseline is not None, root)
                    for key in keys[:limit]]
         if len(keys) > limit:
@@ -97,7 +97,8 @@ def _group(records: Sequence[Mapping[str, Any]]) -> Group:
     return grouped
 
 
-def _flags(key: tuple[str, str], now: Group, before: Group, flipped: set[tuple[str, str]], compared: bool) -> list[str]:
+def _flags(key: tuple[str, str], now: Group, before: Group, flipped: Mapping[tuple[str, str], int],
+           compared: bool) -> list[str]:
     flags = []
     if key in flipped:
         flags.append("flipped")

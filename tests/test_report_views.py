@@ -267,3 +267,21 @@ def test_markup_in_an_answer_or_the_judge_s_text_runs_nothing_in_chromium(pytest
     assert 'data-filter="ready"' in dom  # the page's own filter script ran
     assert "<title>llmjury run " in dom and "pwned</title>" not in dom  # the injected ones did not
     assert "<img" not in dom and "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom
+
+
+@pytest.mark.e2e  # starts a headless Chromium: seconds of CPU
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="no Chromium (Debian package chromium) on this machine")
+def test_a_link_s_filter_hides_the_other_cases_in_chromium(tmp_path):
+    from llmjury.report_html import page
+
+    current = [verdict("q00", "fine", True), verdict("q01", "hm", None, raw="maybe"), verdict("q02", "ok", True)]
+    report = tmp_path / "report.html"
+    report.write_text(page(compared_summary(), [], {}, current), encoding="utf-8")
+    dom = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", report.as_uri() + "#unscored=1"],
+                         check=True, capture_output=True, text=True, timeout=120).stdout
+    case = r'<details (?:open="" )?class="case" data-family="polite" data-flags="([^"]*)"( hidden="")?'
+    shown = re.findall(case, dom)
+    assert shown == [("unscored", ""), ("", ' hidden=""'), ("", ' hidden=""')]
+    assert "1 of 3 cases shown" in dom

@@ -44,6 +44,12 @@ SCRIPT = """(function () {
     });
     count.textContent = shown + " of " + cases.length + " cases shown";
   }
+  // a link may carry a filter: report.html#family=custom&changed=1&unscored=1&q=timeout
+  new URLSearchParams(location.hash.slice(1)).forEach(function (value, key) {
+    var field = form.elements[key];
+    if (!field) return;
+    if (field.type === "checkbox") field.checked = value === "1"; else field.value = value;
+  });
   form.addEventListener("input", apply);
   form.addEventListener("submit", function (event) { event.preventDefault(); });
   apply();

@@ -9,7 +9,6 @@ import re
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, ClassVar
@@ -18,7 +17,7 @@ import pytest
 
 from llmjury.decision import decide, gate_line
 from llmjury.family import Family, Metric, Plot, Result, Section
-from llmjury.gates import Gate, GateResult
+from llmjury.gates import Gate
 from llmjury.reports import FLIPS_IN_MARKDOWN, markdown, terminal_lines
 
 PROJECT = Path(__file__).parent / "projects" / "polite"
@@ -52,29 +51,29 @@ def flip(case_id: str, change: float) -> dict[str, Any]:
 
 
 # -- the Decision row of a delta gate -----------------------------------------------------------------
-def test_a_gate_on_the_change_s_low_end_shows_the_change_its_interval_and_the_end_that_decided():
+def test_a_gate_on_the_change_s_low_end_shows_the_change_its_interval_and_the_figure_that_decided():
     summary = compared_summary()
+    summary["comparison"]["families"]["polite"]["polite_rate"]["delta"]["high"] = -0.067  # wholly below -0.05
     result = Gate.parse("polite.polite_rate.delta.low>=-0.05").check(summary)
-    line = gate_line(result, summary)
-    assert (line.status, line.value, line.interval, line.threshold) == ("fail", "-0.117", "[-0.217, -0.017]", "-0.05")
-    assert line.decided_by == "low end" and "low end -0.217 >= -0.05 does not hold" in line.why
+    line = gate_line(result)
+    assert (line.status, line.value, line.interval, line.threshold) == ("fail", "-0.117", "[-0.217, -0.067]", "-0.05")
+    assert line.decided_by == "high end" and "even the interval's high end -0.067 >= -0.05 does not hold" in line.why
     row = next(r for r in markdown(summary, [result], {}).splitlines() if "delta.low" in r)
-    assert "| -0.117 | [-0.217, -0.017] | -0.05 | low end |" in row
+    assert "| -0.117 | [-0.217, -0.067] | -0.05 | high end |" in row
 
 
-@dataclass(frozen=True)
-class _NewGateResult(GateResult):
-    """A gate result as the statistics may give it: the point estimate, its interval, the deciding bound."""
-
-    bound: str = ""
-
-
-def test_a_gate_result_that_names_its_bound_is_read_the_same():
+def test_an_interval_across_the_threshold_is_inconclusive_and_says_so():
     summary = compared_summary()
-    result = _NewGateResult("polite.polite_rate.delta.low>=-0.05", "fail", -0.117, -0.05, (-0.217, -0.017), "", "low")
-    line = gate_line(result, summary)
-    assert (line.value, line.interval, line.decided_by) == ("-0.117", "[-0.217, -0.017]", "low end")
-    assert "low end -0.217" in line.why
+    line = gate_line(Gate.parse("polite.polite_rate.delta.low>=-0.05").check(summary))
+    assert (line.status, line.value, line.decided_by) == ("inconclusive", "-0.117", "interval straddles")
+    assert "[-0.217, -0.017] straddles -0.05" in line.why
+
+
+def test_a_gate_decided_on_its_bound_alone_names_that_bound():
+    summary = compared_summary()
+    result = Gate.parse("polite.polite_rate.delta.low>=-0.05").check(summary, uncertain="pass")
+    line = gate_line(result)
+    assert (line.status, line.decided_by) == ("fail", "low end") and "low end -0.217 >= -0.05 does not hold" in line.why
 
 
 def test_the_change_column_says_the_smallest_detectable_change():
@@ -156,7 +155,7 @@ def test_the_page_shows_each_case_s_texts_on_both_runs_and_the_change_against_ea
     ids = {attrs.get("id") for _, attrs in parser.tags}
     assert {"gates", "headline", "comparison", "flipped-polite", "case-filter", "cases"} <= ids
     comparison = text[text.index('id="comparison"'):text.index("</table>", text.index('id="comparison"'))]
-    assert "<svg" in comparison and "&gt;= -0.05" in comparison and "FAIL" in comparison
+    assert "<svg" in comparison and "&gt;= -0.05" in comparison and "INCONCLUSIVE" in comparison
     cases = [attrs["data-flags"] for tag, attrs in parser.tags if attrs.get("class") == "case"]
     assert cases == ["flipped changed", "changed unscored", ""]  # flipped first, then changed, then the rest
     assert "question q01" in text and "Yes please." in text and "unparseable: &#x27;maybe&#x27;" in text

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from llmjury.errors import ConfigError
-from llmjury.gates import BOUNDS, Gate, GateResult, resolve
+from llmjury.gates import BOUNDS, Gate, GateResult
 from llmjury.headline import WILDCARD, expand
 
 #: Headline rows a family shows in the Decision block; the rest are in its details.
@@ -174,41 +174,36 @@ class Decision:
     flips: list[Flips] = field(default_factory=list)
 
 
-def gate_line(g: GateResult, summary: Mapping[str, Any] | None = None) -> GateLine:
-    """A gate result with the reason it came out as it did. A gate on an interval's end
-    (`x.delta.low>=-0.05`) shows the metric's point estimate (the change) with its interval, and
-    says which end decided; a result that names its deciding bound (`bound`) is taken at its word."""
+#: How the Decision block names the figure that decided a gate (`GateResult.decided_by`).
+DECIDERS = {"low": "low end", "high": "high end", "value": "point estimate"}
+
+
+def gate_line(g: GateResult) -> GateLine:
+    """A gate result with the reason it came out as it did: the value is the metric's point estimate
+    (a delta gate's: the change), the interval its interval, whatever bound the gate names; a
+    decided gate says which figure decided (an end of the interval, or the point estimate)."""
     found = _OP.search(g.gate)
     op = found.group(0) if found else "vs"
-    value, (low, high) = g.value, g.interval if g.interval is not None else (None, None)
-    bound = getattr(g, "bound", None)
-    bound_value = (low if bound == "low" else high) if bound in ("low", "high") else value
-    left = _left(g.gate)
-    if left is not None and left[-1] in BOUNDS - {"value"}:
-        bound = bound or left[-1]
-        point, around = _resolved(summary, left[:-1])
-        if point is not None:
-            value, (low, high) = point, around if around is not None else (None, None)
-            bound_value = (low if bound == "low" else high) if around is not None else bound_value
+    low, high = g.interval if g.interval is not None else (None, None)
     ci = interval(low, high)
     limit = sig3(g.threshold)
-    if value is None or g.threshold is None:
+    decider = g.decided_by or "value"
+    if g.value is None or g.threshold is None:
         why, decided_by = g.reason.strip(" ()") or "no value", ""
     elif g.status == "inconclusive":
         why, decided_by = f"the interval {ci} straddles {limit}: more cases would decide", "interval straddles"
-    elif bound in ("low", "high"):
-        holds = "holds" if g.status == "pass" else "does not hold"
-        decided_by = f"{bound} end"
-        why = f"the interval's {bound} end {sig3(bound_value)} {op} {limit} {holds}"
     else:
         holds = "holds" if g.status == "pass" else "does not hold"
-        why = f"{sig3(value)} {op} {limit} {holds}"
-        decided_by = "point estimate"
-        if ci and g.reason:
-            why += f"; the interval {ci} straddles the threshold (decided on the point estimate)"
-        elif ci:
-            why, decided_by = why + f", across the whole interval {ci}", "whole interval"
-    return GateLine(g.status, g.gate, sig3(value), ci, limit, why, decided_by, value, low, high, g.threshold,
+        figure = {"low": low, "high": high}.get(decider, g.value)
+        # a whole interval decided: its worst end holds (so all of it does), or even its best end fails
+        whole = "" if g.reason else ", so all of it does" if g.status == "pass" else ""
+        even = "even " if g.status == "fail" and not g.reason else ""
+        why = (f"{sig3(figure)} {op} {limit} {holds}" if decider == "value"
+               else f"{even}the interval's {decider} end {sig3(figure)} {op} {limit} {holds}{whole}")
+        if g.reason:  # decided on one figure although the interval straddles (--llm-gate-uncertain pass)
+            why += f"; {g.reason.strip(' ()')}"
+        decided_by = DECIDERS.get(decider, str(decider))
+    return GateLine(g.status, g.gate, sig3(g.value), ci, limit, why, decided_by, g.value, low, high, g.threshold,
                     op if found else "")
 
 
@@ -218,17 +213,6 @@ def _left(gate: str) -> tuple[str, ...] | None:
         return Gate.parse(gate).left
     except ConfigError:
         return None
-
-
-def _resolved(summary: Mapping[str, Any] | None, path: tuple[str, ...]
-              ) -> tuple[float | None, tuple[float | None, float | None] | None]:
-    """The point estimate and interval a metric path names in the summary, or (None, None)."""
-    if summary is None:
-        return None, None
-    try:
-        return resolve(dict(summary), path)
-    except KeyError:  # a missing metric, or a comparison that did not happen: the gate said so
-        return None, None
 
 
 def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
@@ -276,7 +260,7 @@ def decide(summary: dict[str, Any], gates: list[GateResult], hidden: dict[str, f
         more = (every | {r.path for r in rows}) - {r.path for r in shown}
         families.append(FamilyHeadline(name, counts_text(section), shown, len(rows) - len(shown), len(more)))
     stopped = summary["run"].get("stopped") or {}
-    decision = Decision([gate_line(g, summary) for g in gates], families, complete=summary.get("complete", True),
+    decision = Decision([gate_line(g) for g in gates], families, complete=summary.get("complete", True),
                         stopped=_stopped_text(stopped), flips=flips(summary, gates))
     if comparison:
         differ = comparison.get("judges_differ") or []

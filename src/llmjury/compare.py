@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,7 @@ from threadpoolctl import threadpool_limits
 from llmjury.aggregate import aggregate_family
 from llmjury.errors import LLMJuryError
 from llmjury.family import Family
-from llmjury.headline import expand
+from llmjury.headline import expand, path_text
 from llmjury.saved import SavedRun
 from llmjury.stats import cases_needed, detectable_change, paired_difference, t_quantile, value_bounds
 from llmjury.verdicts import Verdict
@@ -53,17 +52,13 @@ MARGIN = 0.05
 PROBE_CASES = 20
 #: Changed cases listed per family (the count of all of them is `changed_total`).
 CHANGED_CASES = 50
-_PLAIN_STEP = re.compile(r"[A-Za-z_]\w*")
 
 Leaves = dict[str, dict[str, Any]]
 
 
 def metric_key(steps: Sequence[str]) -> str:
     """A headline metric's path as a gate writes it: `win_rate`, `rating[gpt-3.5-turbo]`."""
-    text = steps[0]
-    for step in steps[1:]:
-        text += f".{step}" if _PLAIN_STEP.fullmatch(step) else f"[{step}]"
-    return text
+    return path_text(steps)
 
 
 def headline_leaves(section: Mapping[str, Any], headline: Iterable[str]) -> Leaves:

@@ -14,13 +14,11 @@ from typing import Any
 
 from llmjury.errors import ConfigError
 from llmjury.gates import BOUNDS, Gate, GateResult
-from llmjury.headline import WILDCARD, expand
+from llmjury.headline import WILDCARD, expand, path_text
 
 #: Headline rows a family shows in the Decision block; the rest are in its details.
 HEADLINE_ROWS = 8
 _OP = re.compile(r">=|<=|==|>|<")
-#: A path step a gate writes after a dot; any other is written in brackets (`rating[gpt-3.5-turbo]`).
-_PLAIN_STEP = re.compile(r"[A-Za-z_]\w*")
 
 
 def sig3(x: float | None) -> str:
@@ -56,16 +54,23 @@ def is_metric(node: Any) -> bool:
 
 def metric_rows(section: dict[str, Any], prefix: str = "", hidden: frozenset[str] = frozenset()
                 ) -> list[tuple[str, dict[str, Any]]]:
-    """Every metric (a dict with value/low/high/n) in a section, with its gate path; keys in
-    `hidden` (bulky sub-sections a family renders itself) are left out."""
-    rows: list[tuple[str, dict[str, Any]]] = []
+    """Every metric (a dict with value/low/high/n) in a section, with its gate path (bracketing the
+    steps a gate cannot write after a dot, so every path printed is one `--llm-gate` accepts); keys
+    in `hidden` (bulky sub-sections a family renders itself) are left out."""
+    head = tuple(prefix.rstrip(".").split(".")) if prefix else ()
+    return [(path_text(steps), metric) for steps, metric in _metric_leaves(section, head, hidden)]
+
+
+def _metric_leaves(section: dict[str, Any], steps: tuple[str, ...], hidden: frozenset[str]
+                   ) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    rows: list[tuple[tuple[str, ...], dict[str, Any]]] = []
     for key, value in section.items():
-        if key in hidden or (key == "unscored_rate" and not prefix):
+        if key in hidden or (key == "unscored_rate" and not steps):
             continue
         if is_metric(value):
-            rows.append((prefix + key, value))
+            rows.append(((*steps, str(key)), value))
         elif isinstance(value, dict):
-            rows.extend(metric_rows(value, f"{prefix}{key}.", hidden))
+            rows.extend(_metric_leaves(value, (*steps, str(key)), hidden))
     return rows
 
 
@@ -296,7 +301,7 @@ def lower_is_better(gates: list[GateResult]) -> set[tuple[str, str]]:
 
 
 def _key(steps: tuple[str, ...]) -> str:
-    return steps[0] + "".join(f".{step}" if _PLAIN_STEP.fullmatch(step) else f"[{step}]" for step in steps[1:])
+    return path_text(steps)
 
 
 def flips(summary: Mapping[str, Any], gates: list[GateResult]) -> list[Flips]:

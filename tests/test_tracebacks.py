@@ -46,4 +46,4 @@ def test_the_standard_formatter_would_parse_source_on_this_python(monkeypatch):
     traceback.format_exception(exc)
     if not calls:
         pytest.skip("traceback.format_exception parses no source on this Python: nothing to race")
-    assert format_exception(exc).count("Traceback") == traceback.format_exception(exc).count("Traceback")
+    assert format_exception(exc).count("Traceback") == "".join(traceback.format_exception(exc)).count("Traceback")

@@ -68,6 +68,7 @@ from llmjury.settings import (  # noqa: E402
     check_spec,
     checked_options,
     choice,
+    confidence_level,
     did_you_mean,
     family_options,
     parse_assignments,
@@ -123,6 +124,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llm-baseline", metavar="PATH",
                     help="a saved run (its folder or verdicts.jsonl) to compare this run with: headline metrics "
                          "on shared cases, paired differences, gates such as 'socratic.win_rate.delta>=-0.02'")
+    group.addoption("--llm-compare-confidence", metavar="LEVEL",
+                    help="two-sided level of the intervals of the comparison with --llm-baseline, strictly between "
+                         "0.5 and 1 (default 0.95); at 0.92 a 'delta.high>=0' gate is a one-sided 4% test")
     group.addoption("--llm-baseline-allow-judge-change", action="store_true", default=False,
                     help="compare with the baseline even when the judges differ (provider, model, prompt, "
                          "parser, temperature)")
@@ -156,6 +160,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llm_gate_uncertain", "pass or inconclusive")
     parser.addini("llm_item_failures", "fail or record: what a failed assertion in a case test of your own does")
     parser.addini("llm_baseline", "a saved run (folder or verdicts.jsonl) to compare each run with")
+    parser.addini("llm_compare_confidence", "level of the comparison's intervals, between 0.5 and 1 (default 0.95)")
     parser.addini("llm_prices", "TOML price table overriding the bundled one")
     parser.addini("llm_openai_base_url", "base URL for openai: providers when OPENAI_BASE_URL is unset")
     parser.addini("llm_gemini_base_url", "base URL for gemini: providers when GOOGLE_GEMINI_BASE_URL is unset")
@@ -225,6 +230,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     unknown, unknown_source = pick("llm_budget_unknown", "llm_budget_unknown")
     progress, progress_source = pick("llm_progress", "llm_progress")
     interval, interval_source = pick("llm_progress_interval", "llm_progress_interval")
+    level, level_source = pick("llm_compare_confidence", "llm_compare_confidence")
     roles: dict[str, str] = {}
     options: dict[str, str] = {}
     role_sources: dict[str, str] = {}
@@ -264,6 +270,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
             interval, interval_source, "seconds"),
         sample=None if sample is None else whole_number(sample, "--llm-sample"),
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
+        compare_confidence=Settings.compare_confidence if level is None else confidence_level(level, level_source),
         gate_uncertain=choice(uncertain or "inconclusive", uncertain_source, ("inconclusive", "pass")),
         item_failures=choice(item_failures or "fail", item_failures_source, ITEM_FAILURES),
         prices=path(prices, "") if prices else None,
@@ -788,7 +795,8 @@ class JurySession:
 
             summary["comparison"] = compare_runs(
                 records, baseline, self.families, current_summary=summary,
-                allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"))
+                allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"),
+                confidence=self.settings.compare_confidence)
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
         summary.update(self.watch.summary(records))  # the budget's facts, when the run had one
         summary = portable(summary, self.config.rootpath)  # no runner's absolute path in any report

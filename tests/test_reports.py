@@ -82,8 +82,10 @@ def test_the_change_against_a_baseline_is_shown_or_said_why_not():
     summary["comparison"] = {"baseline": "reports/main-run", "judges_differ": [], "compared": True,
                              "families": {"socratic": {"win_rate": entry}}}
     text = markdown(summary, [], FAMILIES)
-    assert "| family | headline metric | value [95% CI] | n | change vs baseline |" in text
+    assert "| family | headline metric | value [95% CI] | n | change [95% CI] vs baseline |" in text
     assert "-0.0333 [-0.212, +0.146], 5 shared cases, 1 only here, 0 only in the baseline |" in text
+    summary["comparison"]["confidence"] = 0.92  # --llm-compare-confidence 0.92: the column says so
+    assert "| change [92% CI] vs baseline |" in markdown(summary, [], FAMILIES)
     summary["comparison"] |= {"compared": False, "families": {},
                               "judges_differ": [{"field": "model", "current": "a", "baseline": "b"}]}
     text = markdown(summary, [], FAMILIES)

@@ -176,7 +176,14 @@ class Decision:
     stopped: str = ""
     baseline: str = ""
     baseline_note: str = ""
+    #: The level of the comparison's paired intervals (`--llm-compare-confidence`), when compared.
+    compare_confidence: float = 0.95
     flips: list[Flips] = field(default_factory=list)
+
+    @property
+    def change_label(self) -> str:
+        """How a table heads the change column: `change [92% CI]`."""
+        return f"change [{self.compare_confidence:.0%} CI]"
 
 
 #: How the Decision block names the figure that decided a gate (`GateResult.decided_by`).
@@ -275,7 +282,8 @@ def decide(summary: dict[str, Any], gates: list[GateResult], hidden: dict[str, f
             note = "not compared: the judges differ (" + (note or "configuration") + ")"
         elif note:
             note = "compared although the judges differ (" + note + ")"
-        decision = replace(decision, baseline=str(comparison.get("baseline", "")), baseline_note=note)
+        decision = replace(decision, baseline=str(comparison.get("baseline", "")), baseline_note=note,
+                           compare_confidence=float(comparison.get("confidence") or 0.95))
     return decision
 
 

@@ -54,7 +54,7 @@ def view(decision: Decision) -> str:
     rows = compared_rows(decision)
     if not rows:
         return "<p>No headline metric was compared with the baseline.</p>"
-    head = ("<tr><th>metric</th><th>baseline</th><th>this run</th><th>change [95% CI]</th>"
+    head = (f"<tr><th>metric</th><th>baseline</th><th>this run</th><th>{escape(decision.change_label)}</th>"
             "<th>the change against 0 (grey) and each gate (dashed)</th><th>gates</th></tr>")
     body = "".join(_row(r) for r in rows)
     return f'<table id="comparison"><thead>{head}</thead><tbody>{body}</tbody></table>'

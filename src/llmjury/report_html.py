@@ -122,7 +122,7 @@ def _decision(decision: Decision) -> list[str]:
     if decision.baseline:
         note = f"; {decision.baseline_note}" if decision.baseline_note else ""
         parts.append(f"<p>Baseline: <code>{e(decision.baseline)}</code>{e(note)}</p>")
-    change = ["change vs baseline"] if decision.baseline else []
+    change = [f"{decision.change_label} vs baseline"] if decision.baseline else []
     header = ["family", "headline metric", "value [95% CI]", "n", *change]
     rows = []
     for family in decision.families:

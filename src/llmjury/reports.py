@@ -130,7 +130,8 @@ def decision_markdown(decision: Decision) -> list[str]:
         note = f"; {decision.baseline_note}" if decision.baseline_note else ""
         lines += [f"Baseline: `{decision.baseline}`{note}", ""]
     change = bool(decision.baseline)
-    lines += ["| family | headline metric | value [95% CI] | n |" + (" change vs baseline |" if change else ""),
+    lines += ["| family | headline metric | value [95% CI] | n |"
+              + (f" {decision.change_label} vs baseline |" if change else ""),
               "|---|---|---|---|" + ("---|" if change else "")]
     for family in decision.families:
         for row in family.rows:

@@ -28,7 +28,14 @@ import pytest
 pytest.register_assert_rewrite("llmjury.assertions")
 
 from llmjury.budget import UNKNOWN_POLICIES, Budget  # noqa: E402
-from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, shards  # noqa: E402
+from llmjury.cache import (  # noqa: E402
+    CacheMode,
+    SampleStore,
+    forget_unanswered,
+    remove_scratch,
+    scratch_path,
+    shards,
+)
 from llmjury.cases import CASES_MARK, LOADED, Case, add_markers, generate  # noqa: E402
 from llmjury.datasets.files import read_text  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
@@ -856,8 +863,10 @@ class JurySession:
             self._jury.engine.close()
         if not self.is_worker and self.settings.cache_mode is CacheMode.OFF:
             remove_scratch(self.settings.cache_path, self.run_id)
-        elif not self.is_worker and self.workers:  # the workers are gone and the report is written
-            forget_run(self.settings.cache_path, self.run_id)
+        elif not self.is_worker:  # the workers are gone and the report is written
+            if self.workers:
+                forget_run(self.settings.cache_path, self.run_id)
+            forget_unanswered(self.settings.cache_path, self.run_id)
         # pytest's cleanup then runs five full garbage collections to surface unraisable exceptions,
         # each walking every object of the run (1.2 s of CPU after 1000 cases): one collection here,
         # while pytest still records what it raises, then what lives is set aside until that cleanup

@@ -15,8 +15,6 @@ import os
 import random
 import re
 import secrets
-import signal
-import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from functools import partial
@@ -37,6 +35,7 @@ from llmjury.families import discover, offline_answers  # noqa: E402
 from llmjury.family import Family, FamilyOptions  # noqa: E402
 from llmjury.gates import Gate, GateResult, check_metrics, check_selection  # noqa: E402
 from llmjury.handoff import OutcomeHandoff  # noqa: E402
+from llmjury.interrupts import Interrupts  # noqa: E402
 from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
@@ -290,6 +289,9 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getini(ini) and not os.environ.get(variable):
             os.environ[variable] = config.getini(ini)
     session = JurySession(config, settings, gates, families, budget)
+    # SIGINT and SIGTERM, where the run reports: registered before the session (see llmjury.interrupts).
+    if not session.is_worker:
+        config.pluginmanager.register(Interrupts(session.stopped_by_signal), "llmjury-interrupts")
     config.pluginmanager.register(session, SESSION_PLUGIN)
     config.pluginmanager.register(session.watch, "llmjury-watch")
     # xdist's hooks are known whatever name its plugin was loaded under (`-p xdist`, or `-p xdist.plugin`
@@ -572,7 +574,6 @@ class JurySession:
         self.stopped_by: str | None = None
         self.tests_finished = 0
         self.collected_by_workers = 0  # xdist's controller collects nothing itself
-        self._sigterm: Any = None
 
     # lazily built so a session with no llmjury tests opens no cache and starts no thread
     @property
@@ -683,19 +684,8 @@ class JurySession:
             report.llmjury_verdicts = list(item.stash.get(VERDICTS, []))
         return report
 
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        """A CI time limit sends SIGTERM, which would end Python at once and lose the report: in the
-        controller (or the only process) it interrupts the run as Ctrl-C does, and the session still
-        writes what finished. A second SIGTERM ends the process as before."""
-        if not self.is_worker and threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGTERM, self._on_sigterm)
-            self._sigterm = signal.SIG_DFL if previous is None else previous
-
-    def _on_sigterm(self, signum: int, frame: Any) -> None:
-        self.stopped_by = "SIGTERM"
-        signal.signal(signal.SIGTERM, self._sigterm)
-        self._sigterm = None
-        raise KeyboardInterrupt("SIGTERM")
+    def stopped_by_signal(self, cause: str) -> None:
+        self.stopped_by = self.stopped_by or cause
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.stopped_by = self.stopped_by or "KeyboardInterrupt (Ctrl-C)"
@@ -720,6 +710,10 @@ class JurySession:
     def all_records(self) -> list[dict[str, Any]]:
         return [r for nodeid in sorted(self.records) for r in self.records[nodeid]]
 
+    # tryfirst: a stopped xdist run writes its report before xdist's teardown waits for the workers
+    # (their figures never come once the controller's loop is interrupted); a whole run is unchanged,
+    # its workers were down before the session finished.
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.is_worker and self._planner is not None and self.stopped(session) is None:
             self._planner.settle()  # a stopped run cancels what is left instead (engine.close)
@@ -739,8 +733,8 @@ class JurySession:
             planned = self.finished_planning(records)
             records += planned
             stopped["planned_verdicts"] = len(planned)
-        if not records and not any([ledger, *self.worker_ledgers]):
-            return
+        if not records and not any([ledger, *self.worker_ledgers]) and stopped is None:
+            return  # a stopped run says so even when nothing had finished
         freeze_at_exit()
         # Imported here: statistics and tables are needed only when there is something to report.
         from llmjury import aggregate
@@ -806,9 +800,6 @@ class JurySession:
                 terminalreporter.write_line(line, **SUMMARY_MARKUP.get(line.split(" ", 1)[0], {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        if self._sigterm is not None and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, self._sigterm)
-            self._sigterm = None
         if self._planner is not None and self._planner.handoff is not None:
             self._planner.handoff.close()
         if self._jury is not None:

@@ -36,7 +36,8 @@ class Interrupts:
         self.over = False
         self.held: signal.Signals | None = None
         self._previous: dict[signal.Signals, Any] = {}
-        self._workers: list[Any] = []
+        #: xdist's workers (registered as a plugin of its own only where xdist is).
+        self.workers = XdistWorkers()
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Installed once the session starts: before it, pytest's own handling is the right one. A
@@ -57,29 +58,8 @@ class Interrupts:
             return
         self.holding = True
         self.on_stop(CAUSES[which])
-        self.interrupt_workers()
+        self.workers.interrupt()
         raise KeyboardInterrupt(which.name)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(self, node: Any) -> None:
-        """xdist's workers, to pass the interruption on to."""
-        self._workers.append(node)
-
-    def interrupt_workers(self) -> None:
-        """SIGINT to each worker that runs as a local process of ours (xdist's `popen`; a remote
-        worker's pid would name a process of this machine that is not it)."""
-        for node in self._workers:
-            gateway = getattr(node, "gateway", None)
-            spec = getattr(gateway, "spec", None)
-            # xdist caches the worker's remote info (its pid) when it sets the worker up.
-            info = getattr(gateway, "_cache_rinfo", None)
-            pid = getattr(info, "pid", None)
-            if spec is None or not spec.popen or spec.via or not isinstance(pid, int):
-                continue
-            try:
-                os.kill(pid, signal.SIGINT)
-            except OSError:
-                continue  # it has ended already
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, Any, Any]:
@@ -110,9 +90,35 @@ class Interrupts:
 
     def _end(self, which: signal.Signals) -> None:
         """End the process by `which`, as its sender asked, now that the report is on disk."""
-        self.interrupt_workers()
+        self.workers.interrupt()
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):  # a closed or broken stream
                 stream.flush()
         signal.signal(which, signal.SIG_DFL)
         os.kill(os.getpid(), which)
+
+
+class XdistWorkers:
+    """The controller's xdist workers, to pass an interruption on to (registered only with xdist,
+    whose hooks would otherwise be unknown)."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Any] = []
+
+    def pytest_configure_node(self, node: Any) -> None:
+        self.nodes.append(node)
+
+    def interrupt(self) -> None:
+        """SIGINT to each worker that runs as a local process of ours (xdist's `popen`; a remote
+        worker's pid would name a process of this machine that is not it)."""
+        for node in self.nodes:
+            gateway = getattr(node, "gateway", None)
+            spec = getattr(gateway, "spec", None)
+            # xdist caches the worker's remote info (its pid) when it sets the worker up.
+            pid = getattr(getattr(gateway, "_cache_rinfo", None), "pid", None)
+            if spec is None or not spec.popen or spec.via or not isinstance(pid, int):
+                continue
+            try:
+                os.kill(pid, signal.SIGINT)
+            except OSError:
+                continue  # it has ended already

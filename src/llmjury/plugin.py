@@ -56,6 +56,7 @@ from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.progress import DEFAULT_INTERVAL_S, PROGRESS_MODES  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
 from llmjury.redact import redact_spec  # noqa: E402
+from llmjury.refusals import BudgetRefusals  # noqa: E402
 from llmjury.saved import SavedRun, load_run  # noqa: E402
 from llmjury.settings import (  # noqa: E402
     OptionLine,
@@ -289,14 +290,20 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getini(ini) and not os.environ.get(variable):
             os.environ[variable] = config.getini(ini)
     session = JurySession(config, settings, gates, families, budget)
-    # SIGINT and SIGTERM, where the run reports: registered before the session (see llmjury.interrupts).
-    if not session.is_worker:
-        config.pluginmanager.register(Interrupts(session.stopped_by_signal), "llmjury-interrupts")
-    config.pluginmanager.register(session, SESSION_PLUGIN)
-    config.pluginmanager.register(session.watch, "llmjury-watch")
     # xdist's hooks are known whatever name its plugin was loaded under (`-p xdist`, or `-p xdist.plugin`
     # and PYTEST_PLUGINS=xdist.plugin where plugin autoload is off).
-    if hasattr(config.hook, "pytest_configure_node") and not session.is_worker:
+    xdist = hasattr(config.hook, "pytest_configure_node")
+    # SIGINT and SIGTERM, where the run reports: registered before the session (see llmjury.interrupts).
+    if not session.is_worker:
+        interrupts = Interrupts(session.stopped_by_signal)
+        config.pluginmanager.register(interrupts, "llmjury-interrupts")
+        if xdist:
+            config.pluginmanager.register(interrupts.workers, "llmjury-interrupt-workers")
+    config.pluginmanager.register(session, SESSION_PLUGIN)
+    config.pluginmanager.register(session.watch, "llmjury-watch")
+    if budget is not None:  # a test the budget stopped is unscored, not failed (llmjury.refusals)
+        config.pluginmanager.register(BudgetRefusals(_recorded, _record), "llmjury-budget-refusals")
+    if xdist and not session.is_worker:
         config.pluginmanager.register(XdistController(session), "llmjury-xdist")
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
 
@@ -861,6 +868,10 @@ def gate_exit_status(results: list[GateResult]) -> int:
 
 def _recorded(item: pytest.Item) -> list[dict[str, Any]]:
     return list(item.stash.get(VERDICTS, []))
+
+
+def _record(item: pytest.Item, record: dict[str, Any]) -> None:
+    item.stash.setdefault(VERDICTS, []).append(record)
 
 
 def _case_of(item: pytest.Item) -> Case | None:

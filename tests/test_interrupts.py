@@ -143,3 +143,36 @@ def test_a_signal_the_process_ignores_stays_ignored(monkeypatch):
     monkeypatch.setattr(signal, "signal", lambda s, h: installed.setdefault(s, h))
     Interrupts(lambda cause: None).pytest_sessionstart(session=None)
     assert list(installed) == [signal.SIGTERM]
+
+
+def test_only_local_workers_are_signalled(monkeypatch):
+    """xdist's popen workers by the pid their gateway cached; never a remote one (its pid is
+    another machine's) nor one not yet set up."""
+    from types import SimpleNamespace
+
+    from llmjury.interrupts import XdistWorkers
+
+    def node(pid, popen=True, via=None):
+        info = SimpleNamespace(pid=pid) if pid else None
+        spec = SimpleNamespace(popen=popen, via=via)
+        return SimpleNamespace(gateway=SimpleNamespace(spec=spec, _cache_rinfo=info))
+
+    sent: list[tuple[int, int]] = []
+    monkeypatch.setattr("os.kill", lambda pid, which: sent.append((pid, which)))
+    workers = XdistWorkers()
+    workers.nodes = [node(101), node(102, popen=False), node(103, via="gw0"), node(None)]
+    workers.interrupt()
+    workers.interrupt(signal.SIGTERM)
+    assert sent == [(101, signal.SIGINT), (101, signal.SIGTERM)]
+
+
+def test_a_stopped_run_ends_its_workers_once_the_report_is_written(interrupts, monkeypatch):
+    handler, _ = interrupts
+    sent: list[signal.Signals] = []
+    monkeypatch.setattr(handler.workers, "interrupt", lambda which=signal.SIGINT: sent.append(which))
+    handler.pytest_sessionfinish_after_report(session=None)
+    assert sent == []  # a whole run: xdist's teardown as usual
+    with pytest.raises(KeyboardInterrupt):
+        handler._on_signal(signal.SIGINT, None)
+    handler.pytest_sessionfinish_after_report(session=None)
+    assert sent == [signal.SIGINT, signal.SIGTERM]

@@ -35,6 +35,7 @@ class Interrupts:
         #: The session is over (its report written): a held or new signal ends the process.
         self.over = False
         self.held: signal.Signals | None = None
+        self.stopped = False  # a signal interrupted the run
         self._previous: dict[signal.Signals, Any] = {}
         #: xdist's workers (registered as a plugin of its own only where xdist is).
         self.workers = XdistWorkers()
@@ -57,6 +58,7 @@ class Interrupts:
             self.held = self.held or which
             return
         self.holding = True
+        self.stopped = True
         self.on_stop(CAUSES[which])
         self.workers.interrupt()
         raise KeyboardInterrupt(which.name)
@@ -77,8 +79,11 @@ class Interrupts:
     def pytest_sessionfinish_after_report(self, session: pytest.Session) -> None:
         """Right after the report is written: the plugin registers this object before the session
         that writes it, and among `tryfirst` impls the later registered is called first, so this
-        one comes next. A held signal ends the process now, without waiting for xdist's teardown
-        of workers that are stopping anyway."""
+        one comes next. A run a signal stopped ends its workers now (they were interrupted and their
+        answers are in the crash-safe cache already): xdist's teardown would otherwise wait up to
+        10 s for them. A held signal ends this process now."""
+        if self.stopped:
+            self.workers.interrupt(signal.SIGTERM)
         if self.held is not None:
             self.over = True
             self._end(self.held)
@@ -108,8 +113,8 @@ class XdistWorkers:
     def pytest_configure_node(self, node: Any) -> None:
         self.nodes.append(node)
 
-    def interrupt(self) -> None:
-        """SIGINT to each worker that runs as a local process of ours (xdist's `popen`; a remote
+    def interrupt(self, which: signal.Signals = signal.SIGINT) -> None:
+        """`which` to each worker that runs as a local process of ours (xdist's `popen`; a remote
         worker's pid would name a process of this machine that is not it)."""
         for node in self.nodes:
             gateway = getattr(node, "gateway", None)
@@ -119,6 +124,6 @@ class XdistWorkers:
             if spec is None or not spec.popen or spec.via or not isinstance(pid, int):
                 continue
             try:
-                os.kill(pid, signal.SIGINT)
+                os.kill(pid, which)
             except OSError:
                 continue  # it has ended already

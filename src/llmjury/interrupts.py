@@ -3,10 +3,10 @@
 The process that reports (xdist's controller, or the only process under `-n 0`) handles both
 signals. The first one interrupts the run as Ctrl-C does: pytest ends the session, which writes
 the report of what finished, marked incomplete with the cause. It is also passed on to xdist's
-workers as SIGINT, so they stop their tests and cancel their calls now: otherwise xdist's
-teardown waits 10 s for workers that never heard of it, then kills them. A CI cancel sends SIGINT
-and then SIGTERM: any signal that comes while the session is finishing is held, so it cannot abort
-the report's writing, and the process ends by it as soon as the session is over.
+workers as SIGINT, so they stop their tests and cancel their calls now, and once the report is
+written they are ended (xdist's teardown would wait 10 s for them, then kill them). A CI cancel
+sends SIGINT and then SIGTERM: any signal that comes while the session is finishing is held, so
+it cannot abort the report's writing, and the process ends by it as soon as the report is written.
 """
 
 from __future__ import annotations

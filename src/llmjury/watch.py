@@ -125,16 +125,19 @@ class RunWatch:
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_logstart(self) -> Generator[None, Any, Any]:
+        """pytest writes a test's file name or line here: not while the display's thread draws."""
         with self._writing:
             return (yield)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_runtest_logreport")
     def pytest_runtest_logreport_writing(self) -> Generator[None, Any, Any]:
+        """pytest writes a test's result here (and the display draws after it): one writer at a time."""
         with self._writing:
             return (yield)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_runtest_logfinish")
     def pytest_runtest_logfinish_writing(self) -> Generator[None, Any, Any]:
+        """pytest writes its percentage here: not while the display's thread draws."""
         with self._writing:
             return (yield)
 

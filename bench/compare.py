@@ -14,7 +14,7 @@ import argparse
 import time
 from pathlib import Path
 
-from llmjury.compare import compare_family
+from llmjury.compare import compare_family, metric_rows
 from llmjury.families import discover
 from llmjury.saved import load_run
 
@@ -33,8 +33,9 @@ def main() -> None:
                               [r for r in baseline.records if r["family"] == name],
                               current_section=(current.summary or {}).get(name),
                               baseline_section=(baseline.summary or {}).get(name))
-        methods = sorted({row["delta"]["method"].split(",")[0] for row in rows.values()})
-        print(f"{name}: {len(rows)} headline metrics, {time.process_time() - started:.1f} CPU s, {methods}")
+        metrics = metric_rows(rows)
+        methods = sorted({row["delta"]["method"].split(",")[0].split(":")[0] for row in metrics.values()})
+        print(f"{name}: {len(metrics)} headline metrics, {time.process_time() - started:.1f} CPU s, {methods}")
     print(f"all families: {time.process_time() - total:.1f} CPU s")
 
 

@@ -53,12 +53,14 @@ def test_no_call_starts_once_the_budget_is_spent_on_any_worker(toy, openai_serve
     assert f"> **{facts['note']}**" in markdown.split("## ")[0]  # above the first section
 
 
-@pytest.mark.parametrize(("workers", "concurrency"), [("0", "1"), ("2", "2")])
-def test_own_evals_the_budget_stopped_are_unscored_not_failed(toy, openai_server, workers, concurrency):
+@pytest.mark.parametrize(("workers", "concurrency", "items"),
+                         [("0", "1", "fail"), ("2", "2", "fail"), ("2", "2", "record")])
+def test_own_evals_the_budget_stopped_are_unscored_not_failed(toy, openai_server, workers, concurrency, items):
     """The README's own eval under a budget: a refused `jury.ask` raised, a refused `jury.score`
     tripped the test's assertion, and both were failures no report counted. Now each such test is
     a skip naming the budget, with an unscored verdict whose cause is `budget`: pytest's count, the
-    family's and the budget note's agree, and the run exits 0 (it has no gates)."""
+    family's and the budget note's agree, and the run exits 0 (it has no gates). With
+    `--llm-item-failures record` too: a refused case is not an item that failed its assertion."""
     toy.makepyfile(test_toy=OWN_EVAL)
     openai_server.reply = scoring_reply
     spec = f"openai:priced;base_url={openai_server.base_url}"
@@ -66,12 +68,12 @@ def test_own_evals_the_budget_stopped_are_unscored_not_failed(toy, openai_server
     # then refuses the others' asks (the test raised) and the admitted ones' judgements (it asserted).
     result = toy.runpytest_inprocess("-n", workers, "--llm-judge", spec, "--llm-role", f"candidate={spec}",
                                       "--llm-budget", "30", "--llm-concurrency", concurrency,
-                                      "--llm-progress", "off", "-rs")
+                                      "--llm-item-failures", items, "--llm-progress", "off", "-rs")
     assert result.ret == 0, result.stdout.str()
     outcomes = result.parseoutcomes()
     skipped = outcomes.get("skipped", 0)
     assert outcomes.get("passed", 0) + skipped == CASES and skipped > 0
-    assert not {"failed", "error", "errors"} & set(outcomes)
+    assert not {"failed", "error", "errors", "xfailed"} & set(outcomes)
     reasons = [line for line in result.outlines if line.startswith("SKIPPED")]
     assert reasons and all("budget: the run's budget of $30 is spent" in line for line in reasons)
     facts, section = summary(toy)["budget"], summary(toy)["custom"]

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from llmjury.cli import main
-from llmjury.compare import compare_runs, headline_leaves, metric_key
+from llmjury.compare import compare_runs, comparison_lines, headline_leaves, metric_key, metric_rows
+from llmjury.exit_status import GATE_FAILED_EXIT
 from llmjury.gates import Gate
-from llmjury.plugin import GATE_FAILED_EXIT
 from llmjury.saved import SavedRun
 from llmjury.testing.fake_openai import FakeOpenAI
 from llmjury.verdicts import JudgeConfig, Verdict
@@ -31,12 +31,15 @@ def polite(monkeypatch: pytest.MonkeyPatch) -> Any:
     return polite
 
 
-def records(polite: Any, outcomes: dict[str, bool], provider: str = "offline:heuristic") -> list[dict[str, Any]]:
-    """Verdict records of the polite family: case id -> was the reply polite (length grows with the id)."""
+def records(polite: Any, outcomes: dict[str, bool | list[bool]],
+            provider: str = "offline:heuristic") -> list[dict[str, Any]]:
+    """Verdict records of the polite family: case id -> was the reply polite (length grows with the id);
+    a list gives a case one verdict per item (several judge runs)."""
     judge = JudgeConfig(provider=provider, prompt="polite/judge@1", temperature=0.7, parser="yes-no/1")
     return [Verdict(case_id=case_id, family="polite", kind="polite", judge=judge,
                     result=polite.Polite(polite=ok, length=10 + i)).record()
-            for i, (case_id, ok) in enumerate(sorted(outcomes.items()))]
+            for i, (case_id, oks) in enumerate(sorted(outcomes.items()))
+            for ok in (oks if isinstance(oks, list) else [oks])]
 
 
 def compare(polite: Any, current: list[dict], baseline: list[dict], **kwargs: Any) -> dict[str, Any]:
@@ -51,8 +54,10 @@ def test_a_run_compared_with_itself_has_zero_deltas_and_every_delta_gate_passes(
     rng = random.Random(3)
     run = records(polite, {f"q{i:02d}": rng.random() < 0.6 for i in range(40)})
     comparison = compare(polite, run, run)
-    rows = comparison["families"]["polite"]
+    rows = metric_rows(comparison["families"]["polite"])
     assert set(rows) == {"polite_rate", "longest_reply"}
+    assert (comparison["families"]["polite"]["changed_cases"], comparison["families"]["polite"]["changed_total"]) \
+        == ([], 0)
     for row in rows.values():
         assert row["delta"]["value"] == row["delta"]["low"] == row["delta"]["high"] == 0
         assert (row["shared_cases"], row["only_current"], row["only_baseline"]) == (40, 0, 0)
@@ -60,27 +65,124 @@ def test_a_run_compared_with_itself_has_zero_deltas_and_every_delta_gate_passes(
     assert [checked(comparison, gate) for gate in gates] == ["pass"] * 3
 
 
-def test_a_drop_on_shared_cases_gets_a_paired_bootstrap_interval_and_fails_its_gate(polite):
-    baseline = records(polite, {f"q{i:02d}": True for i in range(40)})
-    current = records(polite, {f"q{i:02d}": i % 4 != 0 for i in range(40)})
+def test_a_drop_of_a_rate_gets_newcombes_paired_interval_and_an_exact_mcnemar_test(polite):
+    from scipy import stats
+
+    baseline = records(polite, {f"q{i:02d}": i % 8 != 0 for i in range(40)})
+    current = records(polite, {f"q{i:02d}": i % 4 != 0 and i != 2 for i in range(40)})
     row = compare(polite, current, baseline)["families"]["polite"]["polite_rate"]
-    assert (row["current"], row["baseline"]) == (0.75, 1.0)
+    assert (row["current"], row["baseline"]) == (0.725, 0.875)
     delta = row["delta"]
-    assert delta["value"] == pytest.approx(-0.25)
-    assert delta["low"] < -0.25 < delta["high"] < 0  # the whole interval is a drop
-    assert delta["method"].startswith("paired bootstrap over shared cases")
+    assert delta["value"] == pytest.approx(-0.15)
+    assert delta["method"].startswith("paired proportions: Newcombe")
+    assert delta["discordant"] == {"rose": 0, "fell": 6}  # q02 and the five cases i % 4 == 0 but i % 8 != 0
+    assert delta["p_value"] == pytest.approx(stats.binomtest(0, 6, 0.5).pvalue)
+    assert delta["low"] < -0.15 < delta["high"] < 0  # the whole interval is a drop
     comparison = compare(polite, current, baseline)
     assert checked(comparison, "polite.polite_rate.delta>=-0.02") == "fail"
     assert checked(comparison, "polite.polite_rate.delta.low>=-0.6") == "pass"
 
 
-def test_the_bootstrap_is_seeded(polite):
-    baseline = records(polite, {f"q{i:02d}": i % 3 != 0 for i in range(30)})
-    current = records(polite, {f"q{i:02d}": i % 5 != 0 for i in range(30)})
-    first, again = (compare(polite, current, baseline, seed=7)["families"]["polite"]["polite_rate"]["delta"]
-                    for _ in range(2))
-    other = compare(polite, current, baseline, seed=8)["families"]["polite"]["polite_rate"]["delta"]
-    assert first == again and (first["low"], first["high"]) != (other["low"], other["high"])
+def test_a_mean_of_several_verdicts_per_case_gets_a_paired_t_interval_on_per_case_differences(polite):
+    from scipy import stats
+
+    rng = random.Random(5)
+    now = {f"q{i:02d}": [rng.random() < 0.6 for _ in range(3)] for i in range(30)}
+    before = {f"q{i:02d}": [rng.random() < 0.7 for _ in range(3)] for i in range(30)}
+    delta = compare(polite, records(polite, now), records(polite, before))["families"]["polite"]["polite_rate"]["delta"]
+    mine, theirs = [sum(now[k]) / 3 for k in sorted(now)], [sum(before[k]) / 3 for k in sorted(now)]
+    differences = [a - b for a, b in zip(mine, theirs, strict=True)]
+    low, high = stats.t.interval(0.95, 29, loc=sum(differences) / 30, scale=stats.sem(differences))
+    assert delta["method"] == "paired t on per-case differences" and delta["discordant"] is None
+    assert (delta["low"], delta["high"]) == (pytest.approx(low), pytest.approx(high))
+    assert delta["p_value"] == pytest.approx(stats.ttest_rel(mine, theirs).pvalue)
+
+
+@pytest.mark.parametrize("cases", [30, 620])  # above 500 shared cases too: no fall-back to a seeded method
+def test_a_rate_takes_the_closed_form_paired_interval_at_any_case_count(polite, cases):
+    baseline = records(polite, {f"q{i:03d}": i % 3 != 0 for i in range(cases)})
+    current = records(polite, {f"q{i:03d}": i % 5 != 0 for i in range(cases)})
+    first = compare(polite, current, baseline)["families"]["polite"]
+    assert first["polite_rate"]["delta"]["method"].startswith("paired proportions")
+    assert "jackknife" in first["longest_reply"]["delta"]["method"]
+    assert compare(polite, list(reversed(current)), baseline)["families"]["polite"] == first
+
+
+def test_the_jackknife_groups_are_fixed_by_case_id_not_by_record_order(polite):
+    baseline = records(polite, {f"q{i:02d}": True for i in range(30)})
+    current = records(polite, {f"q{i:02d}": True for i in range(35)})
+    row = compare(polite, current, baseline)["families"]["polite"]["longest_reply"]["delta"]
+    shuffled = compare(polite, current[::-1], baseline[::-1])["families"]["polite"]["longest_reply"]["delta"]
+    assert row == shuffled
+
+
+def test_each_delta_says_the_smallest_change_its_n_detects_and_the_cases_a_margin_needs(polite):
+    baseline = records(polite, {f"q{i:02d}": i % 2 == 0 for i in range(60)})
+    current = records(polite, {f"q{i:02d}": i % 2 == 0 and i % 10 != 0 for i in range(60)})
+    comparison = compare(polite, current, baseline)
+    delta = comparison["families"]["polite"]["polite_rate"]["delta"]
+    assert delta["discordant"] == {"rose": 0, "fell": 6} and delta["margin"] == 0.05
+    sd = (6 / 60 - 0.1 ** 2) ** 0.5  # per-case sd of the paired differences
+    assert delta["mde"] == pytest.approx(2.8016 * sd / 60 ** 0.5, rel=1e-3)
+    assert delta["cases_needed"] == pytest.approx((2.8016 * sd / 0.05) ** 2, rel=1e-2)
+    lines = comparison_lines(comparison)
+    assert f"    smallest detectable change at n=60: {delta['mde']:.4g}; a 0.05 margin needs " \
+           f"~{delta['cases_needed']} shared cases" in lines
+
+
+def test_every_delta_carries_its_interval_at_the_comparisons_confidence_level(polite):
+    from scipy import stats
+
+    rng = random.Random(7)
+    now = {f"q{i:02d}": [rng.random() < 0.6 for _ in range(3)] for i in range(30)}
+    before = {f"q{i:02d}": [rng.random() < 0.7 for _ in range(3)] for i in range(30)}
+    at_90 = compare(polite, records(polite, now), records(polite, before), confidence=0.9)
+    default = compare(polite, records(polite, now), records(polite, before))
+    assert (at_90["confidence"], default["confidence"]) == (0.9, 0.95)
+    rate, rating = (at_90["families"]["polite"][key]["delta"] for key in ("polite_rate", "longest_reply"))
+    wide_rate, wide_rating = (default["families"]["polite"][key]["delta"] for key in ("polite_rate", "longest_reply"))
+    assert rate["confidence"] == rating["confidence"] == 0.9 and wide_rate["confidence"] == 0.95
+    differences = [sum(now[k]) / 3 - sum(before[k]) / 3 for k in sorted(now)]
+    low, high = stats.t.interval(0.9, 29, loc=sum(differences) / 30, scale=stats.sem(differences))
+    assert (rate["low"], rate["high"]) == (pytest.approx(low), pytest.approx(high))
+    assert rate["mde"] == pytest.approx(wide_rate["mde"] * (1.6449 + 0.8416) / (1.96 + 0.8416), rel=1e-3)
+    assert rate["cases_needed"] < wide_rate["cases_needed"] and rate["p_value"] == wide_rate["p_value"]
+    # the jackknife's t quantile follows the level too: same centre, narrower by t(0.95, 9) / t(0.975, 9)
+    assert "jackknife" in rating["method"] and rating["value"] == wide_rating["value"]
+    ratio = stats.t.ppf(0.95, 9) / stats.t.ppf(0.975, 9)
+    assert rating["high"] - rating["low"] == pytest.approx(ratio * (wide_rating["high"] - wide_rating["low"]))
+    assert comparison_lines(at_90)[0] == "compared with baseline baseline (90% paired intervals)"
+
+
+def test_a_drop_the_95_percent_interval_cannot_show_fails_the_recommended_gate_at_the_shipped_92_percent(polite):
+    """60 shared cases, 4 went from right to wrong and none back: exact McNemar p = 0.125 (one-sided
+    0.0625). At 0.95 (a one-sided 2.5% test) `delta.high>=0` passes; at 0.92 (4%) it fails."""
+    baseline = records(polite, {f"q{i:02d}": i < 40 for i in range(60)})
+    current = records(polite, {f"q{i:02d}": i < 36 for i in range(60)})
+    gate = "polite.polite_rate.delta.high>=0"
+    assert checked(compare(polite, current, baseline), gate) == "pass"
+    assert checked(compare(polite, current, baseline, confidence=0.92), gate) == "fail"
+    assert checked(compare(polite, current, baseline), gate) == "pass"  # no level left behind in the process
+
+
+def test_the_cases_whose_value_changed_are_listed_largest_drop_first_and_capped(polite):
+    baseline = records(polite, {f"q{i:02d}": i >= 70 for i in range(80)})
+    current = records(polite, {f"q{i:02d}": i < 70 for i in range(80)})
+    compared = compare(polite, current, baseline)["families"]["polite"]
+    assert compared["changed_total"] == 80 and len(compared["changed_cases"]) == 50
+    assert compared["changed_cases"][0] == {"case_id": "q70", "metric": "polite_rate", "baseline": 1.0,
+                                            "current": 0.0, "change": -1.0}
+    changes = [c["change"] for c in compared["changed_cases"]]
+    assert changes == sorted(changes) and changes[9:11] == [-1.0, 1.0]
+
+
+def test_the_baseline_is_shown_relative_to_the_working_directory_never_absolute(polite, tmp_path, monkeypatch):
+    run = records(polite, {"q00": True})
+    monkeypatch.chdir(tmp_path)
+    inside = compare_runs(run, SavedRun(tmp_path / "reports" / "main", run, None), {"polite": polite.FAMILY})
+    outside = compare_runs(run, SavedRun(Path("/elsewhere/ci/runner/main-run"), run, None), {"polite": polite.FAMILY})
+    given = compare_runs(run, SavedRun(Path("../main"), run, None), {"polite": polite.FAMILY})
+    assert (inside["baseline"], outside["baseline"], given["baseline"]) == ("reports/main", "main-run", "../main")
 
 
 def test_only_shared_cases_are_compared_and_the_others_are_counted(polite):
@@ -159,6 +261,9 @@ def summary(project: pytest.Pytester) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--llm-baseline", "nowhere"], "*--llm-baseline nowhere: no such run folder or verdicts.jsonl file*"),
+    (["--llm-compare-confidence", "95"], "*--llm-compare-confidence '95': must lie strictly between 0.5 and 1*"),
+    (["--llm-compare-confidence", "1"], "*--llm-compare-confidence '1': must lie strictly between 0.5 and 1*"),
+    (["-o", "llm_compare_confidence=high"], "*ini llm_compare_confidence 'high': not a number*"),
     (["-o", "llm_baseline=gone"], "*ini llm_baseline gone: no such run folder or verdicts.jsonl file*"),
     (["--llm-gate", "polite.polite_rate.delta>=-0.02"],
      "*polite.polite_rate.delta>=-0.02*a difference needs a baseline run: give --llm-baseline PATH*"),
@@ -194,10 +299,28 @@ def test_a_sampled_judge_compared_with_another_sample_of_itself_raises_no_alarm(
         first = summary(project)["run"]["id"]
         result = project.runpytest_inprocess(*args, "--llm-seed", "2", "--llm-baseline", f"reports/{first}",
                                               "--llm-gate", "polite.polite_rate.delta>=-0.3")
+        second = summary(project)
+        at_92 = project.runpytest_inprocess(*args, "--llm-seed", "2", "--llm-baseline", f"reports/{first}",
+                                             "-o", "llm_compare_confidence=0.92")
     assert result.ret != GATE_FAILED_EXIT
-    row = summary(project)["comparison"]["families"]["polite"]["polite_rate"]
+    in_run = summary(project)
+    row = second["comparison"]["families"]["polite"]["polite_rate"]
     assert row["current"] != row["baseline"]  # the two runs did sample differently
-    assert row["delta"]["low"] <= 0 <= row["delta"]["high"]
+    assert row["delta"]["low"] <= 0 <= row["delta"]["high"] and row["delta"]["confidence"] == 0.95
+    assert at_92.ret == 0 and in_run["comparison"]["confidence"] == 0.92
+    # `llmjury compare` (seed 0) on the same two runs at each run's level gives its comparison (seed 2)
+    monkeypatch.chdir(project.path)
+    for run, level in ((second, []), (in_run, ["--confidence", "0.92"])):
+        assert main(["compare", f"reports/{run['run']['id']}", f"reports/{first}", "--out", "again", *level]) == 0
+        again = json.loads((project.path / "again" / "latest" / "summary.json").read_text())["comparison"]
+        assert again["families"] == run["comparison"]["families"]
+        assert again["confidence"] == run["comparison"]["confidence"]
+        assert again["baseline"] == run["comparison"]["baseline"] == f"reports/{first}"
+    # at another level the same runs get other intervals: the level is part of what must match
+    assert main(["compare", f"reports/{in_run['run']['id']}", f"reports/{first}", "--out", "again"]) == 0
+    wide = json.loads((project.path / "again" / "latest" / "summary.json").read_text())["comparison"]
+    narrow, wide = (c["families"]["polite"]["polite_rate"]["delta"] for c in (in_run["comparison"], wide))
+    assert wide["low"] < narrow["low"] < narrow["high"] < wide["high"] and wide["confidence"] == 0.95
 
 
 def test_compare_verb_checks_delta_gates_on_two_saved_runs(tmp_path, polite, capsys, monkeypatch):
@@ -207,7 +330,8 @@ def test_compare_verb_checks_delta_gates_on_two_saved_runs(tmp_path, polite, cap
         (tmp_path / name / "verdicts.jsonl").write_text("\n".join(lines) + "\n")
         return tmp_path / name
 
-    monkeypatch.setattr("llmjury.cli.discover", lambda: {"polite": polite.FAMILY})
+    shutil.copytree(PROJECT, tmp_path / "project", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.chdir(tmp_path / "project")  # its pytest.ini registers the polite family
     before = saved("main", {f"q{i:02d}": True for i in range(30)})
     after = saved("branch", {f"q{i:02d}": i % 3 != 0 for i in range(30)})
     out = tmp_path / "reports"
@@ -216,11 +340,32 @@ def test_compare_verb_checks_delta_gates_on_two_saved_runs(tmp_path, polite, cap
     assert main(["compare", str(after), str(before), *gate, "--out", str(out)]) == GATE_FAILED_EXIT
     written = json.loads((out / "latest" / "summary.json").read_text())
     assert written["comparison"]["families"]["polite"]["polite_rate"]["delta"]["value"] == pytest.approx(-1 / 3)
+    assert written["comparison"]["baseline"] == "main"  # outside the working directory: its folder's name
     assert "polite.polite_rate: 1 -> 0.6667" in capsys.readouterr().out
     assert main(["compare", str(after), str(before), "--gate", "polite.polite_rate.detla>=0"]) == 4
     assert "(did you mean 'delta'?)" in capsys.readouterr().err
     assert main(["compare", str(after), str(tmp_path / "none")]) == 4
     assert "BASELINE" in capsys.readouterr().err
+    for level in ("0.5", "1.0", "ninety"):
+        assert main(["compare", str(after), str(before), "--confidence", level]) == 4
+        assert f"llmjury compare: --confidence '{level}': " in capsys.readouterr().err
+
+
+def test_compare_verb_refuses_a_family_the_project_does_not_register_naming_it(tmp_path, polite, capsys,
+                                                                              monkeypatch):
+    """Without the project's ini the polite family is unknown: a usage error naming it, not a false
+    FAIL "no metric ... in this run"."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "verdicts.jsonl").write_text(
+        "\n".join(json.dumps(r) for r in records(polite, {"q00": True})) + "\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nllm_families =\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["compare", "run", "run", "--gate", "polite.polite_rate.delta>=0"]) == 4
+    err = capsys.readouterr().err
+    assert "unknown family 'polite'" in err and "pytest.ini" in err
+    (tmp_path / "pytest.ini").write_text("[pytest]\nllm_families = nowhere_to_be_found:FAMILY\n")
+    assert main(["compare", "run", "run"]) == 4
+    assert "llm_families line 'nowhere_to_be_found:FAMILY': cannot load it" in capsys.readouterr().err
 
 
 def test_runs_with_no_case_in_common_count_them_and_compare_nothing(polite):
@@ -260,3 +405,13 @@ def test_a_baseline_named_by_a_latest_pointer_is_read_and_a_truncated_one_is_ref
     (run / VERDICTS).write_bytes((run / VERDICTS).read_bytes()[:-8])
     with pytest.raises(ConfigError, match=r"^--llm-baseline .*verdicts\.jsonl\.gz: cannot be read"):
         load_run(run, "--llm-baseline")
+
+
+def test_a_delta_counts_the_cases_either_run_scored_and_states_no_detectable_change_beyond_the_range(polite):
+    """Of 16 shared cases only one was scored (an offline A/A of the socratic family): a 'smallest
+    detectable change' of 2.8 for a rate means nothing, so none is stated."""
+    run = records(polite, {"q00": True})
+    unscored = [dict(r, case_id=f"u{i:02d}", valid=False, result=None, error="unparseable: 'maybe'")
+                for i, r in enumerate(run * 15)]
+    delta = compare(polite, run + unscored, run + unscored)["families"]["polite"]["polite_rate"]["delta"]
+    assert (delta["n"], delta["mde"]) == (1, None) and delta["cases_needed"] is not None

@@ -283,8 +283,8 @@ def test_provider_spec_typos_stop_the_run_at_start_up(project, args, ini, line):
     ("openai:gpt-4o;timeout=0", "*option timeout='0' must be above 0 seconds"),
     ("gemini:gemini-2.0-flash;max_n=-1", "*option max_n='-1' must be at least 1"),
     ("openai:gpt-4o;timout=30",
-     "*unknown option 'timout'; openai reads api_key, api_key_env, base_url, max_n, timeout"),
-    ("http:http://127.0.0.1:1/chat;max_n=2", "*unknown option 'max_n'; http reads body, reply, timeout"),
+     "*unknown option 'timout'; openai reads api_key, api_key_env, base_url, max_n, timeout, version"),
+    ("http:http://127.0.0.1:1/chat;max_n=2", "*unknown option 'max_n'; http reads body, reply, timeout, version"),
     ("offline;seed=1", "*unknown option 'seed'; offline takes no options"),
     ("openai:gpt-4o;base_url", "*option 'base_url' is not key=value"),
 ], ids=["not-a-number", "zero-timeout", "negative-max-n", "unknown-option", "not-for-this-kind", "offline", "no-value"])

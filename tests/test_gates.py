@@ -86,14 +86,52 @@ COMPARED = {**SUMMARY, "comparison": {"baseline": "main", "judges_differ": [], "
     ("socratic.win_rate.delta>=0.05", "fail"),
     ("socratic.win_rate.delta>=-0.02", "inconclusive"),  # -0.03, but the interval reaches -0.02
     ("socratic.win_rate.delta>=-0.1", "pass"),
-    ("socratic.win_rate.delta.low>=-0.05", "fail"),
+    ("socratic.win_rate.delta.low>=-0.05", "inconclusive"),  # low -0.08, but high 0.02 clears it
+    ("socratic.win_rate.delta.low>=0.05", "fail"),  # even the high bound is below
     ("socratic.win_rate.delta.high>=0", "pass"),
     ("arena.rating[gpt-3.5-turbo].delta>0", "pass"),
-    ("arena.rating[gpt-3.5-turbo].delta.low>=5", "fail"),
+    ("arena.rating[gpt-3.5-turbo].delta.low>=5", "inconclusive"),
+    ("arena.rating[gpt-3.5-turbo].delta.low>=12", "fail"),
     ("socratic.win_rate>=0.55", "inconclusive"),  # the run's own figure is still there
 ])
 def test_delta_gates_read_the_comparison(text, status):
     assert Gate.parse(text).check(COMPARED).status == status
+
+
+@pytest.mark.parametrize(("text", "status", "decided_by"), [
+    ("socratic.win_rate.low>=0.5", "pass", "low"),
+    ("socratic.win_rate.low>=0.55", "inconclusive", None),  # noise moved the low bound below: not a failure
+    ("socratic.win_rate.low>=0.68", "fail", "high"),  # even the high bound is below
+    ("socratic.win_rate.high<=0.7", "pass", "high"),
+    ("socratic.win_rate.high<=0.6", "inconclusive", None),
+    ("socratic.win_rate.high<=0.5", "fail", "low"),
+    ("socratic.win_rate>=0.5", "pass", "low"),
+    ("socratic.win_rate<0.5", "fail", "low"),
+])
+def test_a_bound_gate_has_three_outcomes_and_reports_the_point_and_the_deciding_bound(text, status, decided_by):
+    result = Gate.parse(text).check(SUMMARY)
+    assert (result.status, result.decided_by) == (status, decided_by)
+    assert (result.value, result.interval) == (0.6, (0.52, 0.67))  # always the point and its interval
+
+
+def test_a_delta_gates_value_is_the_change_not_the_bound_it_names():
+    result = Gate.parse("socratic.win_rate.delta.low>=0.05").check(COMPARED)
+    assert (result.value, result.interval, result.threshold) == (-0.03, (-0.08, 0.02), 0.05)
+    assert result.line() == "FAIL         socratic.win_rate.delta.low>=0.05: value -0.03 [-0.08, 0.02] vs 0.05"
+
+
+def test_uncertain_pass_decides_a_bound_gate_on_its_bound_and_a_point_gate_on_its_point():
+    bound = Gate.parse("socratic.win_rate.low>=0.55").check(SUMMARY, uncertain="pass")
+    point = Gate.parse("socratic.win_rate>=0.62").check(SUMMARY, uncertain="pass")
+    assert (bound.status, bound.decided_by, bound.value) == ("fail", "low", 0.6)
+    assert "decided on the low bound" in bound.reason
+    assert (point.status, point.decided_by) == ("fail", "value")
+    assert "decided on the point estimate" in point.reason
+
+
+def test_a_threshold_path_ending_in_a_bound_reads_that_bound():
+    result = Gate.parse("arena.rating[llama-13b].high<arena.rating[gpt-3.5-turbo].low").check(SUMMARY)
+    assert (result.status, result.threshold, result.value) == ("pass", 1053.0, 874.0)
 
 
 def test_a_zero_width_interval_on_the_threshold_passes():

@@ -110,6 +110,19 @@ def test_score_sends_the_output_schema_and_validates_the_answer(bound, openai_se
     assert recorded[0].result.output == {"verdict": "ok", "score": 4}
 
 
+def test_each_judge_call_records_the_texts_it_judged_for_the_report_s_case_view(bound, openai_server):
+    openai_server.reply = lambda body, i: ('{"score": 4}' if "[Response]" in last_user(body)
+                                           else "### A" if "[Response A]" in last_user(body) else "4")
+    jury, recorded = bound(judge_runs=1)
+    jury.engine.run(jury.compare("good", "bad", criteria="better", question="Which?"))
+    jury.engine.run(jury.score("Paris", rubric="r", question="Capital?"))
+    jury.engine.run(jury.geval("a reply", criterion="Coherence", steps="Read.", context="a chat"))
+    assert [{k: v for k, v in r.attributes.items() if k not in ("name", "test")} for r in recorded] == [
+        {"criteria": "better", "question": "Which?", "a": "good", "b": "bad"},
+        {"rubric": "r", "question": "Capital?", "answer": "Paris"},
+        {"criterion": "Coherence", "context": "a chat", "text": "a reply"}]
+
+
 def test_score_outside_the_scale_is_unscored(bound, openai_server):
     openai_server.reply = lambda body, i: '{"reasoning": "x", "score": 9}'
     jury, _ = bound()
@@ -265,7 +278,7 @@ def test_jury_tests_are_planned_concurrently(pytester, openai_server):
     assert openai_server.max_in_flight >= 6  # a test-by-test run would keep at most 2 in flight
     assert len(openai_server.requests) == 24  # both orders once per case; tests reused the planned runs
     section = summary(pytester)["custom"]
-    assert (section["cases"], section["verdicts"]) == (12, 12)
+    assert (section["cases"], section["verdicts"]) == (12, 24)  # a judge verdict and a check per case
     assert section["compare"]["test_ours_wins"]["win_rate"]["value"] == 1.0
 
 
@@ -278,7 +291,9 @@ def test_a_failed_assertion_in_a_planned_body_is_the_tests_failure_with_pytests_
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*assert verdict.winner == \"a\"*", "*AssertionError: None*",
                                  "*assert 'tie' == 'a'*"])
-    assert summary(pytester)["custom"]["verdicts"] == 2  # failing tests still report their verdicts
+    custom = summary(pytester)["custom"]
+    # Failing tests still report their verdicts: each judge call's, and the check of its assertions.
+    assert custom["verdicts"] == 4 and custom["check"]["test_ours_wins"]["pass_rate"]["value"] == 0
 
 
 @pytest.mark.parametrize("flags", [[], ["--llm-no-plan"], ["-n", "2"]])
@@ -311,7 +326,7 @@ def test_jury_tests_that_cannot_be_planned_run_at_call_time(pytester, flags):
     result.assert_outcomes(passed=9, skipped=1)
     section = summary(pytester)["custom"]
     assert (section["verdicts"], sorted(section["compare"]), sorted(section["score"])) == \
-        (9, ["test_with_tmp_path"], ["words"])
+        (18, ["test_with_tmp_path"], ["words"])  # each test's judge verdict and its `check`
 
 
 def test_only_plain_jury_tests_are_plannable(pytester):

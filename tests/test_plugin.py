@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from llmjury.plugin import GATE_FAILED_EXIT, GATE_INCONCLUSIVE_EXIT
+from llmjury.exit_status import GATE_FAILED_EXIT, GATE_INCONCLUSIVE_EXIT
 from llmjury.runfiles import read_verdicts
 
 TOY = """
@@ -107,7 +107,10 @@ def test_gate_on_an_interval_that_straddles_is_inconclusive(toy):
 
 
 def test_gate_on_the_lower_bound(toy):
-    assert toy.runpytest_inprocess("--llm-gate", "toy.unscored_rate.low>=0.1").ret == GATE_FAILED_EXIT
+    """Unscored rate 0.0833 [0.0232, 0.258]: a lower bound below the threshold alone is inconclusive,
+    the gate fails only when even the upper bound is below it."""
+    assert toy.runpytest_inprocess("--llm-gate", "toy.unscored_rate.low>=0.3").ret == GATE_FAILED_EXIT
+    assert toy.runpytest_inprocess("--llm-gate", "toy.unscored_rate.low>=0.1").ret == GATE_INCONCLUSIVE_EXIT
     assert toy.runpytest_inprocess("--llm-gate", "toy.unscored_rate.low>=0.01").ret == 0
 
 

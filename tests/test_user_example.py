@@ -52,11 +52,12 @@ def test_the_readme_example_passes_and_its_verdicts_are_aggregated(project, work
     result, summary = run(project, "-n", workers)
     result.assert_outcomes(passed=2)
     custom = summary["custom"]
-    assert (custom["cases"], custom["verdicts"], custom["unscored"]) == (2, 4, 0)
+    assert (custom["cases"], custom["verdicts"], custom["unscored"]) == (2, 6, 0)  # 2 judge calls + 1 check a case
+    assert custom["check"]["test_answer"]["pass_rate"]["n"] == 2
     assert custom["compare"]["test_answer"]["win_rate"]["n"] == 2
     assert custom["score"]["test_answer"]["mean"]["value"] == 3.0
     kinds = sorted(record["kind"] for record in read_verdicts(project.path / "reports" / "latest"))
-    assert kinds == ["compare", "compare", "score", "score"]
+    assert kinds == ["check", "check", "compare", "compare", "score", "score"]
 
 
 def test_the_readme_example_selects_by_its_case_family_marker(project):
@@ -69,7 +70,7 @@ def test_the_readme_example_runs_beside_pytest_asyncio(project, mode):
     pytest.importorskip("pytest_asyncio")
     result, summary = run(project, "-p", "asyncio", "-o", f"asyncio_mode={mode}")
     result.assert_outcomes(passed=2)
-    assert summary["custom"]["verdicts"] == 4
+    assert summary["custom"]["verdicts"] == 6
 
 
 def test_a_gate_holds_on_the_examples_aggregated_score(project):

@@ -9,11 +9,13 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
-from llmjury.plugin import GATE_FAILED_EXIT
+from llmjury.exit_status import GATE_FAILED_EXIT
+from llmjury.testing import FakeServer
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / ".github" / "scripts" / "evals.sh"
@@ -84,6 +86,87 @@ def test_the_workflow_keeps_main_as_the_baseline_and_compares_pull_requests_with
     upload = runs["Upload the baseline"]
     assert download[0] == "github.event_name == 'pull_request'"
     assert "--name llmjury-baseline --dir baseline" in download[1]
-    assert upload[2] == {"name": "llmjury-baseline", "path": "baseline/", "retention-days": 90}
+    assert upload[0] == "github.event_name == 'push' && !cancelled()"  # kept when a gate failed on main
+    assert upload[2] == {"name": "llmjury-baseline", "path": "baseline/", "retention-days": 90,
+                         "if-no-files-found": "ignore"}
+    assert "--status completed" in download[1] and "kept no baseline" in download[1]
     for gate in workflow["env"]["LLMJURY_GATES"].split():
         assert ".delta" in gate
+
+
+CHATBOT = Path(__file__).parent / "projects" / "chatbot"
+
+
+class Chatbot(FakeServer):
+    """A team's system under test behind HTTP: it answers `What is i + i?`, wrongly for the `wrong` i.
+    What changes between main and a pull request is its behaviour, never the request it is sent."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wrong: set[int] = set()
+        self.asked = 0
+
+    def route(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        self.asked += 1
+        i = int(body["messages"][-1]["content"].split()[2])
+        return 200, {"reply": f"It is {2 * i + (i in self.wrong)}."}
+
+
+def chatbot_step(project: Path, mode: str, page: Path, bot: Chatbot, gate: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LLMJURY_EVALS": ".", "GITHUB_STEP_SUMMARY": str(page), "LLMJURY_GATES": gate,
+           "LLMJURY_ARGS": f"-n 2 --llm-role candidate=http:{bot.origin}/chat"}
+    return subprocess.run(["bash", str(SCRIPT), mode], cwd=project, env=env, capture_output=True, text=True,
+                          check=False)
+
+
+@pytest.mark.e2e  # the workflow's bash script and three pytest runs of its own
+def test_a_pull_request_that_changes_the_systems_behaviour_not_its_request_is_asked_afresh_and_fails(tmp_path):
+    project = tmp_path / "chatbot"
+    shutil.copytree(CHATBOT, project, ignore=shutil.ignore_patterns("__pycache__"))
+    page = tmp_path / "page.md"
+    gate = "custom.check.test_answer.pass_rate.delta>=-0.05"
+    with Chatbot() as bot:
+        bot.wrong = {3}  # main is wrong on one item: its per-item assert fails, yet its baseline is kept
+        main = chatbot_step(project, "baseline", page, bot, gate)
+        assert main.returncode == 0, main.stdout + main.stderr
+        assert (project / "baseline" / "run" / "verdicts.jsonl.gz").is_file()
+        assert "XFAIL" in main.stdout and "expected 6" in main.stdout  # the failing item is shown
+        asked_on_main = bot.asked
+
+        unchanged = chatbot_step(project, "compare", page, bot, gate)
+        assert unchanged.returncode == 0, unchanged.stdout + unchanged.stderr
+        assert bot.asked == 2 * asked_on_main  # the PR's system is asked, not main's answers replayed
+
+        bot.wrong = {3, 5, 7, 9, 11, 13, 15, 17, 19}  # the PR breaks 8 more answers; its requests are the same
+        worse = chatbot_step(project, "compare", page, bot, gate)
+    assert worse.returncode == GATE_FAILED_EXIT, worse.stdout + worse.stderr
+    summary = json.loads((project / "reports" / "latest" / "summary.json").read_text())
+    row = summary["comparison"]["families"]["custom"]["check.test_answer.pass_rate"]
+    assert (row["baseline"], row["current"]) == (0.95, 0.55)
+    candidate = summary["usage"]["roles"]["candidate"][f"http:{bot.origin}/chat"]
+    assert candidate["fresh_samples"] == 20 and candidate["replayed_samples"] == 0
+    assert candidate["policy"].startswith("under test: asked afresh")
+    summary_md = (project / "reports" / "latest" / "summary.md").read_text()
+    assert f"| candidate | `http:{bot.origin}/chat` | 20 | 0 | under test: asked afresh" in summary_md
+
+
+@pytest.mark.e2e  # the workflow's bash script and three pytest runs of its own
+def test_an_inconclusive_pull_request_is_a_warning_on_a_green_step_and_a_failure_is_an_error(tmp_path):
+    project = tmp_path / "chatbot"
+    shutil.copytree(CHATBOT, project, ignore=shutil.ignore_patterns("__pycache__"))
+    page, gate = tmp_path / "page.md", "custom.check.test_answer.pass_rate.delta>=0"
+    with Chatbot() as bot:
+        bot.wrong = {3}
+        assert chatbot_step(project, "baseline", page, bot, gate).returncode == 0
+        bot.wrong = {4}  # one item fixed, one broken: no evidence either way
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("GITHUB_ACTIONS", "true")
+            neutral = chatbot_step(project, "compare", page, bot, gate)
+            env.setenv("LLMJURY_INCONCLUSIVE", "fail")
+            strict = chatbot_step(project, "compare", page, bot, gate)
+            bot.wrong = set(range(10))
+            failed = chatbot_step(project, "compare", page, bot, gate)
+    assert neutral.returncode == 0, neutral.stdout + neutral.stderr
+    assert "::warning title=llmjury::a gate is inconclusive" in neutral.stdout
+    assert strict.returncode == 11
+    assert failed.returncode == GATE_FAILED_EXIT and "::error title=llmjury::a gate failed" in failed.stdout

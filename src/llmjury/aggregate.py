@@ -16,11 +16,13 @@ from llmjury.family import Family, Section
 from llmjury.loading import LoadReport
 from llmjury.pricing import PriceTable
 from llmjury.stats import proportion
-from llmjury.verdicts import Verdict
+from llmjury.verdicts import ASSERTIONS, Verdict
 
 Records = list[dict[str, Any]]
 #: Each known family's verdicts with their results typed by its contract, in record order.
 TypedVerdicts = Mapping[str, Sequence[Verdict]]
+#: Per role, per provider: where the samples came from (`fresh_samples`, `replayed_samples`) and `policy`.
+RoleUsage = dict[str, dict[str, dict[str, str | int]]]
 
 
 def aggregate_family(family: Family, verdicts: Sequence[Verdict]) -> Section:
@@ -76,7 +78,8 @@ def typed_verdicts(records: Iterable[Mapping[str, Any]], families: Mapping[str, 
 
 def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dict[str, dict[str, float]],
               prices: PriceTable, families: Mapping[str, Family],
-              loading: Sequence[LoadReport] = (), typed: TypedVerdicts | None = None) -> dict[str, Any]:
+              loading: Sequence[LoadReport] = (), typed: TypedVerdicts | None = None,
+              roles: RoleUsage | None = None) -> dict[str, Any]:
     """The whole summary: run metadata, usage and cost, and a section per family that ran.
 
     Each family aggregates its verdicts with their results typed by its contract (`typed`, from
@@ -89,7 +92,7 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
     by_family: dict[str, Records] = {}
     for record in sorted(records, key=lambda r: (r["family"], r["case_id"])):
         by_family.setdefault(record["family"], []).append(record)
-    summary: dict[str, Any] = {"run": run, "usage": usage_section(usage, prices),
+    summary: dict[str, Any] = {"run": run, "usage": usage_section(usage, prices, roles or {}),
                                "loading": [report.model_dump() for report in loading]}
     for name, family_records in sorted(by_family.items()):
         section = core_section(family_records)
@@ -105,18 +108,34 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
         section["loading"] = [r.model_dump() for r in loading if r.family == name]
         summary[name] = section
     summary["run"]["families"] = sorted(by_family)
-    summary["run"]["offline"] = all(summary[f]["offline"] for f in by_family) if by_family else True
+    # Offline: every family that asked a judge asked the heuristics (a test's own assertions ask none).
+    judged = [f for f, recs in by_family.items() if any(r["judge"]["provider"] != ASSERTIONS for r in recs)]
+    summary["run"]["offline"] = bool(judged) and all(summary[f]["offline"] for f in judged)
     return summary
 
 
-def usage_section(usage: dict[str, dict[str, float]], prices: PriceTable) -> dict[str, Any]:
+def usage_section(usage: dict[str, dict[str, float]], prices: PriceTable, roles: RoleUsage) -> dict[str, Any]:
+    """Usage and cost per provider, and per role where its samples came from (fresh or replayed) and why."""
     rows: dict[str, Any] = {}
     for provider, entry in sorted(usage.items()):
         cost = prices.cost(provider, int(entry.get("prompt_tokens", 0)), int(entry.get("completion_tokens", 0)))
         rows[provider] = {**entry, "cost_usd": cost}
     known = [r["cost_usd"] for r in rows.values() if r["cost_usd"] is not None]
     return {"providers": rows, "total_cost_usd": sum(known),
-            "unpriced": sorted(p for p, r in rows.items() if r["cost_usd"] is None)}
+            "unpriced": sorted(p for p, r in rows.items() if r["cost_usd"] is None), "roles": roles}
+
+
+def merge_roles(*ledgers: RoleUsage) -> RoleUsage:
+    """Add up per-role ledgers from several processes (`Engine.roles_dict`)."""
+    merged: RoleUsage = {}
+    for ledger in ledgers:
+        for role, providers in ledger.items():
+            for provider, entry in providers.items():
+                row = merged.setdefault(role, {}).setdefault(provider, {"policy": entry["policy"],
+                                                                        "fresh_samples": 0, "replayed_samples": 0})
+                row["fresh_samples"] = int(row["fresh_samples"]) + int(entry["fresh_samples"])
+                row["replayed_samples"] = int(row["replayed_samples"]) + int(entry["replayed_samples"])
+    return {role: dict(sorted(providers.items())) for role, providers in sorted(merged.items())}
 
 
 def merge_usage(*ledgers: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import closing
 from enum import StrEnum
 from pathlib import Path
 
@@ -160,6 +161,30 @@ class SampleStore:
         self._writer.close()
         with self._lock:
             self._db.close()
+
+
+def copy_samples(source: Path, destination: Path) -> int:
+    """Copy the samples of the cache at `source`, and nothing else, into a new compact file at
+    `destination`; return how many. A baseline ships what a later run replays: the run-local tables
+    beside the samples (claims, the xdist hand-off) made an offline suite's cache 42 MB with no sample
+    in it. Reading inside one transaction gives a consistent copy of a cache that is being written."""
+    with closing(sqlite3.connect(source)) as db:
+        found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'samples'").fetchone()
+    if found is None:
+        raise ValueError(f"{source}: not an llmjury response cache (it has no samples table)")
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    tmp = destination.with_name(destination.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    columns = "key, provider, task, request, sample, run_id, created"
+    with closing(sqlite3.connect(tmp)) as db:
+        db.executescript(SCHEMA)
+        db.execute("ATTACH DATABASE ? AS source", (str(source),))
+        with db:  # one transaction: one snapshot of the source
+            db.execute(f"INSERT INTO samples ({columns}) SELECT {columns} FROM source.samples")
+        db.execute("DETACH DATABASE source")
+        (count,) = db.execute("SELECT COUNT(*) FROM samples").fetchone()
+    tmp.replace(destination)
+    return int(count)
 
 
 def _live(expires: float, pid: int, host: str) -> bool:

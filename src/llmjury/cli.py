@@ -14,11 +14,12 @@ from pydantic import ValidationError
 from llmjury import aggregate, runfiles
 from llmjury.cache import SampleStore
 from llmjury.errors import ConfigError
+from llmjury.exit_status import gate_exit_status
 from llmjury.families import discover
 from llmjury.gates import Gate
 from llmjury.loading import LoadReport, merge
-from llmjury.plugin import gate_exit_status
 from llmjury.pricing import PriceTable
+from llmjury.projectini import ProjectFamilies
 from llmjury.reports import terminal_lines, write_run
 
 
@@ -95,34 +96,56 @@ def replay(args: argparse.Namespace) -> int:
 
 def compare(args: argparse.Namespace) -> int:
     """Two saved runs compared on their shared cases: the current run's report with a `comparison`
-    section, its delta gates checked, no model call."""
+    section, its delta gates checked, no model call. The families are the installed ones plus those
+    the project's ini registers (`llm_families`), as in a run."""
     from pytest import ExitCode
 
-    from llmjury.compare import compare_runs, comparison_lines
+    from llmjury.compare import compare_runs, comparison_lines, shown_path
     from llmjury.gates import check_metrics
+    from llmjury.projectini import project_families
     from llmjury.saved import load_run
+    from llmjury.settings import confidence_level
 
-    families = discover()
     try:
+        confidence = confidence_level(args.confidence, "--confidence")
+        project = project_families(Path.cwd())
+        families = project.families
         current, baseline = load_run(args.current, "CURRENT"), load_run(args.baseline, "BASELINE")
         gates = [Gate.parse(text) for text in args.gate]
         check_metrics(gates, families, baseline=True)
+        check_known(current.records, gates, project)
     except ConfigError as exc:
         print(f"llmjury compare: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE_ERROR)
-    run = {"id": f"{time.strftime('%Y%m%d-%H%M%S')}-compared", "compared_from": str(args.current),
+    run = {"id": f"{time.strftime('%Y%m%d-%H%M%S')}-compared", "compared_from": shown_path(args.current),
            "judge": "recorded", "cache_mode": "none", "seed": args.seed, "workers": 0}
     if current.summary is not None:  # the run's own figures, not a second aggregation of the same verdicts
         summary = {k: v for k, v in current.summary.items() if k not in ("gates", "comparison")}
         summary["run"] = {**summary.get("run", {}), **run}
     else:
         summary = aggregate.summarize(current.records, run, {}, PriceTable.load(), families)
-    summary["comparison"] = compare_runs(current.records, baseline, families, seed=args.seed,
-                                         allow_judge_change=args.allow_judge_change, current_summary=summary)
+    summary["comparison"] = compare_runs(current.records, baseline, families,
+                                         allow_judge_change=args.allow_judge_change, current_summary=summary,
+                                         confidence=confidence)
     results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
     run_dir = write_run(args.out, summary, current.records, results, families)
     print("\n".join(terminal_lines(summary, results, run_dir, families) + comparison_lines(summary["comparison"])))
     return gate_exit_status(results)
+
+
+def check_known(records: Sequence[dict], gates: Sequence[Gate], project: ProjectFamilies) -> None:
+    """Every family of the run's verdicts and of the gates is known, else a ConfigError naming it:
+    unknown, it would be left out of the comparison and its gates would fail as "no metric"."""
+    from llmjury.gates import RUN_SECTIONS
+
+    wanted = {r["family"] for r in records} | {f for gate in gates for f in gate.families if f not in RUN_SECTIONS}
+    unknown = sorted(wanted - project.families.keys())
+    if unknown:
+        where = f"the llm_families lines of {project.inifile}" if project.inifile else "no pytest ini file found here"
+        raise ConfigError(f"unknown famil{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}: "
+                          f"neither installed (entry point llmjury.families) nor registered ({where}); run "
+                          "llmjury compare from the project's folder, or register it as module:attribute in "
+                          "the ini's llm_families")
 
 
 def socratic_aggregate(args: argparse.Namespace) -> int:
@@ -179,6 +202,19 @@ def qa_estimate(args: argparse.Namespace) -> int:
     return 0
 
 
+def workflow(args: argparse.Namespace) -> int:
+    """Write the pull-request workflow into a repository."""
+    from llmjury.scaffold import write_workflow
+
+    try:
+        written = write_workflow(args.root, force=args.force)
+    except FileExistsError as exc:
+        raise SystemExit(f"llmjury workflow: {exc}") from None
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
 def export(args: argparse.Namespace) -> int:
     store = SampleStore(args.cache)
     count = store.export(args.to, run_id=args.run_id)
@@ -213,7 +249,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="e.g. 'socratic.win_rate.delta>=-0.02' or 'socratic.win_rate.delta.low>=-0.05'")
     cmp.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
     cmp.add_argument("--out", type=Path, default=Path("reports"), help="where the compared report is written")
-    cmp.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap")
+    cmp.add_argument("--seed", type=int, default=0,
+                     help="recorded in the report; the comparison's intervals are closed-form and use no seed")
+    cmp.add_argument("--confidence", default="0.95", metavar="LEVEL",
+                     help="two-sided level of the delta intervals, strictly between 0.5 and 1 (default 0.95); "
+                          "give the level the run used (--llm-compare-confidence) to get its figures")
     cmp.add_argument("--allow-judge-change", action="store_true",
                      help="compare even when the runs' judges differ (provider, model, prompt, parser, temperature)")
     cmp.set_defaults(handler=compare)
@@ -242,6 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     exp.add_argument("--to", type=Path, required=True)
     exp.add_argument("--run-id", help="only entries written by this run")
     exp.set_defaults(handler=export)
+    wfl = commands.add_parser("workflow", help="write the pull-request workflow (GitHub Actions) into a repository")
+    wfl.add_argument("--root", type=Path, default=Path("."), help="the repository's top folder (default: here)")
+    wfl.add_argument("--force", action="store_true", help="overwrite files that exist")
+    wfl.set_defaults(handler=workflow)
     args = parser.parse_args(argv)
     return args.handler(args)
 

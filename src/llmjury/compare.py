@@ -3,78 +3,68 @@ runs share, their difference with a paired interval, and the cases only one run 
 
 A headline metric is recomputed on a subset of cases by the family's own `aggregate` over its
 typed verdicts restricted to those cases, so every family (a user's too) is compared the same way.
-The interval comes from one of two methods, named in each delta's `method`:
+The interval comes from one of two methods, named in each delta's `method`; neither depends on a
+seed, so the in-run comparison and `llmjury compare` give the same figures for the same two runs at
+the same confidence level (`--llm-compare-confidence`, `llmjury compare --confidence`; 0.95 unless
+given), which every delta records as its `confidence`:
 
-* **paired bootstrap over shared cases**, vectorised, when the metric is an n-weighted mean of its
-  per-case values (a rate or a mean score; checked on both runs, not assumed): each case is
-  aggregated once, then resamples are weighted sums computed in one numpy product;
-* **delete-a-group jackknife** otherwise (ratings, correlations) or when there are too many cases
-  to aggregate one by one: a modest number of re-aggregations with one group of shared cases left
-  out, paired by leaving the same group out of both runs. It needs no duplicated case ids, which a
-  family's aggregate could silently collapse.
+* **paired, per case**, when the metric is an n-weighted mean of its per-case values (a rate or a
+  mean score; checked on both runs, not assumed): each case is aggregated once, then
+  `stats.paired_difference` gives Newcombe's paired-proportions interval and exact McNemar test
+  for 0/1 values, a paired t interval otherwise, plus the smallest change detectable at this n;
+  the cases whose value changed are listed for the reviewer;
+* **delete-a-group jackknife** otherwise (ratings, correlations): a modest number of
+  re-aggregations with one group of shared cases left out of both runs. Groups are fixed by a hash
+  of the case id. It needs no duplicated case ids, which a family's aggregate could silently collapse.
 
-Before the jackknife, each metric is matched to the verdict kind that alone reproduces it (a
-family's other kinds, such as replayed reference data, can cost far more to aggregate), so
-re-aggregation reads only the verdicts that matter.
+Before either, each metric is matched to the verdict kind that alone reproduces it (a family's
+other kinds, such as replayed reference data, can cost far more to aggregate), so re-aggregation
+reads only the verdicts that matter.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
+from threadpoolctl import threadpool_limits
 
 from llmjury.aggregate import aggregate_family
 from llmjury.errors import LLMJuryError
 from llmjury.family import Family
+from llmjury.headline import expand, path_text
 from llmjury.saved import SavedRun
-from llmjury.stats import t_quantile
+from llmjury.stats import CONFIDENCE, cases_needed, detectable_change, paired_difference, t_quantile, value_bounds
 from llmjury.verdicts import Verdict
 
 #: The judge configuration fields that make two runs' verdicts incomparable when they differ.
 JUDGE_FIELDS = ("provider", "model", "prompt", "parser", "temperature")
-#: Bootstrap resamples of the vectorised path.
-RESAMPLES = 2000
-#: Above this many shared cases, aggregating each case alone costs too much: the jackknife is used.
-MAX_CASE_AGGREGATES = 500
 #: Groups of the delete-a-group jackknife (re-aggregations per run).
 JACKKNIFE_GROUPS = 10
-CONFIDENCE = 0.95
-_PLAIN_STEP = re.compile(r"[A-Za-z_]\w*")
+#: The margin whose cost in shared cases each delta states, as a share of the per-case values' range
+#: (0.05 for a rate).
+MARGIN = 0.05
+#: Shared cases whose per-case figures are probed before all of them are aggregated one by one.
+PROBE_CASES = 20
+#: Changed cases listed per family (the count of all of them is `changed_total`).
+CHANGED_CASES = 50
 
 Leaves = dict[str, dict[str, Any]]
 
 
 def metric_key(steps: Sequence[str]) -> str:
     """A headline metric's path as a gate writes it: `win_rate`, `rating[gpt-3.5-turbo]`."""
-    text = steps[0]
-    for step in steps[1:]:
-        text += f".{step}" if _PLAIN_STEP.fullmatch(step) else f"[{step}]"
-    return text
+    return path_text(steps)
 
 
 def headline_leaves(section: Mapping[str, Any], headline: Iterable[str]) -> Leaves:
     """Every metric (a dict with value and n) under the family's headline paths, by metric key."""
-    leaves: Leaves = {}
-
-    def walk(node: Any, steps: tuple[str, ...]) -> None:
-        if isinstance(node, dict) and "value" in node and "n" in node:
-            leaves[metric_key(steps)] = node
-        elif isinstance(node, dict):
-            for key, child in node.items():
-                walk(child, (*steps, str(key)))
-
-    for path in headline:
-        node: Any = section
-        steps = tuple(path.split("."))
-        for step in steps:
-            node = node.get(step) if isinstance(node, dict) else None
-        walk(node, steps)
-    return leaves
+    return {metric_key(steps): metric for steps, metric in expand(section, headline)}
 
 
 def judge_differences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -104,17 +94,19 @@ def _judge_field(judge: Mapping[str, Any], field: str) -> str:
 
 
 def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, Family], *,
-                 seed: int = 0, allow_judge_change: bool = False,
-                 current_summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 allow_judge_change: bool = False, current_summary: Mapping[str, Any] | None = None,
+                 confidence: float = CONFIDENCE) -> dict[str, Any]:
     """The summary's `comparison` section: judge differences, and per family each headline metric
-    on both runs with its paired difference (nothing is compared when the judges differ, unless
-    `allow_judge_change`)."""
+    on both runs with its paired difference and interval at `confidence` (nothing is compared when
+    the judges differ, unless `allow_judge_change`). Every interval is seed-free, so no seed can
+    move a gate's decision; the level is a value passed down, so two comparisons in one process
+    never share it by accident."""
     shared_ids = _ids(current) & _ids(baseline.records)
     differences = judge_differences([r for r in current if (r["family"], r["case_id"]) in shared_ids],
                                     [r for r in baseline.records if (r["family"], r["case_id"]) in shared_ids])
     compared = not differences or allow_judge_change
-    section: dict[str, Any] = {"baseline": str(baseline.path), "judges_differ": differences,
-                               "compared": compared, "families": {}}
+    section: dict[str, Any] = {"baseline": shown_path(baseline.path), "confidence": confidence,
+                               "judges_differ": differences, "compared": compared, "families": {}}
     if not compared:
         return section
     names = sorted({r["family"] for r in current} | {r["family"] for r in baseline.records})
@@ -126,21 +118,40 @@ def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families
         theirs = [r for r in baseline.records if r["family"] == name]
         try:
             section["families"][name] = compare_family(
-                family, mine, theirs, seed=seed, current_section=(current_summary or {}).get(name),
-                baseline_section=(baseline.summary or {}).get(name))
+                family, mine, theirs, current_section=(current_summary or {}).get(name),
+                baseline_section=(baseline.summary or {}).get(name), confidence=confidence)
         except (LLMJuryError, ValidationError) as exc:  # a record the family cannot read: named, the rest kept
             section.setdefault("errors", {})[name] = f"{name} not compared: {exc}"
     return section
+
+
+def shown_path(path: Path) -> str:
+    """A baseline's path as reports show it: as the user gave it, relative to the working directory
+    when it lies below it, else only its folder's name (never a runner's absolute path)."""
+    if not path.is_absolute():
+        return path.as_posix()
+    try:
+        return path.relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return path.name
 
 
 def _ids(records: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
     return {(r["family"], r["case_id"]) for r in records}
 
 
+def metric_rows(compared: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """A family's compared metrics, without its `changed_cases` list and `changed_total` count."""
+    return {key: row for key, row in compared.items() if isinstance(row, dict) and "delta" in row}
+
+
 def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], *,
-                   seed: int = 0, current_section: Mapping[str, Any] | None = None,
-                   baseline_section: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
-    """One family's headline metrics on the shared cases of two runs, with paired differences.
+                   current_section: Mapping[str, Any] | None = None,
+                   baseline_section: Mapping[str, Any] | None = None,
+                   confidence: float = CONFIDENCE) -> dict[str, Any]:
+    """One family's headline metrics on the shared cases of two runs, with paired differences at
+    `confidence`, and (for metrics that are means of per-case values) the shared cases whose value
+    changed.
 
     A run's saved section stands for its shared-case figures when every one of its cases is shared
     (the usual pull-request case), which spares a full re-aggregation."""
@@ -157,18 +168,24 @@ def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: 
     keys = sorted(set(now.points) | set(before.points))
     if not shared:
         return {key: {"current": None, "baseline": None,
-                      "delta": _delta(None, None, None, 0, "no shared cases"), **counts} for key in keys}
-    deltas = _bootstrap(sides, keys, shared, seed) if len(shared) <= MAX_CASE_AGGREGATES else {}
+                      "delta": _delta(None, None, None, 0, "no shared cases", confidence), **counts}
+                for key in keys}
+    kinds = _relevant_kinds(now, keys)
+    for side in sides:
+        side.restrict(kinds)
+    per_case = _per_case(sides, keys, shared)
+    deltas = {key: paired_delta(_difference(now.points.get(key), before.points.get(key)), *per_case[key],
+                                len(shared), confidence) for key in per_case}
     missing = [key for key in keys if key not in deltas]
     if missing:
-        why = "not a mean of per-case values" if len(shared) <= MAX_CASE_AGGREGATES \
-            else f"more than {MAX_CASE_AGGREGATES} shared cases"
-        kinds = _relevant_kinds(now, missing)
-        for side in sides:
-            side.restrict(kinds)
-        deltas |= _jackknife(sides, missing, shared, seed, why)
-    return {key: {"current": _value(now.points.get(key)), "baseline": _value(before.points.get(key)),
-                  "delta": deltas[key], **counts} for key in keys}
+        deltas |= _jackknife(sides, missing, shared, confidence)
+    compared: dict[str, Any] = {key: {"current": _value(now.points.get(key)),
+                                      "baseline": _value(before.points.get(key)), "delta": deltas[key], **counts}
+                                for key in keys}
+    if per_case:
+        changed = changed_cases(per_case, shared)
+        compared |= {"changed_cases": changed[:CHANGED_CASES], "changed_total": len(changed)}
+    return compared
 
 
 class _Side:
@@ -180,9 +197,22 @@ class _Side:
         self.points = headline_leaves(saved, family.headline) if saved is not None else _safe(self.leaves, verdicts)
 
     def leaves(self, verdicts: Sequence[Verdict]) -> Leaves:
-        """The headline metrics of these verdicts, through the family's own aggregate."""
+        """The headline metrics of these verdicts, through the family's own aggregate (BLAS on one thread)."""
         section = aggregate_family(self.family, verdicts).model_dump(mode="json")
         return headline_leaves(section, self.family.headline)
+
+    def case_leaves(self, shared: Sequence[str]) -> list[Leaves]:
+        """Each shared case's headline metrics alone, under one BLAS limit for all of them (entering
+        threadpoolctl per case cost more than many a family's aggregate)."""
+        by_case: dict[str, list[Verdict]] = {}
+        for verdict in self.verdicts:
+            by_case.setdefault(verdict.case_id, []).append(verdict)
+
+        def alone(verdicts: Sequence[Verdict]) -> Leaves:
+            return headline_leaves(self.family.aggregate(verdicts).model_dump(mode="json"), self.family.headline)
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return [_safe(alone, by_case[case_id]) if case_id in by_case else {} for case_id in shared]
 
     def restrict(self, kinds: set[str] | None) -> None:
         if kinds is not None:
@@ -224,41 +254,41 @@ def _value(metric: Mapping[str, Any] | None) -> float | None:
     return None if metric is None else metric.get("value")
 
 
-def _bootstrap(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str], seed: int) -> dict[str, dict]:
-    """Paired bootstrap over shared cases for the metrics that are n-weighted means of their per-case
-    values on both runs: each case aggregated once, every resample a weighted sum (numpy)."""
-    totals = []  # per side: {key: (numerator per case, n per case)}
-    for side in sides:
-        by_case: dict[str, list[Verdict]] = {}
-        for verdict in side.verdicts:
-            by_case.setdefault(verdict.case_id, []).append(verdict)
-        per_case = [_safe(side.leaves, by_case.get(case_id, [])) if case_id in by_case else {}
-                    for case_id in shared]
-        side_totals = {}
-        for key in keys:
-            n = np.array([(leaves.get(key) or {}).get("n", 0) for leaves in per_case], dtype=float)
-            value = np.array([(leaves.get(key) or {}).get("value") or 0.0 for leaves in per_case], dtype=float)
-            side_totals[key] = (value * n, n)
-        totals.append(side_totals)
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(len(shared), np.full(len(shared), 1 / len(shared)), size=RESAMPLES).astype(float)
-    deltas = {}
+#: One run's per-case figures of a metric: each shared case's value times its n, and its n.
+PerCase = tuple[np.ndarray, np.ndarray]
+
+
+def _per_case(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str]) -> dict[str, tuple[PerCase, PerCase]]:
+    """Per-case figures of the metrics that are n-weighted means of their per-case values on both
+    runs; the other metrics are left out (they need re-aggregation).
+
+    On many cases a probe of the first PROBE_CASES shared cases goes first: a metric that is no
+    mean of per-case values there (ratings) is no mean on all of them, and aggregating 25,000
+    arena cases one by one to learn it cost more than the jackknife it then fell to."""
+    if len(shared) > PROBE_CASES:
+        probe = set(shared[:PROBE_CASES])
+        keys = [key for key in keys if all(_additive(side.leaves([v for v in side.verdicts if v.case_id in probe])
+                                                     .get(key), _totals(side.case_leaves(probe), [key])[key])
+                                           for side in sides)]
+        if not keys:
+            return {}
+    totals = [_totals(side.case_leaves(shared), keys) for side in sides]
+    return {key: (totals[0][key], totals[1][key]) for key in keys
+            if all(_additive(side.points.get(key), t[key]) for side, t in zip(sides, totals, strict=True))}
+
+
+def _totals(per_case: Sequence[Leaves], keys: Sequence[str]) -> dict[str, PerCase]:
+    """Each metric's per-case figures (value times n, and n) from each case's own headline metrics."""
+    totals = {}
     for key in keys:
-        if not all(_additive(side.points.get(key), t[key]) for side, t in zip(sides, totals, strict=True)):
-            continue
-        (num_a, n_a), (num_b, n_b) = totals[0][key], totals[1][key]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            draws = (weights @ num_a) / (weights @ n_a) - (weights @ num_b) / (weights @ n_b)
-        draws = draws[np.isfinite(draws)]
-        point = _difference(sides[0].points.get(key), sides[1].points.get(key))
-        low, high = (np.percentile(draws, [2.5, 97.5]) if len(draws) and point is not None else (None, None))
-        deltas[key] = _delta(point, low, high, len(shared),
-                             f"paired bootstrap over shared cases, {RESAMPLES} resamples (mean of per-case values)")
-    return deltas
+        n = np.array([(leaves.get(key) or {}).get("n", 0) for leaves in per_case], dtype=float)
+        value = np.array([(leaves.get(key) or {}).get("value") or 0.0 for leaves in per_case], dtype=float)
+        totals[key] = (value * n, n)
+    return totals
 
 
-def _additive(point: Mapping[str, Any] | None, totals: tuple[np.ndarray, np.ndarray]) -> bool:
-    """Is the metric the n-weighted mean of its per-case values (so resamples are weighted sums)?"""
+def _additive(point: Mapping[str, Any] | None, totals: PerCase) -> bool:
+    """Is the metric the n-weighted mean of its per-case values (so per-case statistics apply)?"""
     if point is None:
         return False
     numerators, ns = totals
@@ -270,28 +300,64 @@ def _additive(point: Mapping[str, Any] | None, totals: tuple[np.ndarray, np.ndar
     return math.isclose(numerators.sum(), value * ns.sum(), rel_tol=1e-9, abs_tol=1e-9)
 
 
-def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str], seed: int,
-               why: str) -> dict[str, dict]:
-    """Delete-a-group jackknife: re-aggregate both runs with the same group of shared cases left out."""
+def paired_delta(point: float | None, now: PerCase, before: PerCase, shared: int,
+                 confidence: float = CONFIDENCE) -> dict[str, Any]:
+    """A delta (as the comparison section holds it) from two runs' per-case figures: the paired
+    interval at `confidence` and test, and what this n can detect at that level. Its n counts the
+    cases scored in either run (a shared case neither run scored tells nothing); no detectable
+    change is stated when even a change across the whole range of values would not be detected."""
+    found = paired_difference(*now, *before, confidence)
+    if point is None or found is None:
+        return _delta(point, None, None, shared, "paired, per case: a run has no value", confidence)
+    values = np.r_[now[0][now[1] > 0] / now[1][now[1] > 0], before[0][before[1] > 0] / before[1][before[1] > 0]]
+    lowest, highest = value_bounds(values)
+    span = highest - lowest
+    margin = MARGIN * span if span > 0 else None
+    mde = None if found.sd is None or found.n < 2 else detectable_change(found.sd, found.n, confidence)
+    return _delta(point, found.low, found.high, found.n, found.method, confidence, p_value=found.p_value,
+                  discordant=found.discordant, mde=mde if mde is not None and mde <= span else None,
+                  margin=margin, cases_needed=None if found.sd is None or margin is None
+                  else cases_needed(found.sd, margin, confidence))
+
+
+def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Sequence[str]) -> list[dict[str, Any]]:
+    """The shared cases whose per-case value differs between the runs, largest drop first."""
+    changed = []
+    for key, ((num_now, n_now), (num_before, n_before)) in per_case.items():
+        both = np.flatnonzero((n_now > 0) & (n_before > 0))
+        now, before = num_now[both] / n_now[both], num_before[both] / n_before[both]
+        for i, a, b in zip(both, now, before, strict=True):
+            if not math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12):
+                changed.append({"case_id": shared[i], "metric": key, "baseline": float(b), "current": float(a),
+                                "change": float(a - b)})
+    return sorted(changed, key=lambda c: (c["change"], c["case_id"], c["metric"]))
+
+
+def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str],
+               confidence: float) -> dict[str, dict]:
+    """Delete-a-group jackknife: re-aggregate both runs with the same group of shared cases left out.
+    The groups are fixed by a hash of the case ids, so the same two runs get the same interval."""
     groups = min(len(shared), JACKKNIFE_GROUPS)
-    order = np.random.default_rng(seed).permutation(len(shared))
+    order = sorted(shared, key=lambda case_id: hashlib.blake2b(case_id.encode(), digest_size=8).digest())
     replicates: list[tuple[Leaves, Leaves]] = []
-    for group in np.array_split(order, groups) if groups >= 2 else []:
-        out = {shared[i] for i in group}
+    for group in np.array_split(np.arange(len(order)), groups) if groups >= 2 else []:
+        out = {order[i] for i in group}
         replicates.append(tuple(_safe(side.leaves, [v for v in side.verdicts if v.case_id not in out])
                                 for side in sides))  # type: ignore[arg-type]
-    method = f"delete-a-group jackknife, {groups} groups of shared cases, re-aggregated ({why})"
+    method = f"delete-a-group jackknife, {groups} groups of shared cases (fixed by case id), re-aggregated " \
+             "(not a mean of per-case values)"
     deltas = {}
     for key in keys:
         point = _difference(sides[0].points.get(key), sides[1].points.get(key))
         values = [d for now, before in replicates if (d := _difference(now.get(key), before.get(key))) is not None]
-        low = high = None
+        low = high = mde = None
         if point is not None and len(values) >= 2:
             g = len(values)
             spread = math.sqrt((g - 1) / g * float(np.sum((np.array(values) - np.mean(values)) ** 2)))
-            half = t_quantile(0.5 + CONFIDENCE / 2, g - 1) * spread
+            half = t_quantile(0.5 + confidence / 2, g - 1) * spread
             low, high = point - half, point + half
-        deltas[key] = _delta(point, low, high, len(shared), method)
+            mde = detectable_change(spread * math.sqrt(len(shared)), len(shared), confidence) if spread else None
+        deltas[key] = _delta(point, low, high, len(shared), method, confidence, mde=mde)
     return deltas
 
 
@@ -300,32 +366,52 @@ def _difference(now: Mapping[str, Any] | None, before: Mapping[str, Any] | None)
     return None if a is None or b is None else a - b
 
 
-def _delta(value: float | None, low: Any, high: Any, n: int, method: str) -> dict[str, Any]:
+def _delta(value: float | None, low: Any, high: Any, n: int, method: str, confidence: float, *,
+           p_value: float | None = None, discordant: dict[str, int] | None = None, mde: float | None = None,
+           margin: float | None = None, cases_needed: int | None = None) -> dict[str, Any]:
+    """A delta as the summary holds it: the change, its interval and that interval's two-sided
+    `confidence` level, and for reports the test's p-value,
+    the discordant cases (0/1 values), the smallest change detectable at n (`mde`) and how many
+    shared cases `margin` (5% of the values' range) would need."""
     def clean(x: Any) -> float | None:
         return None if x is None or not math.isfinite(float(x)) else float(x)
 
-    return {"value": clean(value), "low": clean(low), "high": clean(high), "n": int(n), "method": method}
+    return {"value": clean(value), "low": clean(low), "high": clean(high), "n": int(n), "method": method,
+            "confidence": confidence, "p_value": clean(p_value), "discordant": discordant, "mde": clean(mde),
+            "margin": clean(margin), "cases_needed": cases_needed}
 
 
 def comparison_lines(comparison: Mapping[str, Any], rows: int = 8) -> list[str]:
     """The comparison as terminal lines: judge differences, then up to `rows` headline metrics per
-    family, saying how many more `summary.json` holds."""
-    lines = [f"compared with baseline {comparison['baseline']}"]
+    family with what their n can detect, saying how many more `summary.json` holds."""
+    lines = [f"compared with baseline {comparison['baseline']} ({100 * comparison['confidence']:g}% paired intervals)"]
     for diff in comparison["judges_differ"]:
         lines.append(f"  judges differ: {diff['family']} {diff['field']}: "
                      f"{diff['current'] or '-'} now, {diff['baseline'] or '-'} in the baseline")
     lines += [f"  {message}" for message in comparison.get("errors", {}).values()]
     if not comparison["compared"]:
         lines.append("  not compared: the judges differ (--llm-baseline-allow-judge-change compares them anyway)")
-    for name, metrics in comparison["families"].items():
+    for name, compared in comparison["families"].items():
+        metrics = metric_rows(compared)
         if len(metrics) > rows:
             lines.append(f"  {name}: {len(metrics) - rows} more headline metrics under comparison in summary.json")
         for key, row in list(metrics.items())[:rows]:
             d = row["delta"]
             interval = "" if d["low"] is None else f" [{_fmt(d['low'])}, {_fmt(d['high'])}]"
+            test = ""
+            if d.get("discordant") is not None:
+                test = (f", McNemar p {_fmt(d['p_value'])} ({d['discordant']['rose']} rose, "
+                        f"{d['discordant']['fell']} fell)")
             lines.append(f"  {name}.{key}: {_fmt(row['baseline'])} -> {_fmt(row['current'])}, "
-                         f"delta {_fmt(d['value'])}{interval} on {row['shared_cases']} shared cases "
+                         f"delta {_fmt(d['value'])}{interval}{test} on {row['shared_cases']} shared cases "
                          f"({row['only_current']} only now, {row['only_baseline']} only in the baseline)")
+            if d.get("mde") is not None:
+                needs = "" if d.get("cases_needed") is None else \
+                    f"; a {_fmt(d['margin'])} margin needs ~{d['cases_needed']} shared cases"
+                lines.append(f"    smallest detectable change at n={d['n']}: {_fmt(d['mde'])}{needs}")
+        if compared.get("changed_total"):
+            lines.append(f"  {name}: {compared['changed_total']} case value(s) changed, listed largest drop first "
+                         f"in summary.json (comparison.families.{name}.changed_cases)")
     return lines
 
 

@@ -45,12 +45,25 @@ class MeanFigures(BaseModel):
     mean: Metric
 
 
+class CheckResult(Result):
+    """Whether a test of your own passed on its case (its assertions held), as the session saw it."""
+
+    passed: bool
+
+
+class PassFigures(BaseModel):
+    """How often a test's assertions held across its cases (Wilson interval)."""
+
+    pass_rate: Metric
+
+
 class CustomSection(Section):
     """Figures per verdict kind, keyed by name: gate them as `custom.compare.<name>.win_rate`."""
 
     compare: dict[str, PairwiseFigures] = Field(default_factory=dict)
     score: dict[str, MeanFigures] = Field(default_factory=dict)
     geval: dict[str, MeanFigures] = Field(default_factory=dict)
+    check: dict[str, PassFigures] = Field(default_factory=dict)
 
 
 def pairwise_figures(results: Sequence[PairwiseResult]) -> PairwiseFigures:
@@ -63,6 +76,13 @@ def pairwise_figures(results: Sequence[PairwiseResult]) -> PairwiseFigures:
     return PairwiseFigures(win_rate=Metric(**proportion(wins, n)), tie_rate=Metric(**proportion(ties, n)),
                            loss_rate=Metric(**proportion(n - wins - ties, n)),
                            swap_consistency=Metric(**proportion(sum(both), len(both))))
+
+
+def pass_figures(results: Sequence[CheckResult]) -> PassFigures:
+    """The pass rate of one test over its cases."""
+    from llmjury.stats import proportion  # report time only
+
+    return PassFigures(pass_rate=Metric(**proportion(sum(r.passed for r in results), len(results))))
 
 
 def mean_figures(scores: Sequence[float]) -> MeanFigures:
@@ -143,8 +163,10 @@ class Custom(Family):
     name = CUSTOM
     options = CustomOptions
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(
-        {"compare": PairwiseResult, "score": ScoreResult, "geval": GEvalResult})
+        {"compare": PairwiseResult, "score": ScoreResult, "geval": GEvalResult, "check": CheckResult})
     section = CustomSection
+    #: Per test (or `name=`): compared with a baseline and gated as `custom.check.test_answer.pass_rate.delta`.
+    headline = ("compare.*.win_rate", "score.*.mean", "geval.*.mean", "check.*.pass_rate")
 
     def pipelines(self) -> Mapping[str, Pipeline]:
         return {}
@@ -162,6 +184,8 @@ class Custom(Family):
         for (kind, name), results in sorted(groups.items()):
             if kind == "compare":
                 section.compare[name] = pairwise_figures(results)
+            elif kind == "check":
+                section.check[name] = pass_figures(results)
             else:
                 getattr(section, kind)[name] = mean_figures([r.score for r in results])
         return section

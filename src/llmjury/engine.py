@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from llmjury.cache import CacheMode, SampleStore
 from llmjury.chat import ChatRequest, Completion, Sample
 from llmjury.errors import CacheMissError, PermanentProviderError, UnreachableProviderError
+from llmjury.freshness import ReplayPolicy, replay_policy
 from llmjury.limits import Limiter, estimate_tokens
 from llmjury.progress import Meter
 from llmjury.providers import Provider, resolve
@@ -44,6 +45,18 @@ class ProviderLedger:
     failures: int = 0
 
     def as_dict(self) -> dict[str, float]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class RoleLedger:
+    """Where one role's samples from one provider came from, and why: the usage report's per-role rows."""
+
+    policy: str
+    fresh_samples: int = 0
+    replayed_samples: int = 0
+
+    def as_dict(self) -> dict[str, str | int]:
         return dict(self.__dict__)
 
 
@@ -95,6 +108,8 @@ class Engine:
         self.store = store
         self.run_id = run_id
         self.ledger: dict[str, ProviderLedger] = defaultdict(ProviderLedger)
+        self.roles: dict[tuple[str, str], RoleLedger] = {}
+        self._policies: dict[tuple[str | None, str], ReplayPolicy] = {}
         self.reach: dict[str, Reach] = defaultdict(Reach)
         self._providers: dict[str, Provider] = {}
         self._limiters: dict[str, Limiter] = {}
@@ -140,17 +155,33 @@ class Engine:
             self._providers[spec] = resolve(spec, self.offline_answers)
         return self._providers[spec]
 
-    async def complete(self, spec: str, request: ChatRequest) -> Completion:
-        """n samples for `request` from the provider `spec` names, cached one by one."""
+    def policy(self, role: str | None, spec: str) -> ReplayPolicy:
+        """Whether `role`'s answers from `spec` may come from earlier runs (llmjury.freshness)."""
+        if (role, spec) not in self._policies:
+            provider, s = self.provider(spec), self.settings
+            self._policies[role, spec] = replay_policy(
+                role, provider.spec, cacheable=provider.cacheable, under_test=s.under_test,
+                replay_under_test=s.replay_under_test, cache_mode=s.cache_mode)
+        return self._policies[role, spec]
+
+    async def complete(self, spec: str, request: ChatRequest, *, role: str | None = None) -> Completion:
+        """n samples for `request` from the provider `spec` names, cached one by one. `role` says who
+        asks: a role under test gets answers of this run only (llmjury.freshness)."""
         provider = self.provider(spec)
-        keys = request.sample_keys(provider.name, request.n)
+        policy = self.policy(role, spec)
+        keys = request.sample_keys(provider.cache_name, request.n)
         flight = (provider.name, keys[0], request.n)
         if flight in self._inflight:
             return await asyncio.shield(self._inflight[flight])
         future: asyncio.Future[Completion] = self._loop.create_future()
         self._inflight[flight] = future
         try:
-            result = await self._complete(provider, request, keys)
+            result = await self._complete(provider, request, keys, policy.fresh)
+            if role is not None:
+                ledger = self.roles.setdefault((role, provider.name), RoleLedger(policy.why))
+                replayed = sum(result.cached)
+                ledger.replayed_samples += replayed
+                ledger.fresh_samples += len(result.cached) - replayed
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # mark retrieved: waiting callers re-raise it themselves
@@ -161,11 +192,11 @@ class Engine:
         finally:
             del self._inflight[flight]
 
-    async def _complete(self, provider: Provider, request: ChatRequest, keys: list[str]) -> Completion:
+    async def _complete(self, provider: Provider, request: ChatRequest, keys: list[str], fresh: bool) -> Completion:
         found: dict[int, Sample] = {}
         cached: dict[int, bool] = {}
         for index, key in enumerate(keys):
-            sample = self._lookup(provider, key)
+            sample = self._lookup(provider, key, fresh)
             if sample is not None:
                 # A sample this process fetched earlier in the run (a judge re-asked for a later
                 # sample of the same request) was paid now, not served from the cache.
@@ -192,7 +223,7 @@ class Engine:
                 if unstored and self.store is not None and provider.cacheable:
                     self.store.release(unstored, self.owner)
             for index in theirs:
-                found[index], cached[index] = await self._claimed(provider, request, keys, index)
+                found[index], cached[index] = await self._claimed(provider, request, keys, index, fresh)
         return Completion(
             provider=provider.name,
             samples=[found[i] for i in range(request.n)],
@@ -209,12 +240,12 @@ class Engine:
         return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
 
     async def _claimed(self, provider: Provider, request: ChatRequest, keys: list[str],
-                       index: int) -> tuple[Sample, bool]:
+                       index: int, fresh: bool) -> tuple[Sample, bool]:
         """Wait for another process's fetch of `keys[index]`; fetch it here if that one gave up,
         failed or died."""
         assert self.store is not None
         key = keys[index]
-        while (sample := self._lookup(provider, key)) is None and self.store.holder(key) is not None:
+        while (sample := self._lookup(provider, key, fresh)) is None and self.store.holder(key) is not None:
             await asyncio.sleep(CLAIM_POLL_S)
         if sample is not None:
             self._memory[key] = sample
@@ -223,14 +254,14 @@ class Engine:
         (fresh,) = await self._call(provider, request, [index], keys)
         return fresh, False
 
-    def _lookup(self, provider: Provider, key: str) -> Sample | None:
+    def _lookup(self, provider: Provider, key: str, fresh: bool) -> Sample | None:
         if key in self._memory:
             return self._memory[key]
-        mode = self.settings.cache_mode
         if self.store is None or not provider.cacheable:
             return None
-        # refresh: an entry counts only if this very run wrote it (another worker may have).
-        return self.store.get(key, written_by=self.run_id if mode is CacheMode.REFRESH else None)
+        # Fresh (refresh mode, a role under test): an entry counts only if this very run wrote it
+        # (another worker may have).
+        return self.store.get(key, written_by=self.run_id if fresh else None)
 
     def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
                   sample: Sample) -> Future[None] | None:
@@ -320,3 +351,10 @@ class Engine:
     def ledger_dict(self) -> dict[str, dict[str, float]]:
         """Plain JSON-able usage per provider, for xdist's workeroutput and reports."""
         return {name: entry.as_dict() for name, entry in sorted(self.ledger.items())}
+
+    def roles_dict(self) -> dict[str, dict[str, dict[str, str | int]]]:
+        """Plain JSON-able usage per role and provider (where its samples came from, and why)."""
+        found: dict[str, dict[str, dict[str, str | int]]] = {}
+        for (role, provider), entry in sorted(self.roles.items()):
+            found.setdefault(role, {})[provider] = entry.as_dict()
+        return found

@@ -86,6 +86,16 @@ class Replayed:
 
 
 @dataclass(frozen=True)
+class Plot:
+    """One figure of `report.html`: an id the page (and its tests) find it by, a caption, and an
+    inline `<svg>` that fetches nothing. The caption is escaped; the SVG is the family's own markup."""
+
+    id: str
+    caption: str
+    svg: str
+
+
+@dataclass(frozen=True)
 class Dataset:
     """A named data source a family reads: the option that points at it and what it holds.
 
@@ -154,6 +164,10 @@ class Family(abc.ABC):
     def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
         """Extra files for the run folder (seed formats, CSVs), by file name."""
         return {}
+
+    def figures(self, section: Section) -> list[Plot]:
+        """The family's own plots for `report.html`, beside the core's comparison view."""
+        return []
 
     def replay(self, path: Path, options: FamilyOptions) -> Replayed:
         """Verdicts recorded elsewhere (a judge's saved answers), read from `path` without a model

@@ -1,14 +1,17 @@
 """Gates: thresholds on summary metrics that decide the exit code.
 
 A gate reads `path OP threshold`, where path walks the summary (`socratic.win_rate`,
-`arena.rating[gpt-4o]`) and the threshold is a number or another path. A metric's point
-estimate is used unless the path ends in `.low` or `.high`. When the metric's interval straddles
-the threshold the gate is `inconclusive` (unless `--llm-gate-uncertain=pass` asks to decide on the
-point estimate alone): the data cannot tell yet, and the exit code says so.
+`arena.rating[gpt-4o]`) and the threshold is a number or another path. Every gate on a metric
+with an interval has three outcomes: it passes when the whole interval satisfies it, fails when
+no point of the interval does, and is `inconclusive` in between (the data cannot tell yet; the exit
+code says so). A bound gate (`M.low>=t`, `M.high<=t`) passes on its named bound and fails only when
+even the other bound is on the wrong side, so noise that moves a bound across the threshold makes
+it inconclusive, not failed. `--llm-gate-uncertain=pass` decides an inconclusive gate on the point
+estimate (on the named bound for a bound gate) instead.
 
 With a baseline run, `FAMILY.METRIC.delta` names the paired difference of a headline metric from
 the baseline (the summary's `comparison` section), `.delta.low` and `.delta.high` its interval:
-`socratic.win_rate.delta>=-0.02` passes when the win rate did not drop by more than two points.
+`socratic.win_rate.delta>=-0.02` passes when the win rate surely did not drop by more than two points.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from llmjury.errors import ConfigError
 from llmjury.family import CORE_KEYS
+from llmjury.headline import covers
 
 if TYPE_CHECKING:
     from llmjury.family import Family
@@ -38,14 +42,23 @@ RUN_SECTIONS = frozenset({"run", "usage", "loading", "comparison"})
 Status = Literal["pass", "fail", "inconclusive"]
 
 
+#: The figure that decided a gate: its interval's low or high bound, or its point value.
+Decider = Literal["low", "high", "value"]
+
+
 @dataclass(frozen=True)
 class GateResult:
+    """A gate's outcome. `value` is always the metric's point estimate (a delta gate's: the change
+    itself), `interval` its interval and `decided_by` the figure that decided (None when inconclusive
+    or when the metric has no value), whatever bound the gate names."""
+
     gate: str
     status: Status
     value: float | None
     threshold: float | None
     interval: tuple[float | None, float | None] | None
     reason: str
+    decided_by: Decider | None = None
 
     def line(self) -> str:
         ci = "" if self.interval is None else f" [{_fmt(self.interval[0])}, {_fmt(self.interval[1])}]"
@@ -90,26 +103,53 @@ class Gate:
               uncertain: Literal["pass", "inconclusive"] = "inconclusive") -> GateResult:
         """Evaluate against a summary; an unknown metric fails with a message naming it."""
         try:
-            value, interval = resolve(summary, self.left)
-            threshold = self.right if isinstance(self.right, float) else resolve(summary, self.right)[0]
+            value, interval, bound = resolve(summary, self.left)
+            threshold = self.right if isinstance(self.right, float) else _number(summary, self.right)
         except NotCompared as exc:
             return GateResult(self.text, "fail", None, None, None, f" ({exc.args[0]})")
         except MissingMetric as exc:
             # A custom family's metrics are named by its tests, known only once they have run.
             hint = f"; did you mean {exc.nearest!r}?" if exc.nearest else ""
             return GateResult(self.text, "fail", None, None, None, f" (no metric {exc.path!r} in this run{hint})")
-        if value is None or threshold is None:
+        named = value if bound is None else (interval or (None, None))[0 if bound == "low" else 1]
+        if named is None or threshold is None:
             return GateResult(self.text, "fail", value, threshold, interval, " (metric has no value: n = 0?)")
-        passed = OPS[self.op](value, threshold)
-        status: Status = "pass" if passed else "fail"
-        reason = ""
-        # A zero-width interval (a run compared with itself) decides like its point: it straddles nothing.
-        if interval is not None and None not in interval and interval[0] < interval[1] \
-                and interval[0] <= threshold <= interval[1]:
-            reason = " (interval straddles the threshold)"
-            if uncertain == "inconclusive":
-                status = "inconclusive"
-        return GateResult(self.text, status, value, threshold, interval, reason)
+        holds = OPS[self.op]
+        low, high = interval if interval is not None else (None, None)
+        if low is None or high is None:  # no interval: the figure alone decides
+            status: Status = "pass" if holds(named, threshold) else "fail"
+            return GateResult(self.text, status, value, threshold, interval, "", bound or "value")
+        worst, best = _BOUNDS_OF[self.op]
+        if holds(named, threshold) and (bound is not None or (holds(low, threshold) and holds(high, threshold))):
+            return GateResult(self.text, "pass", value, threshold, interval, "", bound or worst)
+        if not _holds_anywhere(self.op, low, high, threshold):
+            return GateResult(self.text, "fail", value, threshold, interval, "", best)
+        if uncertain == "pass":  # decide on the named figure alone
+            status = "pass" if holds(named, threshold) else "fail"
+            on = "the point estimate" if bound is None else f"the {bound} bound"
+            return GateResult(self.text, status, value, threshold, interval,
+                              f" (interval straddles the threshold; decided on {on})", bound or "value")
+        return GateResult(self.text, "inconclusive", value, threshold, interval, " (interval straddles the threshold)")
+
+
+#: Per operator, the bound that must hold for the whole interval to (its worst case) and the bound
+#: whose failure means no point of it does (its best case).
+_BOUNDS_OF: dict[str, tuple[Decider, Decider]] = {">=": ("low", "high"), ">": ("low", "high"),
+                                                  "<=": ("high", "low"), "<": ("high", "low"),
+                                                  "==": ("value", "value")}
+
+
+def _holds_anywhere(op: str, low: float, high: float, threshold: float) -> bool:
+    """Does some point of [low, high] satisfy `x OP threshold`?"""
+    if op == "==":
+        return low <= threshold <= high
+    return OPS[op](low, threshold) or OPS[op](high, threshold)
+
+
+def _number(summary: dict[str, Any], path: tuple[str, ...]) -> float | None:
+    """The figure a threshold path names: a metric's point, or the bound the path ends in."""
+    value, interval, bound = resolve(summary, path)
+    return value if bound is None else (interval or (None, None))[0 if bound == "low" else 1]
 
 
 def _threshold_path(text: str, gate: str) -> tuple[str, ...]:
@@ -162,7 +202,7 @@ def delta_split(path: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str,
     return path[0], path[1:at], path[at + 1:]
 
 
-def resolve_delta(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | None, Interval | None]:
+def resolve_delta(summary: dict[str, Any], path: tuple[str, ...]) -> Resolved:
     """A headline metric's difference from the baseline, from the summary's `comparison` section."""
     family, metric, rest = delta_split(path)  # type: ignore[misc]
     comparison = summary.get("comparison")
@@ -172,13 +212,17 @@ def resolve_delta(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float
         fields = ", ".join(dict.fromkeys(d["field"] for d in comparison.get("judges_differ", [])))
         raise NotCompared(f"not compared with the baseline: the judges differ ({fields})")
     for key, row in comparison.get("families", {}).get(family, {}).items():
-        if parse_path(key, key) == metric:
+        if isinstance(row, dict) and DELTA in row and parse_path(key, key) == metric:
             return resolve(row, (DELTA, *rest))
     raise MissingMetric(".".join(path))
 
 
-def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | None, Interval | None]:
-    """The number a path names, and the interval around it when it is a metric."""
+#: A path's point value, the interval around it (when it is a metric) and the bound it names, if any.
+Resolved = tuple[float | None, Interval | None, Literal["low", "high"] | None]
+
+
+def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> Resolved:
+    """The metric or number a path names: its point value, interval, and the bound the path ends in."""
     if delta_split(path) is not None and "comparison" in summary:
         return resolve_delta(summary, path)
     node: Any = summary
@@ -193,10 +237,9 @@ def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> tuple[float | Non
             raise MissingMetric(".".join(path[: i + 1]), ".".join((*path[:i], close[0])) if close else None)
         node = node[step]
     if isinstance(node, dict) and "value" in node:
-        interval = (node.get("low"), node.get("high"))
-        return node.get(bound or "value"), None if bound in {"low", "high"} else interval
+        return node.get("value"), (node.get("low"), node.get("high")), bound if bound in ("low", "high") else None
     if isinstance(node, int | float) and not isinstance(node, bool):
-        return float(node), None
+        return float(node), None, None
     raise MissingMetric(".".join(path))
 
 
@@ -250,8 +293,7 @@ def _is_metric(annotation: Any) -> bool:
 
 
 def _check_delta(gate: Gate, family: Family, metric: tuple[str, ...], rest: tuple[str, ...], baseline: bool) -> None:
-    headline = [tuple(h.split(".")) for h in family.headline]
-    if not any(metric[: len(h)] == h for h in headline):
+    if not covers(family.headline, metric):
         names = ", ".join(family.headline) or "none"
         raise ConfigError(f"gate {gate.text!r}: differences are computed for {family.name}'s headline metrics "
                           f"({names}), not {'.'.join(metric)!r}{_did_you_mean('.'.join(metric), family.headline)}")

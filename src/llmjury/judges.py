@@ -402,7 +402,8 @@ class BoundJury(Jury):
         judged = await pairwise(self, self.family, a, b, template="core/compare.j2", orders=orders,
                                 variables={"criteria": criteria, "question": question})
         verdict = self._verdict("compare", judged.config(CHOICE_PARSER), judged.result(), judged.error,
-                                judged.answers.verdict_fields(self), name, criteria=criteria)
+                                judged.answers.verdict_fields(self), name, criteria=criteria, question=question,
+                                a=a, b=b)
         return Comparison(verdict)
 
     async def score(self, answer: str, *, rubric: str, question: str = "", scale: tuple[int, int] = (1, 5),
@@ -430,7 +431,7 @@ class BoundJury(Jury):
             result = ScoreResult(score=float(parsed.parsed.score), low=low, high=high,
                                  output=parsed.parsed.model_dump(mode="json"), attempts=parsed.attempts)
         verdict = self._verdict("score", config, result, parsed.error, runs.verdict_fields(self), name,
-                                rubric=rubric)
+                                rubric=rubric, question=question, answer=answer)
         return Score(verdict, output=parsed.parsed if parsed.scored else None)
 
     async def geval(self, text: str, *, criterion: str, steps: str | Sequence[str], context: str = "",
@@ -450,7 +451,8 @@ class BoundJury(Jury):
         usage = {"raw": scored.raw, "prompt_tokens": scored.prompt_tokens,
                  "completion_tokens": scored.completion_tokens, "cached": scored.cached,
                  "cost_usd": self.cost(config.provider, scored.prompt_tokens, scored.completion_tokens)}
-        verdict = self._verdict("geval", config, scored.result, scored.error, usage, name, criterion=criterion)
+        verdict = self._verdict("geval", config, scored.result, scored.error, usage, name, criterion=criterion,
+                                context=context, text=text)
         return GEvalScore(verdict)
 
     def _verdict(self, kind: str, config: JudgeConfig, result: Result | None, error: str | None,

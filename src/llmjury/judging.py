@@ -107,7 +107,7 @@ async def ask_judge(
         for round_ in range(retries + 1):
             need = max(index_of[run] for run in pending) + 1
             try:
-                completion = await jury.engine.complete(provider, request.with_n(need))
+                completion = await jury.engine.complete(provider, request.with_n(need), role=role)
             except ProviderError as exc:
                 for run in pending:
                     answers[run] = JudgeAnswer(raw="", parsed=None, error=f"call failed: {exc}")

@@ -62,7 +62,7 @@ class Jury:
         return ChatRequest(messages=tuple(messages), task=prompt.task, **{**prompt.generation, **params})
 
     async def complete(self, role: str, family: str, request: ChatRequest) -> Completion:
-        return await self.engine.complete(self.spec(role, family), request)
+        return await self.engine.complete(self.spec(role, family), request, role=role)
 
     def cost(self, provider: str, prompt_tokens: int, completion_tokens: int) -> float | None:
         return self.prices.cost(provider, prompt_tokens, completion_tokens)

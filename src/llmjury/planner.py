@@ -31,6 +31,7 @@ from llmjury.cases import Case
 from llmjury.errors import LLMJuryError
 from llmjury.handoff import OutcomeHandoff
 from llmjury.jury import Jury, Outcome
+from llmjury.tracebacks import format_exception
 from llmjury.verdicts import Verdict
 
 Pipeline: TypeAlias = Callable[[Case, Jury], Awaitable[Outcome]]
@@ -232,7 +233,7 @@ async def _counted(work: Awaitable[T], on_done: Callable[[], None]) -> T:
 
 
 def _error_text(exc: BaseException) -> str:
-    return "".join(traceback.format_exception(exc)).rstrip()
+    return format_exception(exc)
 
 
 def _error_summary(exc: BaseException) -> str:

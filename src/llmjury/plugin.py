@@ -31,11 +31,14 @@ from llmjury.cases import CASES_MARK, LOADED, Case, add_markers, generate  # noq
 from llmjury.datasets.files import read_text  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
 from llmjury.errors import ConfigError, ConfigWarning, DatasetError  # noqa: E402
+from llmjury.exit_status import GateExit, gate_exit_status  # noqa: E402
 from llmjury.families import discover, offline_answers  # noqa: E402
 from llmjury.family import Family, FamilyOptions  # noqa: E402
-from llmjury.gates import Gate, GateResult, check_metrics, check_selection  # noqa: E402
-from llmjury.handoff import OutcomeHandoff  # noqa: E402
+from llmjury.freshness import UNDER_TEST  # noqa: E402
+from llmjury.gates import Gate, check_metrics, check_selection  # noqa: E402
+from llmjury.handoff import OutcomeHandoff, forget_run  # noqa: E402
 from llmjury.interrupts import Interrupts  # noqa: E402
+from llmjury.item_outcomes import ITEM_FAILURES, ItemOutcomes  # noqa: E402
 from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
@@ -65,6 +68,7 @@ from llmjury.settings import (  # noqa: E402
     check_spec,
     checked_options,
     choice,
+    confidence_level,
     did_you_mean,
     family_options,
     parse_assignments,
@@ -87,9 +91,6 @@ FROZEN = pytest.StashKey[bool]()
 #: A name in a `-m` expression (pytest's grammar: letters, digits and _ : + - . [ ] \).
 MARK_NAME = re.compile(r"[\w:+\-.\[\]\\]+")
 STARTUP_ERROR = "llmjury_startup_error"  # a worker's start-up error, in its workeroutput
-# Gate outcomes take exit codes pytest does not use (it owns 0-5, and 6 since 9.2 for --max-warnings).
-GATE_FAILED_EXIT = 10
-GATE_INCONCLUSIVE_EXIT = 11
 #: Colours of the terminal summary's decision lines, by their first word.
 SUMMARY_MARKUP = {"PASS": {"green": True}, "FAIL": {"red": True, "bold": True}, "INCONCLUSIVE": {"yellow": True},
                   "INCOMPLETE": {"red": True, "bold": True}}
@@ -101,6 +102,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llm-judge", help="judge provider spec, e.g. openai:gpt-4o-mini (default: offline)")
     group.addoption("--llm-role", action="append", default=[], metavar="ROLE=SPEC",
                     help="provider for a role, optionally per family: candidate=http:..., socratic.judge=gemini:...")
+    group.addoption("--llm-under-test", action="append", default=[], metavar="ROLE",
+                    help="a role that is a system under test besides candidate: its answers are asked afresh each "
+                         "run, never replayed from an earlier run's cache (unless its spec has ;version=...)")
+    group.addoption("--llm-replay-under-test", action="store_true", default=None,
+                    help="replay cached answers of the roles under test too (they are asked afresh by default)")
     group.addoption("--llm-option", action="append", default=[], metavar="FAMILY.KEY=VALUE",
                     help="family option, e.g. socratic.dialogues=100 or socratic.positions=random")
     group.addoption("--llm-cache", choices=[m.value for m in CacheMode], help="cache mode (default: record)")
@@ -118,9 +124,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llm-baseline", metavar="PATH",
                     help="a saved run (its folder or verdicts.jsonl) to compare this run with: headline metrics "
                          "on shared cases, paired differences, gates such as 'socratic.win_rate.delta>=-0.02'")
+    group.addoption("--llm-compare-confidence", metavar="LEVEL",
+                    help="two-sided level of the intervals of the comparison with --llm-baseline, strictly between "
+                         "0.5 and 1 (default 0.95); at 0.92 a 'delta.high>=0' gate is a one-sided 4% test")
     group.addoption("--llm-baseline-allow-judge-change", action="store_true", default=False,
                     help="compare with the baseline even when the judges differ (provider, model, prompt, "
                          "parser, temperature)")
+    group.addoption("--llm-item-failures", choices=ITEM_FAILURES,
+                    help="a failed assertion in a case test of your own: fail the test (default), or record it as "
+                         "an outcome (reported as xfail) and let the gates decide the exit code")
     group.addoption("--llm-reports", help="reports directory (default: reports)")
     group.addoption("--llm-data", help="data root: where the families find the datasets a suite ships "
                                        "(default: the llm_data ini value; none in a plain install)")
@@ -129,6 +141,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llm_judge", "judge provider spec")
     parser.addini("llm_roles", "ROLE=SPEC lines", type="linelist", default=[])
     parser.addini("llm_options", "FAMILY.KEY=VALUE lines", type="linelist", default=[])
+    parser.addini("llm_under_test", "roles under test besides candidate, one a line", type="linelist", default=[])
+    parser.addini("llm_replay_under_test", "replay cached answers of the roles under test (default false)",
+                  type="bool", default=False)
     parser.addini("llm_cache", "cache mode: replay, record, refresh, off")
     parser.addini("llm_cache_path", "SQLite cache file")
     parser.addini("llm_recordings", "directory of JSONL recordings shipped with the suite")
@@ -143,7 +158,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llm_seed", "seed (default 0)")
     parser.addini("llm_gates", "gates checked at session end", type="linelist", default=[])
     parser.addini("llm_gate_uncertain", "pass or inconclusive")
+    parser.addini("llm_item_failures", "fail or record: what a failed assertion in a case test of your own does")
     parser.addini("llm_baseline", "a saved run (folder or verdicts.jsonl) to compare each run with")
+    parser.addini("llm_compare_confidence", "level of the comparison's intervals, between 0.5 and 1 (default 0.95)")
     parser.addini("llm_prices", "TOML price table overriding the bundled one")
     parser.addini("llm_openai_base_url", "base URL for openai: providers when OPENAI_BASE_URL is unset")
     parser.addini("llm_gemini_base_url", "base URL for gemini: providers when GOOGLE_GEMINI_BASE_URL is unset")
@@ -204,6 +221,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     judge, judge_source = pick("llm_judge", "llm_judge")
     cache_mode, cache_source = pick("llm_cache", "llm_cache")
     uncertain, uncertain_source = pick("llm_gate_uncertain", "llm_gate_uncertain")
+    item_failures, item_failures_source = pick("llm_item_failures", "llm_item_failures")
     recordings = config.getini("llm_recordings")
     prompts = config.getini("llm_prompts")
     prices = config.getini("llm_prices")
@@ -212,6 +230,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     unknown, unknown_source = pick("llm_budget_unknown", "llm_budget_unknown")
     progress, progress_source = pick("llm_progress", "llm_progress")
     interval, interval_source = pick("llm_progress_interval", "llm_progress_interval")
+    level, level_source = pick("llm_compare_confidence", "llm_compare_confidence")
     roles: dict[str, str] = {}
     options: dict[str, str] = {}
     role_sources: dict[str, str] = {}
@@ -224,9 +243,14 @@ def resolve_settings(config: pytest.Config) -> Settings:
         parsed = parse_assignments(given, what, "socratic.dialogues=100")
         options |= parsed
         option_sources |= dict.fromkeys(parsed, what)
+    under_test = [role.strip() for given, _ in lines("llm_under_test", "llm_under_test") for role in given]
+    replay_under_test = config.getoption("llm_replay_under_test")
     return Settings(
         judge=check_spec(judge or "offline", judge_source),
         roles=roles,
+        under_test=UNDER_TEST | {role for role in under_test if role},
+        replay_under_test=bool(config.getini("llm_replay_under_test") if replay_under_test is None
+                               else replay_under_test),
         cache_mode=CacheMode(choice(cache_mode or "record", cache_source, tuple(m.value for m in CacheMode))),
         cache_path=path(pick("llm_cache_path", "llm_cache_path")[0], ".llmjury/cache.sqlite"),
         recordings=path(recordings, "") if recordings else None,
@@ -246,7 +270,9 @@ def resolve_settings(config: pytest.Config) -> Settings:
             interval, interval_source, "seconds"),
         sample=None if sample is None else whole_number(sample, "--llm-sample"),
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
+        compare_confidence=Settings.compare_confidence if level is None else confidence_level(level, level_source),
         gate_uncertain=choice(uncertain or "inconclusive", uncertain_source, ("inconclusive", "pass")),
+        item_failures=choice(item_failures or "fail", item_failures_source, ITEM_FAILURES),
         prices=path(prices, "") if prices else None,
         options=options,
         option_sources=option_sources,
@@ -301,8 +327,11 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(interrupts.workers, "llmjury-interrupt-workers")
     config.pluginmanager.register(session, SESSION_PLUGIN)
     config.pluginmanager.register(session.watch, "llmjury-watch")
+    if not session.is_worker:
+        config.pluginmanager.register(session.gate_exit, "llmjury-gate-exit")
+    config.pluginmanager.register(session.item_outcomes, "llmjury-item-outcomes")
     if budget is not None:  # a test the budget stopped is unscored, not failed (llmjury.refusals)
-        config.pluginmanager.register(BudgetRefusals(_recorded, _record), "llmjury-budget-refusals")
+        config.pluginmanager.register(BudgetRefusals(_recorded, _record_on), "llmjury-budget-refusals")
     if xdist and not session.is_worker:
         config.pluginmanager.register(XdistController(session), "llmjury-xdist")
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
@@ -408,7 +437,7 @@ def selected_families(items: Iterable[pytest.Item]) -> set[str] | None:
         case = _case_of(item)
         if case is not None:
             families.add(case.family)
-        if "jury" in names:
+        if "jury" in names or (case is not None and _own_test(item)):  # own tests record `check` verdicts
             families.add(CUSTOM)
         if "record_verdict" in names and item.get_closest_marker(PIPELINE_MARK) is None:
             return None
@@ -566,6 +595,7 @@ class JurySession:
         self.started = time.time()
         self.records: dict[str, list[dict[str, Any]]] = {}
         self.worker_ledgers: list[dict[str, dict[str, float]]] = []
+        self.worker_roles: list[dict[str, Any]] = []
         self.worker_loading: list[dict[str, Any]] = []
         #: Load reports of the datasets the selected tests use (set once collection has selected them).
         self.loading: list[LoadReport] = []
@@ -577,6 +607,10 @@ class JurySession:
         self._jury: Jury | None = None
         self._planner: Planner | None = None
         self.summary_lines: list[str] = []
+        #: The gates' exit status, applied after every other session end (llmjury.exit_status).
+        self.gate_exit = GateExit()
+        #: Own-eval case tests' pass/fail as verdicts, and `--llm-item-failures` (llmjury.item_outcomes).
+        self.item_outcomes = ItemOutcomes(settings.item_failures, _case_of, _own_test, _record_on)
         #: What stopped the run before its end (SIGTERM, Ctrl-C), None while it runs its course.
         self.stopped_by: str | None = None
         self.tests_finished = 0
@@ -725,11 +759,13 @@ class JurySession:
         if self.is_worker and self._planner is not None and self.stopped(session) is None:
             self._planner.settle()  # a stopped run cancels what is left instead (engine.close)
         ledger = self._jury.engine.ledger_dict() if self._jury is not None else {}
+        roles = self._jury.engine.roles_dict() if self._jury is not None else {}
         loading = merge([*self.loading, *self.worker_loading])
         adaptations = self._jury.engine.adaptations() if self._jury is not None else {}
         if self.is_worker:
             self.config.workeroutput["llmjury_adaptations"] = adaptations
             self.config.workeroutput["llmjury_ledger"] = ledger
+            self.config.workeroutput["llmjury_roles"] = roles
             self.config.workeroutput["llmjury_loading"] = [r.model_dump() for r in loading]
             return
         for provider, learned in adaptations.items():
@@ -745,28 +781,32 @@ class JurySession:
         freeze_at_exit()
         # Imported here: statistics and tables are needed only when there is something to report.
         from llmjury import aggregate
+        from llmjury.portable import portable
         from llmjury.reports import terminal_lines, write_run
 
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
         typed = aggregate.typed_verdicts(records, self.families)
         summary = aggregate.summarize(records, {**self.run_info(), "stopped": stopped}, usage,
-                                      PriceTable.load(self.settings.prices), self.families, loading, typed)
+                                      PriceTable.load(self.settings.prices), self.families, loading, typed,
+                                      roles=aggregate.merge_roles(roles, *self.worker_roles))
         summary["complete"] = stopped is None
         baseline = self.config.stash.get(BASELINE, None)
         if baseline is not None:
             from llmjury.compare import compare_runs, comparison_lines
 
             summary["comparison"] = compare_runs(
-                records, baseline, self.families, seed=self.settings.seed, current_summary=summary,
-                allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"))
+                records, baseline, self.families, current_summary=summary,
+                allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"),
+                confidence=self.settings.compare_confidence)
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
         summary.update(self.watch.summary(records))  # the budget's facts, when the run had one
-        run_dir = write_run(self.settings.reports, summary, records, results, self.families, typed)
-        self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
+        summary = portable(summary, self.config.rootpath)  # no runner's absolute path in any report
+        run_dir = write_run(self.settings.reports, summary, records, results, self.families, typed,
+                            baseline=baseline.records if baseline is not None else None, root=self.config.rootpath)
+        self.summary_lines = terminal_lines(summary, results, run_dir, self.families, self.config.rootpath)
         if baseline is not None:
             self.summary_lines += comparison_lines(summary["comparison"])
-        if session.exitstatus == 0:
-            session.exitstatus = gate_exit_status(results)
+        self.gate_exit.status = gate_exit_status(results)
 
     def finished_planning(self, reported: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Verdicts that planning finished but no test reported, because the run stopped first: from
@@ -801,9 +841,10 @@ class JurySession:
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.summary_lines:
+        lines = self.summary_lines + self.item_outcomes.summary_lines()
+        if lines:
             terminalreporter.section("llmjury")
-            for line in self.summary_lines:
+            for line in lines:
                 terminalreporter.write_line(line, **SUMMARY_MARKUP.get(line.split(" ", 1)[0], {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
@@ -813,6 +854,8 @@ class JurySession:
             self._jury.engine.close()
         if not self.is_worker and self.settings.cache_mode is CacheMode.OFF:
             remove_scratch(self.settings.cache_path, self.run_id)
+        elif not self.is_worker and self.workers:  # the workers are gone and the report is written
+            forget_run(self.settings.cache_path, self.run_id)
         # pytest's cleanup then runs five full garbage collections to surface unraisable exceptions,
         # each walking every object of the run (1.2 s of CPU after 1000 cases): one collection here,
         # while pytest still records what it raises, then what lives is set aside until that cleanup
@@ -839,6 +882,7 @@ class XdistController:
         output = getattr(node, "workeroutput", None) or {}  # a crashed worker has none
         if "llmjury_ledger" in output:
             self.session.worker_ledgers.append(output["llmjury_ledger"])
+            self.session.worker_roles.append(output.get("llmjury_roles", {}))
         self.session.worker_loading.extend(output.get("llmjury_loading", []))
         for provider, learned in output.get("llmjury_adaptations", {}).items():
             self.session.adaptations.setdefault(provider, {}).update(learned)
@@ -857,21 +901,17 @@ def give_back_frozen(config: pytest.Config) -> None:
         gc.unfreeze()
 
 
-def gate_exit_status(results: list[GateResult]) -> int:
-    """Exit 10 when a gate fails, 11 when none fails but one is inconclusive, else 0."""
-    if any(r.status == "fail" for r in results):
-        return GATE_FAILED_EXIT
-    if any(r.status == "inconclusive" for r in results):
-        return GATE_INCONCLUSIVE_EXIT
-    return 0
+def _own_test(item: pytest.Item) -> bool:
+    """A case test of the user's own (no family pipeline decides its verdicts)."""
+    return item.get_closest_marker(PIPELINE_MARK) is None
+
+
+def _record_on(item: pytest.Item, verdict: Verdict) -> None:
+    item.stash.setdefault(VERDICTS, []).append(verdict.record())
 
 
 def _recorded(item: pytest.Item) -> list[dict[str, Any]]:
     return list(item.stash.get(VERDICTS, []))
-
-
-def _record(item: pytest.Item, record: dict[str, Any]) -> None:
-    item.stash.setdefault(VERDICTS, []).append(record)
 
 
 def _case_of(item: pytest.Item) -> Case | None:

@@ -54,11 +54,12 @@ class BudgetRefusals:
     """Registered in every process of a run with a budget (xdist's workers make the reports).
     `recorded` reads the verdicts on a test item, `record` adds one."""
 
-    def __init__(self, recorded: Callable[[pytest.Item], Records], record: Callable[[pytest.Item, dict[str, Any]], None]
+    def __init__(self, recorded: Callable[[pytest.Item], Records], record: Callable[[pytest.Item, Verdict], None]
                  ) -> None:
         self.recorded, self.record = recorded, record
 
-    @pytest.hookimpl(wrapper=True)
+    # trylast: the innermost wrapper, so the others (llmjury.item_outcomes) see a skip, not a failed item.
+    @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
         report = yield
         if report.when in ("setup", "call") and report.failed:
@@ -73,14 +74,13 @@ class BudgetRefusals:
         return report
 
 
-def unscored_verdict(item: pytest.Item, refusal: str) -> dict[str, Any]:
+def unscored_verdict(item: pytest.Item, refusal: str) -> Verdict:
     """The verdict a test stopped before any judge call carries: its own evals' family (`custom`),
     or its case's family for a pipeline; no kind, since no judgement was made."""
     params = getattr(getattr(item, "callspec", None), "params", {})
     case = params.get("case")
     case = case if isinstance(case, Case) else None
     family = CUSTOM if is_jury_test(item) or case is None else case.family
-    verdict = Verdict(case_id=case.id if case is not None else item.nodeid, family=family,
-                      judge=JudgeConfig(provider=refused_provider(refusal) or "unknown"), valid=False, error=refusal,
-                      attributes={"name": getattr(item, "originalname", item.name), "test": item.nodeid})
-    return verdict.record()
+    return Verdict(case_id=case.id if case is not None else item.nodeid, family=family,
+                   judge=JudgeConfig(provider=refused_provider(refusal) or "unknown"), valid=False, error=refusal,
+                   attributes={"name": getattr(item, "originalname", item.name), "test": item.nodeid})

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from llmjury.cache import CacheMode
 from llmjury.errors import ConfigError
+from llmjury.freshness import UNDER_TEST
 from llmjury.jurors import parse_jury
 from llmjury.limits import RateLimit
 
@@ -26,6 +27,9 @@ DEFAULT_PROVIDER = "offline"
 class Settings:
     judge: str = DEFAULT_PROVIDER
     roles: dict[str, str] = field(default_factory=dict)
+    #: Roles whose answers are asked afresh each run (llmjury.freshness), and the opt-out.
+    under_test: frozenset[str] = UNDER_TEST
+    replay_under_test: bool = False
     cache_mode: CacheMode = CacheMode.RECORD
     cache_path: Path = Path(".llmjury/cache.sqlite")
     recordings: Path | None = None
@@ -49,7 +53,11 @@ class Settings:
     progress: str = "auto"
     progress_interval: float = 5.0
     gates: tuple[str, ...] = ()
+    #: Two-sided level of the intervals of a comparison with a baseline (`delta.low`, `delta.high`).
+    compare_confidence: float = 0.95
     gate_uncertain: str = "inconclusive"
+    #: What a failed assertion in a case test of your own does: `fail` it, or `record` it (llmjury.item_outcomes).
+    item_failures: str = "fail"
     prices: Path | None = None
     options: dict[str, str] = field(default_factory=dict)
     #: Where each option and role was set (`--llm-option`, `ini llm_options`, ...), for error messages.
@@ -130,6 +138,18 @@ def positive_number(raw: object, what: str, unit: str) -> float:
         raise ConfigError(f"{what} {raw!r}: not a number of {unit}") from None
     if not 0 < value < float("inf"):
         raise ConfigError(f"{what} {raw!r}: must be a positive number of {unit}")
+    return value
+
+
+def confidence_level(raw: object, what: str) -> float:
+    """A two-sided interval level strictly between 0.5 and 1; a ConfigError names the option
+    otherwise (95 for 0.95 or 1 would make every interval useless without a word)."""
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        raise ConfigError(f"{what} {raw!r}: not a number; give a level between 0.5 and 1, e.g. 0.95") from None
+    if not 0.5 < value < 1:
+        raise ConfigError(f"{what} {raw!r}: must lie strictly between 0.5 and 1, e.g. 0.95")
     return value
 
 
@@ -214,4 +234,10 @@ def check_roles(settings: Settings, families: Mapping[str, Family]) -> list[str]
             roles = families[family].roles
             raise ConfigError(f"{where}: the {family} family asks for no role {role!r}{did_you_mean(role, roles)}; "
                               f"its roles: {', '.join(roles)}")
+    named = asked | {key.partition(".")[2] or key for key in settings.roles}
+    for role in sorted(settings.under_test - UNDER_TEST - named):
+        hint = did_you_mean(role, named)
+        if hint:
+            warnings.append(f"--llm-under-test {role}: no family asks for role {role!r} and no --llm-role sets it"
+                            f"{hint}; only a test of your own that asks for {role!r} uses it")
     return warnings

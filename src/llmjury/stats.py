@@ -9,16 +9,28 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
+#: The level of every interval unless a caller passes its own (a comparison's `confidence`).
 CONFIDENCE = 0.95
-#: The normal quantile of a two-sided CONFIDENCE interval (1.96).
-Z_TWO_SIDED = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
 #: Up to this many decisive outcomes sign_test sums the binomial tail exactly (under 0.1 s).
 EXACT_SIGN_TEST = 20_000
+#: The power a detectable change is computed at (with a two-sided test at 1 - confidence).
+POWER = 0.8
+
+
+def two_sided_z(confidence: float) -> float:
+    """The normal quantile that bounds a two-sided interval at `confidence` (1.96 at 0.95)."""
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def _detection_z(confidence: float) -> float:
+    """z(1 - alpha/2) + z(power): the standard errors between no change and a change detected at POWER."""
+    return two_sided_z(confidence) + NormalDist().inv_cdf(POWER)
 
 
 def metric(value: float | None, low: float | None, high: float | None, n: int, method: str) -> dict[str, Any]:
@@ -28,18 +40,19 @@ def metric(value: float | None, low: float | None, high: float | None, n: int, m
     return {"value": clean(value), "low": clean(low), "high": clean(high), "n": int(n), "method": method}
 
 
-def proportion(successes: int, trials: int) -> dict[str, Any]:
-    """A rate with its Wilson score interval (well behaved near 0, 1 and for small n).
+def proportion(successes: int, trials: int, confidence: float = CONFIDENCE) -> dict[str, Any]:
+    """A rate with its Wilson score interval at `confidence` (well behaved near 0, 1 and for small n).
 
     Written out (Newcombe 1998, as `scipy.stats.binomtest(...).proportion_ci(method="wilson")`
     computes it) because importing scipy.stats for it cost a small run's session end over a second.
     """
     if trials == 0:
         return metric(None, None, None, 0, "wilson")
-    p, q, z2 = successes / trials, 1 - successes / trials, Z_TWO_SIDED ** 2
+    z = two_sided_z(confidence)
+    p, q, z2 = successes / trials, 1 - successes / trials, z ** 2
     denom = 2 * (trials + z2)
     center = (2 * trials * p + z2) / denom
-    delta = Z_TWO_SIDED / denom * math.sqrt(4 * trials * p * q + z2)
+    delta = z / denom * math.sqrt(4 * trials * p * q + z2)
     low = 0.0 if successes == 0 else center - delta
     high = 1.0 if successes == trials else center + delta
     return metric(p, low, high, trials, "wilson")
@@ -306,3 +319,119 @@ def _tied_pairs(values: np.ndarray, w: np.ndarray) -> np.ndarray:
     order = np.argsort(values, kind="stable")
     starts = np.r_[0, np.flatnonzero(np.diff(values[order])) + 1]
     return (np.add.reduceat(w[:, order], starts, axis=1) ** 2).sum(axis=1)
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """The difference of two runs' means over the same cases, with a paired interval and test.
+
+    `sd` is the standard deviation of one case's contribution to the difference: what a detectable
+    change and the cases a margin needs are computed from (None when every case changed alike)."""
+
+    value: float
+    low: float | None
+    high: float | None
+    #: Cases scored in either run (a case scored in neither tells nothing).
+    n: int
+    method: str
+    #: Two-sided p-value of "no difference": exact McNemar for 0/1 values, paired t otherwise.
+    p_value: float
+    #: For 0/1 values: cases that went 0 -> 1 (`rose`) and 1 -> 0 (`fell`); None otherwise.
+    discordant: dict[str, int] | None
+    sd: float | None
+
+
+def paired_difference(num_now: np.ndarray, n_now: np.ndarray, num_before: np.ndarray,
+                      n_before: np.ndarray, confidence: float = CONFIDENCE) -> PairedDifference | None:
+    """The n-weighted mean of per-case values now minus before, case i weighing n[i] in each run,
+    with its two-sided interval at `confidence`.
+
+    When every case has one 0/1 value in both runs (a rate), the interval is Newcombe's hybrid
+    score interval for paired proportions and the test exact McNemar; otherwise a paired t interval
+    on each case's linearised contribution (per-case differences when each n is 1). Both are
+    closed-form, so the same two runs give the same interval whatever seed a caller holds. A case
+    whose value did not change adds no width: when no case changed the interval is [0, 0].
+    None when either run has no value."""
+    num_now, n_now, num_before, n_before = (np.asarray(a, dtype=float) for a in (num_now, n_now, num_before,
+                                                                                   n_before))
+    keep = (n_now > 0) | (n_before > 0)
+    num_now, n_now, num_before, n_before = num_now[keep], n_now[keep], num_before[keep], n_before[keep]
+    cases = int(keep.sum())
+    if not n_now.sum() or not n_before.sum():
+        return None
+    now, before = num_now.sum() / n_now.sum(), num_before.sum() / n_before.sum()
+    if ((n_now == 1) & (n_before == 1)).all() and np.isin(num_now, (0, 1)).all() \
+            and np.isin(num_before, (0, 1)).all():
+        rose, fell = int(((num_now == 1) & (num_before == 0)).sum()), int(((num_now == 0) & (num_before == 1)).sum())
+        low, high = paired_proportions_interval(int((num_now * num_before).sum()), rose, fell, cases, confidence)
+        p = sign_test(rose, fell)["p_value"]
+        # At least one discordant case is assumed; every case changing alike leaves no spread to work from.
+        spread = max(rose + fell, 1) / cases - (now - before) ** 2
+        return PairedDifference(now - before, low, high, cases, "paired proportions: Newcombe hybrid score "
+                                "interval, exact McNemar test", 1.0 if p is None else p,
+                                {"rose": rose, "fell": fell}, math.sqrt(spread) if spread > 1e-12 else None)
+    contribution = ((num_now - now * n_now) / n_now.mean()) - ((num_before - before * n_before) / n_before.mean())
+    method = "paired t on per-case differences"
+    if cases < 2:
+        return PairedDifference(now - before, None, None, cases, method, 1.0, None, None)
+    sd = float(np.sqrt((contribution ** 2).sum() / (cases - 1)))
+    se = sd / math.sqrt(cases)
+    half = t_quantile(0.5 + confidence / 2, cases - 1) * se
+    if se > 0:
+        from scipy.special import stdtr
+
+        p = float(2 * stdtr(cases - 1, -abs(now - before) / se))
+    else:
+        p = 1.0 if now == before else 0.0
+    values = np.r_[num_now[n_now > 0] / n_now[n_now > 0], num_before[n_before > 0] / n_before[n_before > 0]]
+    lowest, highest = value_bounds(values)
+    span = highest - lowest  # the difference of two means of such values cannot leave [-span, span]
+    return PairedDifference(now - before, max(now - before - half, -span), min(now - before + half, span), cases,
+                            method, p, None, sd if sd > 0 else None)
+
+
+def value_bounds(values: np.ndarray) -> tuple[float, float]:
+    """The range per-case values can take: [0, 1] for rates and shares, else the range observed."""
+    lowest, highest = float(np.min(values)), float(np.max(values))
+    return (0.0, 1.0) if lowest >= 0 and highest <= 1 else (lowest, highest)
+
+
+def paired_proportions_interval(both: int, rose: int, fell: int, n: int,
+                                confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The `confidence` interval of p_now - p_before for n paired 0/1 outcomes: Newcombe's (1998,
+    method 10) hybrid score interval ("square and add"), which combines each rate's Wilson interval
+    at that level with their correlation.
+
+    Its coverage stays near the level for small n and rates near 0 or 1, where a Wald interval's
+    drops (bench/gating.py checks it). `both` counts the pairs that are 1 in both runs; `rose` 0 -> 1;
+    `fell` 1 -> 0. With no discordant pair the difference is 0 on every case: [0, 0]."""
+    if not rose and not fell:
+        return 0.0, 0.0
+    neither = n - both - rose - fell
+    p1, p2 = (both + rose) / n, (both + fell) / n
+    first, second = proportion(both + rose, n, confidence), proportion(both + fell, n, confidence)
+    l1, u1, l2, u2 = first["low"], first["high"], second["low"], second["high"]
+    spread = (both + rose) * (fell + neither) * (both + fell) * (rose + neither)
+    association = both * neither - rose * fell
+    # Newcombe's continuity-corrected correlation: a small positive association counts as none.
+    if association > n / 2:
+        association -= n / 2
+    elif association > 0:
+        association = 0
+    phi = association / math.sqrt(spread) if spread else 0.0
+    below = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
+    above = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
+    difference = p1 - p2
+    return max(-1.0, difference - math.sqrt(max(below, 0.0))), min(1.0, difference + math.sqrt(max(above, 0.0)))
+
+
+def detectable_change(sd: float, n: int, confidence: float = CONFIDENCE) -> float:
+    """The smallest true change a two-sided test at 1 - `confidence` on n paired cases detects with
+    80% power: the drop a `delta.high>=0` gate on that interval catches four times in five."""
+    return _detection_z(confidence) * sd / math.sqrt(n)
+
+
+def cases_needed(sd: float, margin: float, confidence: float = CONFIDENCE) -> int:
+    """How many paired cases make `margin` the smallest change detectable (80% power, two-sided test
+    at 1 - `confidence`)."""
+    return math.ceil((_detection_z(confidence) * sd / margin) ** 2)

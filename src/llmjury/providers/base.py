@@ -64,12 +64,15 @@ class Kind:
     options: Mapping[str, Callable[[str], OptionValue]] = field(default_factory=dict)
 
 
-_SDK_OPTIONS = {"api_key": text, "api_key_env": text, "base_url": text, "timeout": seconds, "max_n": count}
+#: `version` names the release of a system under test: its answers are replayed across runs only
+#: for the same version (llmjury.freshness), and it is part of the cache key.
+_SDK_OPTIONS = {"api_key": text, "api_key_env": text, "base_url": text, "timeout": seconds, "max_n": count,
+                "version": text}
 KINDS = {
     "openai": Kind("llmjury.providers.openai_chat", "OpenAIProvider", "openai", _SDK_OPTIONS),
     "gemini": Kind("llmjury.providers.gemini", "GeminiProvider", "google-genai", _SDK_OPTIONS),
     "http": Kind("llmjury.providers.http_service", "HttpServiceProvider", "httpx2",
-                 {"body": text, "reply": text, "timeout": seconds}),
+                 {"body": text, "reply": text, "timeout": seconds, "version": text}),
     "offline": Kind("llmjury.providers.offline", "OfflineProvider", None),
 }
 
@@ -111,6 +114,12 @@ class ProviderSpec:
     def __str__(self) -> str:
         return f"{self.kind}:{self.model}"
 
+    @property
+    def version(self) -> str | None:
+        """The `;version=` the spec declares for a system under test, if any."""
+        version = self.options.get("version")
+        return None if version is None else str(version)
+
 
 class Provider(abc.ABC):
     """One backend; concurrency, retries and caching are the engine's business, not the provider's."""
@@ -126,6 +135,13 @@ class Provider(abc.ABC):
     @property
     def name(self) -> str:
         return str(self.spec)
+
+    @property
+    def cache_name(self) -> str:
+        """What the cache key names: `kind:model`, and the declared version, so answers of one
+        version of a system are never replayed for another."""
+        version = self.spec.version
+        return self.name if version is None else f"{self.name};version={version}"
 
     @abc.abstractmethod
     async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:

@@ -38,7 +38,7 @@ async def answer(jury: Jury, opts: ArenaOptions, question: str, model: str) -> s
     if is_live(model):
         request = ChatRequest(messages=(Message(role="user", content=question),), task="arena/question",
                               **jury.prompts.generation("arena/question"))
-        return (await jury.engine.complete(model, request)).answer()
+        return (await jury.engine.complete(model, request, role="contestant")).answer()
     files = tuple(datasets.answer_files(opts, jury.settings))
     recorded = _answers(files).get(question, {})
     if model not in recorded:

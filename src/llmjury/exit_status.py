@@ -1,0 +1,41 @@
+"""The session's exit status: pytest's own outcome first, the gates' only when pytest found nothing wrong.
+
+Gate outcomes take codes pytest does not use (it owns 0-5, and 6 since 9.2 for `--max-warnings`).
+The gates' code is applied last, after every other plugin's session end (pytest's terminal
+reporter checks `--max-warnings` after the session's hooks, and only on a status of 0), so a gate
+never hides a failing test, a warning limit or an interruption, nor the message that says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+
+import pytest
+
+from llmjury.gates import GateResult
+
+GATE_FAILED_EXIT = 10
+GATE_INCONCLUSIVE_EXIT = 11
+
+
+def gate_exit_status(results: Sequence[GateResult]) -> int:
+    """Exit 10 when a gate fails, 11 when none fails but one is inconclusive, else 0."""
+    if any(r.status == "fail" for r in results):
+        return GATE_FAILED_EXIT
+    if any(r.status == "inconclusive" for r in results):
+        return GATE_INCONCLUSIVE_EXIT
+    return 0
+
+
+class GateExit:
+    """Holds the gates' status until every other session end has run, then applies it if pytest's is 0."""
+
+    def __init__(self) -> None:
+        self.status = 0
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
+        result = yield
+        if self.status and session.exitstatus == 0:
+            session.exitstatus = self.status
+        return result

@@ -1,0 +1,93 @@
+"""Roles under test are asked afresh each run; fixed instruments replay; a declared version replays."""
+
+from __future__ import annotations
+
+import pytest
+
+from llmjury.cache import CacheMode
+from llmjury.chat import chat
+from llmjury.freshness import UNDER_TEST, replay_policy
+from llmjury.providers.base import ProviderSpec
+
+
+def spec(server, *options: str) -> str:
+    return ";".join([f"openai:my-bot;base_url={server.base_url}", *options])
+
+
+def ask(engine, spec_text: str, role: str | None, text: str = "q"):
+    return engine.run(engine.complete(spec_text, chat(("user", text)), role=role))
+
+
+def test_a_candidate_is_asked_afresh_in_each_run_while_the_judge_replays(openai_server, make_engine, tmp_path):
+    cache = tmp_path / "c.sqlite"
+    main = make_engine(cache=cache, run_id="main")
+    assert ask(main, spec(openai_server), "candidate").cached == [False]
+    assert ask(main, spec(openai_server), "judge", "judge this").cached == [False]
+    pr = make_engine(cache=cache, run_id="pr")
+    assert ask(pr, spec(openai_server), "candidate").cached == [False]  # asked again: the PR's system
+    assert ask(pr, spec(openai_server), "judge", "judge this").cached == [True]  # same request, replayed
+    assert len(openai_server.requests) == 3
+
+
+def test_workers_of_one_run_share_the_fresh_answer(openai_server, make_engine, tmp_path):
+    cache = tmp_path / "c.sqlite"
+    ask(make_engine(cache=cache, run_id="main"), spec(openai_server), "candidate")
+    one, two = make_engine(cache=cache, run_id="pr"), make_engine(cache=cache, run_id="pr")
+    assert ask(one, spec(openai_server), "candidate").cached == [False]
+    assert ask(two, spec(openai_server), "candidate").cached == [True]
+    assert len(openai_server.requests) == 2
+
+
+def test_a_versioned_candidate_replays_its_version_and_is_asked_again_for_a_new_one(openai_server, make_engine,
+                                                                                       tmp_path):
+    cache = tmp_path / "c.sqlite"
+    ask(make_engine(cache=cache, run_id="a"), spec(openai_server, "version=1"), "candidate")
+    assert ask(make_engine(cache=cache, run_id="b"), spec(openai_server, "version=1"), "candidate").cached == [True]
+    assert ask(make_engine(cache=cache, run_id="c"), spec(openai_server, "version=2"), "candidate").cached == [False]
+    assert len(openai_server.requests) == 2
+
+
+def test_marked_roles_are_under_test_and_the_opt_in_replays_them(openai_server, make_engine, tmp_path):
+    cache = tmp_path / "c.sqlite"
+    ask(make_engine(cache=cache, run_id="a"), spec(openai_server), "rag")
+    assert ask(make_engine(cache=cache, run_id="b"), spec(openai_server), "rag").cached == [True]
+    marked = make_engine(cache=cache, run_id="c", under_test=UNDER_TEST | {"rag"})
+    assert ask(marked, spec(openai_server), "rag").cached == [False]
+    opted = make_engine(cache=cache, run_id="d", replay_under_test=True)
+    assert ask(opted, spec(openai_server), "candidate").cached == [True]
+
+
+def test_the_engine_tallies_each_role_with_the_reason(openai_server, make_engine, tmp_path):
+    cache = tmp_path / "c.sqlite"
+    ask(make_engine(cache=cache, run_id="a"), spec(openai_server), "judge", "judge this")
+    engine = make_engine(cache=cache, run_id="b")
+    ask(engine, spec(openai_server), "candidate")
+    ask(engine, spec(openai_server), "judge", "judge this")
+    roles = engine.roles_dict()
+    assert roles["candidate"]["openai:my-bot"] == {
+        "policy": "under test: asked afresh (add ;version=... to the spec to replay)",
+        "fresh_samples": 1, "replayed_samples": 0}
+    assert roles["judge"]["openai:my-bot"]["replayed_samples"] == 1
+    assert roles["judge"]["openai:my-bot"]["policy"].startswith("fixed instrument")
+
+
+@pytest.mark.parametrize(("role", "spec_text", "mode", "fresh", "why"), [
+    ("candidate", "openai:m", CacheMode.RECORD, True, "under test: asked afresh"),
+    ("contestant", "openai:m", CacheMode.RECORD, True, "under test: asked afresh"),
+    ("candidate", "openai:m;version=7", CacheMode.RECORD, False, "under test, version 7"),
+    ("candidate", "openai:m", CacheMode.REPLAY, False, "under test, --llm-cache replay"),
+    ("judge", "openai:m", CacheMode.RECORD, False, "fixed instrument"),
+    ("baseline", "openai:m", CacheMode.RECORD, False, "fixed instrument"),
+    (None, "openai:m", CacheMode.RECORD, False, "fixed instrument"),
+    ("judge", "openai:m", CacheMode.REFRESH, True, "--llm-cache refresh"),
+])
+def test_replay_policy(role, spec_text, mode, fresh, why):
+    policy = replay_policy(role, ProviderSpec.parse(spec_text), cacheable=True, under_test=UNDER_TEST,
+                           replay_under_test=False, cache_mode=mode)
+    assert policy.fresh is fresh and policy.why.startswith(why)
+
+
+def test_a_version_option_is_part_of_the_cache_key(openai_server, make_engine):
+    engine = make_engine()
+    one, two = engine.provider(spec(openai_server, "version=1")), engine.provider(spec(openai_server))
+    assert one.cache_name == "openai:my-bot;version=1" and two.cache_name == "openai:my-bot"

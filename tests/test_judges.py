@@ -224,13 +224,23 @@ def test_custom_family_aggregates_win_rate_with_wilson_and_mean_with_t_interval(
     assert (win.value, win.n) == (0.6, 5) and win.low == pytest.approx(0.2307, abs=1e-3)
     assert section.compare["t"].tie_rate.value == 0.2
     assert section.compare["t"].swap_consistency.value == 0.8
-    mean = section.score["graded"].mean
-    assert (mean.value, mean.n) == (3.0, 3) and mean.low == pytest.approx(3 - 4.303 / 3 ** 0.5, abs=1e-3)
+    mean = section.score["graded"].mean  # three scores: too few to state an interval from
+    assert (mean.value, mean.n, mean.low, mean.high) == (3.0, 3, None, None) and "too few" in mean.method
+    records += [verdict("score", {"score": s, "low": 1, "high": 5, "output": {}}, "graded") for s in (2, 4, 3)]
+    mean = CUSTOM_FAMILY.aggregate([CUSTOM_FAMILY.typed(r) for r in records]).score["graded"].mean
+    assert (mean.value, mean.n, mean.method) == (3.0, 6, "mean, t interval")
+    assert mean.low == pytest.approx(3 - 2.5706 * (0.8 / 6) ** 0.5, abs=1e-3)
 
 
 def test_mean_of_one_score_has_no_interval():
     assert mean_figures([4.0]).mean.model_dump() == {"value": 4.0, "low": None, "high": None, "n": 1,
-                                                     "method": "mean, t interval"}
+                                                     "method": "mean; too few values for an interval (n=1 < 5)"}
+
+
+def test_a_mean_interval_stays_inside_the_rubric_scale():
+    mean = mean_figures([1, 1, 1, 1, 5], scale=(1, 5)).mean
+    assert mean.low == 1 and mean.high < 5 and mean.method == "mean, t interval clipped to the scale [1, 5]"
+    assert mean_figures([3, 3, 3, 3, 3], scale=(1, 5)).mean.low is None  # no spread: no zero-width interval
 
 
 # -- the plugin: planning jury tests ---------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -74,6 +75,31 @@ def mean_interval(values: np.ndarray) -> tuple[float, float]:
     sem = np.std(values, ddof=1) / np.sqrt(n)
     return (float(t_quantile((1 - CONFIDENCE) / 2, n - 1) * sem + mean),
             float(t_quantile((1 + CONFIDENCE) / 2, n - 1) * sem + mean))
+
+
+#: Fewer values than this give no interval: a t interval over 2-4 values is mostly its quantile's
+#: width (over three 1-5 scores it ran from -0.13 to 7.46), and reports say "too few to tell".
+MIN_INTERVAL_N = 5
+
+
+def mean_metric(values: Sequence[float], scale: tuple[float, float] | None = None) -> dict[str, Any]:
+    """A mean with its t interval, kept inside the values' `scale` when one is known (a 1-5 mean's
+    interval never leaves [1, 5]); fewer than MIN_INTERVAL_N values, or values that do not vary,
+    give no interval, and the method says why instead of printing a zero-width one."""
+    array = np.asarray(values, dtype=float)
+    n = len(array)
+    if n == 0:
+        return metric(None, None, None, 0, "mean")
+    mean = float(array.mean())
+    if n < MIN_INTERVAL_N:
+        return metric(mean, None, None, n, f"mean; too few values for an interval (n={n} < {MIN_INTERVAL_N})")
+    if float(array.std()) == 0.0:
+        return metric(mean, None, None, n, "mean; every value equal, no spread to state an interval from")
+    low, high = mean_interval(array)
+    if scale is not None and (low < scale[0] or high > scale[1]):
+        return metric(mean, max(low, scale[0]), min(high, scale[1]), n,
+                      f"mean, t interval clipped to the scale [{scale[0]:g}, {scale[1]:g}]")
+    return metric(mean, low, high, n, "mean, t interval")
 
 
 def sign_test(wins: int, losses: int) -> dict[str, Any]:

@@ -323,16 +323,17 @@ class Engine:
             async def attempt() -> list[Sample]:
                 async with limiter.slot(estimate_tokens(request, size)):
                     reach.check(provider.name)  # a provider given up on: never retried either
-                    self.meter.admit(provider.name)  # the budget may refuse a paid call: never retried
-                    ledger.calls += 1
-                    try:
-                        answered = await provider.generate(request, size, chunk)
-                    except UnreachableProviderError as exc:
-                        reach.failed(exc)
-                        raise
-                    reach.succeeded()
-                    self.meter.paid(provider.name, answered)  # published before the slot is free again
-                    return answered
+                    # The budget may refuse a paid call (never retried); the run's progress shows it in flight.
+                    with self.meter.flight(provider.name):
+                        ledger.calls += 1
+                        try:
+                            answered = await provider.generate(request, size, chunk)
+                        except UnreachableProviderError as exc:
+                            reach.failed(exc)
+                            raise
+                        reach.succeeded()
+                        self.meter.paid(provider.name, answered)  # published before the slot is free again
+                        return answered
 
             try:
                 samples = await with_retries(

@@ -202,8 +202,9 @@ class Family(abc.ABC):
         from llmjury.verdicts import Verdict
 
         raw = record.get("result")
-        model = self.result_model(record.get("kind", ""))
-        result = None if raw is None else model.model_validate(raw)
+        # An unscored verdict has no result to type, whatever its kind (none: the budget refused a
+        # test's call before any judgement, llmjury.refusals).
+        result = None if raw is None else self.result_model(record.get("kind", "")).model_validate(raw)
         # The typed result passes the Verdict's validation as it is: no second model_copy of every verdict.
         return Verdict.model_validate({**record, "result": result})
 

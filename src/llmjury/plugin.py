@@ -15,8 +15,6 @@ import os
 import random
 import re
 import secrets
-import signal
-import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from functools import partial
@@ -46,6 +44,7 @@ from llmjury.family import Family, FamilyOptions  # noqa: E402
 from llmjury.freshness import UNDER_TEST  # noqa: E402
 from llmjury.gates import Gate, check_metrics, check_selection  # noqa: E402
 from llmjury.handoff import OutcomeHandoff, forget_run  # noqa: E402
+from llmjury.interrupts import Interrupts  # noqa: E402
 from llmjury.item_outcomes import ITEM_FAILURES, ItemOutcomes  # noqa: E402
 from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
@@ -67,6 +66,7 @@ from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.progress import DEFAULT_INTERVAL_S, PROGRESS_MODES  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
 from llmjury.redact import redact_spec  # noqa: E402
+from llmjury.refusals import BudgetRefusals  # noqa: E402
 from llmjury.saved import SavedRun, load_run  # noqa: E402
 from llmjury.settings import (  # noqa: E402
     OptionLine,
@@ -323,14 +323,23 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getini(ini) and not os.environ.get(variable):
             os.environ[variable] = config.getini(ini)
     session = JurySession(config, settings, gates, families, budget)
+    # xdist's hooks are known whatever name its plugin was loaded under (`-p xdist`, or `-p xdist.plugin`
+    # and PYTEST_PLUGINS=xdist.plugin where plugin autoload is off).
+    xdist = hasattr(config.hook, "pytest_configure_node")
+    # SIGINT and SIGTERM, where the run reports: registered before the session (see llmjury.interrupts).
+    if not session.is_worker:
+        interrupts = Interrupts(session.stopped_by_signal)
+        config.pluginmanager.register(interrupts, "llmjury-interrupts")
+        if xdist:
+            config.pluginmanager.register(interrupts.workers, "llmjury-interrupt-workers")
     config.pluginmanager.register(session, SESSION_PLUGIN)
     config.pluginmanager.register(session.watch, "llmjury-watch")
     if not session.is_worker:
         config.pluginmanager.register(session.gate_exit, "llmjury-gate-exit")
     config.pluginmanager.register(session.item_outcomes, "llmjury-item-outcomes")
-    # xdist's hooks are known whatever name its plugin was loaded under (`-p xdist`, or `-p xdist.plugin`
-    # and PYTEST_PLUGINS=xdist.plugin where plugin autoload is off).
-    if hasattr(config.hook, "pytest_configure_node") and not session.is_worker:
+    if budget is not None:  # a test the budget stopped is unscored, not failed (llmjury.refusals)
+        config.pluginmanager.register(BudgetRefusals(_recorded, _record_on), "llmjury-budget-refusals")
+    if xdist and not session.is_worker:
         config.pluginmanager.register(XdistController(session), "llmjury-xdist")
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
 
@@ -613,7 +622,6 @@ class JurySession:
         self.stopped_by: str | None = None
         self.tests_finished = 0
         self.collected_by_workers = 0  # xdist's controller collects nothing itself
-        self._sigterm: Any = None
 
     # lazily built so a session with no llmjury tests opens no cache and starts no thread
     @property
@@ -724,19 +732,8 @@ class JurySession:
             report.llmjury_verdicts = list(item.stash.get(VERDICTS, []))
         return report
 
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        """A CI time limit sends SIGTERM, which would end Python at once and lose the report: in the
-        controller (or the only process) it interrupts the run as Ctrl-C does, and the session still
-        writes what finished. A second SIGTERM ends the process as before."""
-        if not self.is_worker and threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGTERM, self._on_sigterm)
-            self._sigterm = signal.SIG_DFL if previous is None else previous
-
-    def _on_sigterm(self, signum: int, frame: Any) -> None:
-        self.stopped_by = "SIGTERM"
-        signal.signal(signal.SIGTERM, self._sigterm)
-        self._sigterm = None
-        raise KeyboardInterrupt("SIGTERM")
+    def stopped_by_signal(self, cause: str) -> None:
+        self.stopped_by = self.stopped_by or cause
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.stopped_by = self.stopped_by or "KeyboardInterrupt (Ctrl-C)"
@@ -761,6 +758,10 @@ class JurySession:
     def all_records(self) -> list[dict[str, Any]]:
         return [r for nodeid in sorted(self.records) for r in self.records[nodeid]]
 
+    # tryfirst: a stopped xdist run writes its report before xdist's teardown waits for the workers
+    # (their figures never come once the controller's loop is interrupted); a whole run is unchanged,
+    # its workers were down before the session finished.
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.is_worker and self._planner is not None and self.stopped(session) is None:
             self._planner.settle()  # a stopped run cancels what is left instead (engine.close)
@@ -782,8 +783,8 @@ class JurySession:
             planned = self.finished_planning(records)
             records += planned
             stopped["planned_verdicts"] = len(planned)
-        if not records and not any([ledger, *self.worker_ledgers]):
-            return
+        if not records and not any([ledger, *self.worker_ledgers]) and stopped is None:
+            return  # a stopped run says so even when nothing had finished
         freeze_at_exit()
         # Imported here: statistics and tables are needed only when there is something to report.
         from llmjury import aggregate
@@ -854,9 +855,6 @@ class JurySession:
                 terminalreporter.write_line(line, **SUMMARY_MARKUP.get(line.split(" ", 1)[0], {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        if self._sigterm is not None and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, self._sigterm)
-            self._sigterm = None
         if self._planner is not None and self._planner.handoff is not None:
             self._planner.handoff.close()
         if self._jury is not None:

@@ -407,7 +407,8 @@ def test_a_gate_on_a_selected_family_or_the_run_passes_start_up(project):
 # -- family options whose bad values used to pass start-up ------------------------------------------------
 def test_a_missing_geval_steps_folder_is_refused_naming_the_option(project):
     result = usage_error(project, "--llm-option", "geval.steps_dir=nonexistent")
-    result.stderr.fnmatch_lines(["ERROR: --llm-option geval.steps_dir=nonexistent: nonexistent: no such file or folder"])
+    result.stderr.fnmatch_lines(["ERROR: --llm-option geval.steps_dir=nonexistent: nonexistent: "
+                                 "no such file or folder"])
     (project.path / "steps").mkdir()
     project.runpytest_inprocess("--llm-option", "geval.steps_dir=steps", "-k", "adhoc").assert_outcomes(passed=3)
 

@@ -106,7 +106,6 @@ def test_verdict_files_that_cannot_be_joined_or_repeat_an_order_are_refused(tmp_
                                                    r"or tie"),
     ({"pairs": "p.csv", "pairs_labels": "1:a,2:a"}, r"declare a value for each answer, a and b"),
     ({"pairs": "p.csv", "pairs_columns": "prompt,response"}, r"name 3 or 4 columns"),
-    ({"pairs_labels": "0:a,1:b"}, r"pairs_labels: describes a pairwise items file; set arena\.pairs=FILE too"),
     ({"pairs": "p.csv", "pairs_verdicts_ba": "ba.csv"}, r"pairs_verdicts_ba: declare how its labels name the "
                                                        r"answers with arena\.pairs_ba_frame=as_shown"),
 ])
@@ -157,3 +156,16 @@ def test_a_missing_verdict_file_or_a_bad_mapping_is_refused_at_start_up_naming_t
     result = suite.runpytest_inprocess("-p", "no:xdist", "--llm-option", option)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([line])
+
+
+def test_the_replay_verb_reads_the_common_shape_through_the_same_mapping(tmp_path):
+    path = write(tmp_path, "prefs.csv", ITEMS)
+    with pytest.raises(DatasetError, match=r"not a recorded verdict file"):
+        FAMILY.replay(path, ArenaOptions())  # no prompt/answer fields it knows, and no columns declared
+    options = ArenaOptions(pairs_columns=COLUMNS, pairs_labels=LABELS,
+                           pairs_verdicts_ab=str(write(tmp_path, "ab.csv", AB)))
+    replayed = FAMILY.replay(path, options)
+    labels = [v.result.winner for v in replayed.verdicts if v.kind == "human_label"]
+    assert labels == ["model_a", "model_b", "tie", "model_b"]
+    assert [v.result.ab for v in replayed.verdicts if v.kind == "recorded"] == ["model_a", "model_b", "model_a",
+                                                                                "model_b"]

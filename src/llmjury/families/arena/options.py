@@ -51,10 +51,6 @@ class ArenaOptions(FamilyOptions):
                     parse(value)
                 except ValueError as exc:
                     raise ValueError(f"{key}: {exc}") from None
-        given = [key for key in ("pairs_columns", "pairs_labels", "pairs_verdicts_ab", "pairs_verdicts_ba")
-                 if getattr(self, key) is not None]
-        if given and not self.pairs:
-            raise ValueError(f"{given[0]}: describes a pairwise items file; set arena.pairs=FILE too")
         if self.pairs_verdicts_ba and self.pairs_ba_frame is None:
             raise ValueError("pairs_verdicts_ba: declare how its labels name the answers with arena.pairs_ba_frame="
                              "as_shown (the order the judge saw: its first answer is the item's answer B) or "

@@ -149,6 +149,7 @@ def joined(items: list[PairItem], path: Path, keys: list[str], options: ArenaOpt
     return items
 
 
-def has_pair_fields(record: dict[str, Any]) -> bool:
-    """Whether a record reads as a pairwise item (for the replay verb's format detection)."""
-    return all(_field(record, name) is not None for name in REQUIRED)
+def has_pair_fields(record: dict[str, Any], mapping: PairMapping | None = None) -> bool:
+    """Whether a record reads as a pairwise item, through the declared columns if any (for the
+    replay verb's format detection)."""
+    return all(_field(record, name, mapping) is not None for name in REQUIRED)

@@ -108,7 +108,7 @@ def read(path: Path, options: ArenaOptions) -> Replayed:
         verdicts = mtbench_verdicts(path, dataset)
     elif importers.is_outcome(first):
         verdicts = outcome_verdicts(path, dataset)
-    elif pairs.has_pair_fields(first):
+    elif pairs.has_pair_fields(first, options.pair_mapping()):
         items, report = pairs.load(path, dataset, options)
         verdicts, loading = pair_verdicts(items, dataset), [report]
     else:

@@ -295,6 +295,7 @@ def test_copied_rubric_anchors_are_never_the_score_sampling_or_logprobs(make_eng
         by_sampling = engine.run(geval_score(jury, "custom", prompt, range(1, 4), scoring="sampling", n=2))
     if score is None:
         assert by_logprobs.result is None and by_sampling.result is None
+        assert by_logprobs.error.startswith("unparseable: the final line")
         assert by_sampling.error.startswith("unparseable")
     else:
         assert by_logprobs.result.score == pytest.approx(score - 0.25)  # weighted at the score's own token

@@ -319,8 +319,7 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
             weighted = logprob_weighted(sample, scale) if sample.problem is None else None
             result = None if weighted is None else GEvalResult(
                 score=weighted[0], method="logprobs", distribution={str(k): v for k, v in weighted[1].items()})
-            error = (None if weighted is not None else sample.problem
-                     or "unparseable: no score on the scale with logprobs at its token")
+            error = None if weighted is not None else sample.problem or _logprob_cause(sample.text, scale)
             return GEvalScoring(result, error, [sample.text], sample.usage.prompt_tokens,
                                 sample.usage.completion_tokens, completion.cached[0], completion.latency_s,
                                 request.sampling)
@@ -335,6 +334,17 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
     error = None if scores else next(a.error for a in runs.answers if a.error)
     return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached,
                         runs.latency_s, request.sampling)
+
+
+def _logprob_cause(text: str, scale: range) -> str:
+    """Why a logprob-scored answer has no score: its parse error, or no clean token at the score."""
+    from llmjury.families.geval.scoring import parse_score
+
+    try:
+        parse_score(text, scale)
+    except JudgeParseError as exc:
+        return f"unparseable: {exc.cause}"
+    return "unparseable: no score on the scale with logprobs at its token"
 
 
 # -- what a test awaits -----------------------------------------------------------------------------

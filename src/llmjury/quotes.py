@@ -9,7 +9,8 @@ Quoted means: fenced code blocks, inline code, HTML `<blockquote>`, `<q>`, `<cod
 elements, lines starting with `>` (each such line alone), markdown table rows, and spans in
 double, curly or angle quotes (« », ‹ ›, „ “) or in single quotes that open after a non-letter (an
 apostrophe in "Teacher A's" opens nothing, and one between letters inside a span closes nothing).
-A quoted span may run over several lines but never over a blank line. What the blanking misses
+A quoted span may run over several lines but never over a blank line, and over at most 2,000
+characters. What the blanking misses
 is still no decision: parsers read the decision only at its own place (`llmjury.decision_line`).
 """
 
@@ -17,11 +18,15 @@ from __future__ import annotations
 
 import re
 
-_SPAN = r"(?:[^{close}\n]|\n(?![ \t]*\n))*"  # any text up to the closing mark, within one paragraph
+# Any text up to the closing mark, within one paragraph, at most 2,000 characters and without another
+# opening mark, so an unclosed mark costs a short scan (a longer quotation stays unblanked: then it
+# is ambiguous, never a flip).
+_SPAN = r"(?:[^{marks}\n]|\n(?![ \t]*\n)){{0,2000}}"
 
 
 def _pair(opening: str, closing: str) -> str:
-    return re.escape(opening) + _SPAN.format(close=re.escape(closing)) + re.escape(closing)
+    marks = re.escape(opening) + ("" if opening == closing else re.escape(closing))
+    return re.escape(opening) + _SPAN.format(marks=marks) + re.escape(closing)
 
 
 _QUOTED = re.compile(

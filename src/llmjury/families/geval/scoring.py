@@ -16,7 +16,10 @@ PARSER_VERSION = "geval-score/4"
 # "- Naturalness (1-3): 2", "Overall Quality: **4**", "Score: 4."), optionally out of the top ("4/5").
 _RANGE = r"\(\s*[0-9]+\s*[-–—~]\s*[0-9]+\s*\)"
 _LABEL = rf"(?:[^\W\d_][^\W\d_ ]*(?:[ \t]+[^\W\d_]+){{0,3}}[ \t]*(?:{_RANGE})?[ \t]*{BOLD}[ \t]*:[ \t]*)?"
-_SCORE_LINE = re.compile(rf"{LEAD}{_LABEL}{BOLD}(?P<score>[0-9]+){BOLD}(?:[ \t]*/[ \t]*[0-9]+)?{TRAIL}", re.IGNORECASE)
+# A numbered form line ("1. Coherence: 2") reads like a bulleted one when a label follows the number.
+_NUMBERED = r"(?:[0-9]{1,2}[.)][ \t]+(?=[^\W\d_]))?"
+_SCORE_LINE = re.compile(rf"{LEAD}{_NUMBERED}{_LABEL}{BOLD}(?P<score>[0-9]+){BOLD}(?:[ \t]*/[ \t]*[0-9]+)?{TRAIL}",
+                         re.IGNORECASE)
 
 
 def parse_score(text: str, scale: range) -> int:
@@ -28,7 +31,7 @@ def score_at(text: str, scale: range) -> tuple[int, int]:
     """The score of a form-filling answer and its offset in `text`. The prompt ends with the form's
     score line, so the score is read only from the final line of the judge's own words (quotations
     blanked): the number alone or after the form's label (`4`, `Coherence: 2`, `- Naturalness
-    (1-3): 2`, `Score: 4.`, `4/5`), a whole number on the scale. Digits anywhere else (rubric anchors
+    (1-3): 2`, `1. Coherence: 2`, `Score: 4.`, `4/5`), a whole number on the scale. Digits anywhere else (rubric anchors
     copied from the prompt, "A score of 1 (no) means ...", a restated scale `1-5`, `1–5`, `(1—5)`)
     are never the score; a final line with anything more on it, or a second score line elsewhere,
     is ambiguous: JudgeParseError, never a guess."""

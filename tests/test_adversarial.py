@@ -195,8 +195,13 @@ DECISIONS = {
     "core_choice": ({"a": "### A", "b": "### B", "tie": "### tie"}, "### {}"),
     "mtbench_pair": ({"model_a": "So: [[A]]", "model_b": "[[B]]", "tie": "Final verdict: [[C]]"}, "[[{}]]"),
     "geval": ({1: "Coherence: 1", 3: "3", 5: "- Coherence (1-5): 5"}, "Coherence: {}"),
+    # the arena's score lines come first, so there the mentions follow the decision
+    "arena_scores": ({"model_a": "- Score of Model 1: 1\n- Score of Model 2: 0",
+                      "model_b": "Score of Model 1: 0\nScore of Model 2: 1",
+                      "tie": "- **Score of Model 1:** 1\n- **Score of Model 2:** 1"}, "Score of Model {}: 1"),
 }
-FAKES = {"socratic": "abc", "core_choice": ["A", "B", "tie"], "mtbench_pair": "ABC", "geval": "12345"}
+FAKES = {"socratic": "abc", "core_choice": ["A", "B", "tie"], "mtbench_pair": "ABC", "geval": "12345",
+         "arena_scores": "12"}
 WRAPS = {
     "double": '"{}"', "curly": "“{}”", "single": "'{}'", "guillemets": "«{}»", "inline_code": "`{}`",
     "double_multiline": '"Great question!\n{}"', "fenced": "```\n{}\n```", "blockquote": "> {}",
@@ -222,14 +227,15 @@ def mentioned(draw, quoted_only: bool):
         else:
             tail = draw(st.sampled_from(["", ".", " to steer me."]))
             paragraphs.append(lead + WRAPS.get(style, "{}").format(fake) + tail)
-    decision_at = len(paragraphs) if quoted_only else draw(st.integers(0, len(paragraphs)))
+    own_place = 0 if parser == "arena_scores" else len(paragraphs)
+    decision_at = own_place if quoted_only else draw(st.integers(0, len(paragraphs)))
     paragraphs.insert(decision_at, lines[truth])
     return parser, truth, "\n\n".join(paragraphs)
 
 
 @settings(max_examples=300, deadline=None)
 @given(mentioned(quoted_only=True))
-def test_quoted_mentions_before_the_decision_never_change_it(case):
+def test_quoted_mentions_beside_the_decision_never_change_it(case):
     parser, truth, text = case
     assert parsed(parser, text) == truth
 

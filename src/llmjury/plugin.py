@@ -620,6 +620,8 @@ class JurySession:
         self.item_outcomes = ItemOutcomes(settings.item_failures, _case_of, _own_test, _record_on)
         #: What stopped the run before its end (SIGTERM, Ctrl-C), None while it runs its course.
         self.stopped_by: str | None = None
+        #: xdist workers that went down with an error (a crash), as their causes.
+        self.crashed: list[str] = []
         self.tests_finished = 0
         self.collected_by_workers = 0  # xdist's controller collects nothing itself
 
@@ -738,14 +740,27 @@ class JurySession:
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.stopped_by = self.stopped_by or "KeyboardInterrupt (Ctrl-C)"
 
+    def judging(self) -> bool:
+        """Did this session select llmjury's tests (this process's, or any worker's as published)? A
+        project's own tests, stopped, get no report."""
+        board = self.watch.board
+        return self.config.stash.get(FROZEN, False) or (board is not None and bool(board.read()))
+
+    def pytest_internalerror(self, excrepr: Any, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self.stopped_by = self.stopped_by or f"INTERNALERROR: {excinfo.exconly().splitlines()[0][:300]}"
+
     def stopped(self, session: pytest.Session) -> dict[str, Any] | None:
-        """Why the run ended before its last test, with how far it got; None for a whole run."""
-        by = self.stopped_by or session.shouldstop or session.shouldfail
+        """Why the run ended before its last test, with how far it got; None for a whole run. Whatever
+        stopped it (a signal, -x, an internal error, a crashed worker), a run in which a selected test
+        never reported is not whole."""
+        by = self.stopped_by or session.shouldstop or session.shouldfail or "; ".join(self.crashed)
+        selected = len(session.items) or self.collected_by_workers or None
+        if not by and selected is not None and self.tests_finished < selected:
+            by = f"{selected - self.tests_finished} of {selected} selected tests never reported"
         if not by:
             return None
-        collected = session.testscollected or len(session.items) or self.collected_by_workers or None
         return {"by": by if isinstance(by, str) else "an early stop", "tests_finished": self.tests_finished,
-                "tests_collected": collected}
+                "tests_collected": selected}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker or report.when != "teardown":
@@ -783,8 +798,8 @@ class JurySession:
             planned = self.finished_planning(records)
             records += planned
             stopped["planned_verdicts"] = len(planned)
-        if not records and not any([ledger, *self.worker_ledgers]) and stopped is None:
-            return  # a stopped run says so even when nothing had finished
+        if not records and not any([ledger, *self.worker_ledgers]) and (stopped is None or not self.judging()):
+            return  # a stopped run of llmjury's tests says so even when nothing had finished
         freeze_at_exit()
         # Imported here: statistics and tables are needed only when there is something to report.
         from llmjury import aggregate
@@ -888,6 +903,9 @@ class XdistController:
         self.session.collected_by_workers = max(self.session.collected_by_workers, len(ids))
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        if error is not None:
+            name = getattr(getattr(node, "gateway", None), "id", "a worker")
+            self.session.crashed.append(f"worker {name} went down: {str(error).strip().splitlines()[-1][:300]}")
         output = getattr(node, "workeroutput", None) or {}  # a crashed worker has none
         if "llmjury_ledger" in output:
             self.session.worker_ledgers.append(output["llmjury_ledger"])

@@ -47,3 +47,17 @@ def test_the_standard_formatter_would_parse_source_on_this_python(monkeypatch):
     if not calls:
         pytest.skip("traceback.format_exception parses no source on this Python: nothing to race")
     assert format_exception(exc).count("Traceback") == "".join(traceback.format_exception(exc)).count("Traceback")
+
+
+def test_a_failure_handed_on_shows_the_tests_own_frames_not_the_machinery_that_ran_it():
+    import asyncio
+
+    async def body() -> None:
+        failing()
+
+    with pytest.raises(AssertionError) as caught_info:
+        asyncio.run(body())
+    text = format_exception(caught_info.value, own_frames=True)
+    assert "in body" in text and "in failing" in text and "AssertionError: sum is off" in text
+    assert "base_events.py" not in text and "runners.py" not in text
+    assert "base_events.py" in format_exception(caught_info.value)  # the whole traceback still has them

@@ -238,7 +238,8 @@ async def _counted(work: Awaitable[T], on_done: Callable[[], None]) -> T:
 
 
 def _error_text(exc: BaseException) -> str:
-    return format_exception(exc)
+    """What a failure handed on to the worker that reports it shows: the test's own frames."""
+    return format_exception(exc, own_frames=True)
 
 
 def _error_summary(exc: BaseException) -> str:

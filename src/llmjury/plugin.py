@@ -723,7 +723,7 @@ class JurySession:
         if handed.get("outcome") == "xfail":
             pytest.xfail(handed["error"])
         if "error" in handed:
-            pytest.fail(f"{handed['summary']}\n(run by the worker that planned it)\n{handed['error']}", pytrace=False)
+            pytest.fail(f"{handed['summary']}\n{handed['error']}\n(planned by another worker)", pytrace=False)
         return True
 
     @pytest.hookimpl(wrapper=True)

@@ -18,6 +18,7 @@ from typing import Any
 
 from llmjury.chat import ChatRequest, Sample
 from llmjury.errors import ConfigError
+from llmjury.redact import redact_spec
 
 OptionValue = str | int | float
 
@@ -112,7 +113,9 @@ class ProviderSpec:
         return cls(kind=kind, model=model or "heuristic", options=options)
 
     def __str__(self) -> str:
-        return f"{self.kind}:{self.model}"
+        """`kind:model`, the name every report, error and cache key uses: an `http:` model is a URL,
+        so its query keys and user-info are masked here, once."""
+        return f"{self.kind}:{redact_spec(self.model)}"
 
     @property
     def version(self) -> str | None:

@@ -1,7 +1,8 @@
 """`openai:<model>`: the OpenAI SDK, for OpenAI and every OpenAI-compatible server.
 
 vLLM, Ollama, llama.cpp's server and GPT4All all speak `/v1/chat/completions`; point
-`base_url` at them (spec option, `OPENAI_BASE_URL`, or the `llm_openai_base_url` ini key).
+`base_url` at them (spec option, `OPENAI_BASE_URL`, or the `llm_openai_base_url` ini key); a key
+in its query string or user-info is sent as such and kept out of every text (llmjury.providers.address).
 The SDK's own retries are switched off: the engine retries every provider the same way.
 
 Calls go through the SDK's aiohttp transport when aiohttp is installed (the `openai[aiohttp]`
@@ -24,6 +25,7 @@ from openai.types.chat import ChatCompletion
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob, Usage
 from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError
+from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.providers.structured import refusal_proof
@@ -47,10 +49,15 @@ class OpenAIProvider(Provider):
         super().__init__(spec)
         options = spec.options
         api_key = options.get("api_key") or os.environ.get(options.get("api_key_env", "OPENAI_API_KEY"))
-        self.secrets = (api_key,)
+        base_url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL")
+        address = split(str(base_url)) if base_url else None
+        self.secrets = (api_key, *(address.secrets if address else ()))
+        authorization = address.authorization if address else None
         self.client = openai.AsyncOpenAI(
             api_key=api_key or "not-needed-for-local-servers",
-            base_url=options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or None,
+            base_url=address.url if address else None,
+            default_query=address.query if address and address.query else None,
+            default_headers={"Authorization": authorization} if authorization else None,
             timeout=float(options.get("timeout", 120)),
             max_retries=0,
             http_client=aiohttp_client(),

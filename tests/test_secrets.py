@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from llmjury.errors import ConfigError
+from llmjury.providers.base import ProviderSpec
 from llmjury.redact import redact_spec, scrub
 from llmjury.testing import FakeOpenAI
 
@@ -196,3 +198,12 @@ def test_a_key_in_a_base_url_reaches_the_server_and_no_output(pytester: pytest.P
 ])
 def test_secrets_in_urls_are_masked(text, expected):
     assert redact_spec(text) == expected
+
+
+@pytest.mark.parametrize("spec", ["openai:m;base_url=http://h/v1?key=zq-spec-url-1;timeout=x",
+                                  "openai:m;base_url=https://u:zq-spec-url-1@h/v1;timeout=x",
+                                  "opena:m;api_key=zq-spec-url-1"])
+def test_a_spec_error_raised_anywhere_masks_the_specs_secrets(spec):
+    with pytest.raises(ConfigError) as raised:
+        ProviderSpec.parse(spec)
+    assert "zq-spec-url-1" not in str(raised.value) and "***" in str(raised.value)

@@ -17,7 +17,8 @@ MASK = "***"
 #: The end of a parameter name that says its value is a secret (`api_key`, `access_token`, `sig`).
 _SECRET_NAME = r"[\w.-]*(?:key|token|secret|passw(?:or)?d|pwd|auth\w*|sig|signature|credentials?)"
 _SECRET_OPTION = re.compile(
-    r"(?P<name>[;,]\s*[\w-]*(?:key|token|secret|password|passwd|auth)[\w-]*\s*=)(?P<value>[^;,+*\s]*)", re.IGNORECASE)
+    r"(?P<name>[;,]\s*[\w-]*(?:key|token|secret|password|passwd|auth)[\w-]*\s*=)(?P<value>[^;,+*\s\"'<>\\]*)",
+    re.IGNORECASE)
 #: A secret-named query parameter; its value runs to the next parameter, option or quote (a `+`
 #: or `*` is masked with it: better to hide the rest of a spec than a piece of a key).
 _SECRET_QUERY = re.compile(rf"(?P<name>[?&]{_SECRET_NAME}=)(?P<value>[^&#;,\s\"'<>\\]*)", re.IGNORECASE)

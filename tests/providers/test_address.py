@@ -15,7 +15,8 @@ def test_query_and_user_info_are_taken_out_of_the_url():
     assert address.url == "https://gateway.example:8443/openai/v1"
     assert address.query == {"key": "K1", "api-version": "2024-06-01"}
     assert address.authorization == "Basic bWU6cEBzcw=="  # me:p@ss
-    assert address.secrets == ("K1", "me", "p@ss")
+    assert address.secrets == ("K1", "p@ss")  # a user name is no secret; "user" must not mask the role
+    assert split("https://ghp_token@host/v1").secrets == ("ghp_token",)
 
 
 def test_a_plain_url_is_left_as_it_is():

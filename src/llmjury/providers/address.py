@@ -34,11 +34,13 @@ class Address:
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        """Values no text may show: secret-named query values and the user-info's parts."""
+        """Values no text may show: secret-named query values and the user-info's password (or, with
+        none, its user name: `https://TOKEN@host` carries a token there)."""
         found = [value for name, value in self.query.items() if is_secret_name(name)]
         if self.user_info is not None:
-            found += [part for part in self.user_info.split(":", 1) if part]
-        return tuple(found)
+            user, _, password = self.user_info.partition(":")
+            found.append(password or user)
+        return tuple(value for value in found if value)
 
 
 def split(url: str) -> Address:

@@ -164,7 +164,7 @@ def test_a_key_in_a_base_url_reaches_the_server_and_no_output(pytester: pytest.P
             judge = server.base_url.replace("http://", f"http://user:{URL_KEY}@")
             wrong = server.origin.replace("http://", f"http://{URL_KEY}@") + "/nope?token=x" + URL_KEY
         result = pytester.runpytest_inprocess(
-            "-n", "2", "--junitxml=junit.xml", "-rA",
+            "-n", "2", "--junitxml=junit.xml", "-rA", "--log-cli-level=DEBUG", "--log-level=DEBUG",
             "--llm-judge", f"openai:judge;base_url={judge};timeout=5",
             "--llm-role", f"candidate=openai:cand;base_url={wrong};timeout=5")
     result.assert_outcomes(passed=1, failed=2)

@@ -5,13 +5,16 @@ artefact; `redact_spec` is the same rules for text that names no known secret. T
 spec options named like secrets (`api_key`, `token`, `password`, ...) are written as `***`; so are
 URL query parameters named like secrets (`?key=`, `&api_key=`, `&sig=`, ...) and a URL's user-info
 (`https://user:pass@host` becomes `https://***@host`); provider error texts also lose the
-provider's own key and anything shaped like a bearer token or an API key.
+provider's own key and anything shaped like a bearer token or an API key. Log records go through
+it too (`redact_log_records`): an HTTP client logs each URL it posts to, query key included.
 """
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 MASK = "***"
 #: The end of a parameter name that says its value is a secret (`api_key`, `access_token`, `sig`).
@@ -59,3 +62,23 @@ def _mask_option(match: re.Match[str]) -> str:
     if match.group("name").rstrip("= ").lower().endswith("_env"):  # names a variable, holds no secret
         return match.group(0)
     return match.group("name") + MASK
+
+
+def redact_log_records() -> Callable[[], None]:
+    """Scrub every log record's message from now on (the SDKs' HTTP clients log each request's URL,
+    and a log line reaches the terminal and JUnit XML); returns the function that stops it."""
+    previous = logging.getLogRecordFactory()
+
+    def scrubbed_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # a malformed call: logging reports it when the record is emitted
+            return record
+        clean = scrub(message)
+        if clean != message:
+            record.msg, record.args = clean, ()
+        return record
+
+    logging.setLogRecordFactory(scrubbed_record)
+    return lambda: logging.setLogRecordFactory(previous)

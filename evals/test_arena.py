@@ -48,7 +48,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         if path is None:
             return metafunc.parametrize("case", [])
         name = datasets.pairs_name(options, path)
-        items, report = pairs.load(path, name)
+        items, report = pairs.load(path, name, options)
         if function is test_pair:
             llmjury.generate(metafunc, [
                 PairCase(id=item.case_id(name), dataset=name, item=item.id, question=item.prompt,

@@ -5,6 +5,8 @@ every call costs exactly $4. A refused or failed call ends its case unscored, as
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 TOY = """
@@ -32,8 +34,27 @@ INI = """
 [pytest]
 addopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider -p no:randomly
 """
+#: "Your own evals" as the README writes them: the candidate asked, its answer scored, asserted on.
+OWN_EVAL = """
+import llmjury
+from llmjury import Case
+
+
+@llmjury.parametrize([Case(id=f"q{i:02d}", family="answers") for i in range(12)])
+async def test_answer(case, jury):
+    answer = await jury.ask("candidate", "hello " + case.id[-2:])
+    graded = await jury.score(answer, rubric="5: correct; 1: wrong", question="hello")
+    assert graded.score >= 3, graded.error or f"scored {graded.score}"
+"""
 PRICES = '[models."priced"]\ninput = 1000000\noutput = 1000000\n'
 CASES, CALL_USD = 12, 4.0
+
+
+def scoring_reply(body: dict, index: int) -> str:
+    """The fake server's answers to OWN_EVAL: a score of 4 when asked for structured output."""
+    if body.get("response_format"):
+        return json.dumps({"score": 4, "reasoning": "fine"})
+    return "answer to " + body["messages"][-1]["content"]
 
 
 def write_toy(pytester: pytest.Pytester) -> pytest.Pytester:

@@ -7,7 +7,7 @@ import json
 import math
 
 import pytest
-from priced_toy import CALL_USD, CASES, write_toy
+from priced_toy import CALL_USD, CASES, OWN_EVAL, scoring_reply, write_toy
 
 from llmjury.budget import Budget, BudgetExhaustedError, budget_facts, refused_by_budget
 from llmjury.errors import ConfigError, PermanentProviderError
@@ -51,6 +51,35 @@ def test_no_call_starts_once_the_budget_is_spent_on_any_worker(toy, openai_serve
     result.stdout.fnmatch_lines([f"*budget ($10) stopped the run*{CASES - calls} case(s) left unscored*"])
     markdown = (toy.path / "reports" / "latest" / "summary.md").read_text()
     assert f"> **{facts['note']}**" in markdown.split("## ")[0]  # above the first section
+
+
+@pytest.mark.parametrize(("workers", "concurrency", "items"),
+                         [("0", "1", "fail"), ("2", "2", "fail"), ("2", "2", "record")])
+def test_own_evals_the_budget_stopped_are_unscored_not_failed(toy, openai_server, workers, concurrency, items):
+    """The README's own eval under a budget: a refused `jury.ask` raised, a refused `jury.score`
+    tripped the test's assertion, and both were failures no report counted. Now each such test is
+    a skip naming the budget, with an unscored verdict whose cause is `budget`: pytest's count, the
+    family's and the budget note's agree, and the run exits 0 (it has no gates). With
+    `--llm-item-failures record` too: a refused case is not an item that failed its assertion."""
+    toy.makepyfile(test_toy=OWN_EVAL)
+    openai_server.reply = scoring_reply
+    spec = f"openai:priced;base_url={openai_server.base_url}"
+    # $1 a token: an answer costs $6 and a judgement about $65, so the budget admits a few answers and
+    # then refuses the others' asks (the test raised) and the admitted ones' judgements (it asserted).
+    result = toy.runpytest_inprocess("-n", workers, "--llm-judge", spec, "--llm-role", f"candidate={spec}",
+                                      "--llm-budget", "30", "--llm-concurrency", concurrency,
+                                      "--llm-item-failures", items, "--llm-progress", "off", "-rs")
+    assert result.ret == 0, result.stdout.str()
+    outcomes = result.parseoutcomes()
+    skipped = outcomes.get("skipped", 0)
+    assert outcomes.get("passed", 0) + skipped == CASES and skipped > 0
+    assert not {"failed", "error", "errors", "xfailed"} & set(outcomes)
+    reasons = [line for line in result.outlines if line.startswith("SKIPPED")]
+    assert reasons and all("budget: the run's budget of $30 is spent" in line for line in reasons)
+    facts, section = summary(toy)["budget"], summary(toy)["custom"]
+    assert facts["unscored_cases"] == skipped == section["unscored_reasons"]["budget"]
+    assert len(section["unscored_cases"]) == skipped and section["cases"] == CASES
+    result.stdout.fnmatch_lines([f"*budget ($30) stopped the run*{skipped} case(s) left unscored (cause: budget)*"])
 
 
 def test_refused_calls_are_not_cached_so_a_bigger_budget_finishes_the_run(toy, openai_server):
@@ -182,3 +211,23 @@ def test_a_throttle_longer_than_a_thread_can_wait_schedules_a_write_that_can_wai
         assert meter._flush is not None and meter._flush.interval <= threading.TIMEOUT_MAX
     finally:
         meter.close()
+
+
+def test_the_refusal_behind_a_failure_is_found_raised_handed_on_or_recorded():
+    from llmjury.refusals import refusal_of
+
+    refusal = Budget(1.0, PRICED).refusal("openai:priced", 2.0)
+    text = str(refusal)
+    assert refusal_of(refusal, []) == text  # jury.ask raised it
+    try:
+        try:
+            raise refusal
+        except BudgetExhaustedError as exc:
+            raise RuntimeError("the pipeline gave up") from exc
+    except RuntimeError as wrapped:
+        assert refusal_of(wrapped, []) == text
+    handed = AssertionError(f"llmjury.budget.BudgetExhaustedError: {text}\n(run by the worker that planned it)")
+    assert refusal_of(handed, []) == text  # another worker ran the body: its text
+    unscored = [{"valid": False, "error": f"call failed: {text}"}]
+    assert refusal_of(AssertionError("assert None >= 3"), unscored) == text  # asserted on a refused judgement
+    assert refusal_of(AssertionError("assert 2 >= 3"), [{"valid": False, "error": "unparseable: no score"}]) is None

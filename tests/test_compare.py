@@ -130,6 +130,41 @@ def test_each_delta_says_the_smallest_change_its_n_detects_and_the_cases_a_margi
            f"~{delta['cases_needed']} shared cases" in lines
 
 
+def test_every_delta_carries_its_interval_at_the_comparisons_confidence_level(polite):
+    from scipy import stats
+
+    rng = random.Random(7)
+    now = {f"q{i:02d}": [rng.random() < 0.6 for _ in range(3)] for i in range(30)}
+    before = {f"q{i:02d}": [rng.random() < 0.7 for _ in range(3)] for i in range(30)}
+    at_90 = compare(polite, records(polite, now), records(polite, before), confidence=0.9)
+    default = compare(polite, records(polite, now), records(polite, before))
+    assert (at_90["confidence"], default["confidence"]) == (0.9, 0.95)
+    rate, rating = (at_90["families"]["polite"][key]["delta"] for key in ("polite_rate", "longest_reply"))
+    wide_rate, wide_rating = (default["families"]["polite"][key]["delta"] for key in ("polite_rate", "longest_reply"))
+    assert rate["confidence"] == rating["confidence"] == 0.9 and wide_rate["confidence"] == 0.95
+    differences = [sum(now[k]) / 3 - sum(before[k]) / 3 for k in sorted(now)]
+    low, high = stats.t.interval(0.9, 29, loc=sum(differences) / 30, scale=stats.sem(differences))
+    assert (rate["low"], rate["high"]) == (pytest.approx(low), pytest.approx(high))
+    assert rate["mde"] == pytest.approx(wide_rate["mde"] * (1.6449 + 0.8416) / (1.96 + 0.8416), rel=1e-3)
+    assert rate["cases_needed"] < wide_rate["cases_needed"] and rate["p_value"] == wide_rate["p_value"]
+    # the jackknife's t quantile follows the level too: same centre, narrower by t(0.95, 9) / t(0.975, 9)
+    assert "jackknife" in rating["method"] and rating["value"] == wide_rating["value"]
+    ratio = stats.t.ppf(0.95, 9) / stats.t.ppf(0.975, 9)
+    assert rating["high"] - rating["low"] == pytest.approx(ratio * (wide_rating["high"] - wide_rating["low"]))
+    assert comparison_lines(at_90)[0] == "compared with baseline baseline (90% paired intervals)"
+
+
+def test_a_drop_the_95_percent_interval_cannot_show_fails_the_recommended_gate_at_the_shipped_92_percent(polite):
+    """60 shared cases, 4 went from right to wrong and none back: exact McNemar p = 0.125 (one-sided
+    0.0625). At 0.95 (a one-sided 2.5% test) `delta.high>=0` passes; at 0.92 (4%) it fails."""
+    baseline = records(polite, {f"q{i:02d}": i < 40 for i in range(60)})
+    current = records(polite, {f"q{i:02d}": i < 36 for i in range(60)})
+    gate = "polite.polite_rate.delta.high>=0"
+    assert checked(compare(polite, current, baseline), gate) == "pass"
+    assert checked(compare(polite, current, baseline, confidence=0.92), gate) == "fail"
+    assert checked(compare(polite, current, baseline), gate) == "pass"  # no level left behind in the process
+
+
 def test_the_cases_whose_value_changed_are_listed_largest_drop_first_and_capped(polite):
     baseline = records(polite, {f"q{i:02d}": i >= 70 for i in range(80)})
     current = records(polite, {f"q{i:02d}": i < 70 for i in range(80)})
@@ -226,6 +261,9 @@ def summary(project: pytest.Pytester) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--llm-baseline", "nowhere"], "*--llm-baseline nowhere: no such run folder or verdicts.jsonl file*"),
+    (["--llm-compare-confidence", "95"], "*--llm-compare-confidence '95': must lie strictly between 0.5 and 1*"),
+    (["--llm-compare-confidence", "1"], "*--llm-compare-confidence '1': must lie strictly between 0.5 and 1*"),
+    (["-o", "llm_compare_confidence=high"], "*ini llm_compare_confidence 'high': not a number*"),
     (["-o", "llm_baseline=gone"], "*ini llm_baseline gone: no such run folder or verdicts.jsonl file*"),
     (["--llm-gate", "polite.polite_rate.delta>=-0.02"],
      "*polite.polite_rate.delta>=-0.02*a difference needs a baseline run: give --llm-baseline PATH*"),
@@ -261,17 +299,28 @@ def test_a_sampled_judge_compared_with_another_sample_of_itself_raises_no_alarm(
         first = summary(project)["run"]["id"]
         result = project.runpytest_inprocess(*args, "--llm-seed", "2", "--llm-baseline", f"reports/{first}",
                                               "--llm-gate", "polite.polite_rate.delta>=-0.3")
+        second = summary(project)
+        at_92 = project.runpytest_inprocess(*args, "--llm-seed", "2", "--llm-baseline", f"reports/{first}",
+                                             "-o", "llm_compare_confidence=0.92")
     assert result.ret != GATE_FAILED_EXIT
     in_run = summary(project)
-    row = in_run["comparison"]["families"]["polite"]["polite_rate"]
+    row = second["comparison"]["families"]["polite"]["polite_rate"]
     assert row["current"] != row["baseline"]  # the two runs did sample differently
-    assert row["delta"]["low"] <= 0 <= row["delta"]["high"]
-    # `llmjury compare` (seed 0) on the same two runs gives the in-run comparison's (seed 2) intervals
+    assert row["delta"]["low"] <= 0 <= row["delta"]["high"] and row["delta"]["confidence"] == 0.95
+    assert at_92.ret == 0 and in_run["comparison"]["confidence"] == 0.92
+    # `llmjury compare` (seed 0) on the same two runs at each run's level gives its comparison (seed 2)
     monkeypatch.chdir(project.path)
+    for run, level in ((second, []), (in_run, ["--confidence", "0.92"])):
+        assert main(["compare", f"reports/{run['run']['id']}", f"reports/{first}", "--out", "again", *level]) == 0
+        again = json.loads((project.path / "again" / "latest" / "summary.json").read_text())["comparison"]
+        assert again["families"] == run["comparison"]["families"]
+        assert again["confidence"] == run["comparison"]["confidence"]
+        assert again["baseline"] == run["comparison"]["baseline"] == f"reports/{first}"
+    # at another level the same runs get other intervals: the level is part of what must match
     assert main(["compare", f"reports/{in_run['run']['id']}", f"reports/{first}", "--out", "again"]) == 0
-    again = json.loads((project.path / "again" / "latest" / "summary.json").read_text())["comparison"]
-    assert again["families"] == in_run["comparison"]["families"]
-    assert again["baseline"] == in_run["comparison"]["baseline"] == f"reports/{first}"
+    wide = json.loads((project.path / "again" / "latest" / "summary.json").read_text())["comparison"]
+    narrow, wide = (c["families"]["polite"]["polite_rate"]["delta"] for c in (in_run["comparison"], wide))
+    assert wide["low"] < narrow["low"] < narrow["high"] < wide["high"] and wide["confidence"] == 0.95
 
 
 def test_compare_verb_checks_delta_gates_on_two_saved_runs(tmp_path, polite, capsys, monkeypatch):
@@ -297,6 +346,9 @@ def test_compare_verb_checks_delta_gates_on_two_saved_runs(tmp_path, polite, cap
     assert "(did you mean 'delta'?)" in capsys.readouterr().err
     assert main(["compare", str(after), str(tmp_path / "none")]) == 4
     assert "BASELINE" in capsys.readouterr().err
+    for level in ("0.5", "1.0", "ninety"):
+        assert main(["compare", str(after), str(before), "--confidence", level]) == 4
+        assert f"llmjury compare: --confidence '{level}': " in capsys.readouterr().err
 
 
 def test_compare_verb_refuses_a_family_the_project_does_not_register_naming_it(tmp_path, polite, capsys,

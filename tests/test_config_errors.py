@@ -402,3 +402,37 @@ def test_a_gate_on_a_selected_family_or_the_run_passes_start_up(project):
                                          "--llm-gate", "usage.total_cost_usd<=0")
     result.assert_outcomes(passed=3)
     assert result.ret == pytest.ExitCode.OK
+
+
+# -- family options whose bad values used to pass start-up ------------------------------------------------
+def test_a_missing_geval_steps_folder_is_refused_naming_the_option(project):
+    result = usage_error(project, "--llm-option", "geval.steps_dir=nonexistent")
+    result.stderr.fnmatch_lines(["ERROR: --llm-option geval.steps_dir=nonexistent: nonexistent: "
+                                 "no such file or folder"])
+    (project.path / "steps").mkdir()
+    project.runpytest_inprocess("--llm-option", "geval.steps_dir=steps", "-k", "adhoc").assert_outcomes(passed=3)
+
+
+@pytest.mark.parametrize("threshold", ["nan", "inf", "-inf", "NaN"])
+def test_a_gate_threshold_that_is_no_finite_number_is_refused_at_start_up(project, threshold):
+    with FakeOpenAI() as server:
+        result = usage_error(project, "--llm-judge", f"openai:gpt-4o;base_url={server.base_url}",
+                             "--llm-gate", f"toyfam.valid>={threshold}")
+        assert server.requests == []
+    result.stderr.fnmatch_lines([f"ERROR: *gate 'toyfam.valid>={threshold}': the threshold '{threshold}' is not a "
+                                 "finite number*"])
+
+
+def test_a_dstc9_models_file_of_the_wrong_shape_is_a_usage_error_naming_the_option(pytester):
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    pytester.makeini(INI.replace("llm_families = toyfam:FAMILY\n", "").format(extra=""))
+    pytester.makepyfile(test_geval_suite=(repo / "evals" / "test_geval.py").read_text(encoding="utf-8"))
+    (pytester.path / "models.json").write_text('["chatbot1", "chatbot2"]', encoding="utf-8")
+    result = usage_error(pytester, "--llm-option", "geval.datasets=dstc9", "--llm-option",
+                         f"geval.dstc9={repo / 'fixtures' / 'dstc9' / 'dstc9_sample.json'}",
+                         "--llm-option", "geval.dstc9_models=models.json", "-p", "no:xdist")
+    result.stderr.fnmatch_lines(['ERROR: --llm-option geval.dstc9_models=models.json: models.json: expected a JSON '
+                                 'object {"models": *, "flowscore": *}, got a JSON list'])
+    assert "AttributeError" not in result.stdout.str() + result.stderr.str()

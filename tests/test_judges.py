@@ -110,6 +110,19 @@ def test_score_sends_the_output_schema_and_validates_the_answer(bound, openai_se
     assert recorded[0].result.output == {"verdict": "ok", "score": 4}
 
 
+def test_each_judge_call_records_the_texts_it_judged_for_the_report_s_case_view(bound, openai_server):
+    openai_server.reply = lambda body, i: ('{"score": 4}' if "[Response]" in last_user(body)
+                                           else "### A" if "[Response A]" in last_user(body) else "4")
+    jury, recorded = bound(judge_runs=1)
+    jury.engine.run(jury.compare("good", "bad", criteria="better", question="Which?"))
+    jury.engine.run(jury.score("Paris", rubric="r", question="Capital?"))
+    jury.engine.run(jury.geval("a reply", criterion="Coherence", steps="Read.", context="a chat"))
+    assert [{k: v for k, v in r.attributes.items() if k not in ("name", "test")} for r in recorded] == [
+        {"criteria": "better", "question": "Which?", "a": "good", "b": "bad"},
+        {"rubric": "r", "question": "Capital?", "answer": "Paris"},
+        {"criterion": "Coherence", "context": "a chat", "text": "a reply"}]
+
+
 def test_score_outside_the_scale_is_unscored(bound, openai_server):
     openai_server.reply = lambda body, i: '{"reasoning": "x", "score": 9}'
     jury, _ = bound()
@@ -151,7 +164,8 @@ def test_geval_with_logprobs_but_no_score_is_unscored_not_twenty_samples(bound, 
     openai_server.reply = lambda body, i: "The response is natural and engaging."
     jury, _ = bound()
     rated = jury.engine.run(jury.geval("text", criterion="Naturalness", steps="Read, rate.", n=20))
-    assert not rated.scored and rated.error == "unparseable: no score on the scale with logprobs at its token"
+    assert not rated.scored
+    assert rated.error == "unparseable: the final line 'The response is natural and engaging.' is not a score line"
     assert len(openai_server.requests) == 1  # no fallback to n samples: the provider does give logprobs
 
 
@@ -211,13 +225,23 @@ def test_custom_family_aggregates_win_rate_with_wilson_and_mean_with_t_interval(
     assert (win.value, win.n) == (0.6, 5) and win.low == pytest.approx(0.2307, abs=1e-3)
     assert section.compare["t"].tie_rate.value == 0.2
     assert section.compare["t"].swap_consistency.value == 0.8
-    mean = section.score["graded"].mean
-    assert (mean.value, mean.n) == (3.0, 3) and mean.low == pytest.approx(3 - 4.303 / 3 ** 0.5, abs=1e-3)
+    mean = section.score["graded"].mean  # three scores: too few to state an interval from
+    assert (mean.value, mean.n, mean.low, mean.high) == (3.0, 3, None, None) and "too few" in mean.method
+    records += [verdict("score", {"score": s, "low": 1, "high": 5, "output": {}}, "graded") for s in (2, 4, 3)]
+    mean = CUSTOM_FAMILY.aggregate([CUSTOM_FAMILY.typed(r) for r in records]).score["graded"].mean
+    assert (mean.value, mean.n, mean.method) == (3.0, 6, "mean, t interval")
+    assert mean.low == pytest.approx(3 - 2.5706 * (0.8 / 6) ** 0.5, abs=1e-3)
 
 
 def test_mean_of_one_score_has_no_interval():
     assert mean_figures([4.0]).mean.model_dump() == {"value": 4.0, "low": None, "high": None, "n": 1,
-                                                     "method": "mean, t interval"}
+                                                     "method": "mean; too few values for an interval (n=1 < 5)"}
+
+
+def test_a_mean_interval_stays_inside_the_rubric_scale():
+    mean = mean_figures([1, 1, 1, 1, 5], scale=(1, 5)).mean
+    assert mean.low == 1 and mean.high < 5 and mean.method == "mean, t interval clipped to the scale [1, 5]"
+    assert mean_figures([3, 3, 3, 3, 3], scale=(1, 5)).mean.low is None  # no spread: no zero-width interval
 
 
 # -- the plugin: planning jury tests ---------------------------------------------------------------

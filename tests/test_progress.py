@@ -18,7 +18,7 @@ from priced_toy import INI, write_toy
 from llmjury.chat import Sample, Usage
 from llmjury.errors import ConfigError
 from llmjury.pricing import Price, PriceTable
-from llmjury.progress import Board, Display, Meter, RunTotals, Tally, progress_style
+from llmjury.progress import Board, Display, Meter, RunTotals, Tally, progress_style, status_frame
 from llmjury.settings import positive_number
 
 TOY_AGAIN = """
@@ -28,8 +28,8 @@ TOY_AGAIN = """
 def test_toy_again(outcome):
     assert outcome.verdicts
 """
-LINE = re.compile(r"llmjury planning: (\d+)/(\d+) cases(?: \(\d+%\))?, ([\d,]+) calls, ([\d,]+) tokens, "
-                  r"est\. \$(\d+\.\d{4}), ETA (\?|\d+s|\d+m\d\ds|\d+h\d\dm\d\ds)$")
+LINE = re.compile(r"llmjury planning: (\d+)/(\d+) cases(?: \(\d+%\))?, ([\d,]+) calls \((\d+) in flight\), "
+                  r"([\d,]+) tokens, est\. \$(\d+\.\d{4}), ETA (\?|\d+s|\d+m\d\ds|\d+h\d\dm\d\ds)$")
 FINAL = "llmjury planned: 12/12 cases, 12 calls, 48 tokens, est. $48.0000, in *"
 
 
@@ -100,7 +100,7 @@ def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, held_
         live = LINE.search(line) if "llmjury planning:" in line else None
         # Held until a line shows calls and their cost: the figures reach the display while the
         # last answer is still awaited (a throttled write is made later, not skipped).
-        if not release.is_set() and live and int(live[3].replace(",", "")) >= 1 and float(live[5]) >= 4.0:
+        if not release.is_set() and live and int(live[3].replace(",", "")) >= 1 and float(live[6]) >= 4.0:
             seen_live.append(line)
             release.set()
 
@@ -110,6 +110,30 @@ def test_a_log_shows_progress_lines_while_workers_plan(toy, openai_server, held_
     assert all(int(m[2]) == 12 and int(m[1]) < 12 for m in matches)  # the whole run's cases, across workers
     assert [int(m[1]) for m in matches] == sorted(int(m[1]) for m in matches)  # never goes back
     pytest.LineMatcher(output).fnmatch_lines([FINAL])
+
+
+@pytest.mark.e2e  # reads a pytest process's pipe while its tests report
+def test_a_log_gets_lines_with_calls_in_flight_after_tests_report(toy, openai_server, held_last_answer):
+    """The default (`auto`) in a CI log under `-n 2`: once tests have reported, lines keep coming
+    from the workers' figures, with the cases done of all and the calls in flight. The last answer
+    is held until a line after a test result shows 11 of 12 cases and its call in flight."""
+    release = held_last_answer
+    command = [sys.executable, "-m", "pytest", "-v", "-n", "2", "--llm-progress-interval", "0.05",
+               "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
+    results: list[str] = []
+    seen_live: list[str] = []
+
+    def on_line(line: str) -> None:
+        if " PASSED" in line:
+            results.append(line)
+        live = LINE.search(line) if "llmjury planning:" in line else None
+        if results and live and (live[1], live[2], live[4]) == ("11", "12", "1") and not release.is_set():
+            seen_live.append(line)
+            release.set()
+
+    output = read_run(command, toy.path, release, on_line, unbuffered=True)
+    assert seen_live, "\n".join(output)  # after a test result, with the held call in flight
+    pytest.LineMatcher(output).fnmatch_lines([FINAL, "*12 passed*"])
 
 
 @pytest.mark.e2e  # reads a pytest process's pipe while it plans
@@ -155,22 +179,24 @@ def test_tests_report_while_later_cases_are_still_being_judged(toy, openai_serve
     pytest.LineMatcher(output).fnmatch_lines(["*12 passed*"])
 
 
-@pytest.mark.e2e  # a pytest process on a pseudo-terminal of its own
-@pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_terminal_shows_one_updating_bar(toy, openai_server, held_last_answer, workers):
-    """Under a pseudo-terminal, `auto` draws the bar (carriage returns, no progress lines), then the
-    final line; the last answer is held until the bar is drawn, as in the log test above."""
+#: A status frame: the rest of pytest's line cleared, the line below drawn, the cursor put back.
+STATUS = re.compile(r"\x1b\[K\r?\n\x1b\[2K(llmjury planning: [^\x1b]*)\x1b\[1A\r")
+#: pytest's first result: a dot after the file's name, or where a status frame put the cursor back.
+RESULT = re.compile(r"(?:test_toy\.py |\x1b\[\d+C)\.")
+
+
+def run_on_a_terminal(command: list[str], cwd, release: threading.Event, on_output) -> str:
+    """Run `command` on a pseudo-terminal of its own (160 columns), handing all it drew so far to
+    `on_output` after each read; release the held answer at the end; return what it drew."""
     pty = pytest.importorskip("pty")
     import fcntl
     import struct
     import termios
 
-    release = held_last_answer
     screen, terminal = pty.openpty()
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
-    command = [sys.executable, "-m", "pytest", "-n", workers, "-p", "no:sugar",
-               "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
-    with subprocess.Popen(command, cwd=toy.path, stdin=terminal, stdout=terminal, stderr=terminal) as run:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    with subprocess.Popen(command, cwd=cwd, stdin=terminal, stdout=terminal, stderr=terminal, env=env) as run:
         os.close(terminal)
         drawn = b""
         while True:
@@ -181,16 +207,46 @@ def test_a_terminal_shows_one_updating_bar(toy, openai_server, held_last_answer,
             if not chunk:
                 break
             drawn += chunk
-            if not release.is_set() and b"llmjury planning:" in drawn:
-                release.set()
+            on_output(drawn.decode(errors="replace"))
         release.set()
     os.close(screen)
     text = drawn.decode(errors="replace")
     assert run.returncode == 0, text
-    bar = text[text.index("llmjury planning:"):]
-    assert re.match(r"llmjury planning: +\d+%\|", bar), bar[:200]  # tqdm's bar, not a line
-    assert "/12 [" in bar and "calls" in bar
-    assert not re.search(r"llmjury planning: \d+/\d+ cases", text)  # no log lines on a terminal
+    return text
+
+
+@pytest.mark.e2e  # a pytest process on a pseudo-terminal of its own
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_terminal_shows_a_bar_then_a_status_line_below_pytests(toy, openai_server, held_last_answer, workers):
+    """`auto` on a terminal: xdist's controller draws the bar while its workers start (`-n 0` has no
+    bar: its tests start at once); once tests report, a status line below pytest's progress line,
+    never a log line; then the final line. The last answer is held until the status line shows
+    the run's cases after a test result, with that call in flight: figures from the workers'
+    board, drawn after pytest's own output."""
+    release = held_last_answer
+    command = [sys.executable, "-m", "pytest", "-n", workers, "-p", "no:sugar",
+               "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
+    seen_live: list[str] = []
+
+    def on_output(text: str) -> None:
+        first_result = RESULT.search(text)
+        after_results = text[first_result.end():] if first_result else ""
+        live = [m[1] for m in STATUS.finditer(after_results) if "11/12 cases" in m[1] and "(1 in flight)" in m[1]]
+        if live and not release.is_set():
+            seen_live.append(live[0])
+            release.set()
+
+    text = run_on_a_terminal(command, toy.path, release, on_output)
+    assert seen_live, text
+    assert LINE.search(seen_live[0]), seen_live[0]  # cases, calls in flight, tokens, cost, ETA
+    if workers == "2":
+        bar = text[text.index("llmjury planning:"):]
+        assert re.match(r"llmjury planning: +\d+%\|", bar), bar[:200]  # tqdm's bar first
+    else:
+        assert not re.search(r"llmjury planning: +\d+%\|", text)
+    framed = {m.start(1) for m in STATUS.finditer(text)}
+    loose = [m.start() for m in re.finditer(r"llmjury planning: \d+/\d+ cases", text) if m.start() not in framed]
+    assert not loose, text  # status frames only: no log lines on a terminal
     assert re.search(r"llmjury planned: 12/12 cases, 12 calls, 48 tokens, est\. \$48\.0000, in \d+s", text)
 
 
@@ -254,13 +310,13 @@ def test_lines_come_every_interval_when_something_changed(tmp_path):
     assert lines == []  # gw1 still collecting: 3/6 would be a wrong total
     publish(board, "gw1", total=6)
     display.tick(now=1030.0, clock=1.0)
-    assert lines == ["llmjury planning: 3/12 cases (25%), 3 calls, 36 tokens, est. $0.5000, ETA 1m30s"]
+    assert lines == ["llmjury planning: 3/12 cases (25%), 3 calls (0 in flight), 36 tokens, est. $0.5000, ETA 1m30s"]
     display.tick(now=1031.0, clock=2.0)
     publish(board, "gw1", total=6, done=1, calls=1)
     display.tick(now=1032.0, clock=3.0)
     assert len(lines) == 1  # within the interval
     display.tick(now=1040.0, clock=7.0)
-    assert lines[-1].startswith("llmjury planning: 4/12 cases (33%), 4 calls")
+    assert lines[-1].startswith("llmjury planning: 4/12 cases (33%), 4 calls (0 in flight)")
     display.tick(now=1050.0, clock=20.0)
     assert len(lines) == 2  # nothing changed: no repeated line
 
@@ -312,14 +368,63 @@ def test_once_tests_report_the_bar_gives_way_and_the_final_line_still_comes(tmp_
     assert display.done and lines == ["llmjury planned: 12/12 cases, 12 calls, 0 tokens, est. $0.0000, in 12s"]
 
 
-def test_lines_go_on_after_tests_start_to_report(tmp_path):
-    board, lines = Board(tmp_path), []
-    display = Display(board, "lines", 1.0, lines.append, expected_workers=lambda: 1)
+def test_the_thread_goes_on_after_tests_start_to_report_holding_the_lock(tmp_path):
+    """xdist's controller: tests reporting do not stop the thread (a run whose workers all wait on
+    long calls reports nothing for minutes), and it writes only while holding the lock the plugin
+    holds around pytest's own writes."""
+    board, lines, written = Board(tmp_path), [], threading.Event()
+    lock = threading.Lock()
+
+    def write(line: str) -> None:
+        assert lock.locked()  # held by the thread while it writes
+        lines.append(line)
+        written.set()
+
+    display = Display(board, "lines", 0.01, write, expected_workers=lambda: 1, lock=lock)
     display.start()
-    display.hand_over()  # the thread is stopped: from now on only ticks between pytest's writes
-    publish(board, "main", total=12, done=7, calls=7)
-    display.tick(now=1011.0, clock=10.0)
-    assert [line.split(",")[0] for line in lines] == ["llmjury planning: 7/12 cases (58%)"]
+    display.hand_over()
+    publish(board, "main", total=12, done=7, calls=7, in_flight=3)
+    assert written.wait(timeout=30)
+    display.stop()
+    assert lines[0].startswith("llmjury planning: 7/12 cases (58%), 7 calls (3 in flight)")
+
+
+def test_once_tests_report_a_terminal_gets_a_status_line_drawn_again_after_pytest_writes(tmp_path):
+    board, lines, frames = Board(tmp_path), [], []
+    display = Display(board, "bar", 5.0, lines.append, expected_workers=lambda: 1, bar_file=io.StringIO(),
+                      status=frames.append)
+    publish(board, "main", total=12, done=3, calls=3, in_flight=2)
+    display.tick(now=1010.0, clock=0.0)
+    assert frames == []  # the bar, until tests report
+    display.hand_over()
+    display.tick(now=1011.0, clock=1.0)
+    display.redraw()  # pytest wrote its dot: the same frame again
+    assert len(frames) == 2 and frames[0] == frames[1]
+    assert frames[0].startswith("llmjury planning: 3/12 cases (25%), 3 calls (2 in flight), 0 tokens")
+    publish(board, "main", total=12, done=12, calls=12, finished=True)
+    display.tick(now=1012.0, clock=2.0)
+    assert frames[-1] is None  # cleared before the final line
+    assert lines == ["llmjury planned: 12/12 cases, 12 calls, 0 tokens, est. $0.0000, in 12s"]
+    display.redraw()
+    assert frames[-1] is None  # nothing is drawn once planning is over
+
+
+def test_a_status_frame_draws_below_and_puts_the_cursor_back():
+    assert status_frame("llmjury planning: 1/2", 14, 80) == "\x1b[K\n\x1b[2Kllmjury planning: 1/2\x1b[1A\r\x1b[14C"
+    assert status_frame("x" * 100, 0, 40) == "\x1b[K\n\x1b[2K" + "x" * 39 + "\x1b[1A\r"  # never wraps
+    assert status_frame(None, 3, 80) == "\x1b[K\n\x1b[2K\x1b[1A\r\x1b[3C"  # cleared
+
+
+def test_a_call_is_in_flight_until_it_ends_however_it_ends(tmp_path):
+    meter = Meter("gw0", Board(tmp_path))
+    with meter.flight("openai:priced"):
+        with meter.flight("openai:priced"):
+            assert meter.tally.in_flight == 2
+        assert meter.tally.in_flight == 1
+    with pytest.raises(TimeoutError), meter.flight("openai:priced"):
+        raise TimeoutError
+    assert meter.tally.in_flight == 0
+    meter.close()
 
 
 def test_a_meter_publishes_throttled_without_a_budget(tmp_path):

@@ -66,7 +66,8 @@ def test_summary_md_opens_with_the_decision_then_folds_the_tables():
     assert headings[0] == "## Decision"
     decision = text.split("## Details")[0]
     assert "| **PASS** | `socratic.win_rate>=0.1` | 0.667 |" in decision
-    assert "| **FAIL** | `socratic.win_rate>=0.95` |" in decision and "0.667 >= 0.95 does not hold" in decision
+    assert "| **FAIL** | `socratic.win_rate>=0.95` |" in decision
+    assert "even the interval's high end 0.903 >= 0.95 does not hold" in decision
     assert "| socratic | `socratic.win_rate` | 0.667 [" in decision
     assert not re.search(r"\d\.\d{5,}", decision), "a long float in the Decision block"
     details = text.split("## Details")[1]
@@ -81,8 +82,10 @@ def test_the_change_against_a_baseline_is_shown_or_said_why_not():
     summary["comparison"] = {"baseline": "reports/main-run", "judges_differ": [], "compared": True,
                              "families": {"socratic": {"win_rate": entry}}}
     text = markdown(summary, [], FAMILIES)
-    assert "| family | headline metric | value [95% CI] | n | change vs baseline |" in text
+    assert "| family | headline metric | value [95% CI] | n | change [95% CI] vs baseline |" in text
     assert "-0.0333 [-0.212, +0.146], 5 shared cases, 1 only here, 0 only in the baseline |" in text
+    summary["comparison"]["confidence"] = 0.92  # --llm-compare-confidence 0.92: the column says so
+    assert "| change [92% CI] vs baseline |" in markdown(summary, [], FAMILIES)
     summary["comparison"] |= {"compared": False, "families": {},
                               "judges_differ": [{"field": "model", "current": "a", "baseline": "b"}]}
     text = markdown(summary, [], FAMILIES)

@@ -286,3 +286,49 @@ def test_the_detectable_change_and_the_cases_a_margin_needs_are_the_usual_power_
 def test_every_case_changing_alike_states_no_spread_to_compute_a_detectable_change_from():
     found = paired_difference(np.zeros(40), np.ones(40), np.ones(40), np.ones(40))
     assert (found.value, found.discordant, found.sd) == (-1.0, {"rose": 0, "fell": 40}, None)
+
+
+# -- the comparison's confidence level ------------------------------------------------------------------
+@pytest.mark.parametrize("confidence", [0.8, 0.9, 0.92, 0.99])
+def test_wilson_interval_at_any_level_equals_scipys(confidence):
+    for k, n in [(0, 7), (3, 7), (7, 7), (17, 60), (48, 60), (401, 1000)]:
+        ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+        found = proportion(k, n, confidence)
+        assert (found["low"], found["high"]) == (pytest.approx(ci.low, abs=1e-12), pytest.approx(ci.high, abs=1e-12))
+
+
+def test_the_paired_proportions_interval_at_another_level_squares_and_adds_that_levels_wilson_intervals():
+    """Newcombe's method 10 written from scipy's Wilson intervals at 90%: the level reaches both."""
+    both, rose, fell, n = 59, 6, 16, 161
+    first = stats.binomtest(both + rose, n).proportion_ci(confidence_level=0.9, method="wilson")
+    second = stats.binomtest(both + fell, n).proportion_ci(confidence_level=0.9, method="wilson")
+    p1, p2, neither = (both + rose) / n, (both + fell) / n, n - both - rose - fell
+    phi = (both * neither - rose * fell - n / 2) / np.sqrt((both + rose) * (fell + neither) * (both + fell)
+                                                           * (rose + neither))
+    below = np.sqrt((p1 - first.low) ** 2 - 2 * phi * (p1 - first.low) * (second.high - p2) + (second.high - p2) ** 2)
+    above = np.sqrt((first.high - p1) ** 2 - 2 * phi * (first.high - p1) * (p2 - second.low) + (p2 - second.low) ** 2)
+    low, high = paired_proportions_interval(both, rose, fell, n, 0.9)
+    assert (low, high) == (pytest.approx(p1 - p2 - below, abs=1e-12), pytest.approx(p1 - p2 + above, abs=1e-12))
+    wide = paired_proportions_interval(both, rose, fell, n)
+    assert wide[0] < low < high < wide[1]
+
+
+def test_a_paired_difference_at_another_level_is_that_levels_interval_and_keeps_its_test():
+    rng = np.random.default_rng(4)
+    now, before, ones = rng.integers(1, 6, 50).astype(float), rng.integers(1, 6, 50).astype(float), np.ones(50)
+    found, default = paired_difference(now, ones, before, ones, 0.9), paired_difference(now, ones, before, ones)
+    d = now - before
+    low, high = stats.t.interval(0.9, 49, loc=d.mean(), scale=stats.sem(d))
+    assert (found.low, found.high) == (pytest.approx(low), pytest.approx(high))
+    assert (found.value, found.p_value, found.sd) == (default.value, default.p_value, default.sd)
+    rates_now, rates_before = (d > 0).astype(float), (d >= 0).astype(float)
+    rate = paired_difference(rates_now, ones, rates_before, ones, 0.9)
+    assert (rate.low, rate.high) == paired_proportions_interval(
+        int((rates_now * rates_before).sum()), 0, int(((rates_now == 0) & (rates_before == 1)).sum()), 50, 0.9)
+
+
+def test_the_detectable_change_at_a_level_uses_that_levels_two_sided_quantile():
+    z = stats.norm.ppf(0.96) + stats.norm.ppf(0.8)
+    assert detectable_change(0.3, 60, 0.92) == pytest.approx(z * 0.3 / 60 ** 0.5)
+    assert cases_needed(0.3, 0.05, 0.92) == int(np.ceil((z * 0.3 / 0.05) ** 2))
+    assert detectable_change(0.3, 60, 0.92) < detectable_change(0.3, 60)

@@ -16,7 +16,7 @@ from llmjury.family import Family, Section
 from llmjury.loading import LoadReport
 from llmjury.pricing import PriceTable
 from llmjury.stats import proportion
-from llmjury.verdicts import Verdict
+from llmjury.verdicts import ASSERTIONS, Verdict
 
 Records = list[dict[str, Any]]
 #: Each known family's verdicts with their results typed by its contract, in record order.
@@ -108,7 +108,9 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
         section["loading"] = [r.model_dump() for r in loading if r.family == name]
         summary[name] = section
     summary["run"]["families"] = sorted(by_family)
-    summary["run"]["offline"] = all(summary[f]["offline"] for f in by_family) if by_family else True
+    # Offline: every family that asked a judge asked the heuristics (a test's own assertions ask none).
+    judged = [f for f, recs in by_family.items() if any(r["judge"]["provider"] != ASSERTIONS for r in recs)]
+    summary["run"]["offline"] = bool(judged) and all(summary[f]["offline"] for f in judged)
     return summary
 
 

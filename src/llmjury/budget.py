@@ -10,6 +10,7 @@ or the offline heuristics cost nothing and are never refused.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,9 +36,18 @@ class BudgetExhaustedError(PermanentProviderError):
         self.args = (f"{BUDGET_MARK} {reason}; {provider} not called",)
 
 
+_NOT_CALLED = re.compile(r"; (\S+) not called")
+
+
 def refused_by_budget(error: str | None) -> bool:
     """Whether an unscored verdict's error text is a call the budget refused."""
     return bool(error) and BUDGET_MARK in str(error)
+
+
+def refused_provider(error: str) -> str | None:
+    """The provider a refusal's text names (`...; openai:gpt-4o-mini not called`), if any."""
+    found = _NOT_CALLED.search(error)
+    return found[1] if found else None
 
 
 @dataclass

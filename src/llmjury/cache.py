@@ -16,7 +16,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import closing
 from enum import StrEnum
@@ -34,6 +34,13 @@ CREATE TABLE IF NOT EXISTS samples (
     sample TEXT NOT NULL,
     run_id TEXT NOT NULL,
     created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS unanswered (
+    key TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    sample TEXT,
+    error TEXT,
+    PRIMARY KEY (key, run_id)
 );
 CREATE TABLE IF NOT EXISTS claims (
     key TEXT PRIMARY KEY,
@@ -124,13 +131,36 @@ class SampleStore:
         return None if row is None or not _live(*row[1:]) else str(row[0])
 
     def release(self, keys: Iterable[str], owner: str) -> Future[None]:
-        """End `owner`'s claims on `keys` (a failed fetch: the waiting processes fetch themselves)."""
+        """End `owner`'s claims on `keys` unanswered (a cancelled fetch: the waiting processes fetch themselves)."""
         rows = [(k, owner) for k in keys]
 
         def write(db: sqlite3.Connection) -> None:
             db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", rows)
 
         return self._writer.submit(write)
+
+    def settle(self, ended: Mapping[str, Sample | str], owner: str, run_id: str) -> Future[None]:
+        """End `owner`'s claims on keys whose call ended without a sample to cache: a refused or empty
+        answer (a Sample) or a failure (its cause). The run's other processes waiting on those keys
+        read the outcome (`unanswered`) instead of paying for the same call again; the claim ends in
+        the same transaction, so no reader finds neither. Later runs ask again."""
+        rows = [(key, run_id, outcome.model_dump_json() if isinstance(outcome, Sample) else None,
+                 outcome if isinstance(outcome, str) else None) for key, outcome in ended.items()]
+
+        def write(db: sqlite3.Connection) -> None:
+            db.executemany("INSERT OR REPLACE INTO unanswered VALUES (?, ?, ?, ?)", rows)
+            db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", [(key, owner) for key in ended])
+
+        return self._writer.submit(write)
+
+    def unanswered(self, key: str, run_id: str) -> Sample | str | None:
+        """How another process of this run ended its call for `key` without a cached sample, if it did."""
+        with self._lock:
+            row = self._db.execute("SELECT sample, error FROM unanswered WHERE key = ? AND run_id = ?",
+                                   (key, run_id)).fetchone()
+        if row is None:
+            return None
+        return Sample.model_validate_json(row[0]) if row[0] is not None else str(row[1])
 
     def __len__(self) -> int:
         with self._lock:
@@ -161,6 +191,17 @@ class SampleStore:
         self._writer.close()
         with self._lock:
             self._db.close()
+
+
+def forget_unanswered(path: Path, run_id: str) -> None:
+    """Delete a finished run's unanswered outcomes: only that run's processes read them."""
+    if not path.exists():
+        return
+    with closing(connect(path)) as db:
+        db.execute("BEGIN IMMEDIATE")
+        if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'unanswered'").fetchone():
+            db.execute("DELETE FROM unanswered WHERE run_id = ?", (run_id,))
+        db.execute("COMMIT")
 
 
 def copy_samples(source: Path, destination: Path) -> int:

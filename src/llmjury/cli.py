@@ -104,8 +104,10 @@ def compare(args: argparse.Namespace) -> int:
     from llmjury.gates import check_metrics
     from llmjury.projectini import project_families
     from llmjury.saved import load_run
+    from llmjury.settings import confidence_level
 
     try:
+        confidence = confidence_level(args.confidence, "--confidence")
         project = project_families(Path.cwd())
         families = project.families
         current, baseline = load_run(args.current, "CURRENT"), load_run(args.baseline, "BASELINE")
@@ -123,7 +125,8 @@ def compare(args: argparse.Namespace) -> int:
     else:
         summary = aggregate.summarize(current.records, run, {}, PriceTable.load(), families)
     summary["comparison"] = compare_runs(current.records, baseline, families,
-                                         allow_judge_change=args.allow_judge_change, current_summary=summary)
+                                         allow_judge_change=args.allow_judge_change, current_summary=summary,
+                                         confidence=confidence)
     results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
     run_dir = write_run(args.out, summary, current.records, results, families)
     print("\n".join(terminal_lines(summary, results, run_dir, families) + comparison_lines(summary["comparison"])))
@@ -248,6 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     cmp.add_argument("--out", type=Path, default=Path("reports"), help="where the compared report is written")
     cmp.add_argument("--seed", type=int, default=0,
                      help="recorded in the report; the comparison's intervals are closed-form and use no seed")
+    cmp.add_argument("--confidence", default="0.95", metavar="LEVEL",
+                     help="two-sided level of the delta intervals, strictly between 0.5 and 1 (default 0.95); "
+                          "give the level the run used (--llm-compare-confidence) to get its figures")
     cmp.add_argument("--allow-judge-change", action="store_true",
                      help="compare even when the runs' judges differ (provider, model, prompt, parser, temperature)")
     cmp.set_defaults(handler=compare)

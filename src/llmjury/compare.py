@@ -4,7 +4,9 @@ runs share, their difference with a paired interval, and the cases only one run 
 A headline metric is recomputed on a subset of cases by the family's own `aggregate` over its
 typed verdicts restricted to those cases, so every family (a user's too) is compared the same way.
 The interval comes from one of two methods, named in each delta's `method`; neither depends on a
-seed, so the in-run comparison and `llmjury compare` give the same figures for the same two runs:
+seed, so the in-run comparison and `llmjury compare` give the same figures for the same two runs at
+the same confidence level (`--llm-compare-confidence`, `llmjury compare --confidence`; 0.95 unless
+given), which every delta records as its `confidence`:
 
 * **paired, per case**, when the metric is an n-weighted mean of its per-case values (a rate or a
   mean score; checked on both runs, not assumed): each case is aggregated once, then
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,16 +37,15 @@ from threadpoolctl import threadpool_limits
 from llmjury.aggregate import aggregate_family
 from llmjury.errors import LLMJuryError
 from llmjury.family import Family
-from llmjury.headline import expand
+from llmjury.headline import expand, path_text
 from llmjury.saved import SavedRun
-from llmjury.stats import cases_needed, detectable_change, paired_difference, t_quantile, value_bounds
+from llmjury.stats import CONFIDENCE, cases_needed, detectable_change, paired_difference, t_quantile, value_bounds
 from llmjury.verdicts import Verdict
 
 #: The judge configuration fields that make two runs' verdicts incomparable when they differ.
 JUDGE_FIELDS = ("provider", "model", "prompt", "parser", "temperature")
 #: Groups of the delete-a-group jackknife (re-aggregations per run).
 JACKKNIFE_GROUPS = 10
-CONFIDENCE = 0.95
 #: The margin whose cost in shared cases each delta states, as a share of the per-case values' range
 #: (0.05 for a rate).
 MARGIN = 0.05
@@ -53,17 +53,13 @@ MARGIN = 0.05
 PROBE_CASES = 20
 #: Changed cases listed per family (the count of all of them is `changed_total`).
 CHANGED_CASES = 50
-_PLAIN_STEP = re.compile(r"[A-Za-z_]\w*")
 
 Leaves = dict[str, dict[str, Any]]
 
 
 def metric_key(steps: Sequence[str]) -> str:
     """A headline metric's path as a gate writes it: `win_rate`, `rating[gpt-3.5-turbo]`."""
-    text = steps[0]
-    for step in steps[1:]:
-        text += f".{step}" if _PLAIN_STEP.fullmatch(step) else f"[{step}]"
-    return text
+    return path_text(steps)
 
 
 def headline_leaves(section: Mapping[str, Any], headline: Iterable[str]) -> Leaves:
@@ -98,17 +94,19 @@ def _judge_field(judge: Mapping[str, Any], field: str) -> str:
 
 
 def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, Family], *,
-                 allow_judge_change: bool = False,
-                 current_summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 allow_judge_change: bool = False, current_summary: Mapping[str, Any] | None = None,
+                 confidence: float = CONFIDENCE) -> dict[str, Any]:
     """The summary's `comparison` section: judge differences, and per family each headline metric
-    on both runs with its paired difference (nothing is compared when the judges differ, unless
-    `allow_judge_change`). Every interval is seed-free, so no seed can move a gate's decision."""
+    on both runs with its paired difference and interval at `confidence` (nothing is compared when
+    the judges differ, unless `allow_judge_change`). Every interval is seed-free, so no seed can
+    move a gate's decision; the level is a value passed down, so two comparisons in one process
+    never share it by accident."""
     shared_ids = _ids(current) & _ids(baseline.records)
     differences = judge_differences([r for r in current if (r["family"], r["case_id"]) in shared_ids],
                                     [r for r in baseline.records if (r["family"], r["case_id"]) in shared_ids])
     compared = not differences or allow_judge_change
-    section: dict[str, Any] = {"baseline": shown_path(baseline.path), "judges_differ": differences,
-                               "compared": compared, "families": {}}
+    section: dict[str, Any] = {"baseline": shown_path(baseline.path), "confidence": confidence,
+                               "judges_differ": differences, "compared": compared, "families": {}}
     if not compared:
         return section
     names = sorted({r["family"] for r in current} | {r["family"] for r in baseline.records})
@@ -121,7 +119,7 @@ def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families
         try:
             section["families"][name] = compare_family(
                 family, mine, theirs, current_section=(current_summary or {}).get(name),
-                baseline_section=(baseline.summary or {}).get(name))
+                baseline_section=(baseline.summary or {}).get(name), confidence=confidence)
         except (LLMJuryError, ValidationError) as exc:  # a record the family cannot read: named, the rest kept
             section.setdefault("errors", {})[name] = f"{name} not compared: {exc}"
     return section
@@ -149,9 +147,11 @@ def metric_rows(compared: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], *,
                    current_section: Mapping[str, Any] | None = None,
-                   baseline_section: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """One family's headline metrics on the shared cases of two runs, with paired differences, and
-    (for metrics that are means of per-case values) the shared cases whose value changed.
+                   baseline_section: Mapping[str, Any] | None = None,
+                   confidence: float = CONFIDENCE) -> dict[str, Any]:
+    """One family's headline metrics on the shared cases of two runs, with paired differences at
+    `confidence`, and (for metrics that are means of per-case values) the shared cases whose value
+    changed.
 
     A run's saved section stands for its shared-case figures when every one of its cases is shared
     (the usual pull-request case), which spares a full re-aggregation."""
@@ -168,16 +168,17 @@ def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: 
     keys = sorted(set(now.points) | set(before.points))
     if not shared:
         return {key: {"current": None, "baseline": None,
-                      "delta": _delta(None, None, None, 0, "no shared cases"), **counts} for key in keys}
+                      "delta": _delta(None, None, None, 0, "no shared cases", confidence), **counts}
+                for key in keys}
     kinds = _relevant_kinds(now, keys)
     for side in sides:
         side.restrict(kinds)
     per_case = _per_case(sides, keys, shared)
     deltas = {key: paired_delta(_difference(now.points.get(key), before.points.get(key)), *per_case[key],
-                                len(shared)) for key in per_case}
+                                len(shared), confidence) for key in per_case}
     missing = [key for key in keys if key not in deltas]
     if missing:
-        deltas |= _jackknife(sides, missing, shared)
+        deltas |= _jackknife(sides, missing, shared, confidence)
     compared: dict[str, Any] = {key: {"current": _value(now.points.get(key)),
                                       "baseline": _value(before.points.get(key)), "delta": deltas[key], **counts}
                                 for key in keys}
@@ -299,23 +300,24 @@ def _additive(point: Mapping[str, Any] | None, totals: PerCase) -> bool:
     return math.isclose(numerators.sum(), value * ns.sum(), rel_tol=1e-9, abs_tol=1e-9)
 
 
-def paired_delta(point: float | None, now: PerCase, before: PerCase, shared: int) -> dict[str, Any]:
+def paired_delta(point: float | None, now: PerCase, before: PerCase, shared: int,
+                 confidence: float = CONFIDENCE) -> dict[str, Any]:
     """A delta (as the comparison section holds it) from two runs' per-case figures: the paired
-    interval and test, and what this n can detect. Its n counts the cases scored in either run
-    (a shared case neither run scored tells nothing); no detectable change is stated when even a
-    change across the whole range of values would not be detected."""
-    found = paired_difference(*now, *before)
+    interval at `confidence` and test, and what this n can detect at that level. Its n counts the
+    cases scored in either run (a shared case neither run scored tells nothing); no detectable
+    change is stated when even a change across the whole range of values would not be detected."""
+    found = paired_difference(*now, *before, confidence)
     if point is None or found is None:
-        return _delta(point, None, None, shared, "paired, per case: a run has no value")
+        return _delta(point, None, None, shared, "paired, per case: a run has no value", confidence)
     values = np.r_[now[0][now[1] > 0] / now[1][now[1] > 0], before[0][before[1] > 0] / before[1][before[1] > 0]]
     lowest, highest = value_bounds(values)
     span = highest - lowest
     margin = MARGIN * span if span > 0 else None
-    mde = None if found.sd is None or found.n < 2 else detectable_change(found.sd, found.n)
-    return _delta(point, found.low, found.high, found.n, found.method, p_value=found.p_value,
+    mde = None if found.sd is None or found.n < 2 else detectable_change(found.sd, found.n, confidence)
+    return _delta(point, found.low, found.high, found.n, found.method, confidence, p_value=found.p_value,
                   discordant=found.discordant, mde=mde if mde is not None and mde <= span else None,
                   margin=margin, cases_needed=None if found.sd is None or margin is None
-                  else cases_needed(found.sd, margin))
+                  else cases_needed(found.sd, margin, confidence))
 
 
 def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Sequence[str]) -> list[dict[str, Any]]:
@@ -331,7 +333,8 @@ def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Seque
     return sorted(changed, key=lambda c: (c["change"], c["case_id"], c["metric"]))
 
 
-def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str]) -> dict[str, dict]:
+def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str],
+               confidence: float) -> dict[str, dict]:
     """Delete-a-group jackknife: re-aggregate both runs with the same group of shared cases left out.
     The groups are fixed by a hash of the case ids, so the same two runs get the same interval."""
     groups = min(len(shared), JACKKNIFE_GROUPS)
@@ -351,10 +354,10 @@ def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str
         if point is not None and len(values) >= 2:
             g = len(values)
             spread = math.sqrt((g - 1) / g * float(np.sum((np.array(values) - np.mean(values)) ** 2)))
-            half = t_quantile(0.5 + CONFIDENCE / 2, g - 1) * spread
+            half = t_quantile(0.5 + confidence / 2, g - 1) * spread
             low, high = point - half, point + half
-            mde = detectable_change(spread * math.sqrt(len(shared)), len(shared)) if spread else None
-        deltas[key] = _delta(point, low, high, len(shared), method, mde=mde)
+            mde = detectable_change(spread * math.sqrt(len(shared)), len(shared), confidence) if spread else None
+        deltas[key] = _delta(point, low, high, len(shared), method, confidence, mde=mde)
     return deltas
 
 
@@ -363,24 +366,25 @@ def _difference(now: Mapping[str, Any] | None, before: Mapping[str, Any] | None)
     return None if a is None or b is None else a - b
 
 
-def _delta(value: float | None, low: Any, high: Any, n: int, method: str, *, p_value: float | None = None,
-           discordant: dict[str, int] | None = None, mde: float | None = None, margin: float | None = None,
-           cases_needed: int | None = None) -> dict[str, Any]:
-    """A delta as the summary holds it: the change, its interval, and for reports the test's p-value,
+def _delta(value: float | None, low: Any, high: Any, n: int, method: str, confidence: float, *,
+           p_value: float | None = None, discordant: dict[str, int] | None = None, mde: float | None = None,
+           margin: float | None = None, cases_needed: int | None = None) -> dict[str, Any]:
+    """A delta as the summary holds it: the change, its interval and that interval's two-sided
+    `confidence` level, and for reports the test's p-value,
     the discordant cases (0/1 values), the smallest change detectable at n (`mde`) and how many
     shared cases `margin` (5% of the values' range) would need."""
     def clean(x: Any) -> float | None:
         return None if x is None or not math.isfinite(float(x)) else float(x)
 
     return {"value": clean(value), "low": clean(low), "high": clean(high), "n": int(n), "method": method,
-            "p_value": clean(p_value), "discordant": discordant, "mde": clean(mde), "margin": clean(margin),
-            "cases_needed": cases_needed}
+            "confidence": confidence, "p_value": clean(p_value), "discordant": discordant, "mde": clean(mde),
+            "margin": clean(margin), "cases_needed": cases_needed}
 
 
 def comparison_lines(comparison: Mapping[str, Any], rows: int = 8) -> list[str]:
     """The comparison as terminal lines: judge differences, then up to `rows` headline metrics per
     family with what their n can detect, saying how many more `summary.json` holds."""
-    lines = [f"compared with baseline {comparison['baseline']}"]
+    lines = [f"compared with baseline {comparison['baseline']} ({100 * comparison['confidence']:g}% paired intervals)"]
     for diff in comparison["judges_differ"]:
         lines.append(f"  judges differ: {diff['family']} {diff['field']}: "
                      f"{diff['current'] or '-'} now, {diff['baseline'] or '-'} in the baseline")

@@ -85,21 +85,11 @@ def pass_figures(results: Sequence[CheckResult]) -> PassFigures:
     return PassFigures(pass_rate=Metric(**proportion(sum(r.passed for r in results), len(results))))
 
 
-def mean_figures(scores: Sequence[float]) -> MeanFigures:
-    """The mean with a 95% Student t interval (no interval below two scores or with no spread)."""
-    import numpy as np
+def mean_figures(scores: Sequence[float], scale: tuple[float, float] | None = None) -> MeanFigures:
+    """The mean with its t interval, inside the rubric's scale when known (`llmjury.stats.mean_metric`)."""
+    from llmjury.stats import mean_metric  # report time only: keeps numpy out of plugin start-up
 
-    from llmjury.stats import mean_interval  # report time only: keeps numpy out of plugin start-up
-
-    values = np.asarray(scores, dtype=float)
-    n = len(values)
-    if n == 0:
-        return MeanFigures(mean=Metric(value=None, n=0, method="mean, t interval"))
-    mean = float(values.mean())
-    low = high = None
-    if n > 1 and values.std() > 0:
-        low, high = mean_interval(values)
-    return MeanFigures(mean=Metric(value=mean, low=low, high=high, n=n, method="mean, t interval"))
+    return MeanFigures(mean=Metric(**mean_metric(scores, scale)))
 
 
 # -- offline answers: rules a reader can check ------------------------------------------------------
@@ -187,7 +177,9 @@ class Custom(Family):
             elif kind == "check":
                 section.check[name] = pass_figures(results)
             else:
-                getattr(section, kind)[name] = mean_figures([r.score for r in results])
+                scales = {(r.low, r.high) for r in results if isinstance(r, ScoreResult)}
+                scale = next(iter(scales)) if len(scales) == 1 else None  # one rubric scale: the bounds
+                getattr(section, kind)[name] = mean_figures([r.score for r in results], scale)
         return section
 
 

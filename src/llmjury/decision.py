@@ -8,17 +8,17 @@ summary and `report.html` show the same decision in the same words and the same 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from llmjury.gates import GateResult
-from llmjury.headline import WILDCARD, expand
+from llmjury.errors import ConfigError
+from llmjury.gates import BOUNDS, Gate, GateResult
+from llmjury.headline import WILDCARD, expand, path_text
 
 #: Headline rows a family shows in the Decision block; the rest are in its details.
 HEADLINE_ROWS = 8
 _OP = re.compile(r">=|<=|==|>|<")
-#: A path step a gate writes after a dot; any other is written in brackets (`rating[gpt-3.5-turbo]`).
-_PLAIN_STEP = re.compile(r"[A-Za-z_]\w*")
 
 
 def sig3(x: float | None) -> str:
@@ -54,16 +54,23 @@ def is_metric(node: Any) -> bool:
 
 def metric_rows(section: dict[str, Any], prefix: str = "", hidden: frozenset[str] = frozenset()
                 ) -> list[tuple[str, dict[str, Any]]]:
-    """Every metric (a dict with value/low/high/n) in a section, with its gate path; keys in
-    `hidden` (bulky sub-sections a family renders itself) are left out."""
-    rows: list[tuple[str, dict[str, Any]]] = []
+    """Every metric (a dict with value/low/high/n) in a section, with its gate path (bracketing the
+    steps a gate cannot write after a dot, so every path printed is one `--llm-gate` accepts); keys
+    in `hidden` (bulky sub-sections a family renders itself) are left out."""
+    head = tuple(prefix.rstrip(".").split(".")) if prefix else ()
+    return [(path_text(steps), metric) for steps, metric in _metric_leaves(section, head, hidden)]
+
+
+def _metric_leaves(section: dict[str, Any], steps: tuple[str, ...], hidden: frozenset[str]
+                   ) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    rows: list[tuple[tuple[str, ...], dict[str, Any]]] = []
     for key, value in section.items():
-        if key in hidden or (key == "unscored_rate" and not prefix):
+        if key in hidden or (key == "unscored_rate" and not steps):
             continue
         if is_metric(value):
-            rows.append((prefix + key, value))
+            rows.append(((*steps, str(key)), value))
         elif isinstance(value, dict):
-            rows.extend(metric_rows(value, f"{prefix}{key}.", hidden))
+            rows.extend(_metric_leaves(value, (*steps, str(key)), hidden))
     return rows
 
 
@@ -77,10 +84,16 @@ class Change:
     shared_cases: int
     only_current: int
     only_baseline: int
+    #: The smallest change the comparison can detect at its number of shared cases, when computed.
+    mde: float | None = None
+    baseline_value: float | None = None
+    current_value: float | None = None
 
     def text(self) -> str:
         ci = interval(self.low, self.high, signed)
         parts = [f"{signed(self.value)} {ci}".rstrip(), f"{self.shared_cases} shared cases"]
+        if self.mde is not None:
+            parts.append(f"detects ±{sig3(abs(self.mde))}")
         if self.only_current or self.only_baseline:
             parts.append(f"{self.only_current} only here, {self.only_baseline} only in the baseline")
         return ", ".join(parts)
@@ -93,6 +106,8 @@ class HeadlineRow:
     path: str
     metric: dict[str, Any]
     change: Change | None = None
+    #: The path as a gate and the comparison write it (`rating[gpt-3.5-turbo]`).
+    key: str = ""
 
     @property
     def value(self) -> str:
@@ -112,7 +127,8 @@ class FamilyHeadline:
 
 @dataclass(frozen=True)
 class GateLine:
-    """A gate's outcome in words: status, value, interval, threshold, and why."""
+    """A gate's outcome in words: status, value (for a delta gate, the change), its interval, the
+    threshold, what decided (the point estimate, the whole interval, or one of its ends), and why."""
 
     status: str
     gate: str
@@ -120,6 +136,34 @@ class GateLine:
     interval: str
     threshold: str
     why: str
+    decided_by: str = ""
+    #: The figures behind the words, for drawing (the comparison view).
+    point: float | None = None
+    low: float | None = None
+    high: float | None = None
+    limit: float | None = None
+    op: str = ""
+
+
+@dataclass(frozen=True)
+class FlippedCase:
+    """A shared case whose per-case figure moved between the baseline and this run."""
+
+    case_id: str
+    metric: str
+    baseline: Any
+    current: Any
+    change: float | None
+    worse: bool
+
+
+@dataclass(frozen=True)
+class Flips:
+    """A family's flipped cases, the worse direction first, and how many the comparison counted."""
+
+    family: str
+    cases: list[FlippedCase]
+    total: int
 
 
 @dataclass(frozen=True)
@@ -132,37 +176,66 @@ class Decision:
     stopped: str = ""
     baseline: str = ""
     baseline_note: str = ""
+    #: The level of the comparison's paired intervals (`--llm-compare-confidence`), when compared.
+    compare_confidence: float = 0.95
+    flips: list[Flips] = field(default_factory=list)
+
+    @property
+    def change_label(self) -> str:
+        """How a table heads the change column: `change [92% CI]`."""
+        return f"change [{self.compare_confidence:.0%} CI]"
+
+
+#: How the Decision block names the figure that decided a gate (`GateResult.decided_by`).
+DECIDERS = {"low": "low end", "high": "high end", "value": "point estimate"}
 
 
 def gate_line(g: GateResult) -> GateLine:
-    """A gate result with the reason it came out as it did."""
+    """A gate result with the reason it came out as it did: the value is the metric's point estimate
+    (a delta gate's: the change), the interval its interval, whatever bound the gate names; a
+    decided gate says which figure decided (an end of the interval, or the point estimate)."""
     found = _OP.search(g.gate)
     op = found.group(0) if found else "vs"
     low, high = g.interval if g.interval is not None else (None, None)
     ci = interval(low, high)
+    limit = sig3(g.threshold)
+    decider = g.decided_by or "value"
     if g.value is None or g.threshold is None:
-        why = g.reason.strip(" ()") or "no value"
+        why, decided_by = g.reason.strip(" ()") or "no value", ""
     elif g.status == "inconclusive":
-        why = f"the interval {ci} straddles {sig3(g.threshold)}: more cases would decide"
+        why, decided_by = f"the interval {ci} straddles {limit}: more cases would decide", "interval straddles"
     else:
         holds = "holds" if g.status == "pass" else "does not hold"
-        why = f"{sig3(g.value)} {op} {sig3(g.threshold)} {holds}"
-        if ci and g.reason:
-            why += f"; the interval {ci} straddles the threshold (decided on the point estimate)"
-        elif ci:
-            why += f", across the whole interval {ci}"
-    return GateLine(g.status, g.gate, sig3(g.value), ci, sig3(g.threshold), why)
+        figure = {"low": low, "high": high}.get(decider, g.value)
+        # a whole interval decided: its worst end holds (so all of it does), or even its best end fails
+        whole = "" if g.reason else ", so all of it does" if g.status == "pass" else ""
+        even = "even " if g.status == "fail" and not g.reason else ""
+        why = (f"{sig3(figure)} {op} {limit} {holds}" if decider == "value"
+               else f"{even}the interval's {decider} end {sig3(figure)} {op} {limit} {holds}{whole}")
+        if g.reason:  # decided on one figure although the interval straddles (--llm-gate-uncertain pass)
+            why += f"; {g.reason.strip(' ()')}"
+        decided_by = DECIDERS.get(decider, str(decider))
+    return GateLine(g.status, g.gate, sig3(g.value), ci, limit, why, decided_by, g.value, low, high, g.threshold,
+                    op if found else "")
+
+
+def _left(gate: str) -> tuple[str, ...] | None:
+    """The metric path a gate reads, or None for text that is not a gate."""
+    try:
+        return Gate.parse(gate).left
+    except ConfigError:
+        return None
 
 
 def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
     """The comparison entry of a metric, keyed as a gate writes its path (`rating[gpt-3.5-turbo]`)."""
-    key = steps[0] + "".join(f".{step}" if _PLAIN_STEP.fullmatch(step) else f"[{step}]" for step in steps[1:])
-    entry = compared.get(key)
+    entry = compared.get(_key(steps))
     if not isinstance(entry, dict):
         return None
     delta = entry.get("delta") or {}
     return Change(delta.get("value"), delta.get("low"), delta.get("high"), int(entry.get("shared_cases") or 0),
-                  int(entry.get("only_current") or 0), int(entry.get("only_baseline") or 0))
+                  int(entry.get("only_current") or 0), int(entry.get("only_baseline") or 0), delta.get("mde"),
+                  entry.get("baseline"), entry.get("current"))
 
 
 def headline_rows(name: str, section: dict[str, Any], comparison: dict[str, Any] | None,
@@ -176,7 +249,7 @@ def headline_rows(name: str, section: dict[str, Any], comparison: dict[str, Any]
         if WILDCARD not in path and len(found) > 1 and all(len(steps) == depth for steps, _ in found):
             # a table of like figures (ratings by model): best first, as a leaderboard reads
             found.sort(key=lambda leaf: -(leaf[1]["value"] if leaf[1]["value"] is not None else float("-inf")))
-        rows += [HeadlineRow(".".join(steps), m, _change(compared, steps)) for steps, m in found]
+        rows += [HeadlineRow(".".join(steps), m, _change(compared, steps), _key(steps)) for steps, m in found]
     return rows
 
 
@@ -200,7 +273,7 @@ def decide(summary: dict[str, Any], gates: list[GateResult], hidden: dict[str, f
         families.append(FamilyHeadline(name, counts_text(section), shown, len(rows) - len(shown), len(more)))
     stopped = summary["run"].get("stopped") or {}
     decision = Decision([gate_line(g) for g in gates], families, complete=summary.get("complete", True),
-                        stopped=_stopped_text(stopped))
+                        stopped=_stopped_text(stopped), flips=flips(summary, gates))
     if comparison:
         differ = comparison.get("judges_differ") or []
         note = "; ".join(f"{d.get('field')}: `{d.get('current')}` here, `{d.get('baseline')}` in the baseline"
@@ -209,8 +282,56 @@ def decide(summary: dict[str, Any], gates: list[GateResult], hidden: dict[str, f
             note = "not compared: the judges differ (" + (note or "configuration") + ")"
         elif note:
             note = "compared although the judges differ (" + note + ")"
-        decision = replace(decision, baseline=str(comparison.get("baseline", "")), baseline_note=note)
+        decision = replace(decision, baseline=str(comparison.get("baseline", "")), baseline_note=note,
+                           compare_confidence=float(comparison.get("confidence") or 0.95))
     return decision
+
+
+def gate_target(gate: str) -> tuple[str, str, bool] | None:
+    """(family, metric key as the comparison writes it, whether the gate reads the change) of a gate."""
+    left = _left(gate)
+    if left is None or len(left) < 2:
+        return None
+    delta = "delta" in left[1:]
+    steps = left[1:left.index("delta", 1)] if delta else left[1:]
+    steps = steps[:-1] if len(steps) > 1 and steps[-1] in BOUNDS else steps
+    return left[0], _key(steps), delta
+
+
+def lower_is_better(gates: list[GateResult]) -> set[tuple[str, str]]:
+    """(family, metric key) pairs a `<=` or `<` gate bounds from above: a rise is worse there."""
+    found = set()
+    for g in gates:
+        target, op = gate_target(g.gate), _OP.search(g.gate)
+        if target is not None and op is not None and op.group(0) in ("<=", "<"):
+            found.add(target[:2])
+    return found
+
+
+def _key(steps: tuple[str, ...]) -> str:
+    return path_text(steps)
+
+
+def flips(summary: Mapping[str, Any], gates: list[GateResult]) -> list[Flips]:
+    """Each compared family's flipped cases (the comparison's `changed_cases`), the worse direction
+    first: a drop, or a rise where a gate says lower is better. Nothing when the comparison has none."""
+    families = ((summary.get("comparison") or {}).get("families")) or {}
+    lower = lower_is_better(gates)
+    found = []
+    for name, compared in families.items():
+        listed = compared.get("changed_cases") if isinstance(compared, dict) else None
+        if not isinstance(listed, list):
+            continue
+        cases = []
+        for entry in listed:
+            change = entry.get("change")
+            rise_is_worse = (name, str(entry.get("metric", ""))) in lower
+            worse = change is not None and (change > 0 if rise_is_worse else change < 0)
+            cases.append(FlippedCase(str(entry.get("case_id", "")), str(entry.get("metric", "")),
+                                     entry.get("baseline"), entry.get("current"), change, worse))
+        cases.sort(key=lambda c: (not c.worse, -abs(c.change) if c.change is not None else 0.0))
+        found.append(Flips(name, cases, int(compared.get("changed_total") or len(cases))))
+    return found
 
 
 def _stopped_text(stopped: dict[str, Any]) -> str:

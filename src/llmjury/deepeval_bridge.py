@@ -22,6 +22,7 @@ from deepeval.test_case import LLMTestCase  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
 from llmjury.chat import ChatRequest, Message  # noqa: E402
+from llmjury.decision_line import DuplicateKeyError, strict_json  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
 from llmjury.family import Result  # noqa: E402
 from llmjury.providers.base import ProviderSpec  # noqa: E402
@@ -61,7 +62,10 @@ class JuryModel(DeepEvalBaseLLM):
 
     async def _generate(self, prompt: str, schema: type[BaseModel] | None) -> str | BaseModel:
         completion = await self.engine.complete(self.spec, self._request(prompt, schema))
-        return schema.model_validate_json(completion.text) if schema is not None else completion.text
+        if schema is None:
+            return completion.text
+        _refuse_duplicate_keys(completion.text)
+        return schema.model_validate_json(completion.text)
 
     def generate(self, prompt: str, schema: type[BaseModel] | None = None) -> str | BaseModel:
         return self.engine.run(self._generate(prompt, schema))
@@ -124,3 +128,13 @@ def _measured(metric: BaseMetric, case_id: str, family: str, kind: str, result: 
                       metric=getattr(metric, "__name__", type(metric).__name__))
     return Verdict(case_id=case_id, family=family, kind=kind, judge=_judge(metric), result=measured,
                    raw=[metric.reason or ""], attributes=attributes or {}, latency_s=time.perf_counter() - started)
+
+
+def _refuse_duplicate_keys(text: str) -> None:
+    """A structured answer naming a key twice is refused (DuplicateKeyError, a ValueError), never
+    read by its last value; malformed JSON is left to the schema's validation to name."""
+    try:
+        strict_json(text)
+    except ValueError as exc:
+        if isinstance(exc, DuplicateKeyError):
+            raise

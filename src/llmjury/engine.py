@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from llmjury.cache import CacheMode, SampleStore
 from llmjury.chat import ChatRequest, Completion, Sample
-from llmjury.errors import CacheMissError, PermanentProviderError, UnreachableProviderError
+from llmjury.errors import CacheMissError, PermanentProviderError, ProviderError, UnreachableProviderError
 from llmjury.freshness import ReplayPolicy, replay_policy
 from llmjury.limits import Limiter, estimate_tokens
 from llmjury.progress import Meter
@@ -210,18 +210,35 @@ class Engine:
                 f"{request.task or '(untemplated)'} sample(s) {missing} (key {keys[missing[0]][:16]}); "
                 "run once with --llm-cache record to record it"
             )
+        if missing and self.store is not None and provider.cacheable:
+            for index in missing:  # ended unanswered by another process of this run: not paid again
+                if (ended := self._ended_elsewhere(provider, keys[index])) is not None:
+                    found[index], cached[index] = ended, False  # this run's own outcome, not the cache's
+            missing = [i for i in missing if i not in found]
         if missing:
             mine, theirs = await self._claim(provider, keys, missing)
+            failure: str | None = None
             try:
                 if mine:
                     fresh = await self._call(provider, request, mine, keys)
                     for index, sample in zip(mine, fresh, strict=True):
                         found[index], cached[index] = sample, False
+            except ProviderError as exc:
+                failure = str(exc)
+                raise
             finally:
-                # A stored answer ended its claim; a failed or refused one hands the key back now.
-                unstored = [keys[i] for i in mine if keys[i] not in self._memory]
+                # A stored answer ended its claim. A refused or empty answer, or a failure, ends it
+                # with that outcome for the run's other processes (paid once); a cancelled call
+                # hands the key back.
+                unstored = [i for i in mine if keys[i] not in self._memory]
                 if unstored and self.store is not None and provider.cacheable:
-                    self.store.release(unstored, self.owner)
+                    ended: dict[str, Sample | str] = {keys[i]: found[i] for i in unstored if i in found}
+                    if failure is not None:
+                        ended |= {keys[i]: failure for i in unstored if i not in found}
+                    if ended:
+                        self.store.settle(ended, self.owner, self.run_id)
+                    if len(ended) < len(unstored):
+                        self.store.release([keys[i] for i in unstored if keys[i] not in ended], self.owner)
             for index in theirs:
                 found[index], cached[index] = await self._claimed(provider, request, keys, index, fresh)
         return Completion(
@@ -247,12 +264,27 @@ class Engine:
         key = keys[index]
         while (sample := self._lookup(provider, key, fresh)) is None and self.store.holder(key) is not None:
             await asyncio.sleep(CLAIM_POLL_S)
+        if sample is None:
+            # The claim ended: its answer may have been committed between the two reads above, or
+            # the call ended without one to cache. Either way this run has paid for it once.
+            sample = self._lookup(provider, key, fresh)
+        if sample is None and (ended := self._ended_elsewhere(provider, key)) is not None:
+            return ended, False  # this run's own outcome (a refusal, an empty answer), not the cache's
         if sample is not None:
             self._memory[key] = sample
             self.ledger[provider.name].cached_samples += 1
             return sample, True
         (fresh,) = await self._call(provider, request, [index], keys)
         return fresh, False
+
+    def _ended_elsewhere(self, provider: Provider, key: str) -> Sample | None:
+        """A refused or empty answer another process of this run got for `key`; its failure raises
+        here as it did there. None when no process of this run has ended a call for it unanswered."""
+        assert self.store is not None
+        ended = self.store.unanswered(key, self.run_id)
+        if isinstance(ended, str):
+            raise PermanentProviderError(provider.name, f"{ended} (the call failed in another process of this run)")
+        return ended
 
     def _lookup(self, provider: Provider, key: str, fresh: bool) -> Sample | None:
         if key in self._memory:
@@ -291,16 +323,17 @@ class Engine:
             async def attempt() -> list[Sample]:
                 async with limiter.slot(estimate_tokens(request, size)):
                     reach.check(provider.name)  # a provider given up on: never retried either
-                    self.meter.admit(provider.name)  # the budget may refuse a paid call: never retried
-                    ledger.calls += 1
-                    try:
-                        answered = await provider.generate(request, size, chunk)
-                    except UnreachableProviderError as exc:
-                        reach.failed(exc)
-                        raise
-                    reach.succeeded()
-                    self.meter.paid(provider.name, answered)  # published before the slot is free again
-                    return answered
+                    # The budget may refuse a paid call (never retried); the run's progress shows it in flight.
+                    with self.meter.flight(provider.name):
+                        ledger.calls += 1
+                        try:
+                            answered = await provider.generate(request, size, chunk)
+                        except UnreachableProviderError as exc:
+                            reach.failed(exc)
+                            raise
+                        reach.succeeded()
+                        self.meter.paid(provider.name, answered)  # published before the slot is free again
+                        return answered
 
             try:
                 samples = await with_retries(

@@ -57,9 +57,10 @@ class CacheMissError(LLMJuryError):
 
 
 class JudgeParseError(LLMJuryError):
-    """A judge answer that does not contain a decision the parser can read."""
+    """A judge answer that does not contain a decision the parser can read. `expected` is the
+    decision's format as the prompt asks it, for a repair call that asks for the decision alone."""
 
-    def __init__(self, parser: str, raw: str, cause: str) -> None:
+    def __init__(self, parser: str, raw: str, cause: str, *, expected: str | None = None) -> None:
         snippet = raw if len(raw) <= 200 else raw[:200] + "…"
         super().__init__(f"{parser}: {cause}; judge said {snippet!r}")
-        self.parser, self.raw, self.cause = parser, raw, cause
+        self.parser, self.raw, self.cause, self.expected = parser, raw, cause, expected

@@ -86,6 +86,16 @@ class Replayed:
 
 
 @dataclass(frozen=True)
+class Plot:
+    """One figure of `report.html`: an id the page (and its tests) find it by, a caption, and an
+    inline `<svg>` that fetches nothing. The caption is escaped; the SVG is the family's own markup."""
+
+    id: str
+    caption: str
+    svg: str
+
+
+@dataclass(frozen=True)
 class Dataset:
     """A named data source a family reads: the option that points at it and what it holds.
 
@@ -155,6 +165,10 @@ class Family(abc.ABC):
         """Extra files for the run folder (seed formats, CSVs), by file name."""
         return {}
 
+    def figures(self, section: Section) -> list[Plot]:
+        """The family's own plots for `report.html`, beside the core's comparison view."""
+        return []
+
     def replay(self, path: Path, options: FamilyOptions) -> Replayed:
         """Verdicts recorded elsewhere (a judge's saved answers), read from `path` without a model
         call, for `llmjury replay`. Families that read no recorded files keep this default."""
@@ -188,8 +202,9 @@ class Family(abc.ABC):
         from llmjury.verdicts import Verdict
 
         raw = record.get("result")
-        model = self.result_model(record.get("kind", ""))
-        result = None if raw is None else model.model_validate(raw)
+        # An unscored verdict has no result to type, whatever its kind (none: the budget refused a
+        # test's call before any judgement, llmjury.refusals).
+        result = None if raw is None else self.result_model(record.get("kind", "")).model_validate(raw)
         # The typed result passes the Verdict's validation as it is: no second model_copy of every verdict.
         return Verdict.model_validate({**record, "result": result})
 

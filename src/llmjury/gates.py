@@ -17,6 +17,7 @@ the baseline (the summary's `comparison` section), `.delta.low` and `.delta.high
 from __future__ import annotations
 
 import difflib
+import math
 import operator
 import re
 import typing
@@ -87,6 +88,9 @@ class Gate:
             right: float | tuple[str, ...] = float(right_text)
         except ValueError:
             right = _threshold_path(right_text, text)
+        if isinstance(right, float) and not math.isfinite(right):
+            raise ConfigError(f"gate {text!r}: the threshold {right_text.strip()!r} is not a finite number; "
+                              "a gate compares with a number such as 0.55")
         left = parse_path(match["left"], text)
         if len(left) < 2:
             raise ConfigError(f"gate {text!r}: {match['left']!r} is not a metric path: write FAMILY.METRIC, "

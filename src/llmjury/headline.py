@@ -8,10 +8,13 @@ a table (`rating`) names every metric under it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 WILDCARD = "*"
+#: A step a gate's path may write after a dot; any other (`gpt-3.5-turbo`, `recorded:autoj-13b`) is bracketed.
+_PLAIN_STEP = re.compile(r"[A-Za-z_]\w*")
 Metric = dict[str, Any]
 
 
@@ -53,3 +56,9 @@ def covers(headline: Iterable[str], steps: Sequence[str]) -> bool:
         if len(steps) >= len(pattern) and all(p in (WILDCARD, s) for p, s in zip(pattern, steps, strict=False)):
             return True
     return False
+
+
+def path_text(steps: Sequence[str]) -> str:
+    """A metric's path as a gate writes it (and the gate parser reads it back): `win_rate`,
+    `rating[gpt-3.5-turbo]`, `recorded[recorded:autoj-13b].swap_consistency`."""
+    return steps[0] + "".join(f".{step}" if _PLAIN_STEP.fullmatch(step) else f"[{step}]" for step in steps[1:])

@@ -25,11 +25,11 @@ import pytest
 from llmjury.cases import Case
 from llmjury.custom import CheckResult
 from llmjury.judges import CUSTOM
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.verdicts import ASSERTIONS, JudgeConfig, Verdict
 
 ITEM_FAILURES = ("fail", "record")
 #: How a check verdict names what judged it: the test's own assertions.
-ASSERTIONS = JudgeConfig(provider="pytest:assert")
+ASSERTED = JudgeConfig(provider=ASSERTIONS)
 #: The reason an item's recorded failure carries in pytest's report (`-rx`).
 RECORDED = "recorded by --llm-item-failures record"
 
@@ -57,7 +57,7 @@ class ItemOutcomes:
             passed = report.passed
             error = None if passed or message is not None else _first_line(call)
             self._record(item, Verdict(
-                case_id=case.id, family=CUSTOM, kind="check", judge=ASSERTIONS,
+                case_id=case.id, family=CUSTOM, kind="check", judge=ASSERTED,
                 result=CheckResult(passed=passed) if error is None else None, valid=error is None,
                 error=None if error is None else f"test error: {error}",
                 raw=[] if message is None else [message],

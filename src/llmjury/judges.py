@@ -19,27 +19,26 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from llmjury.chat import ChatRequest, Message
+from llmjury.decision_line import BOLD, DuplicateKeyError, compile_line, fold, looks_alike, own_lines, strict_json
 from llmjury.errors import JudgeParseError, ProviderError
 from llmjury.family import Result
 from llmjury.judging import JudgeAnswer, JudgeRuns, ask_judge
 from llmjury.jury import Jury
 from llmjury.majority import Majority, robust_verdict
 from llmjury.prompts import RenderedPrompt
-from llmjury.quotes import unquoted
 from llmjury.verdicts import JudgeConfig, Verdict
 
 #: The family a test's judge calls record under when the run defines no other (see `llmjury.custom`).
 CUSTOM = "custom"
-CHOICE_PARSER = "core-choice/2"
-SCORE_PARSER = "core-structured/1"
-GEVAL_PARSER = "core-geval/1"
+CHOICE_PARSER = "core-choice/3"
+SCORE_PARSER = "core-structured/2"
+GEVAL_PARSER = "core-geval/2"
 
 Order = Literal["ab", "ba"]
 Scoring = Literal["auto", "logprobs", "sampling"]
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", bound=Result)
 
-_CHOICE = re.compile(r"\b(A|B|tie)\b", re.IGNORECASE)
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
@@ -53,6 +52,8 @@ class PairRun(BaseModel):
     winner: str | None = None
     error: str | None = None
     attempts: int = 1
+    #: The decision (or the cause) comes from a repair call that asked for the decision alone.
+    repaired: bool = False
 
 
 class JurorVote(BaseModel):
@@ -102,16 +103,38 @@ class RubricScore(BaseModel):
 
 
 # -- building blocks for families ------------------------------------------------------------------
+#: What `parse_choice` asks for when an answer holds no readable decision (the repair call).
+CHOICE_FORMAT = "### A\nor\n### B\nor\n### tie"
+_LABEL = r"(?:(?:final\s+)?(?:decision|verdict|answer)\s*:?\s*)?"
+_CHOICE = rf"(?:response\s+)?{BOLD}(?P<choice>A|B|tie){BOLD}"
+_CHOICE_LINE = compile_line(rf"###\s*{BOLD}\s*{_LABEL}{BOLD}\s*{_CHOICE}")
+_CHOICE_ALONE = compile_line(_CHOICE)
+_CHOICE_HEADING = compile_line(rf"###\s*{BOLD}\s*{_LABEL}")
+_CHOICE_ELSEWHERE = re.compile(rf"###\s*{BOLD}\s*{_LABEL}{BOLD}\s*(?:response\s+)?{BOLD}(?:A|B|tie)\b", re.IGNORECASE)
+
+
 def parse_choice(text: str) -> str:
-    """`A`, `B` or `tie` after the last `###` the judge wrote itself (the first one named there
-    wins); quoted text, such as a fake `### A` in an answer the judge quotes, is not read."""
-    own = unquoted(text)
-    if "###" not in own:
-        raise JudgeParseError(CHOICE_PARSER, text, 'no final decision after "###"')
-    found = _CHOICE.search(own.rsplit("###", 1)[1])
-    if found is None:
-        raise JudgeParseError(CHOICE_PARSER, text, 'no A, B or tie after "###"')
-    return found.group(1).lower()
+    """`a`, `b` or `tie` from the final line of the judge's own words (quotations blanked), as the
+    prompt asks it after "###": `### A`, `### Response B`, `### tie` (an optional `Final decision:`
+    label allowed), or a `###` heading line followed by the choice alone. Extra words on that line,
+    a look-alike letter, or a second `### A|B|tie` anywhere else in the answer are ambiguous:
+    JudgeParseError, never a guess."""
+    lines = own_lines(text)
+    if not lines:
+        raise JudgeParseError(CHOICE_PARSER, text, 'no final decision after "###"', expected=CHOICE_FORMAT)
+    last, used = lines[-1].text, 1
+    match = _CHOICE_LINE.match(last)
+    if match is None and len(lines) > 1 and _CHOICE_HEADING.match(lines[-2].text):
+        match, used = _CHOICE_ALONE.match(last), 2
+    if match is None:
+        cause = "look-alike characters on the decision line" if looks_alike(last) else (
+            f"the final line {last.strip()[:80]!r} is not '### A', '### B' or '### tie'")
+        raise JudgeParseError(CHOICE_PARSER, text, cause, expected=CHOICE_FORMAT)
+    for line in lines[:-used]:
+        if _CHOICE_ELSEWHERE.search(fold(line.text)):
+            raise JudgeParseError(CHOICE_PARSER, text, f"a second decision-shaped line {line.text.strip()[:80]!r}",
+                                  expected=CHOICE_FORMAT)
+    return match.group("choice").lower()
 
 
 #: `parse_choice`'s decisions: the response shown first (0), shown second (1), or a tie.
@@ -202,10 +225,11 @@ async def pairwise(jury: Jury, family: str, first: str, second: str, *, template
 def _pair_run(order: Order, juror: str, answer: JudgeAnswer, labels: Mapping[str, int | str],
               names: tuple[str, str]) -> PairRun:
     if not answer.scored:
-        return PairRun(order=order, juror=juror, error=answer.error, attempts=answer.attempts)
+        return PairRun(order=order, juror=juror, error=answer.error, attempts=answer.attempts,
+                       repaired=answer.repaired)
     decision = str(answer.parsed)
     if decision not in labels:
-        return PairRun(order=order, juror=juror, decision=decision, attempts=answer.attempts,
+        return PairRun(order=order, juror=juror, decision=decision, attempts=answer.attempts, repaired=answer.repaired,
                        error=f"unparseable: decision {decision!r} is none of {sorted(labels)}")
     label = labels[decision]
     if isinstance(label, int):
@@ -213,20 +237,30 @@ def _pair_run(order: Order, juror: str, answer: JudgeAnswer, labels: Mapping[str
         winner = names[slot]
     else:
         winner = label
-    return PairRun(order=order, juror=juror, decision=decision, winner=winner, attempts=answer.attempts)
+    return PairRun(order=order, juror=juror, decision=decision, winner=winner, attempts=answer.attempts,
+                   repaired=answer.repaired)
 
 
 def schema_parser(schema: type[M], parser: str = SCORE_PARSER) -> Callable[[str], M]:
-    """A parser validating the judge's JSON against `schema` (a ```json fence is tolerated)."""
+    """A parser validating the judge's JSON against `schema` (a ```json fence is tolerated); an
+    object with a repeated key (`{"score": 2, "score": 5}`) is refused, never read by its last value."""
 
     def parse(text: str) -> M:
+        body = _FENCE.sub("", text.strip())
         try:
-            return schema.model_validate_json(_FENCE.sub("", text.strip()))
+            strict_json(body)
+        except DuplicateKeyError as exc:
+            raise JudgeParseError(parser, text, f"json: {exc}", expected=expected) from exc
+        except ValueError:
+            pass  # malformed JSON: the schema's validation below names the fault
+        try:
+            return schema.model_validate_json(body)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(map(str, first["loc"])) or "json"
-            raise JudgeParseError(parser, text, f"{where}: {first['msg']}") from exc
+            raise JudgeParseError(parser, text, f"{where}: {first['msg']}", expected=expected) from exc
 
+    expected = f"one JSON object with the fields {', '.join(schema.model_fields)}, and nothing else"
     return parse
 
 
@@ -242,7 +276,8 @@ async def structured(jury: Jury, family: str, prompt: RenderedPrompt, schema: ty
         value = validate(text)
         cause = check(value)
         if cause:
-            raise JudgeParseError(parser, text, cause)
+            raise JudgeParseError(parser, text, cause,
+                                  expected=f"one JSON object with the fields {', '.join(schema.model_fields)}")
         return value
 
     request = jury.request(prompt, json_schema=schema.model_json_schema(), schema_name=schema.__name__)
@@ -284,8 +319,7 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
             weighted = logprob_weighted(sample, scale) if sample.problem is None else None
             result = None if weighted is None else GEvalResult(
                 score=weighted[0], method="logprobs", distribution={str(k): v for k, v in weighted[1].items()})
-            error = (None if weighted is not None else sample.problem
-                     or "unparseable: no score on the scale with logprobs at its token")
+            error = None if weighted is not None else sample.problem or _logprob_cause(sample.text, scale)
             return GEvalScoring(result, error, [sample.text], sample.usage.prompt_tokens,
                                 sample.usage.completion_tokens, completion.cached[0], completion.latency_s,
                                 request.sampling)
@@ -300,6 +334,17 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
     error = None if scores else next(a.error for a in runs.answers if a.error)
     return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached,
                         runs.latency_s, request.sampling)
+
+
+def _logprob_cause(text: str, scale: range) -> str:
+    """Why a logprob-scored answer has no score: its parse error, or no clean token at the score."""
+    from llmjury.families.geval.scoring import parse_score
+
+    try:
+        parse_score(text, scale)
+    except JudgeParseError as exc:
+        return f"unparseable: {exc.cause}"
+    return "unparseable: no score on the scale with logprobs at its token"
 
 
 # -- what a test awaits -----------------------------------------------------------------------------
@@ -402,7 +447,8 @@ class BoundJury(Jury):
         judged = await pairwise(self, self.family, a, b, template="core/compare.j2", orders=orders,
                                 variables={"criteria": criteria, "question": question})
         verdict = self._verdict("compare", judged.config(CHOICE_PARSER), judged.result(), judged.error,
-                                judged.answers.verdict_fields(self), name, criteria=criteria)
+                                judged.answers.verdict_fields(self), name, criteria=criteria, question=question,
+                                a=a, b=b)
         return Comparison(verdict)
 
     async def score(self, answer: str, *, rubric: str, question: str = "", scale: tuple[int, int] = (1, 5),
@@ -430,7 +476,7 @@ class BoundJury(Jury):
             result = ScoreResult(score=float(parsed.parsed.score), low=low, high=high,
                                  output=parsed.parsed.model_dump(mode="json"), attempts=parsed.attempts)
         verdict = self._verdict("score", config, result, parsed.error, runs.verdict_fields(self), name,
-                                rubric=rubric)
+                                rubric=rubric, question=question, answer=answer)
         return Score(verdict, output=parsed.parsed if parsed.scored else None)
 
     async def geval(self, text: str, *, criterion: str, steps: str | Sequence[str], context: str = "",
@@ -450,7 +496,8 @@ class BoundJury(Jury):
         usage = {"raw": scored.raw, "prompt_tokens": scored.prompt_tokens,
                  "completion_tokens": scored.completion_tokens, "cached": scored.cached,
                  "cost_usd": self.cost(config.provider, scored.prompt_tokens, scored.completion_tokens)}
-        verdict = self._verdict("geval", config, scored.result, scored.error, usage, name, criterion=criterion)
+        verdict = self._verdict("geval", config, scored.result, scored.error, usage, name, criterion=criterion,
+                                context=context, text=text)
         return GEvalScore(verdict)
 
     def _verdict(self, kind: str, config: JudgeConfig, result: Result | None, error: str | None,

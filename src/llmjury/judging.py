@@ -1,9 +1,12 @@
 """Asking a judge k times and reading its answers, without ever losing an answer.
 
 Runs that share one request are samples 0..m-1 of it, so k runs of a judge are k distinct
-cached samples, never one sample replayed k times. An answer the parser cannot read is asked
-again as the next unused sample index (so the retry is cached too); a run that still fails,
-or a refused or failed call, comes back as an unscored answer carrying the raw text and cause.
+cached samples, never one sample replayed k times. An answer whose decision the parser cannot
+read is repaired once where the parser names the decision's format: the judge is shown its own
+answer and asked for the decision alone (`prompts/core/repair.j2`, a request of its own, so it is
+cached and recorded like any call). Otherwise it is asked again as the next unused sample index,
+except at temperature 0, where the same request would repeat the same answer. A run that still
+fails, or a refused or failed call, comes back as an unscored answer carrying the raw text and cause.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from llmjury.chat import ChatRequest, Usage
+from llmjury.chat import ChatRequest, Message, Usage
 from llmjury.errors import JudgeParseError, ProviderError
 from llmjury.jurors import Juror
 from llmjury.jury import Jury
@@ -30,6 +33,8 @@ class JudgeAnswer:
     attempts: int = 1
     #: What the judge said in the attempts that were asked again (unreadable or empty), in order.
     earlier: tuple[str, ...] = ()
+    #: Whether the decision comes from (or the cause names) a repair call asking for the decision alone.
+    repaired: bool = False
 
     @property
     def scored(self) -> bool:
@@ -97,6 +102,45 @@ async def ask_judge(
     for run, request in enumerate(requests):
         groups.setdefault(request.sample_key(provider, 0), []).append(run)
 
+    async def repair(request: ChatRequest, run: int, failure: JudgeParseError) -> tuple[Usage, float]:
+        """Up to `retries` calls showing the judge its unreadable answer and asking for the decision
+        alone; each follow-up carries the conversation so far, so each is a request of its own."""
+        usage, latency = Usage(), 0.0
+        messages = request.messages
+        for _ in range(retries):
+            last = answers[run]
+            assert last is not None
+            ask = jury.render("core/repair.j2", cause=failure.cause, expected=failure.expected)
+            messages = (*messages, Message(role="assistant", content=last.raw), Message(role="user", content=ask.text))
+            follow_up = request.model_copy(update={
+                "messages": messages, "n": 1, "logprobs": False, "top_logprobs": None, "task": ask.task,
+                **ask.generation})
+            done = dict(attempts=last.attempts + 1, earlier=(*last.earlier, last.raw), repaired=True)
+            try:
+                completion = await jury.engine.complete(provider, follow_up, role=role)
+            except ProviderError as exc:
+                answers[run] = JudgeAnswer(raw="", parsed=None, error=f"{last.error}; repair call failed: {exc}",
+                                           **done)
+                break
+            sample = completion.samples[0]
+            usage, latency = usage + sample.usage, max(latency, completion.latency_s)
+            done["cached"] = last.cached and completion.cached[0]
+            if sample.problem is not None:
+                answers[run] = JudgeAnswer(raw=sample.text, parsed=None,
+                                           error=f"{last.error}; repair: {sample.problem}", **done)
+                continue
+            try:
+                answers[run] = JudgeAnswer(raw=sample.text, parsed=parse(sample.text), **done)
+                break
+            except JudgeParseError as exc:
+                failure = exc
+                answers[run] = JudgeAnswer(raw=sample.text, parsed=None,
+                                           error=f"unparseable: {exc.cause} (after {done['attempts'] - 1} "
+                                                 f"repair call(s) asking for the decision alone)", **done)
+                if exc.expected is None:
+                    break
+        return usage, latency
+
     async def ask_group(runs: list[int]) -> tuple[Usage, float]:
         request = requests[runs[0]]
         usage, latency = Usage(), 0.0
@@ -114,6 +158,7 @@ async def ask_judge(
                 break
             latency = max(latency, completion.latency_s)
             still: list[int] = []
+            repairs: list[tuple[int, JudgeParseError]] = []
             for run in pending:
                 sample = completion.samples[index_of[run]]
                 usage = usage + sample.usage
@@ -133,10 +178,18 @@ async def ask_judge(
                     answers[run] = JudgeAnswer(raw=sample.text, parsed=parse(sample.text), cached=cached,
                                                attempts=round_ + 1, earlier=earlier)
                 except JudgeParseError as exc:
-                    answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=f"unparseable: {exc.cause}",
-                                               cached=cached, attempts=round_ + 1, earlier=earlier)
-                    index_of[run], next_index = next_index, next_index + 1
-                    still.append(run)
+                    error = f"unparseable: {exc.cause}"
+                    if exc.expected is None and request.temperature == 0 and retries > 0:
+                        error += " (not asked again: at temperature 0 the same request repeats its answer)"
+                    answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=error, cached=cached,
+                                               attempts=round_ + 1, earlier=earlier)
+                    if exc.expected is not None and retries > 0:
+                        repairs.append((run, exc))
+                    elif request.temperature != 0:
+                        index_of[run], next_index = next_index, next_index + 1
+                        still.append(run)
+            for more_usage, more_latency in await asyncio.gather(*(repair(request, r, e) for r, e in repairs)):
+                usage, latency = usage + more_usage, max(latency, more_latency)
             pending = still
             if not pending:
                 break

@@ -31,6 +31,8 @@ from llmjury.cases import Case
 from llmjury.errors import LLMJuryError
 from llmjury.handoff import OutcomeHandoff
 from llmjury.jury import Jury, Outcome
+from llmjury.limits import in_case_order
+from llmjury.tracebacks import format_exception
 from llmjury.verdicts import Verdict
 
 Pipeline: TypeAlias = Callable[[Case, Jury], Awaitable[Outcome]]
@@ -125,10 +127,13 @@ class Planner:
         self._tests: dict[str, Future[Any]] = {}
         self._finished: list[dict[str, Any]] = []
 
-    def _submit(self, pipeline: Pipeline, case: Case, on_done: Callable[[], None] | None = None) -> Future[Outcome]:
+    def _submit(self, pipeline: Pipeline, case: Case, on_done: Callable[[], None] | None = None,
+                order: int = -1) -> Future[Outcome]:
+        """Start a case's pipeline; its calls wait behind those of cases of a lower `order` (a test
+        waiting for its case now, -1, goes first)."""
         key = work_key(pipeline, case)
         if key not in self._futures:
-            work = self._handed_on(key, pipeline(case, self.jury))
+            work = in_case_order(order, self._handed_on(key, pipeline(case, self.jury)))
             self._futures[key] = self.jury.engine.submit(work if on_done is None else _counted(work, on_done))
         return self._futures[key]
 
@@ -173,9 +178,10 @@ class Planner:
         tests = dict(tests or {})
         if self.handoff is not None:
             self.handoff.announce([work_key(p, c) for p, c in work] + list(tests))
-        submitted = {work_key(p, c): self._submit(p, c, on_done) for p, c in work}
-        for nodeid, test in tests.items():
-            self._tests[nodeid] = self.jury.engine.submit(_counted(self._test_handed_on(nodeid, test), on_done))
+        submitted = {work_key(p, c): self._submit(p, c, on_done, order) for order, (p, c) in enumerate(work)}
+        for order, (nodeid, test) in enumerate(tests.items(), start=len(work)):
+            body = in_case_order(order, self._test_handed_on(nodeid, test))
+            self._tests[nodeid] = self.jury.engine.submit(_counted(body, on_done))
         return len(submitted) + len(tests)
 
     def outcome(self, pipeline: Pipeline, case: Case) -> Outcome:
@@ -232,7 +238,7 @@ async def _counted(work: Awaitable[T], on_done: Callable[[], None]) -> T:
 
 
 def _error_text(exc: BaseException) -> str:
-    return "".join(traceback.format_exception(exc)).rstrip()
+    return format_exception(exc)
 
 
 def _error_summary(exc: BaseException) -> str:

@@ -15,8 +15,6 @@ import os
 import random
 import re
 import secrets
-import signal
-import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from functools import partial
@@ -28,7 +26,14 @@ import pytest
 pytest.register_assert_rewrite("llmjury.assertions")
 
 from llmjury.budget import UNKNOWN_POLICIES, Budget  # noqa: E402
-from llmjury.cache import CacheMode, SampleStore, remove_scratch, scratch_path, shards  # noqa: E402
+from llmjury.cache import (  # noqa: E402
+    CacheMode,
+    SampleStore,
+    forget_unanswered,
+    remove_scratch,
+    scratch_path,
+    shards,
+)
 from llmjury.cases import CASES_MARK, LOADED, Case, add_markers, generate  # noqa: E402
 from llmjury.datasets.files import read_text  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
@@ -39,6 +44,7 @@ from llmjury.family import Family, FamilyOptions  # noqa: E402
 from llmjury.freshness import UNDER_TEST  # noqa: E402
 from llmjury.gates import Gate, check_metrics, check_selection  # noqa: E402
 from llmjury.handoff import OutcomeHandoff, forget_run  # noqa: E402
+from llmjury.interrupts import Interrupts  # noqa: E402
 from llmjury.item_outcomes import ITEM_FAILURES, ItemOutcomes  # noqa: E402
 from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
@@ -60,6 +66,7 @@ from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.progress import DEFAULT_INTERVAL_S, PROGRESS_MODES  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
 from llmjury.redact import redact_log_records, redact_spec  # noqa: E402
+from llmjury.refusals import BudgetRefusals  # noqa: E402
 from llmjury.saved import SavedRun, load_run  # noqa: E402
 from llmjury.settings import (  # noqa: E402
     OptionLine,
@@ -68,6 +75,7 @@ from llmjury.settings import (  # noqa: E402
     check_spec,
     checked_options,
     choice,
+    confidence_level,
     did_you_mean,
     family_options,
     parse_assignments,
@@ -123,6 +131,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llm-baseline", metavar="PATH",
                     help="a saved run (its folder or verdicts.jsonl) to compare this run with: headline metrics "
                          "on shared cases, paired differences, gates such as 'socratic.win_rate.delta>=-0.02'")
+    group.addoption("--llm-compare-confidence", metavar="LEVEL",
+                    help="two-sided level of the intervals of the comparison with --llm-baseline, strictly between "
+                         "0.5 and 1 (default 0.95); at 0.92 a 'delta.high>=0' gate is a one-sided 4% test")
     group.addoption("--llm-baseline-allow-judge-change", action="store_true", default=False,
                     help="compare with the baseline even when the judges differ (provider, model, prompt, "
                          "parser, temperature)")
@@ -156,6 +167,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llm_gate_uncertain", "pass or inconclusive")
     parser.addini("llm_item_failures", "fail or record: what a failed assertion in a case test of your own does")
     parser.addini("llm_baseline", "a saved run (folder or verdicts.jsonl) to compare each run with")
+    parser.addini("llm_compare_confidence", "level of the comparison's intervals, between 0.5 and 1 (default 0.95)")
     parser.addini("llm_prices", "TOML price table overriding the bundled one")
     parser.addini("llm_openai_base_url", "base URL for openai: providers when OPENAI_BASE_URL is unset")
     parser.addini("llm_gemini_base_url", "base URL for gemini: providers when GOOGLE_GEMINI_BASE_URL is unset")
@@ -225,6 +237,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     unknown, unknown_source = pick("llm_budget_unknown", "llm_budget_unknown")
     progress, progress_source = pick("llm_progress", "llm_progress")
     interval, interval_source = pick("llm_progress_interval", "llm_progress_interval")
+    level, level_source = pick("llm_compare_confidence", "llm_compare_confidence")
     roles: dict[str, str] = {}
     options: dict[str, str] = {}
     role_sources: dict[str, str] = {}
@@ -264,6 +277,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
             interval, interval_source, "seconds"),
         sample=None if sample is None else whole_number(sample, "--llm-sample"),
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
+        compare_confidence=Settings.compare_confidence if level is None else confidence_level(level, level_source),
         gate_uncertain=choice(uncertain or "inconclusive", uncertain_source, ("inconclusive", "pass")),
         item_failures=choice(item_failures or "fail", item_failures_source, ITEM_FAILURES),
         prices=path(prices, "") if prices else None,
@@ -310,14 +324,23 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getini(ini) and not os.environ.get(variable):
             os.environ[variable] = config.getini(ini)
     session = JurySession(config, settings, gates, families, budget)
+    # xdist's hooks are known whatever name its plugin was loaded under (`-p xdist`, or `-p xdist.plugin`
+    # and PYTEST_PLUGINS=xdist.plugin where plugin autoload is off).
+    xdist = hasattr(config.hook, "pytest_configure_node")
+    # SIGINT and SIGTERM, where the run reports: registered before the session (see llmjury.interrupts).
+    if not session.is_worker:
+        interrupts = Interrupts(session.stopped_by_signal)
+        config.pluginmanager.register(interrupts, "llmjury-interrupts")
+        if xdist:
+            config.pluginmanager.register(interrupts.workers, "llmjury-interrupt-workers")
     config.pluginmanager.register(session, SESSION_PLUGIN)
     config.pluginmanager.register(session.watch, "llmjury-watch")
     if not session.is_worker:
         config.pluginmanager.register(session.gate_exit, "llmjury-gate-exit")
     config.pluginmanager.register(session.item_outcomes, "llmjury-item-outcomes")
-    # xdist's hooks are known whatever name its plugin was loaded under (`-p xdist`, or `-p xdist.plugin`
-    # and PYTEST_PLUGINS=xdist.plugin where plugin autoload is off).
-    if hasattr(config.hook, "pytest_configure_node") and not session.is_worker:
+    if budget is not None:  # a test the budget stopped is unscored, not failed (llmjury.refusals)
+        config.pluginmanager.register(BudgetRefusals(_recorded, _record_on), "llmjury-budget-refusals")
+    if xdist and not session.is_worker:
         config.pluginmanager.register(XdistController(session), "llmjury-xdist")
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
 
@@ -600,7 +623,6 @@ class JurySession:
         self.stopped_by: str | None = None
         self.tests_finished = 0
         self.collected_by_workers = 0  # xdist's controller collects nothing itself
-        self._sigterm: Any = None
 
     # lazily built so a session with no llmjury tests opens no cache and starts no thread
     @property
@@ -711,19 +733,8 @@ class JurySession:
             report.llmjury_verdicts = list(item.stash.get(VERDICTS, []))
         return report
 
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        """A CI time limit sends SIGTERM, which would end Python at once and lose the report: in the
-        controller (or the only process) it interrupts the run as Ctrl-C does, and the session still
-        writes what finished. A second SIGTERM ends the process as before."""
-        if not self.is_worker and threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGTERM, self._on_sigterm)
-            self._sigterm = signal.SIG_DFL if previous is None else previous
-
-    def _on_sigterm(self, signum: int, frame: Any) -> None:
-        self.stopped_by = "SIGTERM"
-        signal.signal(signal.SIGTERM, self._sigterm)
-        self._sigterm = None
-        raise KeyboardInterrupt("SIGTERM")
+    def stopped_by_signal(self, cause: str) -> None:
+        self.stopped_by = self.stopped_by or cause
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.stopped_by = self.stopped_by or "KeyboardInterrupt (Ctrl-C)"
@@ -748,6 +759,10 @@ class JurySession:
     def all_records(self) -> list[dict[str, Any]]:
         return [r for nodeid in sorted(self.records) for r in self.records[nodeid]]
 
+    # tryfirst: a stopped xdist run writes its report before xdist's teardown waits for the workers
+    # (their figures never come once the controller's loop is interrupted); a whole run is unchanged,
+    # its workers were down before the session finished.
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.is_worker and self._planner is not None and self.stopped(session) is None:
             self._planner.settle()  # a stopped run cancels what is left instead (engine.close)
@@ -769,11 +784,12 @@ class JurySession:
             planned = self.finished_planning(records)
             records += planned
             stopped["planned_verdicts"] = len(planned)
-        if not records and not any([ledger, *self.worker_ledgers]):
-            return
+        if not records and not any([ledger, *self.worker_ledgers]) and stopped is None:
+            return  # a stopped run says so even when nothing had finished
         freeze_at_exit()
         # Imported here: statistics and tables are needed only when there is something to report.
         from llmjury import aggregate
+        from llmjury.portable import portable
         from llmjury.reports import terminal_lines, write_run
 
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
@@ -788,11 +804,14 @@ class JurySession:
 
             summary["comparison"] = compare_runs(
                 records, baseline, self.families, current_summary=summary,
-                allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"))
+                allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"),
+                confidence=self.settings.compare_confidence)
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
         summary.update(self.watch.summary(records))  # the budget's facts, when the run had one
-        run_dir = write_run(self.settings.reports, summary, records, results, self.families, typed)
-        self.summary_lines = terminal_lines(summary, results, run_dir, self.families)
+        summary = portable(summary, self.config.rootpath)  # no runner's absolute path in any report
+        run_dir = write_run(self.settings.reports, summary, records, results, self.families, typed,
+                            baseline=baseline.records if baseline is not None else None, root=self.config.rootpath)
+        self.summary_lines = terminal_lines(summary, results, run_dir, self.families, self.config.rootpath)
         if baseline is not None:
             self.summary_lines += comparison_lines(summary["comparison"])
         self.gate_exit.status = gate_exit_status(results)
@@ -837,17 +856,16 @@ class JurySession:
                 terminalreporter.write_line(line, **SUMMARY_MARKUP.get(line.split(" ", 1)[0], {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        if self._sigterm is not None and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, self._sigterm)
-            self._sigterm = None
         if self._planner is not None and self._planner.handoff is not None:
             self._planner.handoff.close()
         if self._jury is not None:
             self._jury.engine.close()
         if not self.is_worker and self.settings.cache_mode is CacheMode.OFF:
             remove_scratch(self.settings.cache_path, self.run_id)
-        elif not self.is_worker and self.workers:  # the workers are gone and the report is written
-            forget_run(self.settings.cache_path, self.run_id)
+        elif not self.is_worker:  # the workers are gone and the report is written
+            if self.workers:
+                forget_run(self.settings.cache_path, self.run_id)
+            forget_unanswered(self.settings.cache_path, self.run_id)
         # pytest's cleanup then runs five full garbage collections to surface unraisable exceptions,
         # each walking every object of the run (1.2 s of CPU after 1000 cases): one collection here,
         # while pytest still records what it raises, then what lives is set aside until that cleanup

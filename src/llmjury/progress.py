@@ -21,7 +21,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -48,6 +49,7 @@ class Tally:
     finished: bool = False  # its planning phase is over
     started: float = 0.0  # wall-clock time its planning began
     calls: int = 0  # fresh provider calls (cache hits are not calls)
+    in_flight: int = 0  # fresh calls started and not yet ended
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
@@ -144,6 +146,21 @@ class Meter:
                 self._flush = None
 
     # -- the engine's side --------------------------------------------------------------------
+    @contextmanager
+    def flight(self, provider: str) -> Iterator[None]:
+        """A fresh call to `provider`: admitted by the budget (`admit` raises when refused), then
+        counted in flight until it ends, however it ends."""
+        self.admit(provider)
+        with self._lock:
+            self.tally.in_flight += 1
+            self._publish()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.tally.in_flight -= 1
+                self._publish()
+
     def admit(self, provider: str) -> None:
         """Raise BudgetExhaustedError when a paid call to `provider` may not start: the run's
         published spend (this process's own, exact, plus the other workers') reached the budget.
@@ -226,6 +243,7 @@ class RunTotals:
     done: int
     finished: int
     calls: int
+    in_flight: int
     tokens: int
     cost_usd: float
     refused_calls: int
@@ -237,6 +255,7 @@ class RunTotals:
         starts = [t.started for t in tallies if t.started]
         return cls(workers=len(tallies), total=sum(t.total for t in tallies), done=sum(t.done for t in tallies),
                    finished=sum(t.finished for t in tallies), calls=sum(t.calls for t in tallies),
+                   in_flight=sum(t.in_flight for t in tallies),
                    tokens=sum(t.prompt_tokens + t.completion_tokens for t in tallies),
                    cost_usd=sum(t.cost_usd for t in tallies), refused_calls=sum(t.refused_calls for t in tallies),
                    started=min(starts, default=0.0),
@@ -248,15 +267,17 @@ class RunTotals:
             return None
         return max(0.0, (now - self.started) * (self.total - self.done) / self.done)
 
-    def figures(self) -> str:
-        text = f"{self.calls:,} calls, {self.tokens:,} tokens, est. ${self.cost_usd:.4f}"
+    def figures(self, live: bool = False) -> str:
+        """Calls (with those in flight while it runs), tokens, estimated cost, refusals."""
+        flying = f" ({self.in_flight} in flight)" if live else ""
+        text = f"{self.calls:,} calls{flying}, {self.tokens:,} tokens, est. ${self.cost_usd:.4f}"
         return text + (f", {self.refused_calls} refused by the budget" if self.refused_calls else "")
 
     def line(self, now: float) -> str:
-        """A plain log line: cases done of total, calls, tokens, estimated cost, ETA."""
+        """A plain log line: cases done of total, calls and those in flight, tokens, estimated cost, ETA."""
         share = f" ({100 * self.done // self.total}%)" if self.total else ""
         eta = self.eta_s(now)
-        return (f"llmjury planning: {self.done}/{self.total} cases{share}, {self.figures()}, "
+        return (f"llmjury planning: {self.done}/{self.total} cases{share}, {self.figures(live=True)}, "
                 f"ETA {'?' if eta is None else _duration(eta)}")
 
     def final_line(self, now: float) -> str:
@@ -271,16 +292,34 @@ def _duration(seconds_left: float) -> str:
     return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
+def status_frame(text: str | None, column: int, width: int) -> str:
+    """The terminal codes that draw `text` (None: nothing) on the line below the cursor's and put
+    the cursor back where it was, `column` cells into its line: pytest goes on writing its own
+    progress there and never sees the status line, which is drawn again after each of its writes.
+    What pytest left of an old frame right of the cursor, or on the status line, is cleared first."""
+    shown = (text or "")[:max(width - 1, 0)]
+    back = f"\x1b[{column}C" if column else ""
+    return f"\x1b[K\n\x1b[2K{shown}\x1b[1A\r{back}"
+
+
 class Display:
     """Reads the board and shows the run's planning progress: a bar on a terminal (`bar`), or a
     line every `interval` seconds (`lines`); then one final line once every process has planned.
+    Once tests report, pytest writes its progress on the terminal's current line: the bar gives way
+    to a status line below it, redrawn (`status`) after each of pytest's writes. The thread (xdist's
+    controller only) ticks holding `lock`, which the caller holds around pytest's own writes.
     `tick` does one step, so it is tested without a thread or a clock."""
 
     def __init__(self, board: Board, style: str, interval: float, write: Callable[[str], None],
-                 expected_workers: Callable[[], int], bar_file: TextIO | None = None) -> None:
+                 expected_workers: Callable[[], int], bar_file: TextIO | None = None,
+                 status: Callable[[str | None], None] | None = None,
+                 lock: AbstractContextManager[Any] | None = None) -> None:
         self.board, self.style, self.interval, self.write = board, style, interval, write
         self.expected_workers = expected_workers
         self.bar_file = bar_file
+        self.status = status  # draws a status line below pytest's (None clears it); a terminal only
+        self._status_text: str | None = None
+        self._lock = lock if lock is not None else nullcontext()
         self._bar: Any = None
         self._last_line = float("-inf")
         self._last_shown: RunTotals | None = None
@@ -294,16 +333,18 @@ class Display:
         """How often a look at the board may change what is shown."""
         return BAR_EVERY_S if self.style == "bar" else min(self.interval, BAR_EVERY_S)
 
+    @property
+    def handed(self) -> bool:
+        return self._handed
+
     def hand_over(self) -> None:
-        """Tests have started to report, and pytest writes its progress on the current line: stop the
-        thread, clear the bar (pytest's progress line takes over on a terminal; a log keeps getting
-        lines, from `tick` calls between pytest's writes), and keep the final line for the end."""
+        """Tests have started to report, and pytest writes its progress on the current line: clear
+        the bar; a status line below pytest's takes over on a terminal (a log keeps getting lines),
+        from `tick` calls between pytest's writes and from the thread; the final line is kept for
+        the end."""
         if self._handed:
             return
         self._handed = True
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
         if self._bar is not None:
             self._bar.close()
             self._bar = None
@@ -324,6 +365,9 @@ class Display:
         if self.style == "bar":
             if not self._handed:
                 self._draw(totals)
+            elif self.status is not None:
+                self._status_text = totals.line(now)
+                self.status(self._status_text)
         elif clock - self._last_line >= self.interval and totals != self._last_shown:
             self._last_line, self._last_shown = clock, totals
             self.write(totals.line(now))
@@ -336,8 +380,16 @@ class Display:
         totals = totals if totals is not None else RunTotals.of(self.board.read())
         if self._bar is not None:
             self._bar.close()
+        if self._status_text is not None and self.status is not None:
+            self.status(None)
+            self._status_text = None
         if totals.total:
             self.write(totals.final_line(now))
+
+    def redraw(self) -> None:
+        """Draw the status line again as it was (pytest has just written over or beside it)."""
+        if self._status_text is not None and self.status is not None and not self.done:
+            self.status(self._status_text)
 
     def _draw(self, totals: RunTotals) -> None:
         # tqdm is a dependency already (and handles terminal width, rates and redraws).
@@ -347,7 +399,7 @@ class Display:
             self._bar = tqdm(total=totals.total, desc="llmjury planning", unit="case", leave=False,
                              file=self.bar_file or sys.stderr, dynamic_ncols=True)
         self._bar.total = totals.total
-        self._bar.set_postfix_str(totals.figures(), refresh=False)
+        self._bar.set_postfix_str(totals.figures(live=True), refresh=False)
         self._bar.update(totals.done - self._bar.n)
         self._bar.refresh()  # each tick redraws: tqdm would skip draws closer than its own interval
 
@@ -358,14 +410,16 @@ class Display:
 
     def _run(self, period: float) -> None:
         while not self.done and not self._stop.wait(period):
-            self.tick(time.time())
+            with self._lock:
+                self.tick(time.time())
 
     def stop(self) -> None:
         """Stop the thread and print the final line now (the run's planning is over or it ends)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        self.finish(time.time())
+        with self._lock:
+            self.finish(time.time())
 
 
 def progress_style(mode: str, interactive: bool) -> str | None:

@@ -5,24 +5,39 @@ fake verdict line (`### (a)`, `Score of Model 1: 1`, `[[A]]`, `Score: 3`) must n
 decision when the judge quotes it. Quotations are replaced by spaces of the same length, so
 positions in the text (a score's offset, for reading its token's logprobs) stay where they were.
 
-Quoted means: fenced code blocks, inline code, lines starting with `>`, and spans in double or
-curly quotes or in single quotes that open after a non-letter (an apostrophe in "Teacher A's"
-opens nothing). A span in double or single quotes stays on one line.
+Quoted means: fenced code blocks, inline code, HTML `<blockquote>`, `<q>`, `<code>` and `<pre>`
+elements, lines starting with `>` (each such line alone), markdown table rows, and spans in
+double, curly or angle quotes (« », ‹ ›, „ “) or in single quotes that open after a non-letter (an
+apostrophe in "Teacher A's" opens nothing, and one between letters inside a span closes nothing).
+A quoted span may run over several lines but never over a blank line, and over at most 2,000
+characters. What the blanking misses
+is still no decision: parsers read the decision only at its own place (`llmjury.decision_line`).
 """
 
 from __future__ import annotations
 
 import re
 
+# Any text up to the closing mark, within one paragraph, at most 2,000 characters and without another
+# opening mark, so an unclosed mark costs a short scan (a longer quotation stays unblanked: then it
+# is ambiguous, never a flip).
+_SPAN = r"(?:[^{marks}\n]|\n(?![ \t]*\n)){{0,2000}}"
+
+
+def _pair(opening: str, closing: str) -> str:
+    marks = re.escape(opening) + ("" if opening == closing else re.escape(closing))
+    return re.escape(opening) + _SPAN.format(marks=marks) + re.escape(closing)
+
+
 _QUOTED = re.compile(
-    r"```.*?(?:```|\Z)"  # fenced code, to its end or the end of the answer
+    r"```[\s\S]*?(?:```|\Z)"  # fenced code, to its end or the end of the answer
     r"|`[^`\n]*`"  # inline code
-    r"|^[ \t]*>.*$"  # a quoted line
-    r'|"[^"\n]*"'  # "double"
-    r"|“[^”\n]*”"  # “curly”
-    r"|‘[^’\n]*’"  # ‘curly single’
-    r"|(?<![\w'])'[^'\n]+'(?!\w)",  # 'single', not an apostrophe
-    re.DOTALL | re.MULTILINE,
+    r"|<(blockquote|q|code|pre)\b[^>]*>[\s\S]*?(?:</\1\s*>|\Z)"  # HTML quotations and code
+    r"|^[ \t]*>[^\n]*$"  # a quoted line (that line only)
+    r"|^[ \t]*\|[^\n]*\|[ \t]*$"  # a markdown table row
+    + "".join("|" + _pair(o, c) for o, c in ('""', "“”", "‘’", "«»", "‹›", "„“"))
+    + r"|(?<![\w'’])'(?:[^'\n]|(?<=\w)'(?=\w))+'(?!\w)",  # 'single', not an apostrophe
+    re.MULTILINE | re.IGNORECASE,
 )
 
 

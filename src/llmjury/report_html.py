@@ -1,6 +1,7 @@
-"""`report.html`: the run's decision and the plots people would rather look at than read, in one
-self-contained file (inline SVG, inline CSS, no script, no network) that opens in any browser and
-survives being attached to a CI run.
+"""`report.html`: the run's decision, what changed against the baseline (`report_compare`), the
+plots people would rather look at than read, and every case's texts (`report_cases`), in one
+self-contained file (inline SVG, inline CSS, one inline filter script, no network) that opens in
+any browser and survives being attached to a CI run.
 
 Plots are drawn with matplotlib's object API (`Figure`, never pyplot's global state) and saved as
 SVG with a fixed hash salt, so the same summary gives the same bytes; labels stay SVG text that the
@@ -12,12 +13,13 @@ from __future__ import annotations
 
 import html
 import io
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from llmjury.decision import Decision, is_metric, metric_rows, metric_text
-from llmjury.family import Family
+from llmjury import report_cases, report_compare
+from llmjury.decision import Decision, is_metric, metric_rows, metric_text, sig3, signed
+from llmjury.family import CORE_KEYS, Family, Plot
 from llmjury.gates import GateResult
 
 Point = tuple[str, dict[str, Any]]
@@ -32,27 +34,37 @@ th { background: #f3f3f3; }
 .banner { border-left: 4px solid #b00020; background: #fff4f4; padding: 0.5em 1em; }
 .offline { border-left: 4px solid #8a5a00; background: #fffbef; padding: 0.5em 1em; }
 figure { margin: 1em 0 2em; } figcaption { color: #555; }
-svg { max-width: 100%; height: auto; }
+svg { max-width: 100%; height: auto; } svg.change { max-width: none; }
+#comparison td:first-child { min-width: 16em; } #comparison td:first-child, #headline td:nth-child(2) { max-width: 24em;
+  overflow-wrap: anywhere; }
+.badge { font-size: 0.8em; padding: 0 0.4em; border-radius: 0.6em; background: #eee; }
+.badge.flipped { background: #fde2e4; } .badge.changed { background: #fff1cc; } .badge.unscored { background: #e8e8e8; }
+#case-filter { position: sticky; top: 0; background: #fff; padding: 0.5em 0; border-bottom: 1px solid #ddd; }
+#case-filter label { margin-right: 1em; }
+.case { border-bottom: 1px solid #eee; padding: 0.2em 0; } .case > summary { cursor: pointer; }
+.runs { display: flex; gap: 1em; } .run { flex: 1; min-width: 0; }
+.run h4 { margin: 0.4em 0; } .verdict { border-left: 3px solid #ddd; padding-left: 0.6em; margin-bottom: 0.8em; }
+pre { white-space: pre-wrap; word-break: break-word; background: #f7f7f7; padding: 0.4em; margin: 0.2em 0;
+      max-height: 20em; overflow: auto; }
+table.attrs { margin: 0.3em 0; } table.attrs caption { text-align: left; color: #555; }
+.label { color: #555; margin: 0.3em 0 0; }
 """
 
 
-@dataclass(frozen=True)
-class Plot:
-    """One figure of the report: an id the page and its tests find it by, a caption, its SVG."""
-
-    id: str
-    caption: str
-    svg: str
-
-
-def page(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str, Family]) -> str:
-    """The whole page: banners, the Decision block, the plots, then every metric per family."""
+def page(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str, Family],
+         records: Sequence[Mapping[str, Any]] = (), baseline: Sequence[Mapping[str, Any]] | None = None,
+         root: Path | None = None) -> str:
+    """The whole page: banners, the Decision block, the comparison view, the plots, every metric per
+    family, then the cases (this run's verdict records beside the baseline's)."""
     from llmjury.reports import OFFLINE_BANNER, decision_of, hidden_keys
 
     run = summary["run"]
     decision = decision_of(summary, gates, families)
     e = html.escape
+    policy = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+              f"script-src '{report_cases.script_hash()}'")
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
              f"<title>llmjury run {e(run['id'])}</title><style>{STYLE}</style></head><body>",
              f"<h1>llmjury run <code>{e(run['id'])}</code></h1>"]
     if not decision.complete:
@@ -61,13 +73,13 @@ def page(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str
     if run.get("offline"):
         parts.append(f'<p class="offline">{e(OFFLINE_BANNER.removeprefix("> ").replace("**", ""))}</p>')
     parts += _decision(decision)
-    plots = plots_of(summary)
+    parts += ['<h2 id="what-changed">What changed against the baseline</h2>', report_compare.view(decision)]
+    plots = plots_of(summary) + family_plots(summary, families)
     parts.append("<h2>Plots</h2>")
     if not plots:
-        parts.append("<p>This run has none of the figures plotted here (arena leaderboards and position "
-                     "consistency, Socratic win rates by subset, G-Eval judges against the human ceiling).</p>")
+        parts.append("<p>No family of this run draws a plot.</p>")
     for plot in plots:
-        parts.append(f'<figure id="{plot.id}">{plot.svg}<figcaption>{e(plot.caption)}</figcaption></figure>')
+        parts.append(f'<figure id="{e(plot.id)}">{plot.svg}<figcaption>{e(plot.caption)}</figcaption></figure>')
     parts.append("<h2>Details</h2><p>Every metric with its gate path; the reference and replay tables are in "
                  "<code>summary.md</code> beside this file.</p>")
     for name in run.get("families", []):
@@ -77,24 +89,40 @@ def page(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str
                             [[f"<code>{e(name)}.{e(path)}</code>", e(metric_text(m)), str(m["n"]), e(str(m["method"]))]
                              for path, m in rows]))
         parts.append("</details>")
+    if records:
+        parts += ['<h2 id="case-view">Cases</h2>', report_cases.view(records, baseline, decision.flips,
+                                                                     root or Path.cwd())]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def family_plots(summary: dict[str, Any], families: Mapping[str, Family]) -> list[Plot]:
+    """Each family's own figures (`Family.figures`), its ids prefixed with its name so none collide."""
+    plots = []
+    for name in summary["run"].get("families", []):
+        family = families.get(name)
+        if family is None or name not in summary or type(family).figures is Family.figures:
+            continue  # no figures of its own: its section need not be read back
+        section = family.section.model_validate({k: v for k, v in summary[name].items() if k not in CORE_KEYS})
+        plots += [Plot(f"{name}-{plot.id}", plot.caption, plot.svg) for plot in family.figures(section)]
+    return plots
 
 
 def _decision(decision: Decision) -> list[str]:
     e = html.escape
     parts = ["<h2>Decision</h2>"]
     if decision.gates:
-        parts.append(_table(["status", "gate", "value", "interval", "threshold", "why"],
+        parts.append(_table(["status", "gate", "value", "interval", "threshold", "decided by", "why"],
                             [[f'<span class="{e(g.status)}">{e(g.status.upper())}</span>', f"<code>{e(g.gate)}</code>",
-                              e(g.value), e(g.interval), e(g.threshold), e(g.why)] for g in decision.gates],
+                              e(g.value), e(g.interval), e(g.threshold), e(g.decided_by), e(g.why)]
+                             for g in decision.gates],
                             table_id="gates"))
     else:
         parts.append("<p>No gate was set: nothing here decided the exit code.</p>")
     if decision.baseline:
         note = f"; {decision.baseline_note}" if decision.baseline_note else ""
         parts.append(f"<p>Baseline: <code>{e(decision.baseline)}</code>{e(note)}</p>")
-    change = ["change vs baseline"] if decision.baseline else []
+    change = [f"{decision.change_label} vs baseline"] if decision.baseline else []
     header = ["family", "headline metric", "value [95% CI]", "n", *change]
     rows = []
     for family in decision.families:
@@ -108,7 +136,20 @@ def _decision(decision: Decision) -> list[str]:
             rows.append([e(family.family), f"<i>{family.more_headline} more headline rows in its details</i>", "", ""]
                         + ([""] if decision.baseline else []))
     parts.append(_table(header, rows, table_id="headline"))
+    for flips in decision.flips:
+        if not flips.cases:
+            continue
+        parts.append(f"<h3>Cases that flipped: {e(flips.family)} ({flips.total}, the worse direction first; "
+                     f"{len(flips.cases)} listed)</h3>")
+        parts.append(_table(["case", "metric", "baseline", "this run", "change"],
+                            [[f"<code>{e(c.case_id)}</code>", f"<code>{e(c.metric)}</code>", e(_figure(c.baseline)),
+                              e(_figure(c.current)), e(signed(c.change)) + (" (worse)" if c.worse else "")]
+                             for c in flips.cases], table_id=f"flipped-{e(flips.family)}"))
     return parts
+
+
+def _figure(x: Any) -> str:
+    return sig3(x) if isinstance(x, int | float) and not isinstance(x, bool) else str(x)
 
 
 def _table(header: list[str], rows: list[list[str]], table_id: str = "") -> str:

@@ -9,15 +9,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llmjury.decision import Decision, decide, metric_rows, metric_text
+from llmjury.decision import Decision, Flips, decide, metric_rows, metric_text, sig3, signed
 from llmjury.family import CORE_KEYS, Family
 from llmjury.gates import GateResult
 from llmjury.loading import LoadReport
+from llmjury.portable import portable, shown
 from llmjury.runfiles import VERDICTS, link_identical, place, point_latest, write_gzip, write_text
 from llmjury.tables import csv_table
 
 if TYPE_CHECKING:
     from llmjury.verdicts import Verdict
+
+#: Flipped cases `summary.md` lists per family; report.html lists every one the comparison kept.
+FLIPS_IN_MARKDOWN = 10
 
 OFFLINE_BANNER = (
     "> **Offline run.** Every response and verdict here came from llmjury's built-in offline "
@@ -27,12 +31,17 @@ OFFLINE_BANNER = (
 
 def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, Any]],
               gates: list[GateResult], families: Mapping[str, Family],
-              typed: Mapping[str, Sequence[Verdict]] | None = None) -> Path:
+              typed: Mapping[str, Sequence[Verdict]] | None = None, *,
+              baseline: Sequence[dict[str, Any]] | None = None, root: Path | None = None) -> Path:
     """Write `directory/<run-id>/` and point `directory/latest` at it when the run recorded a verdict
-    (a run that failed before any verdict leaves the last good `latest` alone); returns the run folder."""
+    (a run that failed before any verdict leaves the last good `latest` alone); returns the run folder.
+
+    `baseline` (the compared run's verdict records) feeds report.html's per-case view; paths the
+    reports show are relative to `root` (the project; the working directory when not given)."""
     run_dir = directory / summary["run"]["id"]
     run_dir.mkdir(parents=True, exist_ok=True)
-    summary = {**summary, "gates": [g.__dict__ for g in gates]}
+    root = root or Path.cwd()
+    summary = portable({**summary, "gates": [g.__dict__ for g in gates]}, root)
     write_text(run_dir / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False, default=str))
     encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps' bytes, without a new encoder per record
     write_gzip(run_dir / VERDICTS, "".join(encode(r) + "\n" for r in records))
@@ -54,7 +63,7 @@ def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, 
     write_text(run_dir / "summary.md", markdown(summary, gates, families))
     from llmjury.report_html import page  # matplotlib is imported only when a report is written
 
-    write_text(run_dir / "report.html", page(summary, gates, families))
+    write_text(run_dir / "report.html", page(summary, gates, families, records, baseline, root))
     if records:
         point_latest(directory, run_dir)
     return run_dir
@@ -110,9 +119,10 @@ def decision_markdown(decision: Decision) -> list[str]:
     """The Decision block: gates and why, then each family's headline metrics."""
     lines = ["## Decision", ""]
     if decision.gates:
-        lines += ["| status | gate | value | interval | threshold | why |", "|---|---|---|---|---|---|"]
-        lines += [f"| **{g.status.upper()}** | `{g.gate}` | {g.value} | {g.interval} | {g.threshold} | {g.why} |"
-                  for g in decision.gates]
+        lines += ["| status | gate | value | interval | threshold | decided by | why |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| **{g.status.upper()}** | `{g.gate}` | {g.value} | {g.interval} | {g.threshold} | "
+                  f"{g.decided_by} | {g.why} |" for g in decision.gates]
     else:
         lines.append("No gate was set (`--llm-gate`, ini `llm_gates`): nothing here decided the exit code.")
     lines.append("")
@@ -120,7 +130,8 @@ def decision_markdown(decision: Decision) -> list[str]:
         note = f"; {decision.baseline_note}" if decision.baseline_note else ""
         lines += [f"Baseline: `{decision.baseline}`{note}", ""]
     change = bool(decision.baseline)
-    lines += ["| family | headline metric | value [95% CI] | n |" + (" change vs baseline |" if change else ""),
+    lines += ["| family | headline metric | value [95% CI] | n |"
+              + (f" {decision.change_label} vs baseline |" if change else ""),
               "|---|---|---|---|" + ("---|" if change else "")]
     for family in decision.families:
         for row in family.rows:
@@ -136,6 +147,33 @@ def decision_markdown(decision: Decision) -> list[str]:
     return lines
 
 
+def flips_markdown(flips: list[Flips], cap: int = FLIPS_IN_MARKDOWN) -> list[str]:
+    """The cases that moved between the baseline and this run, the worse direction first, `cap` per
+    family; nothing when the comparison listed none."""
+    lines: list[str] = []
+    for family in flips:
+        if not family.cases:
+            continue
+        lines += [f"### Cases that flipped: {family.family} ({family.total}, the worse direction first)", "",
+                  "| case | metric | baseline | this run | change |", "|---|---|---|---|---|"]
+        lines += [f"| `{_cell(c.case_id)}` | `{_cell(c.metric)}` | {_figure(c.baseline)} | {_figure(c.current)} | "
+                  f"{signed(c.change)}{' (worse)' if c.worse else ''} |" for c in family.cases[:cap]]
+        shown_here = min(cap, len(family.cases))
+        if family.total > shown_here:
+            lines.append(f"\n{shown_here} of {family.total} shown; report.html lists {len(family.cases)}.")
+        lines.append("")
+    return lines
+
+
+def _figure(x: Any) -> str:
+    return sig3(x) if isinstance(x, int | float) and not isinstance(x, bool) else _cell(str(x))
+
+
+def _cell(text: str) -> str:
+    """Text safe in a Markdown table cell: no pipe, no line break, no backtick to close the code span."""
+    return text.replace("|", "\\|").replace("`", "'").replace("\n", " ")
+
+
 def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str, Family]) -> str:
     """`summary.md`: the decision first, as a pull-request comment should read; tables folded below."""
     run = summary["run"]
@@ -147,13 +185,14 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
         lines += [OFFLINE_BANNER, ""]
     if (summary.get("budget") or {}).get("stopped"):  # the cases it left unscored change every figure below
         lines += [f"> **{summary['budget']['note']}**", ""]
+    lines += decision_markdown(decision)
+    lines += flips_markdown(decision.flips)
     lines += [f"- judge: `{run.get('judge')}`; cache: `{run.get('cache_mode')}`; seed: {run.get('seed')}; "
               f"workers: {run.get('workers')}", ""]
     for provider, learned in (run.get("adaptations") or {}).items():
         lines.append(f"- `{provider}` adapted to its server: " + "; ".join(f"{k}: {v}" for k, v in learned.items()))
     if run.get("adaptations"):
         lines.append("")
-    lines += decision_markdown(decision)
     if run.get("families"):
         lines += ["## Details", "", "Each family's reference and replay tables, and every metric with its gate path.",
                   ""]
@@ -196,8 +235,11 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
 
 
 def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Path,
-                   families: Mapping[str, Family]) -> list[str]:
-    """The end-of-run summary: the same Decision block as `summary.md`, then where the rest is."""
+                   families: Mapping[str, Family], root: Path | None = None) -> list[str]:
+    """The end-of-run summary: the same Decision block as `summary.md`, then where the rest is
+    (paths relative to `root`, the working directory when not given)."""
+    root = root or Path.cwd()
+    summary = portable(summary, root)
     decision = decision_of(summary, gates, families)
     lines: list[str] = []
     if not decision.complete:
@@ -207,6 +249,10 @@ def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Pa
     for g in decision.gates:
         interval = f" {g.interval}" if g.interval else ""
         lines.append(f"{g.status.upper():<12} {g.gate}: value {g.value}{interval} vs {g.threshold}: {g.why}")
+    for family in decision.flips:
+        if family.cases:
+            worst = ", ".join(c.case_id for c in family.cases[:3])
+            lines.append(f"{family.family}: {family.total} case(s) changed against the baseline (first: {worst})")
     if decision.baseline:
         note = f": {decision.baseline_note}" if decision.baseline_note else ""
         lines.append(f"baseline {decision.baseline}{note}")
@@ -219,7 +265,7 @@ def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Pa
             lines.append(f"  {family.family}.{row.path:<34} {row.value:<24} n={row.metric['n']}{change}")
         if family.more_metrics:
             rows = "row" if family.more_metrics == 1 else "rows"
-            where = run_dir / "summary.md"
+            where = shown(run_dir / "summary.md", root)
             lines.append(f"  ({family.more_metrics} more metric {rows} for {family.family} in {where})")
-    lines.append(f"reports: {run_dir} (summary.md, report.html)")
+    lines.append(f"reports: {shown(run_dir, root)} (summary.md, report.html)")
     return lines

@@ -53,6 +53,8 @@ class Settings:
     progress: str = "auto"
     progress_interval: float = 5.0
     gates: tuple[str, ...] = ()
+    #: Two-sided level of the intervals of a comparison with a baseline (`delta.low`, `delta.high`).
+    compare_confidence: float = 0.95
     gate_uncertain: str = "inconclusive"
     #: What a failed assertion in a case test of your own does: `fail` it, or `record` it (llmjury.item_outcomes).
     item_failures: str = "fail"
@@ -136,6 +138,18 @@ def positive_number(raw: object, what: str, unit: str) -> float:
         raise ConfigError(f"{what} {raw!r}: not a number of {unit}") from None
     if not 0 < value < float("inf"):
         raise ConfigError(f"{what} {raw!r}: must be a positive number of {unit}")
+    return value
+
+
+def confidence_level(raw: object, what: str) -> float:
+    """A two-sided interval level strictly between 0.5 and 1; a ConfigError names the option
+    otherwise (95 for 0.95 or 1 would make every interval useless without a word)."""
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        raise ConfigError(f"{what} {raw!r}: not a number; give a level between 0.5 and 1, e.g. 0.95") from None
+    if not 0.5 < value < 1:
+        raise ConfigError(f"{what} {raw!r}: must lie strictly between 0.5 and 1, e.g. 0.95")
     return value
 
 

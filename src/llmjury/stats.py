@@ -9,21 +9,29 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
+#: The level of every interval unless a caller passes its own (a comparison's `confidence`).
 CONFIDENCE = 0.95
-#: The normal quantile of a two-sided CONFIDENCE interval (1.96).
-Z_TWO_SIDED = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
 #: Up to this many decisive outcomes sign_test sums the binomial tail exactly (under 0.1 s).
 EXACT_SIGN_TEST = 20_000
-#: The power a detectable change is computed at (with a two-sided test at 1 - CONFIDENCE).
+#: The power a detectable change is computed at (with a two-sided test at 1 - confidence).
 POWER = 0.8
-#: z(1 - alpha/2) + z(power): the standard errors between no change and a change detected at POWER.
-_DETECTION_Z = Z_TWO_SIDED + NormalDist().inv_cdf(POWER)
+
+
+def two_sided_z(confidence: float) -> float:
+    """The normal quantile that bounds a two-sided interval at `confidence` (1.96 at 0.95)."""
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def _detection_z(confidence: float) -> float:
+    """z(1 - alpha/2) + z(power): the standard errors between no change and a change detected at POWER."""
+    return two_sided_z(confidence) + NormalDist().inv_cdf(POWER)
 
 
 def metric(value: float | None, low: float | None, high: float | None, n: int, method: str) -> dict[str, Any]:
@@ -33,18 +41,19 @@ def metric(value: float | None, low: float | None, high: float | None, n: int, m
     return {"value": clean(value), "low": clean(low), "high": clean(high), "n": int(n), "method": method}
 
 
-def proportion(successes: int, trials: int) -> dict[str, Any]:
-    """A rate with its Wilson score interval (well behaved near 0, 1 and for small n).
+def proportion(successes: int, trials: int, confidence: float = CONFIDENCE) -> dict[str, Any]:
+    """A rate with its Wilson score interval at `confidence` (well behaved near 0, 1 and for small n).
 
     Written out (Newcombe 1998, as `scipy.stats.binomtest(...).proportion_ci(method="wilson")`
     computes it) because importing scipy.stats for it cost a small run's session end over a second.
     """
     if trials == 0:
         return metric(None, None, None, 0, "wilson")
-    p, q, z2 = successes / trials, 1 - successes / trials, Z_TWO_SIDED ** 2
+    z = two_sided_z(confidence)
+    p, q, z2 = successes / trials, 1 - successes / trials, z ** 2
     denom = 2 * (trials + z2)
     center = (2 * trials * p + z2) / denom
-    delta = Z_TWO_SIDED / denom * math.sqrt(4 * trials * p * q + z2)
+    delta = z / denom * math.sqrt(4 * trials * p * q + z2)
     low = 0.0 if successes == 0 else center - delta
     high = 1.0 if successes == trials else center + delta
     return metric(p, low, high, trials, "wilson")
@@ -66,6 +75,31 @@ def mean_interval(values: np.ndarray) -> tuple[float, float]:
     sem = np.std(values, ddof=1) / np.sqrt(n)
     return (float(t_quantile((1 - CONFIDENCE) / 2, n - 1) * sem + mean),
             float(t_quantile((1 + CONFIDENCE) / 2, n - 1) * sem + mean))
+
+
+#: Fewer values than this give no interval: a t interval over 2-4 values is mostly its quantile's
+#: width (over three 1-5 scores it ran from -0.13 to 7.46), and reports say "too few to tell".
+MIN_INTERVAL_N = 5
+
+
+def mean_metric(values: Sequence[float], scale: tuple[float, float] | None = None) -> dict[str, Any]:
+    """A mean with its t interval, kept inside the values' `scale` when one is known (a 1-5 mean's
+    interval never leaves [1, 5]); fewer than MIN_INTERVAL_N values, or values that do not vary,
+    give no interval, and the method says why instead of printing a zero-width one."""
+    array = np.asarray(values, dtype=float)
+    n = len(array)
+    if n == 0:
+        return metric(None, None, None, 0, "mean")
+    mean = float(array.mean())
+    if n < MIN_INTERVAL_N:
+        return metric(mean, None, None, n, f"mean; too few values for an interval (n={n} < {MIN_INTERVAL_N})")
+    if float(array.std()) == 0.0:
+        return metric(mean, None, None, n, "mean; every value equal, no spread to state an interval from")
+    low, high = mean_interval(array)
+    if scale is not None and (low < scale[0] or high > scale[1]):
+        return metric(mean, max(low, scale[0]), min(high, scale[1]), n,
+                      f"mean, t interval clipped to the scale [{scale[0]:g}, {scale[1]:g}]")
+    return metric(mean, low, high, n, "mean, t interval")
 
 
 def sign_test(wins: int, losses: int) -> dict[str, Any]:
@@ -334,8 +368,9 @@ class PairedDifference:
 
 
 def paired_difference(num_now: np.ndarray, n_now: np.ndarray, num_before: np.ndarray,
-                      n_before: np.ndarray) -> PairedDifference | None:
-    """The n-weighted mean of per-case values now minus before, case i weighing n[i] in each run.
+                      n_before: np.ndarray, confidence: float = CONFIDENCE) -> PairedDifference | None:
+    """The n-weighted mean of per-case values now minus before, case i weighing n[i] in each run,
+    with its two-sided interval at `confidence`.
 
     When every case has one 0/1 value in both runs (a rate), the interval is Newcombe's hybrid
     score interval for paired proportions and the test exact McNemar; otherwise a paired t interval
@@ -354,7 +389,7 @@ def paired_difference(num_now: np.ndarray, n_now: np.ndarray, num_before: np.nda
     if ((n_now == 1) & (n_before == 1)).all() and np.isin(num_now, (0, 1)).all() \
             and np.isin(num_before, (0, 1)).all():
         rose, fell = int(((num_now == 1) & (num_before == 0)).sum()), int(((num_now == 0) & (num_before == 1)).sum())
-        low, high = paired_proportions_interval(int((num_now * num_before).sum()), rose, fell, cases)
+        low, high = paired_proportions_interval(int((num_now * num_before).sum()), rose, fell, cases, confidence)
         p = sign_test(rose, fell)["p_value"]
         # At least one discordant case is assumed; every case changing alike leaves no spread to work from.
         spread = max(rose + fell, 1) / cases - (now - before) ** 2
@@ -367,7 +402,7 @@ def paired_difference(num_now: np.ndarray, n_now: np.ndarray, num_before: np.nda
         return PairedDifference(now - before, None, None, cases, method, 1.0, None, None)
     sd = float(np.sqrt((contribution ** 2).sum() / (cases - 1)))
     se = sd / math.sqrt(cases)
-    half = t_quantile(0.5 + CONFIDENCE / 2, cases - 1) * se
+    half = t_quantile(0.5 + confidence / 2, cases - 1) * se
     if se > 0:
         from scipy.special import stdtr
 
@@ -387,19 +422,20 @@ def value_bounds(values: np.ndarray) -> tuple[float, float]:
     return (0.0, 1.0) if lowest >= 0 and highest <= 1 else (lowest, highest)
 
 
-def paired_proportions_interval(both: int, rose: int, fell: int, n: int) -> tuple[float, float]:
-    """95% interval of p_now - p_before for n paired 0/1 outcomes: Newcombe's (1998, method 10)
-    hybrid score interval ("square and add"), which combines each rate's Wilson interval with their
-    correlation.
+def paired_proportions_interval(both: int, rose: int, fell: int, n: int,
+                                confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The `confidence` interval of p_now - p_before for n paired 0/1 outcomes: Newcombe's (1998,
+    method 10) hybrid score interval ("square and add"), which combines each rate's Wilson interval
+    at that level with their correlation.
 
-    Its coverage stays near 95% for small n and rates near 0 or 1, where a Wald interval's drops
-    (bench/gating.py checks it). `both` counts the pairs that are 1 in both runs; `rose` 0 -> 1;
+    Its coverage stays near the level for small n and rates near 0 or 1, where a Wald interval's
+    drops (bench/gating.py checks it). `both` counts the pairs that are 1 in both runs; `rose` 0 -> 1;
     `fell` 1 -> 0. With no discordant pair the difference is 0 on every case: [0, 0]."""
     if not rose and not fell:
         return 0.0, 0.0
     neither = n - both - rose - fell
     p1, p2 = (both + rose) / n, (both + fell) / n
-    first, second = proportion(both + rose, n), proportion(both + fell, n)
+    first, second = proportion(both + rose, n, confidence), proportion(both + fell, n, confidence)
     l1, u1, l2, u2 = first["low"], first["high"], second["low"], second["high"]
     spread = (both + rose) * (fell + neither) * (both + fell) * (rose + neither)
     association = both * neither - rose * fell
@@ -415,11 +451,13 @@ def paired_proportions_interval(both: int, rose: int, fell: int, n: int) -> tupl
     return max(-1.0, difference - math.sqrt(max(below, 0.0))), min(1.0, difference + math.sqrt(max(above, 0.0)))
 
 
-def detectable_change(sd: float, n: int) -> float:
-    """The smallest true change a two-sided 5% test on n paired cases detects with 80% power."""
-    return _DETECTION_Z * sd / math.sqrt(n)
+def detectable_change(sd: float, n: int, confidence: float = CONFIDENCE) -> float:
+    """The smallest true change a two-sided test at 1 - `confidence` on n paired cases detects with
+    80% power: the drop a `delta.high>=0` gate on that interval catches four times in five."""
+    return _detection_z(confidence) * sd / math.sqrt(n)
 
 
-def cases_needed(sd: float, margin: float) -> int:
-    """How many paired cases make `margin` the smallest change detectable (80% power, two-sided 5%)."""
-    return math.ceil((_DETECTION_Z * sd / margin) ** 2)
+def cases_needed(sd: float, margin: float, confidence: float = CONFIDENCE) -> int:
+    """How many paired cases make `margin` the smallest change detectable (80% power, two-sided test
+    at 1 - `confidence`)."""
+    return math.ceil((_detection_z(confidence) * sd / margin) ** 2)

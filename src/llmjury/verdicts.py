@@ -23,6 +23,10 @@ class JudgeConfig(BaseModel):
     scoring: str = ""
 
 
+#: The "judge" of a verdict that records a test's own assertions (llmjury.item_outcomes): no model.
+ASSERTIONS = "pytest:assert"
+
+
 class UntypedResult(Result):
     """The result of a verdict whose family this run does not define, kept as it was recorded: its
     fields ride along and nothing checks them. Only `Verdict.foreign` makes one."""

@@ -2,19 +2,21 @@
 and terminal say about the budget.
 
 Every process meters its own calls and cases (`progress.Meter`) onto the run board. The process
-that reports (xdist's controller, or the only process under `-n 0`) shows the board. Planning
-runs beside the test loop, and pytest writes its own progress as tests report, so once the first
-test has reported the board is shown only from that process's report hook, between pytest's own
-writes, and (in a log under `-n 0`) while a test waits for its case, with output capture
-suspended: in a log, a line every interval; on a terminal, pytest's progress line takes over from
-the bar. Before that, xdist's controller shows the board from a thread of its own, as its workers
-start planning.
+that reports (xdist's controller, or the only process under `-n 0`) shows the board: in a log, a
+line every interval; on a terminal, a bar until the first test reports, then (pytest writes its
+progress on the current line) a status line below pytest's, drawn again after each of pytest's
+writes. Planning runs beside the test loop, so the board is shown between pytest's writes: by
+xdist's controller from a thread of its own, holding a lock that pytest's writes for a test are
+made under, and from its report hooks; under `-n 0`, where a thread would write into a test's
+captured output, from the report hooks and while a test waits for its case, with capture
+suspended (and no bar: its tests start at once).
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import nullcontext
@@ -24,7 +26,7 @@ import pytest
 
 from llmjury.budget import Budget, budget_facts
 from llmjury.pricing import PriceTable
-from llmjury.progress import Board, Display, Meter, RunTotals, progress_style
+from llmjury.progress import Board, Display, Meter, RunTotals, progress_style, status_frame
 from llmjury.settings import Settings
 
 T = TypeVar("T")
@@ -54,9 +56,12 @@ class RunWatch:
         self.expected_workers = expected_workers
         self.display: Display | None = None
         self._ticked = float("-inf")  # when the report hook last looked at the board
+        #: Held around pytest's writes for a test (and by the display's thread while it draws), so a
+        #: status frame never lands in the middle of pytest's dot or percentage.
+        self._writing = threading.Lock()
         self.note: str | None = None
 
-    def _show(self, *, thread: bool) -> None:
+    def _show(self, *, thread: bool, status_only: bool = False) -> None:
         """Start showing the board, when progress is on and a terminal reporter is there to write to;
         from a thread of its own only where no test's output is captured (xdist's controller)."""
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -70,7 +75,15 @@ class RunWatch:
             reporter.write_line(line)
             reporter.flush()  # a CI log is a pipe: show the line now, not when a buffer fills
 
-        self.display = Display(self.board, style, self.settings.progress_interval, write, self.expected_workers)
+        def status(text: str | None) -> None:
+            terminal = reporter._tw
+            terminal._file.write(status_frame(text, terminal.width_of_current_line, terminal.fullwidth))
+            terminal.flush()
+
+        self.display = Display(self.board, style, self.settings.progress_interval, write, self.expected_workers,
+                               status=status if style == "bar" else None, lock=self._writing)
+        if status_only:
+            self.display.hand_over()
         if thread:
             self.display.start()
         else:
@@ -86,18 +99,18 @@ class RunWatch:
         meter ends this process's planning on the board at the last)."""
         self.meter.planning(total)
         if not self.is_worker and self.display is None:
-            self._show(thread=False)  # the only process: its test loop starts at once
+            # The only process: its test loop starts at once, and pytest's progress with it (no bar).
+            self._show(thread=False, status_only=True)
         if total == 0:
             self.meter.planned()  # an empty share says so, so the controller knows it is not coming
         return self.meter.case_done
 
     def wait(self, planned: Future[T]) -> T:
-        """A test waits for what was planned for it. In a log, the only process (`-n 0`) writes its
-        progress lines meanwhile, with pytest's output capture suspended for each write: a case
-        that takes minutes would otherwise leave the log silent. On a terminal the bar keeps its
-        last frame: pytest has already started this test's line."""
+        """A test waits for what was planned for it. The only process (`-n 0`) shows its progress
+        meanwhile (lines in a log, the status line on a terminal), with pytest's output capture
+        suspended for each write: a case that takes minutes would otherwise leave it silent."""
         display = self.display
-        if display is None or self.is_worker or display.style != "lines":
+        if display is None or self.is_worker or (display.style == "bar" and not display.handed):
             return planned.result()
         capture = self.config.pluginmanager.get_plugin("capturemanager")
         while True:
@@ -110,6 +123,24 @@ class RunWatch:
                     self._ticked = time.monotonic()
                     display.tick(time.time())
 
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_logstart(self) -> Generator[None, Any, Any]:
+        """pytest writes a test's file name or line here: not while the display's thread draws."""
+        with self._writing:
+            return (yield)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_runtest_logreport")
+    def pytest_runtest_logreport_writing(self) -> Generator[None, Any, Any]:
+        """pytest writes a test's result here (and the display draws after it): one writer at a time."""
+        with self._writing:
+            return (yield)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_runtest_logfinish")
+    def pytest_runtest_logfinish_writing(self) -> Generator[None, Any, Any]:
+        """pytest writes its percentage here: not while the display's thread draws."""
+        with self._writing:
+            return (yield)
+
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Show the board between pytest's own writes (after its progress dot for this report)."""
@@ -121,6 +152,14 @@ class RunWatch:
         if now - self._ticked >= display.period:
             self._ticked = now
             display.tick(time.time())
+        else:
+            display.redraw()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
+        """pytest may write its percentage at the end of a test: the status line goes below it again."""
+        if self.display is not None:
+            self.display.redraw()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -4,8 +4,9 @@ Shapes read, told apart by content:
 
 * DSTC9, in its original parallel-list form and seed 004's restructured form;
 * Topical-Chat USR in UniEval's form (per-item means) and seed 004's restructured form;
-* USR's per-annotator release (`[{context, fact, responses: [{response, model, <Dimension>: [ratings]}]}]`),
-  for Topical-Chat or any other corpus;
+* USR's per-annotator release (`[{context, fact, annotators, responses: [{response, model, <Dimension>:
+  [ratings]}]}]`), for Topical-Chat or any other corpus; each rating keeps the name `annotators` gives
+  it, so a person is one annotator across contexts (positions name different people);
 * rated items, the documented bring-your-own schema, in JSON Lines, a JSON list or CSV: one record per
   item (ratings as numbers or lists, one per annotator) or one per item and annotator (an
   `annotator` column; rows of the same item merge).
@@ -29,7 +30,7 @@ from llmjury.loading import LoadCounter
 
 #: Fields of a rated-items record that are not ratings.
 ITEM_FIELDS = frozenset({"id", "context", "response", "system", "system_id", "model", "fact", "knowledge",
-                         "context_id", "annotator", "ratings", "judge", "judge_scores"})
+                         "context_id", "annotator", "annotators", "ratings", "judge", "judge_scores"})
 #: A field `judge_<dimension>` holds a judge's recorded score for that dimension (replayed, never asked).
 JUDGE_PREFIX = "judge_"
 EMPTY = "empty responses"
@@ -74,11 +75,9 @@ def dstc9(path: Path, models_path: Path | None = None) -> list[DialogueItem]:
         contexts, responses, scores = data["contexts"], data["responses"], data["scores"]
     except (KeyError, TypeError) as exc:
         raise DatasetError(str(path), None, f"not DSTC9: missing list {exc}") from exc
-    models = data.get("models")
-    flowscore = data.get("flowscore")
+    models, flowscore = _models(path, data)
     if models_path is not None:
-        extra = read_json(models_path)
-        models, flowscore = extra.get("models"), extra.get("flowscore")
+        models, flowscore = _models(models_path, read_json(models_path))
     if not len(contexts) == len(responses) == len(scores) or (models and len(models) != len(contexts)):
         raise DatasetError(str(path), None, "contexts, responses, scores (and models) differ in length")
     positions = data.get("source_index", list(range(len(contexts))))
@@ -95,6 +94,22 @@ def dstc9(path: Path, models_path: Path | None = None) -> list[DialogueItem]:
             human={"overall": human},
             extra={"flowscore": flowscore[i]} if flowscore else {}))
     return items
+
+
+def _models(path: Path, data: Any) -> tuple[list[str] | None, list[Any] | None]:
+    """The chatbot of each DSTC9 dialogue and its FlowScore, if the object has them; a wrong type is
+    named with the shape expected, not left to fail as an attribute error later."""
+    shape = 'a JSON object {"models": [chatbot name, ...], "flowscore": [number, ...]}'
+    if not isinstance(data, dict):
+        raise DatasetError(str(path), None, f"expected {shape}, got a JSON {type(data).__name__}")
+    models, flowscore = data.get("models"), data.get("flowscore")
+    if models is not None and not (isinstance(models, list) and all(isinstance(m, str) for m in models)):
+        raise DatasetError(str(path), None, f'"models" must be a list of chatbot names ({shape}), '
+                                            f"got {type(models).__name__}")
+    if flowscore is not None and not isinstance(flowscore, list):
+        raise DatasetError(str(path), None, f'"flowscore" must be a list of numbers ({shape}), '
+                                            f"got {type(flowscore).__name__}")
+    return models, flowscore
 
 
 def _dstc9_restructured(source: Path, i: int, row: Any) -> DialogueItem:
@@ -174,10 +189,12 @@ def _usr_records(path: Path, data: list[Any]) -> list[tuple[int, dict[str, Any]]
     for c, context in enumerate(data):
         try:
             history, fact, responses = context["context"], context.get("fact", ""), context["responses"]
+            names = context.get("annotators")
             for response in responses:
                 ratings = {k: v for k, v in response.items() if k not in ("response", "model")}
                 records.append((len(records), {"context": history, "fact": fact, "response": response["response"],
-                                               "system": response.get("model"), "ratings": ratings}))
+                                               "system": response.get("model"), "ratings": ratings,
+                                               **({"annotators": names} if names is not None else {})}))
         except (KeyError, TypeError, AttributeError) as exc:
             raise DatasetError(str(path), c, f"not a USR context (missing or bad {exc}): expected {{context, "
                                              "fact, responses: [{response, model, <Dimension>: [...]}]}") from None
@@ -243,6 +260,7 @@ def _row(path: Path, number: int, record: Mapping[str, Any]) -> dict[str, Any]:
                    f"(fields: {', '.join(sorted(record))})")
     turns, history = _turns(record["context"], fail)
     annotator = _text(record.get("annotator")) or None
+    names = _annotators(record.get("annotators"), fail)
     ratings: dict[str, dict[str, float]] = {}
     raw = record.get("ratings")
     if raw is not None and not isinstance(raw, dict):
@@ -252,7 +270,10 @@ def _row(path: Path, number: int, record: Mapping[str, Any]) -> dict[str, Any]:
     for dim, value in fields.items():
         values = value if isinstance(value, list) else [value]
         numbers = [_number(v, f"rating {dim!r}", fail) for v in values]
-        by = {(annotator or str(k + 1)): x for k, x in enumerate(numbers) if x is not None}
+        if names is not None and annotator is None and len(numbers) != len(names):
+            raise fail(f"rating {dim!r} lists {len(numbers)} values for {len(names)} annotators {names}")
+        who = names if names is not None and annotator is None else [str(k + 1) for k in range(len(numbers))]
+        by = {(annotator or who[k]): x for k, x in enumerate(numbers) if x is not None}
         if annotator is not None and len(by) > 1:
             raise fail(f"rating {dim!r} lists {len(by)} values on a row with an annotator; give one per row")
         ratings[str(dim).strip()] = by
@@ -287,6 +308,19 @@ def _turns(context: Any, fail: Any) -> tuple[list[tuple[str, str]], str]:
                 raise fail(f"context turn {k} is neither text nor {{speaker, utterance}}")
         return turns, "\n".join(text for _, text in turns)
     raise fail(f"context must be text or a list of turns, got {type(context).__name__}")
+
+
+def _annotators(value: Any, fail: Any) -> list[str] | None:
+    """The names of the people whose ratings a record lists, in the lists' order (USR's `annotators`),
+    so each person stays one annotator across items; None: they are numbered by position."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise fail(f"annotators must be a list of names, got {value!r}")
+    names = [v.strip() for v in value]
+    if len(set(names)) != len(names):
+        raise fail(f"annotators {names} name a person twice")
+    return names
 
 
 def _text(value: Any) -> str:

@@ -52,7 +52,7 @@ def test_usr_release_of_another_corpus_loads_as_rated_items_with_every_annotator
     first = items[0]
     assert (first.id, first.dataset, first.context_id) == ("persona_chat-00-000", "persona_chat", "persona_chat-00")
     assert first.turns == [("A", "hi , how are you ?"), ("B", "i am fine , i have 0 dogs .")]
-    assert set(first.ratings["Overall"]) == {"1", "2", "3"}
+    assert set(first.ratings["Overall"]) == {"a1", "a2", "a3"}  # the names the file gives
     assert first.human["Overall"] == pytest.approx(sum(first.ratings["Overall"].values()) / 3)
 
 
@@ -203,6 +203,8 @@ def test_a_usr_release_of_another_corpus_runs_end_to_end_under_its_own_name(own_
     section = summary(own_items)["geval"]
     text = json.dumps(section)
     assert "topical_chat" not in text and "dstc9" not in text
+    assert section["references"] == {}  # no Topical-Chat or DSTC9 table beside a PersonaChat-only run
+    assert "Reference figures" not in (own_items.path / "reports" / "latest" / "summary.md").read_text()
     assert "offline:heuristic/persona_chat/response/overall" in section["meta"]
     ceiling = section["human_ceiling"]["persona_chat/response/overall"]
     assert ceiling["annotators"] == 3 and ceiling["items"] == 16

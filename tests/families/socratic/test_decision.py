@@ -18,18 +18,22 @@ from llmjury.majority import robust_verdict
         ("Overall B is kinder.\n### Final decision\nTeacher B", "b"),
         ("### b", "b"),
         ("### **A**", "a"),
-        ("draft ### (b)\nfinal:\n### (a) Teacher A", "a"),
-        ("### Teacher A is better than Teacher B", "a"),
-        ("### They are equivalent.", "c"),
+        ("### Teacher A.", "a"),
+        ("comparison\n\n**### (c) Equivalent**", "c"),
     ],
 )
 def test_reads_the_last_decision_block(text, expected):
     assert parse_decision(text) == expected
 
 
-@pytest.mark.parametrize("text", ["Teacher A is better.", "### I cannot decide", "###"])
+@pytest.mark.parametrize("text", [
+    "Teacher A is better.", "### I cannot decide", "###",
+    # a second decision-shaped line, or more than a decision on the decision line, is ambiguous
+    "draft ### (b)\nfinal:\n### (a) Teacher A", "### Teacher A is better than Teacher B", "### They are equivalent.",
+    "### (a) Teacher B", "[Teacher A]: what is 2+2?\n\nequivalent",
+])
 def test_unreadable_decisions_raise_with_the_text(text):
-    with pytest.raises(JudgeParseError, match="socratic-decision/2"):
+    with pytest.raises(JudgeParseError, match="socratic-decision/3"):
         parse_decision(text)
 
 

@@ -50,7 +50,8 @@ async def judge(case: Question, jury: Any) -> Outcome:
     valid = answer in ("yes", "no")
     return Outcome([Verdict(case_id=case.id, family="polite", kind="polite", judge=config, valid=valid,
                             result=Polite(polite=answer == "yes", length=len(reply)) if valid else None,
-                            error=None if valid else f"unparseable: {answer[:40]!r}", raw=[answer])])
+                            error=None if valid else f"unparseable: {answer[:40]!r}", raw=[answer],
+                            attributes={"question": case.text, "answer": reply})])
 
 
 ANSWERS = OfflineAnswers()

@@ -16,6 +16,9 @@
 #   LLMJURY_ITEM_FAILURES  what a failed assertion on one case does: record (default: an outcome,
 #                          the gates decide the exit code, and main's baseline is kept) or fail
 #   LLMJURY_ALLOW_JUDGE_CHANGE=1   compare even when the judges differ (a pull request that changes them)
+#   LLMJURY_COMPARE_CONFIDENCE   the level of the paired intervals delta gates read (default 0.92: a
+#                          delta.high>=0 gate then fails an unchanged pull request in at most about 5%
+#                          of runs and catches a 15-point drop at n=60 in about 80%; bench/gating.py)
 #   LLMJURY_INCONCLUSIVE   what an inconclusive gate (pytest's exit 11) makes the step: neutral (default:
 #                          a warning, exit 0) or fail (exit 11)
 #   GITHUB_STEP_SUMMARY    set by GitHub Actions: the job summary page
@@ -29,7 +32,8 @@ cache=${LLMJURY_CACHE:-.llmjury/cache.sqlite}
 read -r -a extra <<< "${LLMJURY_ARGS:--n auto}"
 
 args=(-m pytest "$evals" "${extra[@]}" --llm-reports "$reports" --llm-cache-path "$cache"
-      --llm-item-failures "${LLMJURY_ITEM_FAILURES:-record}")
+      --llm-item-failures "${LLMJURY_ITEM_FAILURES:-record}"
+      --llm-compare-confidence "${LLMJURY_COMPARE_CONFIDENCE:-0.92}")
 gates=()
 while IFS= read -r gate; do
   if [ -n "${gate//[[:space:]]/}" ]; then gates+=("$gate"); fi

@@ -24,11 +24,15 @@ MRBENCH = Dataset("mrbench", "mrbench", "MRBench tutor replies with human annota
                   default="mrbench/MRBench_V1.json", formats=("mrbench-v1", "mrbench-v3"))
 PAIRS = Dataset("pairs", "pairs", "pairwise items: prompt, two answers, optional systems, human label and "
                 "recorded verdicts per order", formats=("jsonl", "json", "csv"))
+VERDICTS_AB = Dataset("pairs_verdicts_ab", "pairs_verdicts_ab", "a judge's recorded verdicts on the pairwise items "
+                      "with answer A shown first, one row per item", formats=("jsonl", "json", "csv"))
+VERDICTS_BA = Dataset("pairs_verdicts_ba", "pairs_verdicts_ba", "the same judge's verdicts with answer B shown first, "
+                      "in the frame arena.pairs_ba_frame declares", formats=("jsonl", "json", "csv"))
 PRD = Dataset("prd", "prd", "PRD Vicuna80: human votes (ratings-human/) and reviewers' verdicts (reviewers/)",
               default="prd", formats=("prd",))
 LLMBAR = Dataset("llmbar", "llmbar", "LLMBar judges' verdicts recorded in both orders (judges/)",
                  default="llmbar", formats=("llmbar",))
-DATASETS = (QUESTIONS, ANSWERS, MRBENCH, PAIRS, PRD, LLMBAR)
+DATASETS = (QUESTIONS, ANSWERS, MRBENCH, PAIRS, VERDICTS_AB, VERDICTS_BA, PRD, LLMBAR)
 SHIPPED_MRBENCH_NAME = "mrbench"
 
 

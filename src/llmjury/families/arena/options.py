@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
+from llmjury.families.arena.mapping import Frame, PairMapping, parse_columns, parse_labels
 from llmjury.family import FamilyOptions
 
 DEFAULT_MODELS = "alpaca-13b,claude-v1,gpt-3.5-turbo,gpt-4,llama-13b,vicuna-13b-v1.3"
@@ -31,8 +32,35 @@ class ArenaOptions(FamilyOptions):
     mrbench_pairs: int = Field(3, ge=1)
     pairs: str | None = None  # a file of pairwise items (JSONL, JSON list or CSV)
     pairs_name: str | None = None  # default: the file's stem
+    pairs_columns: str | None = None  # PROMPT,ANSWER_A,ANSWER_B[,LABEL]: the file's columns (mapping.py)
+    pairs_labels: str | None = None  # VALUE:SIDE,... e.g. 0:a,1:b,2:tie: what each label value means
+    pairs_verdicts_ab: str | None = None  # a judge's verdicts with answer A shown first, one row per item
+    pairs_verdicts_ba: str | None = None  # the same judge's verdicts with answer B shown first
+    pairs_ba_frame: Frame | None = None  # how pairs_verdicts_ba names the answers: as_shown or as_items
     prd: str | None = None  # PRD's folder (ratings-human/, reviewers/)
     llmbar: str | None = None  # LLMBar's folder (judges/)
+
+    @model_validator(mode="after")
+    def _check_pairs(self) -> ArenaOptions:
+        """The pairwise mapping is read now, so a malformed one stops the run at start-up. Each message
+        starts with the key at fault, so the start-up error names the line that set it."""
+        for key, parse in (("pairs_columns", parse_columns), ("pairs_labels", parse_labels)):
+            value = getattr(self, key)
+            if value is not None:
+                try:
+                    parse(value)
+                except ValueError as exc:
+                    raise ValueError(f"{key}: {exc}") from None
+        if self.pairs_verdicts_ba and self.pairs_ba_frame is None:
+            raise ValueError("pairs_verdicts_ba: declare how its labels name the answers with arena.pairs_ba_frame="
+                             "as_shown (the order the judge saw: its first answer is the item's answer B) or "
+                             "as_items (the item's own answer A and B)")
+        return self
+
+    def pair_mapping(self) -> PairMapping:
+        """The declared columns and label values of the pairwise file (none declared: the defaults)."""
+        return PairMapping(columns=parse_columns(self.pairs_columns) if self.pairs_columns else {},
+                           labels=parse_labels(self.pairs_labels) if self.pairs_labels else None)
 
     def model_list(self) -> list[str]:
         return [m.strip() for m in self.models.split(",") if m.strip()]

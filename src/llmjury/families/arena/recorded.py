@@ -19,6 +19,7 @@ from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.results import HUMAN, RECORDED, HumanLabel, RecordedVerdict, Winner
 from llmjury.family import Replayed
 from llmjury.jury import Jury, Outcome
+from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
 HUMAN_PREFIX, RECORDED_PREFIX = "human:", "recorded:"
@@ -51,8 +52,10 @@ def pair_verdicts(items: list[pairs.PairItem], dataset: str) -> list[Verdict]:
 
 
 async def pair_records(case: DatasetFile, jury: Jury) -> Outcome:
-    """The human labels and recorded verdicts of a pairwise items file (no model call)."""
-    items, _ = pairs.load(Path(case.path), case.dataset)
+    """The human labels and recorded verdicts of a pairwise items file (no model call), read
+    through the run's declared mapping and per-order verdict files."""
+    options = ArenaOptions.model_validate(family_options(jury.settings, FAMILY))
+    items, _ = pairs.load(Path(case.path), case.dataset, options)
     return Outcome(pair_verdicts(items, case.dataset))
 
 
@@ -105,8 +108,8 @@ def read(path: Path, options: ArenaOptions) -> Replayed:
         verdicts = mtbench_verdicts(path, dataset)
     elif importers.is_outcome(first):
         verdicts = outcome_verdicts(path, dataset)
-    elif pairs.has_pair_fields(first):
-        items, report = pairs.load(path, dataset)
+    elif pairs.has_pair_fields(first, options.pair_mapping()):
+        items, report = pairs.load(path, dataset, options)
         verdicts, loading = pair_verdicts(items, dataset), [report]
     else:
         raise DatasetError(str(path), 0, f"not a recorded verdict file: fields {sorted(first)}; expected pairwise "

@@ -2,8 +2,10 @@
 
 Every dataset whose items carry two or more ratings per dimension (USR's per-annotator release, your
 rated items with several annotators, Topical-Chat with `geval.usr_annotations`) yields one "judge"
-per annotator: annotator k scores each item with their own rating against the mean of the others
-as the human score. The same meta-evaluation gives each annotator's correlation, and their mean is
+per annotator: each person scores the items they rated with their own rating against the mean of
+the others as the human score. Annotators are the people the file names (USR's `annotators`, an
+`annotator` column), so one person is one judge across every item they rated; only a file naming
+no one numbers them by position. The same meta-evaluation gives each annotator's correlation, and their mean is
 the ceiling a judge's correlation on the same dataset, task and criterion is set against.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from llmjury.cases import Case
+from llmjury.cases import Case, slug
 from llmjury.datasets.dialogue_items import DialogueItem
 from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, load
@@ -55,7 +57,7 @@ def annotator_verdicts(items: Sequence[DialogueItem], criterion: str) -> list[Ve
         for annotator, own in ratings.items():
             others = [x for who, x in ratings.items() if who != annotator]
             verdicts.append(Verdict(
-                case_id=f"ceiling-{item.dataset}-{criterion}-{item.id}-a{annotator}", family=FAMILY,
+                case_id=f"ceiling-{item.dataset}-{criterion}-{item.id}-a{slug(annotator)}", family=FAMILY,
                 kind="annotator",
                 judge=JudgeConfig(provider=f"human:annotator-{annotator}", scoring="leave one annotator out"),
                 result=ScoreResult(score=own, method="annotator"),

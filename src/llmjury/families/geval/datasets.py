@@ -35,6 +35,7 @@ DATASETS = (
     Dataset("closer_look", "closer_look", "gpt-3.5's recorded G-Eval answers (folder)",
             default="closer_look_sample"),
     Dataset("dep", "dep", "DEP's recorded ratings of DSTC9 and FED dialogues (folder)", default="dep"),
+    Dataset("steps", "steps_dir", "hand-written evaluation steps, <task>-<criterion>.txt (folder)"),
 )
 #: Frozen evaluation steps (written once per judge, so not a dataset): under the data root, else beside the cache.
 SHIPPED_STEPS = "geval/steps"
@@ -76,7 +77,13 @@ def load(dataset: str, options: GEvalOptions, settings: Settings) -> tuple[list[
     counter = LoadCounter()
     if dataset == "dstc9":
         source = locate(options, settings, "dstc9")
-        items = dialogue_items.dstc9(source, find(options, settings, "dstc9_models"))
+        models = find(options, settings, "dstc9_models")
+        try:
+            items = dialogue_items.dstc9(source, models)
+        except DatasetError as exc:
+            if models is None or exc.source != str(models):
+                raise
+            raise ConfigError(f"--llm-option geval.dstc9_models={options.dstc9_models}: {exc}") from None
     elif dataset == "topical_chat":
         source = locate(options, settings, "topical_chat")
         items = dialogue_items.topical_chat(source, counter)

@@ -31,6 +31,12 @@ def references() -> dict[str, Reference]:
     return {name: Reference.model_validate(ref) for name, ref in json.loads(text).items()}
 
 
+def references_for(datasets: set[str]) -> dict[str, Reference]:
+    """The published figures of the datasets that gave this run cases: a PersonaChat-only run sets no
+    Topical-Chat or DSTC9 table beside its own figures."""
+    return {name: ref for name, ref in references().items() if datasets & set(ref.datasets)}
+
+
 def group_key(verdict: Verdict) -> str:
     a = verdict.attributes
     return f"{verdict.judge.provider}/{a['dataset']}/{a['task']}/{a['criterion']}"
@@ -41,8 +47,9 @@ def aggregate(verdicts: Sequence[Verdict]) -> GEvalSection:
     for verdict in verdicts:
         groups[group_key(verdict)].append(verdict)
     meta = {key: meta_evaluate(group) for key, group in sorted(groups.items())}
-    ceiling = human_ceiling(meta)
-    return GEvalSection(meta=meta, references=references(), human_ceiling=ceiling or None,
+    ceiling = human_ceiling(meta, verdicts)
+    judged = {verdict.attributes["dataset"] for verdict in verdicts}
+    return GEvalSection(meta=meta, references=references_for(judged), human_ceiling=ceiling or None,
                         judge_validity=judge_validity(meta, ceiling))
 
 
@@ -61,21 +68,31 @@ def judge_validity(meta: dict[str, MetaEvaluation], ceiling: dict[str, Ceiling])
     return out
 
 
-def human_ceiling(meta: dict[str, MetaEvaluation]) -> dict[str, Ceiling]:
-    """Per dataset, task and criterion: the mean over annotators of one annotator's correlation
-    with the mean of the others (pooled and per context)."""
+def human_ceiling(meta: dict[str, MetaEvaluation], verdicts: Sequence[Verdict]) -> dict[str, Ceiling]:
+    """Per dataset, task and criterion: the mean over annotators (people, where the file names them)
+    of one annotator's correlation with the mean of the others (pooled and per context). An annotator
+    whose correlation is undefined on their items (all one rating) is left out of the mean; `items`
+    counts the items any annotator rated."""
     by_target: dict[str, list[MetaEvaluation]] = defaultdict(list)
     for key, m in meta.items():
         provider, _, target = key.partition("/")
-        if provider.startswith(ANNOTATOR) and m.pooled is not None:
+        if provider.startswith(ANNOTATOR) and m.pooled is not None and _defined(m.pooled):
             by_target[target].append(m)
+    rated: dict[str, set[str]] = defaultdict(set)
+    for verdict in verdicts:
+        if verdict.judge.provider.startswith(ANNOTATOR):
+            rated[group_key(verdict).partition("/")[2]].add(str(verdict.attributes["item"]))
     out = {}
     for target, ms in sorted(by_target.items()):
         pooled = _mean_agreement([m.pooled for m in ms if m.pooled is not None])
-        per_context = _mean_agreement([m.per_context for m in ms if m.per_context is not None]) \
-            if all(m.per_context is not None for m in ms) else None
-        out[target] = Ceiling(pooled=pooled, per_context=per_context, annotators=len(ms), items=ms[0].items)
+        per_context = _mean_agreement([m.per_context for m in ms if m.per_context is not None
+                                       and _defined(m.per_context)])
+        out[target] = Ceiling(pooled=pooled, per_context=per_context, annotators=len(ms), items=len(rated[target]))
     return out
+
+
+def _defined(view: Correlations) -> bool:
+    return all(getattr(view, kind).value is not None for kind in ("pearson", "spearman", "kendall"))
 
 
 def _mean_agreement(views: Sequence[Correlations]) -> Agreement | None:
@@ -114,7 +131,8 @@ def markdown(section: GEvalSection) -> str:
             lines.append(f"| `{target}` | {c.items} | {c.annotators} | {pooled_a.pearson:.3f} | "
                          f"{pooled_a.spearman:.3f} | {pooled_a.kendall:.3f} | {per_a.pearson:.3f} | "
                          f"{per_a.kendall:.3f} |")
-    lines += ["", "**Reference figures**", ""]
+    if section.references:
+        lines += ["", "**Reference figures**", ""]
     for ref in section.references.values():
         lines += [f"{ref.note}:", "", "| | " + " | ".join(ref.columns) + " |", "|---|" + "---|" * len(ref.columns)]
         lines += [f"| {name} | " + " | ".join(f"{v:g}" for v in values) + " |" for name, values in ref.rows.items()]

@@ -88,6 +88,7 @@ class Validity(_Strict):
 
 class Reference(_Strict):
     note: str
+    datasets: tuple[str, ...] = ()  # the datasets whose figures these are: shown only when one is in the run
     columns: list[str]
     rows: dict[str, list[float]]
 

@@ -25,21 +25,16 @@ from llmjury.families.qa_quality.results import (
     RulesResult,
     TokenSaving,
 )
-from llmjury.stats import mean_interval, metric, proportion
+from llmjury.stats import mean_metric as stats_mean_metric
+from llmjury.stats import proportion
 from llmjury.verdicts import Verdict
 
 GRADES = ("high", "medium", "low", "remove")
 
 
 def mean_metric(values: list[float]) -> Metric:
-    """A mean with a t interval."""
-    if not values:
-        return Metric(**metric(None, None, None, 0, "mean, t interval"))
-    arr = np.asarray(values, dtype=float)
-    if len(arr) < 2 or arr.std() == 0:
-        return Metric(**metric(arr.mean(), arr.mean(), arr.mean(), len(arr), "mean, t interval"))
-    low, high = mean_interval(arr)
-    return Metric(**metric(arr.mean(), low, high, len(arr), "mean, t interval"))
+    """A mean with its t interval (`llmjury.stats.mean_metric`: none from too few values)."""
+    return Metric(**stats_mean_metric(values))
 
 
 def summarize_pairs(graded: Sequence[GradeResult]) -> PairFigures:

@@ -5,50 +5,77 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from llmjury.decision_line import BOLD, compile_line, fold, looks_alike, own_lines
 from llmjury.errors import JudgeParseError
-from llmjury.quotes import unquoted
 
-PARSER_VERSION = "socratic-decision/2"
+PARSER_VERSION = "socratic-decision/3"
 Decision = Literal["a", "b", "c"]
 
-_OPTION = re.compile(r"\(\s*([abcABC])\s*\)")
-_NAME = re.compile(r"teacher\s*([ab])\b|\b(equivalent|tie|equal(?:ly)?|neither|both)\b", re.IGNORECASE)
-_BARE = re.compile(r"^\W*([abcABC])\W*$")
-# Without "###", only an explicit choice counts: "(b)", "(c) Equivalent", "[Teacher A]".
-_EXPLICIT = re.compile(r"\(\s*([abcABC])\s*\)|\[\s*teacher\s+([abAB])\s*\]|\b(equivalent)\b", re.IGNORECASE)
+#: What the judge is asked for when its answer holds no readable decision (the repair call).
+DECISION_FORMAT = "### (a) Teacher A\nor\n### (b) Teacher B\nor\n### (c) Equivalent"
+
+_LABEL = r"(?:(?:final\s+|overall\s+)?(?:decision|verdict|answer)\s*:?\s*)?"
+# An option as the prompt lists it: "(b)", "(b) Teacher B", "Teacher B", "b", "(c) Equivalent", "Equivalent".
+_OPTION = (rf"(?:\(\s*(?P<letter>[abc])\s*\)(?:\s+{BOLD}(?:teacher\s+(?P<named>[ab])|(?P<equal>equivalent)){BOLD})?"
+           r"|teacher\s+(?P<teacher>[ab])|(?P<bare>[abc])|(?P<word>equivalent))")
+_MARKED = compile_line(rf"###\s*{BOLD}\s*{_LABEL}{BOLD}\s*{_OPTION}")
+_HEADING = compile_line(rf"###\s*{BOLD}\s*{_LABEL}")
+_EXPLICIT = compile_line(rf"(?=\()({_OPTION})")
+# Decision-shaped text elsewhere: a `###` followed by an option, or a line that is only an option.
+_ELSEWHERE = re.compile(rf"###\s*{BOLD}\s*{_LABEL}{BOLD}\s*(?:\(\s*[abc]\s*\)|teacher\s+[ab]\b|[abc]\b|equivalent)",
+                        re.IGNORECASE)
 
 
 def parse_decision(text: str) -> Decision:
-    """The decision after the last `###` the judge wrote itself: an option `(a)`, a name
-    `Teacher B`, or `Equivalent`. Quoted text is not read, so a `### (a)` quoted from an answer
-    cannot flip it.
+    """The decision on the final line of the judge's own words (quotations blanked), as the prompt
+    asks it "after ###": `### (b)`, `### (b) Teacher B`, `### Teacher B`, `### b` or
+    `### (c) Equivalent` (an optional `Final decision:` label allowed), or a `###` heading line
+    followed by the option alone. Without any `###`, a final line that is an explicit option alone
+    (`(a) Teacher A`, as small models answer) is the decision.
 
-    Odd spacing (`( b )`, `###(a)`) and case are tolerated; when the block names both teachers
-    the first mention wins ("Teacher A is better than Teacher B"). Without `###`, a last
-    paragraph that names exactly one option explicitly (`(c) Equivalent`, `[Teacher A]`) is the
-    decision, as small models answer. Otherwise JudgeParseError, so the judge can be asked again.
+    Anything else on the decision line ("### Teacher B (not (a), ...)", "### In a word: B"), a
+    look-alike letter, or a second decision-shaped `###` or option line anywhere else in the
+    answer is ambiguous: JudgeParseError, never a guess.
     """
-    own = unquoted(text)
-    if "###" not in own:
-        return _explicit_choice(text, own)
-    block = own.rsplit("###", 1)[1].strip()
-    for line in block.splitlines() or [""]:
-        bare = _BARE.match(line)
-        if bare:
-            return bare.group(1).lower()  # type: ignore[return-value]
-    option = _OPTION.search(block)
-    if option:
-        return option.group(1).lower()  # type: ignore[return-value]
-    name = _NAME.search(block)
-    if name:
-        return name.group(1).lower() if name.group(1) else "c"  # type: ignore[return-value]
-    raise JudgeParseError(PARSER_VERSION, text, f'cannot read a decision in {block[:80]!r} after "###"')
+    lines = own_lines(text)
+    if not lines:
+        raise _ambiguous(text, "no final decision after \"###\"")
+    last = lines[-1].text
+    used = 1
+    match = _MARKED.match(last)
+    if match is None and (explicit := _EXPLICIT.match(last) or _bare_option(last)) is not None:
+        if len(lines) > 1 and _HEADING.match(lines[-2].text):
+            match, used = explicit, 2
+        elif not any("###" in line.text for line in lines) and _EXPLICIT.match(last):
+            match = explicit
+    if match is None:
+        cause = "look-alike characters on the decision line" if looks_alike(last) else (
+            f"the final line {last.strip()[:80]!r} is not a decision in the prompt's format")
+        raise _ambiguous(text, cause)
+    decision = _decision(match)
+    if decision is None:
+        raise _ambiguous(text, f"the decision line {last.strip()[:80]!r} names two different options")
+    for line in lines[:-used]:
+        folded = fold(line.text)
+        if _ELSEWHERE.search(folded) or _EXPLICIT.match(folded):
+            raise _ambiguous(text, f"a second decision-shaped line {line.text.strip()[:80]!r}")
+    return decision
 
 
-def _explicit_choice(text: str, own: str) -> Decision:
-    paragraphs = [p for p in re.split(r"\n\s*\n", own) if p.strip()]
-    last = paragraphs[-1] if paragraphs else ""
-    named = {(m.group(1) or m.group(2) or "c").lower() for m in _EXPLICIT.finditer(last)}
-    if len(named) != 1:
-        raise JudgeParseError(PARSER_VERSION, text, 'no final decision after "###"')
-    return named.pop()  # type: ignore[return-value]
+def _bare_option(line: str) -> re.Match[str] | None:
+    return compile_line(_OPTION).match(line)
+
+
+def _decision(match: re.Match[str]) -> Decision | None:
+    groups = match.groupdict()
+    letter = (groups["letter"] or groups["teacher"] or groups["bare"] or "").lower()
+    if groups["word"]:
+        letter = "c"
+    named = (groups["named"] or "").lower() or ("c" if groups["equal"] else "")
+    if named and letter and named != letter:
+        return None
+    return (letter or named) or None  # type: ignore[return-value]
+
+
+def _ambiguous(text: str, cause: str) -> JudgeParseError:
+    return JudgeParseError(PARSER_VERSION, text, cause, expected=DECISION_FORMAT)

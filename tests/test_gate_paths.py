@@ -1,0 +1,41 @@
+"""Every metric path a report prints is one `--llm-gate` accepts and resolves to that very metric."""
+
+from __future__ import annotations
+
+import re
+
+from llmjury.decision import metric_rows
+from llmjury.gates import Gate, resolve
+from llmjury.reports import markdown
+
+
+def metric(value: float) -> dict:
+    return {"value": value, "low": value - 0.1, "high": value + 0.1, "n": 10, "method": "test"}
+
+
+SECTION = {
+    "win_rate": metric(0.5),
+    "recorded": {"recorded:autoj-13b": {"swap_consistency": metric(0.6)}, "gpt-3.5-turbo": metric(0.7)},
+    "rating": {"2023 model": metric(0.8), "llama_2": metric(0.9)},
+    "by_subject": {"operating systems": {"win_rate": metric(0.4)}},
+}
+
+
+def test_every_path_of_a_sections_metrics_is_a_gate_that_reads_it_back():
+    summary = {"arena": SECTION}
+    rows = metric_rows(SECTION)
+    assert len(rows) == 6
+    for path, node in rows:
+        gate = Gate.parse(f"arena.{path}>=0")
+        assert resolve(summary, gate.left)[0] == node["value"], path
+
+
+def test_the_paths_summary_md_prints_are_gates_that_parse():
+    summary = {"run": {"id": "r", "judge": "offline", "cache_mode": "record", "families": ["arena"]},
+               "usage": {}, "arena": {"cases": 1, "verdicts": 1, "unscored": 0, "unscored_reasons": {},
+                                      "judges": ["offline"], "headline": [], **SECTION}}
+    text = markdown(summary, [], {})
+    printed = re.findall(r"`(arena\.[^`]+)`", text)
+    assert "arena.recorded[recorded:autoj-13b].swap_consistency" in printed
+    for path in printed:
+        Gate.parse(f"{path}>=0")

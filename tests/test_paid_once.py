@@ -1,0 +1,69 @@
+"""A call is paid once across a run's processes, answered or not: another process waiting on its
+claim reads the answer, the refusal or the failure instead of asking again."""
+
+from __future__ import annotations
+
+import pytest
+
+from llmjury.chat import chat
+from llmjury.errors import PermanentProviderError
+from llmjury.testing import FakeChoice, Fault
+
+
+def spec(server) -> str:
+    return f"openai:m;base_url={server.base_url}"
+
+
+def two_workers(make_engine, tmp_path):
+    cache = tmp_path / "c.sqlite"
+    return make_engine(cache=cache, run_id="run"), make_engine(cache=cache, run_id="run")
+
+
+def test_a_failure_is_read_by_the_other_process_not_paid_again(openai_server, make_engine, tmp_path):
+    one, two = two_workers(make_engine, tmp_path)
+    openai_server.faults.append(Fault(status=400, message="bad request: context too long"))
+    with pytest.raises(PermanentProviderError, match="context too long"):
+        one.run(one.complete(spec(openai_server), chat(("user", "q"))))
+    with pytest.raises(PermanentProviderError, match=r"context too long.*another process of this run"):
+        two.run(two.complete(spec(openai_server), chat(("user", "q"))))
+    assert len(openai_server.requests) == 1
+    later = make_engine(cache=tmp_path / "c.sqlite", run_id="next-run")  # a later run asks again
+    assert later.run(later.complete(spec(openai_server), chat(("user", "q")))).text
+    assert len(openai_server.requests) == 2
+
+
+def test_a_refusal_is_shared_with_the_run_and_never_cached(openai_server, make_engine, tmp_path):
+    one, two = two_workers(make_engine, tmp_path)
+    openai_server.reply = lambda body, i: FakeChoice(text="", refusal="I cannot judge this")
+    first = one.run(one.complete(spec(openai_server), chat(("user", "q"))))
+    second = two.run(two.complete(spec(openai_server), chat(("user", "q"))))
+    assert first.problem == second.problem == "refused: I cannot judge this"
+    assert len(openai_server.requests) == 1
+    assert two.store.get(chat(("user", "q")).sample_key("openai:m", 0)) is None
+
+
+def test_a_waiter_whose_claim_ends_between_its_two_reads_takes_the_committed_answer(openai_server, make_engine,
+                                                                                      tmp_path):
+    one, two = two_workers(make_engine, tmp_path)
+    answered = one.run(one.complete(spec(openai_server), chat(("user", "q"))))
+    store, real_get = two.store, two.store.get
+    reads = []
+
+    def get_late(key, **kwargs):
+        # The lookup before claiming and the waiter's first read miss: the holder commits the answer,
+        # and ends its claim, just after the second.
+        reads.append(key)
+        return None if len(reads) <= 2 else real_get(key, **kwargs)
+
+    store.get = get_late
+    store.claim = lambda keys, owner, **kw: _done({keys[0]: "run:other"})  # held by another process
+    result = two.run(two.complete(spec(openai_server), chat(("user", "q"))))
+    assert result.text == answered.text and len(openai_server.requests) == 1
+
+
+def _done(value):
+    from concurrent.futures import Future
+
+    future: Future = Future()
+    future.set_result(value)
+    return future

@@ -65,7 +65,7 @@ from llmjury.planner import (  # noqa: E402
 from llmjury.pricing import PriceTable  # noqa: E402
 from llmjury.progress import DEFAULT_INTERVAL_S, PROGRESS_MODES  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
-from llmjury.redact import redact_spec  # noqa: E402
+from llmjury.redact import redact_log_records, redact_spec  # noqa: E402
 from llmjury.refusals import BudgetRefusals  # noqa: E402
 from llmjury.saved import SavedRun, load_run  # noqa: E402
 from llmjury.settings import (  # noqa: E402
@@ -291,6 +291,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # Registered before pytest's own unraisable-exception plugin adds its cleanup (this hook runs
     # first), so it runs after it: see JurySession.pytest_unconfigure.
     config.add_cleanup(partial(give_back_frozen, config))
+    config.add_cleanup(redact_log_records())
     config.addinivalue_line("markers", f"{PIPELINE_MARK}(pipeline): the coroutine that turns a case into verdicts")
     config.addinivalue_line("markers", f"{CASES_MARK}(cases): llmjury cases a test is parametrized over")
     try:

@@ -60,3 +60,15 @@ def test_safety_block_is_a_refusal(gemini_server, make_engine):
     gemini_server.reply = lambda body, i: FakeChoice("", refusal="SAFETY")
     engine = make_engine()
     assert engine.run(engine.complete(spec(gemini_server), chat(("user", "x")))).samples[0].refusal == "SAFETY"
+
+
+def test_a_server_error_then_a_success_keeps_the_json_schema(gemini_server, make_engine):
+    """Gemini never gives up schema enforcement: after a 500 the retried call sends the schema again."""
+    schema = {"type": "object", "properties": {"score": {"type": "integer"}}}
+    gemini_server.reply = lambda body, i: '{"score": 3}'
+    gemini_server.faults.append(Fault(status=500, message="responseJsonSchema: backend blip"))
+    engine = make_engine()
+    assert engine.run(engine.complete(spec(gemini_server), chat(("user", "s"), json_schema=schema))).text == \
+        '{"score": 3}'
+    assert [r["generationConfig"].get("responseJsonSchema") for r in gemini_server.requests] == [schema, schema]
+    assert engine.adaptations() == {}

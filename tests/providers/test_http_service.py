@@ -103,3 +103,21 @@ def test_a_null_reply_is_an_empty_answer_not_the_text_none(make_engine, tmp_path
     finally:
         use_library(PromptLibrary())
     assert completion.text == "" and completion.problem == "empty answer (finish reason stop)"
+
+
+class EchoingService(FakeServer):
+    """Refuses every request and quotes the URL it was asked at, key included."""
+
+    def route(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        return 403, {"error": f"forbidden: {path} (key {path.partition('key=')[2]})"}
+
+
+def test_a_key_in_the_service_url_is_sent_but_not_named_or_quoted(make_engine):
+    with EchoingService() as service:
+        engine = make_engine()
+        spec = f"http:{service.origin}/chat?key=zq-service-key-31;reply=reply"
+        with pytest.raises(PermanentProviderError, match="HTTP 403") as raised:
+            engine.run(engine.complete(spec, chat(("user", "x"))))
+        assert service.paths == ["/chat?key=zq-service-key-31"]
+        assert "zq-service-key-31" not in str(raised.value)
+        assert str(raised.value).startswith(f"http:{service.origin}/chat?key=***: HTTP 403")

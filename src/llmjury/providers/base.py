@@ -18,6 +18,7 @@ from typing import Any
 
 from llmjury.chat import ChatRequest, Sample
 from llmjury.errors import ConfigError
+from llmjury.redact import redact_spec
 
 OptionValue = str | int | float
 
@@ -87,32 +88,36 @@ class ProviderSpec:
     @classmethod
     def parse(cls, spec: str) -> ProviderSpec:
         """Parse `kind:model;k=v;...`; a ConfigError names the spec and what is wrong with it
-        (an unknown kind or option, a value of the wrong type), so typos stop the run at start-up."""
+        (an unknown kind or option, a value of the wrong type), so typos stop the run at start-up;
+        the message masks the spec's secrets, as every text does."""
         head, *opts = spec.strip().split(";")
         kind, _, model = head.partition(":")
         if kind not in KINDS:
             close = difflib.get_close_matches(kind, KINDS, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ConfigError(f"provider spec {spec!r}: unknown kind {kind!r}{hint}; use one of {', '.join(KINDS)}")
+            raise ConfigError(redact_spec(f"provider spec {spec!r}: unknown kind {kind!r}{hint}; "
+                                          f"use one of {', '.join(KINDS)}"))
         if kind != "offline" and not model:
-            raise ConfigError(f"provider spec {spec!r}: name a model after '{kind}:'")
+            raise ConfigError(redact_spec(f"provider spec {spec!r}: name a model after '{kind}:'"))
         known = KINDS[kind].options
         options: dict[str, OptionValue] = {}
         for opt in opts:
             key, eq, value = (part.strip() for part in opt.partition("="))
             if not eq or not key:
-                raise ConfigError(f"provider spec {spec!r}: option {opt!r} is not key=value")
+                raise ConfigError(redact_spec(f"provider spec {spec!r}: option {opt!r} is not key=value"))
             if key not in known:
                 accepted = f"{kind} reads {', '.join(sorted(known))}" if known else f"{kind} takes no options"
-                raise ConfigError(f"provider spec {spec!r}: unknown option {key!r}; {accepted}")
+                raise ConfigError(redact_spec(f"provider spec {spec!r}: unknown option {key!r}; {accepted}"))
             try:
                 options[key] = known[key](value)
             except ValueError as exc:
-                raise ConfigError(f"provider spec {spec!r}: option {key}={value!r} {exc}") from None
+                raise ConfigError(redact_spec(f"provider spec {spec!r}: option {key}={value!r} {exc}")) from None
         return cls(kind=kind, model=model or "heuristic", options=options)
 
     def __str__(self) -> str:
-        return f"{self.kind}:{self.model}"
+        """`kind:model`, the name every report, error and cache key uses: an `http:` model is a URL,
+        so its query keys and user-info are masked here, once."""
+        return f"{self.kind}:{redact_spec(self.model)}"
 
     @property
     def version(self) -> str | None:

@@ -19,6 +19,7 @@ from google.genai import types
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob, Usage
 from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError
+from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.providers.usage import split_usage
@@ -39,7 +40,8 @@ class GeminiProvider(Provider):
         http_options = types.HttpOptions(
             base_url=base_url, timeout=int(float(options.get("timeout", 120)) * 1000)
         )
-        self.secrets = (api_key,)
+        # google-genai sends a base_url's query and user-info itself; their values must not be printed.
+        self.secrets = (api_key, *(split(base_url).secrets if base_url else ()))
         # Keep the client on the instance: a temporary one is collected and closes its connection.
         self.client = genai.Client(api_key=api_key or "not-needed-for-local-servers", http_options=http_options)
         self.max_samples_per_call = int(options.get("max_n", self.max_samples_per_call))

@@ -17,6 +17,7 @@ import httpx2
 from llmjury.chat import ChatRequest, Sample
 from llmjury.errors import PermanentProviderError, TransientProviderError
 from llmjury.prompts import library
+from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.redact import scrub
@@ -26,6 +27,7 @@ class HttpServiceProvider(Provider):
     def __init__(self, spec: ProviderSpec) -> None:
         super().__init__(spec)
         self.url = spec.model
+        self.secrets = split(spec.model).secrets  # a key in the URL's query or user-info
         self.body_template = spec.options.get("body")
         self.reply_path = spec.options.get("reply", "reply")
         self.client = httpx2.AsyncClient(timeout=float(spec.options.get("timeout", 120)))
@@ -38,9 +40,9 @@ class HttpServiceProvider(Provider):
         try:
             response = await self.client.post(self.url, json=self.body(request))
         except httpx2.TransportError as exc:
-            raise connection_error(self.name, exc) from None
+            raise connection_error(self.name, exc, self.secrets) from None
         if response.status_code >= 400:
-            cause = scrub(f"HTTP {response.status_code}: {response.text[:200]}")
+            cause = scrub(f"HTTP {response.status_code}: {response.text[:200]}", self.secrets)
             if is_retryable(response.status_code):
                 raise TransientProviderError(
                     self.name, cause, status=response.status_code, retry_after=retry_after(response)
@@ -50,7 +52,8 @@ class HttpServiceProvider(Provider):
             text = extract(response.json(), self.reply_path)
         except (ValueError, KeyError, IndexError, TypeError):
             raise PermanentProviderError(
-                self.name, scrub(f"reply path {self.reply_path!r} not found in {response.text[:200]!r}")
+                self.name, scrub(f"reply path {self.reply_path!r} not found in {response.text[:200]!r}",
+                                 self.secrets)
             ) from None
         if text is not None and not isinstance(text, str):
             raise PermanentProviderError(self.name, f"reply path {self.reply_path!r} holds "

@@ -1,7 +1,8 @@
 """`openai:<model>`: the OpenAI SDK, for OpenAI and every OpenAI-compatible server.
 
 vLLM, Ollama, llama.cpp's server and GPT4All all speak `/v1/chat/completions`; point
-`base_url` at them (spec option, `OPENAI_BASE_URL`, or the `llm_openai_base_url` ini key).
+`base_url` at them (spec option, `OPENAI_BASE_URL`, or the `llm_openai_base_url` ini key); a key
+in its query string or user-info is sent as such and kept out of every text (llmjury.providers.address).
 The SDK's own retries are switched off: the engine retries every provider the same way.
 
 Calls go through the SDK's aiohttp transport when aiohttp is installed (the `openai[aiohttp]`
@@ -24,8 +25,10 @@ from openai.types.chat import ChatCompletion
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob, Usage
 from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError
+from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.status import connection_error, is_retryable, retry_after
+from llmjury.providers.structured import refusal_proof
 from llmjury.providers.usage import split_usage
 from llmjury.redact import scrub
 
@@ -37,7 +40,8 @@ class OpenAIProvider(Provider):
     """Adapts to what the server does and records it in `adaptations`: a server that answers
     fewer choices than `n` gets single-sample calls (the engine's job, told by the short answer);
     one that refuses `json_schema` gets `json_object` with the schema (llama.cpp), then the schema
-    in the prompt, validated by the caller's pydantic model either way."""
+    in the prompt, validated by the caller's pydantic model either way. A form is given up only on
+    an answer that proves it refused (llmjury.providers.structured), never on a server error."""
 
     max_samples_per_call = 128
 
@@ -45,10 +49,15 @@ class OpenAIProvider(Provider):
         super().__init__(spec)
         options = spec.options
         api_key = options.get("api_key") or os.environ.get(options.get("api_key_env", "OPENAI_API_KEY"))
-        self.secrets = (api_key,)
+        base_url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL")
+        address = split(str(base_url)) if base_url else None
+        self.secrets = (api_key, *(address.secrets if address else ()))
+        authorization = address.authorization if address else None
         self.client = openai.AsyncOpenAI(
             api_key=api_key or "not-needed-for-local-servers",
-            base_url=options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or None,
+            base_url=address.url if address else None,
+            default_query=address.query if address and address.query else None,
+            default_headers={"Authorization": authorization} if authorization else None,
             timeout=float(options.get("timeout", 120)),
             max_retries=0,
             http_client=aiohttp_client(),
@@ -63,12 +72,13 @@ class OpenAIProvider(Provider):
         # chained traceback would print it. Their text is scrubbed of key-shaped strings too.
         try:
             while True:
+                mode = self.structured
                 try:
-                    response = await self.client.post("/chat/completions", body=self._params(request, n, indices),
-                                                      cast_to=ChatCompletion)
+                    response = await self.client.post("/chat/completions", cast_to=ChatCompletion,
+                                                      body=self._params(request, n, indices, mode))
                     break
                 except openai.APIStatusError as exc:
-                    if not self._step_down_structured(request, exc):
+                    if not self._step_down_structured(request, mode, exc):
                         raise _status_error(self.name, exc, self.secrets) from None
         except openai.APIConnectionError as exc:  # time-outs included
             raise connection_error(self.name, exc, self.secrets) from None
@@ -88,19 +98,22 @@ class OpenAIProvider(Provider):
         shares = split_usage(usage, len(choices))
         return [_sample(choice, share, latency) for choice, share in zip(choices, shares, strict=True)]
 
-    def _step_down_structured(self, request: ChatRequest, exc: openai.APIStatusError) -> bool:
-        """After a refused structured-output request, use the next mode; False when none is left
-        or the error is not about the request's form."""
-        if request.json_schema is None or exc.status_code not in (400, 415, 422, 500, 501) \
-                or self.structured == STRUCTURED_MODES[-1]:
+    def _step_down_structured(self, request: ChatRequest, mode: str, exc: openai.APIStatusError) -> bool:
+        """After an answer that proves `mode` is refused (llmjury.providers.structured), use the next
+        mode and say so; False when none is left or the answer proves nothing (a 5xx, another field).
+        Calls in flight together may all be refused: the first one learns, the others just retry."""
+        if request.json_schema is None or mode == STRUCTURED_MODES[-1]:
             return False
-        refused = self.structured
-        self.structured = STRUCTURED_MODES[STRUCTURED_MODES.index(refused) + 1]
-        self.adaptations["structured_output"] = (f"{refused} refused (HTTP {exc.status_code}); "
-                                                 f"using {self.structured}")
+        proof = refusal_proof(exc.status_code, exc.body, exc.message)
+        if proof is None:
+            return False
+        if self.structured == mode:
+            self.structured = STRUCTURED_MODES[STRUCTURED_MODES.index(mode) + 1]
+            self.adaptations["structured_output"] = (f"{mode} refused (HTTP {exc.status_code}: "
+                                                     f"{scrub(proof, self.secrets)}); using {self.structured}")
         return True
 
-    def _params(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> dict[str, Any]:
+    def _params(self, request: ChatRequest, n: int, indices: Sequence[int], mode: str) -> dict[str, Any]:
         messages = [m.model_dump() for m in request.messages]
         params: dict[str, Any] = {"model": self.spec.model, "messages": messages}
         if n != 1:
@@ -118,12 +131,12 @@ class OpenAIProvider(Provider):
             if request.top_logprobs is not None:
                 params["top_logprobs"] = request.top_logprobs
         if request.json_schema is not None:
-            if self.structured == "json_schema":
+            if mode == "json_schema":
                 params["response_format"] = {
                     "type": "json_schema",
                     "json_schema": {"name": request.schema_name or "response", "schema": request.json_schema},
                 }
-            elif self.structured == "json_object":
+            elif mode == "json_object":
                 params["response_format"] = {"type": "json_object", "schema": request.json_schema}
             else:
                 instruction = ("\n\nAnswer with one JSON object and nothing else, valid against this JSON "

@@ -32,6 +32,15 @@ LLAMA_CPP = ServerBehaviour(honours_n=False, structured="json_object", digit_tok
                             logprobs_need_top=True)
 
 
+#: What llama-cpp-python 0.3.36's server answers (HTTP 500) to `response_format` `json_schema`: its
+#: pydantic validation error, wrapped as an internal server error (measured; the traceback path shortened).
+LLAMA_CPP_REFUSAL = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+    "'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n"
+    "  File \"llama_cpp/server/app.py\", line 376, in create_chat_completion\n    POST /v1/chat/completions")
+
+
 def tokens(text: str, digit_tokens: bool) -> list[str]:
     """The tokens logprobs report: words with their leading space, punctuation, single digits."""
     return _TOKEN.findall(text) if digit_tokens else text.split(" ")
@@ -53,15 +62,15 @@ class FakeOpenAI(FakeServer):
         return self.origin + "/v1"
 
     def route(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
-        if not path.rstrip("/").endswith("/chat/completions"):
+        if not path.split("?")[0].rstrip("/").endswith("/chat/completions"):
             return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}
         fmt = (body.get("response_format") or {}).get("type")
         if fmt and self.behaviour.structured == "none":
             return 400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error",
                                    "param": "response_format", "code": None}}
         if fmt == "json_schema" and self.behaviour.structured != "json_schema":
-            return 500, {"error": {"message": "response_format type json_schema is not supported",
-                                   "type": "server_error", "param": None, "code": None}}
+            return 500, {"error": {"message": LLAMA_CPP_REFUSAL, "type": "internal_server_error", "param": None,
+                                   "code": None}}
         n = int(body.get("n", 1)) if self.behaviour.honours_n else 1
         choices = [self._choice(body, i, self.choice(body, i)) for i in range(n)]
         prompt = sum(count_tokens(str(m.get("content", ""))) for m in body.get("messages", []))

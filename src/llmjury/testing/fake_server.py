@@ -60,6 +60,7 @@ class FakeServer:
         self.faults: deque[Fault] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []  # with the query string, as the client sent it
         self._lock = threading.Lock()
         self.in_flight = 0
         self.max_in_flight = 0
@@ -112,6 +113,7 @@ class FakeServer:
         with self._lock:
             self.requests.append(body)
             self.headers.append({k.lower(): v for k, v in handler.headers.items()})
+            self.paths.append(handler.path)
             fault = self._take_fault(body)
         if self.serial:
             self._serve_one.acquire()

@@ -151,6 +151,8 @@ class Planner:
     async def _test_handed_on(self, nodeid: str, test: PlannedTest) -> Any:
         try:
             result = await test.body()
+        except asyncio.CancelledError:
+            raise  # a stopped run: nothing to hand on (and its writer may be gone)
         except BaseException as exc:
             # pytest.skip / xfail inside the body stay a skip / xfail where the test runs.
             kind = ("skip" if isinstance(exc, pytest.skip.Exception)

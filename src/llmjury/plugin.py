@@ -756,7 +756,8 @@ class JurySession:
         never reported is not whole."""
         by = self.stopped_by or session.shouldstop or session.shouldfail or "; ".join(self.crashed)
         selected = len(session.items) or self.collected_by_workers or None
-        if not by and selected is not None and self.tests_finished < selected:
+        # Only the reporting process counts reports: a worker runs a share of the tests it collected.
+        if not by and not self.is_worker and selected is not None and self.tests_finished < selected:
             by = f"{selected - self.tests_finished} of {selected} selected tests never reported"
         if not by:
             return None
@@ -871,10 +872,10 @@ class JurySession:
                 terminalreporter.write_line(line, **SUMMARY_MARKUP.get(line.split(" ", 1)[0], {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._jury is not None:  # first: its cancelled work may still hand on through the hand-off
+            self._jury.engine.close()
         if self._planner is not None and self._planner.handoff is not None:
             self._planner.handoff.close()
-        if self._jury is not None:
-            self._jury.engine.close()
         if not self.is_worker and self.settings.cache_mode is CacheMode.OFF:
             remove_scratch(self.settings.cache_path, self.run_id)
         elif not self.is_worker:  # the workers are gone and the report is written

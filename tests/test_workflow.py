@@ -170,3 +170,18 @@ def test_an_inconclusive_pull_request_is_a_warning_on_a_green_step_and_a_failure
     assert "::warning title=llmjury::a gate is inconclusive" in neutral.stdout
     assert strict.returncode == 11
     assert failed.returncode == GATE_FAILED_EXIT and "::error title=llmjury::a gate failed" in failed.stdout
+
+
+@pytest.mark.e2e  # the workflow's bash script and a pytest run of its own
+def test_a_run_that_did_not_finish_is_never_kept_as_the_baseline(tmp_path):
+    project = tmp_path / "chatbot"
+    shutil.copytree(CHATBOT, project, ignore=shutil.ignore_patterns("__pycache__"))
+    with Chatbot() as bot:
+        bot.wrong = {3}
+        env = {**os.environ, "LLMJURY_EVALS": ".", "LLMJURY_ITEM_FAILURES": "fail",
+               "LLMJURY_ARGS": f"-n 0 -x --llm-role candidate=http:{bot.origin}/chat"}
+        stopped = subprocess.run(["bash", str(SCRIPT), "baseline"], cwd=project, env=env, capture_output=True,
+                                 text=True, check=False)
+    assert stopped.returncode != 0
+    assert "baseline not kept: the run did not finish" in stopped.stderr
+    assert not (project / "baseline").exists()

@@ -67,6 +67,10 @@ print(f"baseline: cache {count} samples, {Path(sys.argv[2]).stat().st_size / 1e6
 EOF
 }
 
+complete() {  # did the run behind this summary finish (every selected test reported)?
+  python -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1])).get("complete") else 1)' "$1"
+}
+
 summarise() {
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$reports/latest/summary.md" ]; then
     cat "$reports/latest/summary.md" >> "$GITHUB_STEP_SUMMARY"
@@ -81,7 +85,10 @@ case "$mode" in
     status=0
     python "${args[@]}" || status=$?
     summarise
-    if [ -f "$reports/latest/verdicts.jsonl.gz" ]; then
+    if [ -f "$reports/latest/verdicts.jsonl.gz" ] && ! complete "$reports/latest/summary.json"; then
+      echo "baseline not kept: the run did not finish (see INCOMPLETE RUN above); the last baseline stands" >&2
+      if [ "$status" = 0 ]; then status=1; fi
+    elif [ -f "$reports/latest/verdicts.jsonl.gz" ]; then
       rm -rf "$baseline" && mkdir -p "$baseline/run"
       cp "$reports/latest/verdicts.jsonl.gz" "$reports/latest/summary.json" "$baseline/run/"
       if [ -f "$cache" ]; then copy_samples "$cache" "$baseline/cache.sqlite"; fi

@@ -63,7 +63,7 @@ from llmjury.planner import (  # noqa: E402
     work_key,
 )
 from llmjury.pricing import PriceTable  # noqa: E402
-from llmjury.progress import DEFAULT_INTERVAL_S, PROGRESS_MODES  # noqa: E402
+from llmjury.progress import DEFAULT_INTERVAL_S, JUDGING, PROGRESS_MODES  # noqa: E402
 from llmjury.prompts import PromptLibrary, use_library  # noqa: E402
 from llmjury.redact import redact_log_records, redact_spec  # noqa: E402
 from llmjury.refusals import BudgetRefusals  # noqa: E402
@@ -698,6 +698,8 @@ class JurySession:
             self.config.stash[FROZEN] = True
             gc.freeze()
             freeze_at_exit()
+            if self.is_worker:  # the controller collects nothing: tell it this run judges (judging())
+                JUDGING.mark(self.run_id)
             # A worker with an empty share says so too, so the progress display knows it is not coming.
             done = self.watch.planning(len({work_key(p, c) for p, c in work}) + len(tests))
             if work or tests:
@@ -742,10 +744,9 @@ class JurySession:
         self.stopped_by = self.stopped_by or "KeyboardInterrupt (Ctrl-C)"
 
     def judging(self) -> bool:
-        """Did this session select llmjury's tests (this process's, or any worker's as published)? A
-        project's own tests, stopped, get no report."""
-        board = self.watch.board
-        return self.config.stash.get(FROZEN, False) or (board is not None and bool(board.read()))
+        """Did this session select llmjury's tests (this process's, or any worker's)? A project's own
+        tests, stopped, get no report."""
+        return self.config.stash.get(FROZEN, False) or JUDGING.marked(self.run_id)
 
     def pytest_internalerror(self, excrepr: Any, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.stopped_by = self.stopped_by or f"INTERNALERROR: {excinfo.exconly().splitlines()[0][:300]}"
@@ -876,6 +877,8 @@ class JurySession:
             self._jury.engine.close()
         if self._planner is not None and self._planner.handoff is not None:
             self._planner.handoff.close()
+        if not self.is_worker:
+            JUDGING.clear(self.run_id)
         if not self.is_worker and self.settings.cache_mode is CacheMode.OFF:
             remove_scratch(self.settings.cache_path, self.run_id)
         elif not self.is_worker:  # the workers are gone and the report is written

@@ -57,6 +57,28 @@ class Tally:
     unpriced: list[str] = field(default_factory=list)  # providers called without a price (counted as $0)
 
 
+class JudgingMark:
+    """A file an xdist worker leaves when it selected llmjury's tests, whatever the progress setting:
+    the controller collects nothing itself, and must know whether a run stopped before any test
+    reported was one of llmjury's (a report) or a project's own tests (none)."""
+
+    @staticmethod
+    def _path(run_id: str) -> Path:
+        return Path(tempfile.gettempdir()) / f"llmjury-judging-{run_id}"
+
+    def mark(self, run_id: str) -> None:
+        self._path(run_id).touch()
+
+    def marked(self, run_id: str) -> bool:
+        return self._path(run_id).exists()
+
+    def clear(self, run_id: str) -> None:
+        self._path(run_id).unlink(missing_ok=True)
+
+
+JUDGING = JudgingMark()
+
+
 class Board:
     """The run's shared folder of tallies, one file per process."""
 

@@ -1,7 +1,7 @@
 """Paths as a report may show them: relative to the project, never the machine's absolute layout.
 
 Reports travel: `summary.md` goes into a pull request's step summary, `report.html` and
-`summary.json` into CI artifacts. A runner's absolute paths (`/home/runner/work/...`) say nothing
+`summary.json` into CI artifacts. A runner's absolute paths (its checkout under its home folder) say nothing
 to a reader there and leak the machine's layout, so every string a report writes is rewritten:
 a path under the project's root becomes relative to it, one under the home directory starts
 with `~`.

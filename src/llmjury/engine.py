@@ -115,6 +115,7 @@ class Engine:
         self._limiters: dict[str, Limiter] = {}
         self._memory: dict[str, Sample] = {}
         self._fetched: set[str] = set()  # keys of samples this process paid for in this run
+        self._unanswered: dict[str, Sample | str] = {}  # keys whose call this process ended with no answer to cache
         self._inflight: dict[tuple[str, str, int], asyncio.Future[Completion]] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="llmjury-engine", daemon=True)
@@ -236,6 +237,7 @@ class Engine:
                     if failure is not None:
                         ended |= {keys[i]: failure for i in unstored if i not in found}
                     if ended:
+                        self._unanswered |= ended  # seen here at once; by the others once committed
                         self.store.settle(ended, self.owner, self.run_id)
                     if len(ended) < len(unstored):
                         self.store.release([keys[i] for i in unstored if keys[i] not in ended], self.owner)
@@ -281,7 +283,7 @@ class Engine:
         """A refused or empty answer another process of this run got for `key`; its failure raises
         here as it did there. None when no process of this run has ended a call for it unanswered."""
         assert self.store is not None
-        ended = self.store.unanswered(key, self.run_id)
+        ended = self._unanswered.get(key) or self.store.unanswered(key, self.run_id)
         if isinstance(ended, str):
             raise PermanentProviderError(provider.name, f"{ended} (the call failed in another process of this run)")
         return ended

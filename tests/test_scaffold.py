@@ -12,6 +12,11 @@ from llmjury.scaffold import WORKFLOW_FILES
 REPO = Path(__file__).resolve().parents[1]
 
 
+def test_the_projects_own_steps_are_the_shipped_file_itself():
+    steps = REPO / WORKFLOW_FILES["evals.sh"]
+    assert steps.is_symlink() and steps.resolve() == (REPO / "src" / "llmjury" / "data" / "workflow" / "evals.sh")
+
+
 def test_the_shipped_workflow_is_the_one_this_project_runs(tmp_path):
     assert main(["workflow", "--root", str(tmp_path)]) == 0
     for path in WORKFLOW_FILES.values():

@@ -49,3 +49,10 @@ def test_an_option_without_help_fails_the_build_naming_it():
 
     with pytest.raises(ValueError, match="--llm-quiet-knob, llm_quiet_knob; give each a help= string"):
         reference.declared(Careless())
+
+
+def test_pytest_help_lists_every_option(pytester: pytest.Pytester) -> None:
+    """argparse formats help with %: a bare % in an option's help made `pytest --help` crash."""
+    result = pytester.runpytest_subprocess("--help")
+    assert result.ret == 0, result.stderr.str()
+    assert "--llm-compare-confidence" in result.stdout.str()

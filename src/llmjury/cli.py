@@ -171,8 +171,7 @@ def export(args: argparse.Namespace) -> int:
 
 def add_family_commands(commands: argparse._SubParsersAction) -> None:
     """The subcommands the project's families contribute (`Family.commands`), beside the core's.
-    Families that cannot be loaded leave the core's commands working: a warning says why theirs
-    are missing."""
+    Families that cannot be loaded leave the rest working: a warning says why theirs are missing."""
     from llmjury.projectini import project_families
 
     try:
@@ -237,7 +236,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     wfl.add_argument("--root", type=Path, default=Path("."), help="the repository's top folder (default: here)")
     wfl.add_argument("--force", action="store_true", help="overwrite files that exist")
     wfl.set_defaults(handler=workflow)
-    add_family_commands(commands)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] not in commands.choices:  # a family's command, or help: the core's start without them
+        add_family_commands(commands)
     args = parser.parse_args(argv)
     return args.handler(args)
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from llmjury.errors import JudgeParseError
 from llmjury.families.arena.judge import parse_pair, read_scores
-from llmjury.families.geval.scoring import parse_score
 from llmjury.families.qa_quality.evaluation import QualityEvaluation
 from llmjury.families.socratic.decision import parse_decision
+from llmjury.geval_scoring import parse_score
 from llmjury.judges import RubricScore, parse_choice, schema_parser
 from llmjury.quotes import unquoted
 

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from llmjury.errors import JudgeParseError
 from llmjury.families.arena.judge import OUTCOME_LABELS, parse_pair, read_scores
-from llmjury.families.geval.scoring import parse_score
 from llmjury.families.qa_quality.evaluation import DIMENSIONS, QualityEvaluation
 from llmjury.families.socratic.decision import parse_decision
+from llmjury.geval_scoring import parse_score
 from llmjury.judges import CHOICE_LABELS, RubricScore, parse_choice, schema_parser
 from llmjury.quotes import unquoted
 from llmjury.testing import FakeOpenAI

@@ -49,7 +49,7 @@ def load_run(path: Path, what: str) -> SavedRun:
                                       "(needs case_id, family and judge)")
                 records.append(record)
     except (OSError, UnicodeDecodeError, EOFError) as exc:  # EOFError: a truncated gzip file
-        raise ConfigError(f"{what} {file}: cannot be read ({exc or 'truncated'})") from None
+        raise ConfigError(f"{what} {file}: cannot be read ({str(exc) or 'truncated'})") from None
     summary = None
     folder = run_folder(path)
     if folder.is_dir() and (folder / "summary.json").is_file():

@@ -203,9 +203,9 @@ def checked_options(family: str, model: type[FamilyOptions], lines: Sequence[Opt
         for error in exc.errors():
             message = str(error["msg"]).removeprefix("Value error, ")
             key, colon, rest = message.partition(": ")
-            line = by_key.get(str(error["loc"][0]) if error["loc"] else key)
-            if line is not None:
-                problems.append(f"{line}: {rest if colon and not error['loc'] else message}")
+            named = by_key.get(str(error["loc"][0]) if error["loc"] else key)
+            if named is not None:
+                problems.append(f"{named}: {rest if colon and not error['loc'] else message}")
             else:  # a rule across keys (the model's own check): name every line of the family
                 where = " and ".join(dict.fromkeys(line.source for line in lines))
                 problems.append(f"{where} {family}.*: {message}")

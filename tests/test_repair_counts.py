@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from llmjury.exit_status import GATE_FAILED_EXIT
 from llmjury.families import discover
 from llmjury.repairs import html_table, markdown, repairs_by_judge
 from llmjury.testing import FakeOpenAI
@@ -86,10 +87,12 @@ def test_a_run_against_a_judge_answering_ambiguously_then_clearly_reports_each_w
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark\n")
     pytester.makepyfile(test_judged=PROJECT)
     with FakeOpenAI(answer) as server:
-        result = pytester.runpytest_inprocess("-n", "2", "--llm-judge", f"openai:judge;base_url={server.base_url}")
+        result = pytester.runpytest_inprocess("-n", "2", "--llm-judge", f"openai:judge;base_url={server.base_url}",
+                                              "--llm-gate", "custom.repairs[openai:judge].repaired_rate<=0.05")
         repair_calls = sum(m[-1]["content"].startswith("Your answer above") for m in
                            (r["messages"] for r in server.requests))
     result.assert_outcomes(passed=3)
+    assert result.ret == GATE_FAILED_EXIT  # 1 of 3 repaired: the interval [0.06, 0.79] is above 0.05
     assert repair_calls == 4  # both orders of `repaired` and `unrepaired`, once each
     run = Path(pytester.path) / "reports" / "latest"
     (judge, counts), = json.loads((run / "summary.json").read_text())["custom"]["repairs"].items()

@@ -33,13 +33,15 @@ def test_counts_split_direct_repaired_and_unscored_by_cause_per_judge():
         verdict("c2", "custom", "compare", error="call failed: HTTP 500"),
         verdict("c3", "custom", "compare", error="unparseable: the final line 'x'"),
         verdict("c4", "custom", "compare", provider="other"),
+        verdict("c7", "custom", "compare", provider="human:annotator-1"),
+        verdict("c8", "custom", "compare", provider="rules:filters"),
         Verdict(case_id="c5", family="custom", kind="check", judge=JudgeConfig(provider=ASSERTIONS),
                 result=CheckResult(passed=True)),
     ]
     # a scored verdict's decision read after a repair (one of its runs repaired)
     verdicts.append(verdict("c6", "custom", "compare", repaired=1))
     counts = repairs_by_judge(verdicts)
-    assert list(counts) == ["openai:j", "other"]  # a test's own assertions asked no judge
+    assert list(counts) == ["openai:j", "other"]  # people's labels, rules and a test's assertions asked no judge
     mine = counts["openai:j"]
     assert (mine.verdicts, mine.direct, mine.repaired) == (4, 0, 1)
     assert mine.unscored == {"call failed": 1, "unparseable": 2}

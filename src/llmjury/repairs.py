@@ -14,6 +14,9 @@ from typing import Any
 from llmjury.family import Figures, Metric
 from llmjury.verdicts import ASSERTIONS, Verdict
 
+#: Verdicts no judge was asked for, left out: labels people gave (`human:...`, as the families
+#: name them), a family's own rules (`rules:...`) and a test's own assertions.
+NOT_JUDGED = ("human:", "rules:", ASSERTIONS)
 HEADER = ("judge", "verdicts", "scored directly", "scored after a repair", "unscored (by cause)")
 
 
@@ -32,15 +35,15 @@ class JudgeRepairs(Figures):
 
 
 def repairs_by_judge(verdicts: Sequence[Verdict]) -> dict[str, JudgeRepairs]:
-    """The counts per judge (`judge.provider`), judges in name order; a test's own assertions
-    (`ASSERTIONS`) asked no judge and are left out."""
+    """The counts per judge (`judge.provider`), judges in name order; verdicts no judge was asked
+    for (`NOT_JUDGED`) are left out."""
     # Report time only: the families' section models import this module at start-up, numpy must wait.
     from llmjury.aggregate import unscored_cause
     from llmjury.stats import proportion
 
     by_judge: dict[str, list[Verdict]] = {}
     for verdict in verdicts:
-        if verdict.judge.provider != ASSERTIONS:
+        if not verdict.judge.provider.startswith(NOT_JUDGED):
             by_judge.setdefault(verdict.judge.provider, []).append(verdict)
     out = {}
     for judge, mine in sorted(by_judge.items()):

@@ -20,9 +20,9 @@ from typing import Any
 from llmjury.engine import Engine
 from llmjury.errors import JudgeParseError
 from llmjury.families.arena.judge import OUTCOME_LABELS, parse_pair, read_scores
-from llmjury.families.geval.scoring import parse_score
 from llmjury.families.qa_quality.evaluation import DIMENSIONS, QualityEvaluation
 from llmjury.families.socratic.decision import parse_decision
+from llmjury.geval_scoring import parse_score
 from llmjury.judges import CHOICE_LABELS, RubricScore, parse_choice, schema_parser
 from llmjury.testing import FakeOpenAI
 from llmjury.testing.fake_openai import ServerBehaviour

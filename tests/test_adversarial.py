@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmjury.errors import JudgeParseError
-from llmjury.families.geval.scoring import parse_score
 from llmjury.families.socratic.decision import parse_decision
+from llmjury.geval_scoring import parse_score
 from llmjury.quotes import unquoted
 from llmjury.testing import FakeOpenAI
 from llmjury.testing.fake_openai import ServerBehaviour

@@ -22,6 +22,7 @@ from llmjury.chat import ChatRequest, Message
 from llmjury.decision_line import BOLD, DuplicateKeyError, compile_line, fold, looks_alike, own_lines, strict_json
 from llmjury.errors import JudgeParseError, ProviderError
 from llmjury.family import Result
+from llmjury.geval_scoring import frequency_weighted, logprob_weighted, parse_score
 from llmjury.judging import JudgeAnswer, JudgeRuns, ask_judge
 from llmjury.jury import Jury
 from llmjury.majority import Majority, robust_verdict
@@ -305,9 +306,6 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                       role: str = "judge") -> GEvalScoring:
     """G-Eval's scoring: weight the score tokens by their probabilities when the provider returns
     logprobs (`auto`, `logprobs`), else ask n samples and weight each score by its frequency."""
-    # The geval family owns the scoring formulas; imported here so `import llmjury` loads no family.
-    from llmjury.families.geval.scoring import frequency_weighted, logprob_weighted, parse_score
-
     if scoring in ("auto", "logprobs"):
         request = jury.request(prompt, logprobs=True, top_logprobs=top_logprobs)
         try:
@@ -340,8 +338,6 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
 
 def _logprob_cause(text: str, scale: range) -> str:
     """Why a logprob-scored answer has no score: its parse error, or no clean token at the score."""
-    from llmjury.families.geval.scoring import parse_score
-
     try:
         parse_score(text, scale)
     except JudgeParseError as exc:

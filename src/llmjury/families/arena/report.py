@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from llmjury.agreement import JuryDecision, juror_agreement
 from llmjury.families.arena import agreement, layout
 from llmjury.families.arena.judge import score_text
 from llmjury.families.arena.llmbar import published
@@ -55,7 +56,6 @@ from llmjury.families.arena.results import (
     SelfPreference,
 )
 from llmjury.family import Metric
-from llmjury.jurors import JuryDecision, juror_agreement
 from llmjury.repairs import repairs_by_judge, with_counts
 from llmjury.stats import correlations, metric, rank_correlation
 from llmjury.tables import csv_table

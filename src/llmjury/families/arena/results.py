@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from llmjury.agreement import JurorAgreement
 from llmjury.family import Figures, Metric, Result, Section
-from llmjury.jurors import JurorAgreement
 from llmjury.majority import Confidence
 from llmjury.repairs import JudgeRepairs
 

@@ -15,7 +15,7 @@ from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, shipped_steps, steps_folder
 from llmjury.families.geval.options import GEvalOptions, from_settings
 from llmjury.families.geval.results import ScoreResult
-from llmjury.families.geval.scoring import PARSER_VERSION
+from llmjury.geval_scoring import PARSER_VERSION
 from llmjury.judges import geval_score
 from llmjury.jury import Jury, Outcome
 from llmjury.prompts import RenderedPrompt

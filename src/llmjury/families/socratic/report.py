@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from llmjury.agreement import JurorAgreement, JuryDecision, juror_agreement
 from llmjury.cases import slug
 from llmjury.families.socratic.results import (
     AspectRates,
@@ -23,7 +24,6 @@ from llmjury.families.socratic.results import (
     SignTest,
     SocraticSection,
 )
-from llmjury.jurors import JurorAgreement, JuryDecision, juror_agreement
 from llmjury.majority import robust_verdict
 from llmjury.repairs import repairs_by_judge, with_counts
 from llmjury.verdicts import Verdict

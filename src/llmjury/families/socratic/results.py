@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
+from llmjury.agreement import JurorAgreement
 from llmjury.family import Figures, Metric, Result, Section
-from llmjury.jurors import JurorAgreement
 from llmjury.repairs import JudgeRepairs
 
 Side = Literal["ours", "baseline", "tie"]

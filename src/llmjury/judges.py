@@ -297,6 +297,8 @@ class GEvalScoring:
     cached: bool
     latency_s: float = 0.0
     sampling: dict[str, Any] = field(default_factory=dict)
+    #: How many samples a repair call decided (`JudgeRuns.repaired`); the logprob path makes none.
+    repaired: int = 0
 
 
 async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: range, *, scoring: Scoring = "auto",
@@ -331,7 +333,7 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                              distribution={str(k): v for k, v in distribution.items()})
     error = None if scores else next(a.error for a in runs.answers if a.error)
     return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached,
-                        runs.latency_s, request.sampling)
+                        runs.latency_s, request.sampling, runs.repaired)
 
 
 def _logprob_cause(text: str, scale: range) -> str:
@@ -491,7 +493,8 @@ class BoundJury(Jury):
                              scoring=method, n=n if method == "sampling" else 1, **scored.sampling)
         usage = {"raw": scored.raw, "prompt_tokens": scored.prompt_tokens,
                  "completion_tokens": scored.completion_tokens, "cached": scored.cached,
-                 "cost_usd": self.cost(config.provider, scored.prompt_tokens, scored.completion_tokens)}
+                 "cost_usd": self.cost(config.provider, scored.prompt_tokens, scored.completion_tokens),
+                 "repaired": scored.repaired}
         verdict = self._verdict("geval", config, scored.result, scored.error, usage, name, criterion=criterion,
                                 context=context, text=text)
         return GEvalScore(verdict)

@@ -20,8 +20,9 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob
-from llmjury.family import Family, FamilyOptions, Metric, Pipeline, Result, Section
+from llmjury.family import Family, FamilyOptions, Pipeline
 from llmjury.judges import CUSTOM, GEvalResult, PairwiseResult, ScoreResult
+from llmjury.model import Metric, Result, Section
 from llmjury.providers.offline import Heuristic, OfflineAnswers
 from llmjury.verdicts import Verdict
 
@@ -149,7 +150,7 @@ def rate_by_length(request: ChatRequest, rng: random.Random) -> Sample | str:
     return str(rng.choices(list(weights), weights=list(weights.values()))[0])
 
 
-class Custom(Family):
+class Custom(Family[CustomSection]):
     name = CUSTOM
     options = CustomOptions
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pydantic import ConfigDict
 
 from llmjury.errors import ConfigError
-from llmjury.family import Figures, Metric
+from llmjury.model import Figures, Metric
 from llmjury.providers.base import ProviderSpec
 
 

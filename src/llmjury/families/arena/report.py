@@ -54,8 +54,8 @@ from llmjury.families.arena.results import (
     Ranking,
     SelfPreference,
 )
-from llmjury.family import Metric
 from llmjury.jurors import JuryDecision, juror_agreement
+from llmjury.model import Metric
 from llmjury.stats import correlations, metric, rank_correlation
 from llmjury.tables import csv_table
 from llmjury.verdicts import Verdict

@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from llmjury.family import Figures, Metric, Result, Section
 from llmjury.jurors import JurorAgreement
 from llmjury.majority import Confidence
+from llmjury.model import Figures, Metric, Result, Section
 
 Winner = Literal["model_a", "model_b", "tie", "tie (bothbad)"]
 Order = Literal["ab", "ba"]

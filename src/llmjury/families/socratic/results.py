@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from llmjury.family import Figures, Metric, Result, Section
 from llmjury.jurors import JurorAgreement
+from llmjury.model import Figures, Metric, Result, Section
 
 Side = Literal["ours", "baseline", "tie"]
 Confidence = Literal["unanimous", "majority", "no_consensus"]

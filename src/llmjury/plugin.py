@@ -817,9 +817,8 @@ class JurySession:
                                       roles=aggregate.merge_roles(roles, *self.worker_roles), complete=stopped is None,
                                       budget=None if budget is None else BudgetFacts.model_validate(budget))
         baseline = self.config.stash.get(BASELINE, None)
-        comparison = None
         if baseline is not None:
-            from llmjury.compare import compare_runs, comparison_lines
+            from llmjury.compare import compare_runs
 
             # The comparison reads this run's sections, so it joins the summary once they exist.
             comparison = compare_runs(
@@ -832,8 +831,10 @@ class JurySession:
         run_dir = write_run(self.settings.reports, summary, records, results, self.families, typed,
                             baseline=baseline.records if baseline is not None else None, root=self.config.rootpath)
         self.summary_lines = terminal_lines(summary, results, run_dir, self.families, self.config.rootpath)
-        if comparison is not None:
-            self.summary_lines += comparison_lines(comparison)
+        if summary.comparison is not None:
+            from llmjury.compare import comparison_lines
+
+            self.summary_lines += comparison_lines(summary.comparison)
         self.gate_exit.status = gate_exit_status(results)
 
     def finished_planning(self, reported: list[dict[str, Any]]) -> list[dict[str, Any]]:

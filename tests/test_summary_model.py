@@ -1,9 +1,10 @@
 """`summary.json` is `RunSummary`'s serialisation: written, read back and refused by version, with the
-offline suite's figures the same as the untyped summary's were (`data/offline_summary_before.json`)."""
+offline suite's figures the same as the untyped summary's were (`data/offline_summary_before.json.gz`)."""
 
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from llmjury.gates import Gate
 from llmjury.model import SUMMARY_VERSION, RunSummary, read_summary
 
 REPO = Path(__file__).resolve().parents[1]
-BEFORE = Path(__file__).parent / "data" / "offline_summary_before.json"
+BEFORE = Path(__file__).parent / "data" / "offline_summary_before.json.gz"
 #: What differs between two runs of the same suite: when and how it ran, and what the cache served.
 RUN_DEPENDENT = ("id", "started", "finished", "args", "workers", "adaptations")
 
@@ -115,7 +116,7 @@ def test_a_metric_value_that_is_not_a_number_fails_its_gate_instead_of_stopping_
 
 
 def test_the_recorded_offline_summary_validates_as_a_run_summary():
-    before = json.loads(BEFORE.read_text(encoding="utf-8"))
+    before = json.loads(gzip.decompress(BEFORE.read_bytes()))
     summary = RunSummary.model_validate({**before, "run": {**before["run"], "id": "recorded"}})
     assert sorted(summary.families) == ["arena", "custom", "geval", "qa_quality", "socratic"]
     assert figures(summary.tree()) == before  # the model loses and adds no figure
@@ -124,7 +125,7 @@ def test_the_recorded_offline_summary_validates_as_a_run_summary():
 @pytest.mark.e2e  # runs the offline suite (about 5,000 tests) at -n 2: 20-120 s
 def test_the_offline_suite_s_summary_validates_and_its_figures_are_those_recorded_before_the_model(tmp_path):
     """The offline suite's summary.json is a RunSummary, and every figure in it equals the record of
-    the same suite's summary written by the untyped summary code (tests/data/offline_summary_before.json)."""
+    the same suite's summary written by the untyped summary code (tests/data/offline_summary_before.json.gz)."""
     args = [sys.executable, "-m", "pytest", "evals", "-n", "2", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
             "--llm-reports", str(tmp_path / "reports"), "--llm-cache-path", str(tmp_path / "cache.sqlite")]
     done = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=900)
@@ -132,4 +133,4 @@ def test_the_offline_suite_s_summary_validates_and_its_figures_are_those_recorde
     text = (tmp_path / "reports" / "latest" / "summary.json").read_text(encoding="utf-8")
     summary = read_summary(text, "summary.json")
     assert summary.status.state == "complete" and summary.version == SUMMARY_VERSION
-    assert figures(json.loads(text)) == json.loads(BEFORE.read_text(encoding="utf-8"))
+    assert figures(json.loads(text)) == json.loads(gzip.decompress(BEFORE.read_bytes()))

@@ -248,11 +248,12 @@ def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
 
 
 def headline_rows(name: str, section: FamilySummary, comparison: dict[str, Any] | None,
-                  headline: tuple[str, ...] = ()) -> list[HeadlineRow]:
-    """A family's headline metrics (from its summary section, else the family's declaration)."""
+                  headline: tuple[str, ...] = (), tree: Mapping[str, Any] | None = None) -> list[HeadlineRow]:
+    """A family's headline metrics (from its summary section, else the family's declaration);
+    `tree` is the section as summary.json holds it, when the caller has it already."""
     compared = ((comparison or {}).get("families") or {}).get(name) or {}
     rows: list[HeadlineRow] = []
-    tree = section.tree()
+    tree = section.tree() if tree is None else tree
     for path in section.headline or headline:
         found = expand(tree, [path])
         depth = len(path.split(".")) + 1
@@ -289,8 +290,9 @@ def decide(summary: RunSummary, gates: list[GateResult], hidden: dict[str, froze
     families = []
     for name in summary.run.families:
         section = summary.families[name]
-        rows = headline_rows(name, section, comparison, (headlines or {}).get(name, ()))
-        every = {path for path, _ in metric_rows(section.tree(), hidden=(hidden or {}).get(name, frozenset()))}
+        tree = section.tree()
+        rows = headline_rows(name, section, comparison, (headlines or {}).get(name, ()), tree)
+        every = {path for path, _ in metric_rows(tree, hidden=(hidden or {}).get(name, frozenset()))}
         shown = rows[:HEADLINE_ROWS]
         more = (every | {r.path for r in rows}) - {r.path for r in shown}
         families.append(FamilyHeadline(name, counts_text(section), shown, len(rows) - len(shown), len(more)))

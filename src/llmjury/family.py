@@ -26,6 +26,8 @@ from llmjury.errors import ConfigError
 from llmjury.model import Figures, Metric, Result, Section
 
 if TYPE_CHECKING:
+    import argparse
+
     from llmjury.cases import Case
     from llmjury.jury import Jury, Outcome
     from llmjury.loading import LoadReport
@@ -95,6 +97,17 @@ class Dataset:
         return None
 
 
+@dataclass(frozen=True)
+class Command:
+    """A subcommand a family adds to the `llmjury` command line (`Family.commands`): `arguments`
+    declares its options on its parser, `run` does the work and returns the exit status."""
+
+    name: str
+    help: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
 class Family(abc.ABC, Generic[SectionT]):
     """One evaluation family. Subclass it (`Family[MySection]`), fill the class attributes, and expose
     one instance."""
@@ -148,6 +161,11 @@ class Family(abc.ABC, Generic[SectionT]):
         """Verdicts recorded elsewhere (a judge's saved answers), read from `path` without a model
         call, for `llmjury replay`. Families that read no recorded files keep this default."""
         raise ConfigError(f"family {self.name!r} replays no recorded verdict files")
+
+    def commands(self) -> Sequence[Command]:
+        """Subcommands this family adds to `llmjury` (work on its own file formats), so the core's
+        command line names no family. Most families add none."""
+        return ()
 
     #: Section keys the generic metric table leaves out because `markdown` renders them.
     hidden_from_tables: ClassVar[tuple[str, ...]] = ()

@@ -83,8 +83,10 @@ class FamilySummary(BaseModel):
         return dict(self.model_extra or {})
 
     def tree(self) -> dict[str, Any]:
-        """The section as summary.json holds it, for the walks by metric path (tables, headlines)."""
-        return self.model_dump(mode="json")
+        """The section as summary.json holds it, for the walks by metric path (tables, headlines), to
+        read, not to edit: the family's figures are JSON data already and are shared, not copied (a
+        copy of a large section cost the Decision block more than rendering it)."""
+        return {**self.model_dump(mode="json", exclude=set(self.model_extra or ())), **(self.model_extra or {})}
 
 
 @dataclass(frozen=True)

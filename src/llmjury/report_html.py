@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from llmjury import report_cases, report_compare
+from llmjury import repairs, report_cases, report_compare
 from llmjury.decision import (
     OFFLINE_BANNER,
     Decision,
@@ -91,11 +91,13 @@ def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, Fa
     parts.append("<h2>Details</h2><p>Every metric with its gate path; the reference and replay tables are in "
                  "<code>summary.md</code> beside this file.</p>")
     for name in run.families:
-        rows = metric_rows(summary.families[name].tree(), hidden=hidden_keys(families, name))
+        tree = summary.families[name].tree()
+        rows = metric_rows(tree, hidden=hidden_keys(families, name))
         parts.append(f'<details id="details-{e(name)}"><summary><b>{e(name)}</b>: {len(rows)} metrics</summary>')
         parts.append(_table(["metric", "value [95% CI]", "n", "method"],
                             [[f"<code>{e(name)}.{e(path)}</code>", e(metric_text(m)), str(m["n"]), e(str(m["method"]))]
                              for path, m in rows]))
+        parts.append(repairs.html_table(tree))
         parts.append("</details>")
     if records:
         parts += ['<h2 id="case-view">Cases</h2>', report_cases.view(records, baseline, decision.flips,

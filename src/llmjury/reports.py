@@ -23,7 +23,7 @@ from llmjury.decision import (
 from llmjury.family import Family
 from llmjury.loading import LoadReport
 from llmjury.model import GateResult, RunSummary
-from llmjury.portable import shown
+from llmjury.portable import portable, shown
 from llmjury.runfiles import VERDICTS, link_identical, place, point_latest, write_gzip, write_text
 from llmjury.tables import csv_table
 
@@ -229,7 +229,6 @@ def terminal_lines(summary: RunSummary, gates: list[GateResult], run_dir: Path,
     """The end-of-run summary: the same Decision block as `summary.md`, then where the rest is
     (paths relative to `root`, the working directory when not given)."""
     root = root or Path.cwd()
-    summary = summary.portable(root)
     decision = decision_of(summary, gates, families)
     lines: list[str] = []
     if not decision.complete:
@@ -258,4 +257,4 @@ def terminal_lines(summary: RunSummary, gates: list[GateResult], run_dir: Path,
             where = shown(run_dir / "summary.md", root)
             lines.append(f"  ({family.more_metrics} more metric {rows} for {family.family} in {where})")
     lines.append(f"reports: {shown(run_dir, root)} (summary.md, report.html)")
-    return lines
+    return portable(lines, root)  # the lines, not the whole summary: a path shows only where it is printed

@@ -58,6 +58,9 @@ class Verdict(BaseModel):
     cost_usd: float | None = None
     latency_s: float = 0.0
     cached: bool = False
+    #: How many of its judge runs were decided by a repair call (the judge asked for its decision
+    #: alone after an ambiguous answer), so a report can tell repaired verdicts from direct ones.
+    repaired: int = 0
 
     @field_validator("result", mode="before")
     @classmethod

@@ -20,8 +20,9 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob
-from llmjury.family import Family, FamilyOptions, Metric, Pipeline, Result, Section
+from llmjury.family import Family, FamilyOptions, Pipeline
 from llmjury.judges import CUSTOM, GEvalResult, PairwiseResult, ScoreResult
+from llmjury.model import Metric, Result, Section
 from llmjury.providers.offline import Heuristic, OfflineAnswers
 from llmjury.repairs import JudgeRepairs, repairs_by_judge
 from llmjury.repairs import markdown as repairs_markdown
@@ -153,7 +154,7 @@ def rate_by_length(request: ChatRequest, rng: random.Random) -> Sample | str:
     return str(rng.choices(list(weights), weights=list(weights.values()))[0])
 
 
-class Custom(Family):
+class Custom(Family[CustomSection]):
     name = CUSTOM
     options = CustomOptions
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(

@@ -24,7 +24,7 @@ from pydantic import BaseModel  # noqa: E402
 from llmjury.chat import ChatRequest, Message  # noqa: E402
 from llmjury.decision_line import DuplicateKeyError, strict_json  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
-from llmjury.family import Result  # noqa: E402
+from llmjury.model import Result  # noqa: E402
 from llmjury.providers.base import ProviderSpec  # noqa: E402
 from llmjury.verdicts import JudgeConfig, Verdict  # noqa: E402
 

@@ -18,11 +18,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from llmjury.errors import ConfigError
+from llmjury.model import Figures, Metric, Result, Section
 
 if TYPE_CHECKING:
     import argparse
@@ -34,48 +35,21 @@ if TYPE_CHECKING:
     from llmjury.settings import Settings
     from llmjury.verdicts import Verdict
 
+#: What a family's author imports from here: the contract, and the value types (`llmjury.model`) a
+#: family's results and section are made of.
+__all__ = ["Dataset", "Family", "FamilyOptions", "Figures", "Metric", "Pipeline", "Plot", "Replayed", "Result",
+           "Section", "SectionT", "check_family"]
+
 Pipeline: TypeAlias = "Callable[[Case, Jury], Awaitable[Outcome]]"
+#: A family's aggregate model: `aggregate` returns it and the report hooks receive it, so a family
+#: reads its own fields without narrowing a `Section` back.
+SectionT = TypeVar("SectionT", bound=Section)
 
 
 class FamilyOptions(BaseModel):
     """Base of every family's `--llm-option FAMILY.KEY=VALUE` model: an unknown key is an error."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Figures(BaseModel):
-    """Base of the models a family's results and report are made of. Each builds its validation
-    schema at first use (pydantic's defer_build), not when its module loads: every process loads
-    every family at start-up, and an xdist worker never builds a report."""
-
-    model_config = ConfigDict(defer_build=True)
-
-
-class Result(Figures):
-    """Base of the decision one verdict kind records (a winner, a score, a grade...)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Metric(Figures):
-    """A figure with its interval: a rate, a rating, a correlation, a difference."""
-
-    value: float | None
-    low: float | None = None
-    high: float | None = None
-    n: int
-    method: str
-
-
-class Section(Figures):
-    """Base of a family's aggregate: the figures its report shows, as typed fields."""
-
-    model_config = ConfigDict(extra="forbid")
-
-
-#: The keys the core puts in every family's summary section beside the family's own figures.
-CORE_KEYS = frozenset({"cases", "verdicts", "valid", "unscored", "unscored_rate", "unscored_reasons", "judges",
-                       "unscored_by_judge", "unscored_cases", "judge_config", "offline", "headline", "loading"})
 
 
 @dataclass(frozen=True)
@@ -134,8 +108,9 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
-class Family(abc.ABC):
-    """One evaluation family. Subclass it, fill the class attributes, and expose one instance."""
+class Family(abc.ABC, Generic[SectionT]):
+    """One evaluation family. Subclass it (`Family[MySection]`), fill the class attributes, and expose
+    one instance."""
 
     #: The family's name: the option prefix, the verdicts' `family`, the report section's key.
     name: ClassVar[str]
@@ -144,7 +119,7 @@ class Family(abc.ABC):
     #: The decision model of each verdict kind this family records (`Verdict.kind` -> model).
     results: ClassVar[Mapping[str, type[Result]]]
     #: The aggregate model `aggregate` returns.
-    section: ClassVar[type[Section]]
+    section: type[SectionT]
     #: Metric paths in the section that a report and the terminal lead with.
     headline: ClassVar[tuple[str, ...]] = ()
     #: The data sources this family's loaders read.
@@ -167,18 +142,18 @@ class Family(abc.ABC):
         """The offline provider's answers, by prompt template this family renders."""
 
     @abc.abstractmethod
-    def aggregate(self, verdicts: Sequence[Verdict]) -> Section:
+    def aggregate(self, verdicts: Sequence[Verdict]) -> SectionT:
         """The family's figures from its verdicts (typed results), pure: no model call."""
 
-    def markdown(self, section: Section) -> str:
+    def markdown(self, section: SectionT) -> str:
         """The family's own Markdown tables for `summary.md` (beyond the generic metric table)."""
         return ""
 
-    def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
+    def files(self, section: SectionT, verdicts: Sequence[Verdict]) -> dict[str, str]:
         """Extra files for the run folder (seed formats, CSVs), by file name."""
         return {}
 
-    def figures(self, section: Section) -> list[Plot]:
+    def figures(self, section: SectionT) -> list[Plot]:
         """The family's own plots for `report.html`, beside the core's comparison view."""
         return []
 
@@ -261,7 +236,7 @@ def check_family(family: object, where: str) -> Family:
     elif any(path.split(".")[0] not in section.model_fields for path in family.headline):
         problems.append(f"headline {family.headline} names a metric its section lacks")
     if not problems and not type(family).__module__.startswith("llmjury."):
-        problems += _unbuildable([section, *results.values()])  # type: ignore[union-attr]
+        problems += _unbuildable([family.section, *family.results.values()])
     if problems:
         raise ConfigError(f"family {where}: " + "; ".join(problems))
     return family

@@ -21,11 +21,11 @@ from pydantic import BaseModel, ValidationError
 from llmjury.chat import ChatRequest, Message
 from llmjury.decision_line import BOLD, DuplicateKeyError, compile_line, fold, looks_alike, own_lines, strict_json
 from llmjury.errors import JudgeParseError, ProviderError
-from llmjury.family import Result
 from llmjury.geval_scoring import frequency_weighted, logprob_weighted, parse_score
 from llmjury.judging import JudgeAnswer, JudgeRuns, ask_judge
 from llmjury.jury import Jury
 from llmjury.majority import Majority, robust_verdict
+from llmjury.model import Result
 from llmjury.prompts import RenderedPrompt
 from llmjury.verdicts import JudgeConfig, Verdict
 

@@ -806,31 +806,35 @@ class JurySession:
         freeze_at_exit()
         # Imported here: statistics and tables are needed only when there is something to report.
         from llmjury import aggregate
-        from llmjury.portable import portable
+        from llmjury.model import BudgetFacts
         from llmjury.reports import terminal_lines, write_run
 
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
         typed = aggregate.typed_verdicts(records, self.families)
+        budget = self.watch.summary(records).get("budget")  # the budget's facts, when the run had one
         summary = aggregate.summarize(records, {**self.run_info(), "stopped": stopped}, usage,
                                       PriceTable.load(self.settings.prices), self.families, loading, typed,
-                                      roles=aggregate.merge_roles(roles, *self.worker_roles))
-        summary["complete"] = stopped is None
+                                      roles=aggregate.merge_roles(roles, *self.worker_roles), complete=stopped is None,
+                                      budget=None if budget is None else BudgetFacts.model_validate(budget))
         baseline = self.config.stash.get(BASELINE, None)
         if baseline is not None:
-            from llmjury.compare import compare_runs, comparison_lines
+            from llmjury.compare import compare_runs
 
-            summary["comparison"] = compare_runs(
+            # The comparison reads this run's sections, so it joins the summary once they exist.
+            comparison = compare_runs(
                 records, baseline, self.families, current_summary=summary,
                 allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"),
                 confidence=self.settings.compare_confidence)
+            summary = summary.model_copy(update={"comparison": comparison})
+        summary = summary.portable(self.config.rootpath)  # no runner's absolute path in any report
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
-        summary.update(self.watch.summary(records))  # the budget's facts, when the run had one
-        summary = portable(summary, self.config.rootpath)  # no runner's absolute path in any report
         run_dir = write_run(self.settings.reports, summary, records, results, self.families, typed,
                             baseline=baseline.records if baseline is not None else None, root=self.config.rootpath)
         self.summary_lines = terminal_lines(summary, results, run_dir, self.families, self.config.rootpath)
-        if baseline is not None:
-            self.summary_lines += comparison_lines(summary["comparison"])
+        if summary.comparison is not None:
+            from llmjury.compare import comparison_lines
+
+            self.summary_lines += comparison_lines(summary.comparison)
         self.gate_exit.status = gate_exit_status(results)
 
     def finished_planning(self, reported: list[dict[str, Any]]) -> list[dict[str, Any]]:

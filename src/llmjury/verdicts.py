@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
-from llmjury.family import Result
+from llmjury.model import Result
 
 
 class JudgeConfig(BaseModel):

@@ -55,7 +55,7 @@ from llmjury.families.arena.results import (
     Ranking,
     SelfPreference,
 )
-from llmjury.family import Metric
+from llmjury.model import Metric
 from llmjury.repairs import repairs_by_judge, with_counts
 from llmjury.stats import correlations, metric, rank_correlation
 from llmjury.tables import csv_table

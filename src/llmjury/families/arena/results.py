@@ -17,8 +17,8 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from llmjury.agreement import JurorAgreement
-from llmjury.family import Figures, Metric, Result, Section
 from llmjury.majority import Confidence
+from llmjury.model import Figures, Metric, Result, Section
 from llmjury.repairs import JudgeRepairs
 
 Winner = Literal["model_a", "model_b", "tie", "tie (bothbad)"]

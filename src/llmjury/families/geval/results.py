@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field
 
-from llmjury.family import Figures, Metric, Result, Section
+from llmjury.model import Figures, Metric, Result, Section
 from llmjury.repairs import JudgeRepairs
 
 

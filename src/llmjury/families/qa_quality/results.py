@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import ConfigDict, Field
 
 from llmjury.families.qa_quality.evaluation import Grade, QualityEvaluation
-from llmjury.family import Figures, Metric, Result, Section
+from llmjury.model import Figures, Metric, Result, Section
 from llmjury.repairs import JudgeRepairs
 
 

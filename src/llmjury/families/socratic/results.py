@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field
 
 from llmjury.agreement import JurorAgreement
-from llmjury.family import Figures, Metric, Result, Section
+from llmjury.model import Figures, Metric, Result, Section
 from llmjury.repairs import JudgeRepairs
 
 Side = Literal["ours", "baseline", "tie"]

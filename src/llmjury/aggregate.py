@@ -30,7 +30,8 @@ def aggregate_family(family: Family, verdicts: Sequence[Verdict]) -> Section:
     """The family's aggregate, with BLAS on one thread: its fits are small, and a BLAS pool's
     threads spin between them, taking the CPU from the other process on a 2-core machine."""
     with threadpool_limits(limits=1, user_api="blas"):
-        return family.aggregate(verdicts)
+        section: Section = family.aggregate(verdicts)
+    return section
 
 
 def core_section(records: Records) -> dict[str, Any]:

@@ -42,6 +42,8 @@ class Settings:
     retry_base_wait: float = 0.5
     retry_max_wait: float = 60.0
     parse_retries: int = 1
+    #: How verdict judges are asked for their decision (llmjury.decision_field): auto, schema or text.
+    judge_output: str = "auto"
     judge_runs: int = 3
     seed: int = 0
     sample: int | None = None
@@ -156,7 +158,7 @@ def confidence_level(raw: object, what: str) -> float:
 def choice(raw: str, what: str, allowed: tuple[str, ...]) -> str:
     """An ini value restricted to a few words (the command line already checks its own choices)."""
     if raw not in allowed:
-        raise ConfigError(f"{what} {raw!r}: use one of {', '.join(allowed)}")
+        raise ConfigError(f"{what} {raw!r}{did_you_mean(str(raw), allowed)}: use one of {', '.join(allowed)}")
     return raw
 
 

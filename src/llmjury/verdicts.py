@@ -58,6 +58,8 @@ class Verdict(BaseModel):
     cost_usd: float | None = None
     latency_s: float = 0.0
     cached: bool = False
+    #: How many of its runs had their decision read from a schema field (`schema`) or as text (`text`).
+    read: dict[str, int] = Field(default_factory=dict)
 
     @field_validator("result", mode="before")
     @classmethod

@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmjury.errors import JudgeParseError
-from llmjury.families.arena.judge import OUTCOME_LABELS, parse_pair, read_scores
+from llmjury.families.arena.judge import OUTCOME_LABELS, PAIR_FIELD, SCORE_FIELD, parse_pair, read_scores
 from llmjury.families.geval.scoring import parse_score
 from llmjury.families.qa_quality.evaluation import DIMENSIONS, QualityEvaluation
-from llmjury.families.socratic.decision import parse_decision
-from llmjury.judges import CHOICE_LABELS, RubricScore, parse_choice, schema_parser
+from llmjury.families.socratic.decision import DECISION_FIELD, parse_decision
+from llmjury.judges import CHOICE_FIELD, CHOICE_LABELS, RubricScore, parse_choice, schema_parser
 from llmjury.quotes import unquoted
 from llmjury.testing import FakeOpenAI
 from llmjury.testing.fake_openai import ServerBehaviour
@@ -37,6 +37,9 @@ PARSERS = {
     "structured": lambda text: schema_parser(RubricScore)(text).score,
     "qa_quality": lambda text: [getattr(schema_parser(QualityEvaluation)(text), d).score for d in DIMENSIONS],
 }
+#: The verdict parsers whose judges ask for a schema field where the provider takes one (llmjury.decision_field).
+FIELDS = {"socratic": DECISION_FIELD, "core_choice": CHOICE_FIELD, "mtbench_pair": PAIR_FIELD,
+          "arena_scores": SCORE_FIELD}
 CLASSES = {"control", "extra_words", "lookalike", "scale_echo", "number_punctuation", "duplicate_key",
            "blockquote_before", "rubric_anchors", "no_decision"}
 QUOTE_STYLES = {"double", "double_multiline", "curly", "single", "single_apostrophe", "guillemets", "angle_single",
@@ -94,18 +97,23 @@ def repair_answer(parser: str, truth):
     }[parser]()
 
 
-def corpus_server(rows: list[dict], parser: str) -> FakeOpenAI:
+def corpus_server(rows: list[dict], parser: str, as_field: bool = False) -> FakeOpenAI:
+    """Answers each row's text; `as_field`: as the schema's reasoning, with the row's true decision
+    in the decision field (a judge that mentions other verdicts while deciding by the field)."""
     def reply(body, index):
         messages = body["messages"]
         row = rows[int(re.search(r"item-(\d+)-", "\n".join(m["content"] for m in messages)).group(1))]
         if messages[-1]["content"].startswith("Your answer above has no decision"):
             return repair_answer(parser, row["truth"])
+        if as_field:
+            value = next(v for v, decision in FIELDS[parser].values.items() if decision == row["truth"])
+            return json.dumps({"reasoning": row["text"], "decision": value})
         return row["text"]
 
     return FakeOpenAI(reply, behaviour=ServerBehaviour(digit_tokens=True))
 
 
-async def judge_row(jury, parser: str, i: int):
+async def judge_row(jury, parser: str, i: int, schema: bool = False):
     """One row through its family's judge call path: (decision or None, repaired)."""
     from llmjury.judges import geval_score, pairwise, structured
 
@@ -123,7 +131,8 @@ async def judge_row(jury, parser: str, i: int):
                              parse=read_scores, labels=OUTCOME_LABELS, names=("model_a", "model_b")),
     }
     if parser in pair:
-        judged = await pairwise(jury, "custom", "first", "second", orders=["ab"], **pair[parser])
+        judged = await pairwise(jury, "custom", "first", "second", orders=["ab"], **pair[parser],
+                                decisions=FIELDS[parser] if schema else None)
         (run,) = judged.runs
         return run.winner, run.repaired
     if parser == "geval":
@@ -141,7 +150,7 @@ async def judge_row(jury, parser: str, i: int):
     return ([getattr(answer.parsed, d).score for d in DIMENSIONS] if answer.scored else None), answer.repaired
 
 
-def run_corpus(make_engine, parser: str) -> tuple[Counter, list[str]]:
+def run_corpus(make_engine, parser: str, schema: bool = False, as_field: bool = False) -> tuple[Counter, list[str]]:
     import asyncio
 
     from llmjury.jury import Jury
@@ -150,14 +159,15 @@ def run_corpus(make_engine, parser: str) -> tuple[Counter, list[str]]:
 
     counts: Counter = Counter()
     wrong: list[str] = []
-    with corpus_server(ROWS, parser) as server:
+    rows = [row if not as_field or row["truth"] is not None else None for row in ROWS]
+    with corpus_server(ROWS, parser, as_field) as server:
         engine = make_engine()
         engine.settings.roles["judge"] = f"openai:judge;base_url={server.base_url}"
         jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
-        mine = [i for i, row in enumerate(ROWS) if row["parser"] == parser]
+        mine = [i for i, row in enumerate(rows) if row is not None and row["parser"] == parser]
 
         async def every_row():
-            return await asyncio.gather(*(judge_row(jury, parser, i) for i in mine))
+            return await asyncio.gather(*(judge_row(jury, parser, i, schema) for i in mine))
 
         for i, (decision, repaired) in zip(mine, engine.run(every_row()), strict=True):
             row = ROWS[i]
@@ -167,8 +177,11 @@ def run_corpus(make_engine, parser: str) -> tuple[Counter, list[str]]:
             if decision is not None and decision != row["truth"]:
                 counts["flips"] += 1
                 wrong.append(f"{i} {row['note']}: {decision!r} != {row['truth']!r}")
-            if decision is None and row["expected"] is not None:
+            if decision is None and (row["expected"] is not None or as_field):
                 wrong.append(f"{i} {row['note']}: lost the clear decision {row['expected']!r}")
+        if parser in FIELDS:  # the structured parsers ask for their own schema in either mode
+            formats = {(r.get("response_format") or {}).get("type") for r in server.requests}
+            assert formats == ({"json_schema"} if schema else {None})
     return counts, wrong
 
 
@@ -178,6 +191,22 @@ def test_end_to_end_no_flip_and_no_lost_clear_decision(make_engine, parser):
     assert counts["flips"] == 0 and not wrong, wrong
     # every row whose judge decided is read, directly or after the repair call asking for the decision alone
     assert counts["unscored"] == sum(1 for r in ROWS if r["parser"] == parser and r["truth"] is None)
+
+
+@pytest.mark.parametrize("parser", sorted(FIELDS))
+def test_end_to_end_in_schema_mode_free_text_reads_as_in_text_mode(make_engine, parser):
+    """A server that ignores the schema and answers the corpus's free text: the same decisions."""
+    counts, wrong = run_corpus(make_engine, parser, schema=True)
+    assert counts["flips"] == 0 and not wrong, wrong
+    assert counts["unscored"] == sum(1 for r in ROWS if r["parser"] == parser and r["truth"] is None)
+
+
+@pytest.mark.parametrize("parser", sorted(FIELDS))
+def test_schema_answers_read_the_field_whatever_their_reasoning_mentions(make_engine, parser):
+    """Every adversarial text as the reasoning of a schema answer: the decision field alone decides."""
+    counts, wrong = run_corpus(make_engine, parser, schema=True, as_field=True)
+    assert counts["flips"] == 0 and counts["unscored"] == 0 and counts["repaired"] == 0 and not wrong, wrong
+    assert counts["entries"] == sum(1 for r in ROWS if r["parser"] == parser and r["truth"] is not None)
 
 
 def test_counts_per_family(make_engine):

@@ -232,3 +232,58 @@ def test_a_misspelt_output_mode_is_a_start_up_error_naming_the_option(pytester):
     result = pytester.runpytest_inprocess("-p", "no:randomly")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*ini llm_judge_output 'Schema'*use one of auto, schema, text*"])
+
+
+# -- the families' verdict judges --------------------------------------------------------------------
+def family_jury(make_engine, server):
+    engine = make_engine(judge_runs=1)
+    engine.settings.roles["judge"] = f"openai:judge;base_url={server.base_url}"
+    return engine, Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+
+
+def enum_asked(server) -> list[str]:
+    (enum,) = {tuple(r["response_format"]["json_schema"]["schema"]["properties"]["decision"]["enum"])
+               for r in server.requests}
+    return list(enum)
+
+
+def test_socratic_asks_for_its_three_options_as_the_field(make_engine):
+    from llmjury.families.socratic.dialogue import Turn
+    from llmjury.families.socratic.options import SocraticOptions
+    from llmjury.families.socratic.pipeline import judge_pair
+
+    with FakeOpenAI(lambda body, i: answer("(b) Teacher B", "Teacher A says ### (a)")) as server:
+        engine, jury = family_jury(make_engine, server)
+        opts = SocraticOptions(positions="fixed")
+        judged = engine.run(judge_pair(jury, "s1", [Turn("Student", "2+2?")], "Why?", "4.", opts))
+    assert enum_asked(server) == ["(a) Teacher A", "(b) Teacher B", "(c) Equivalent"]
+    assert judged.majority.winner == "baseline" and judged.answers.read == {"schema": 1}
+
+
+@pytest.mark.parametrize(("prompt", "value", "winner"), [
+    ("mtbench-pair-v2", "[[A]]", "model_a"),
+    ("seed", "Score of Model 1: 0, Score of Model 2: 0", "tie (bothbad)"),
+])
+def test_arena_asks_for_its_prompts_decisions_as_the_field(make_engine, prompt, value, winner):
+    from llmjury.families.arena.options import ArenaOptions
+    from llmjury.families.arena.pipeline import judge_battle
+
+    with FakeOpenAI(lambda body, i: answer(value, "Model 2 wrote [[B]] and Score of Model 2: 1")) as server:
+        engine, jury = family_jury(make_engine, server)
+        opts = ArenaOptions(judge_prompt=prompt, swap=False)
+        verdict = engine.run(judge_battle(jury, opts, "b1", "2+2?", "4", "5", {}))
+    assert value in enum_asked(server)
+    assert verdict.result.winner == winner and verdict.read == {"schema": 1}
+
+
+# -- how verdicts were read, in summary.json and summary.md ------------------------------------------
+def test_the_summary_counts_how_decisions_were_read_per_family():
+    from llmjury.aggregate import core_section
+    from llmjury.reports import decisions_read_line
+
+    records = [{"case_id": str(i), "valid": True, "error": None, "judge": {"provider": "openai:j"}, "read": read}
+               for i, read in enumerate([{"schema": 2}, {"schema": 1, "text": 1}, {}])]
+    section = core_section(records)
+    assert section["decisions_read"] == {"schema": 3, "text": 1}
+    assert decisions_read_line(section["decisions_read"]) == (
+        "decisions read: 3 from the schema's decision field, 1 from the text's decision line")

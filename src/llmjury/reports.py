@@ -174,6 +174,14 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'").replace("\n", " ")
 
 
+def decisions_read_line(read: dict[str, int]) -> str:
+    """How the family's judge runs were read: a schema's decision field, or the text's decision line."""
+    return "decisions read: " + ", ".join(f"{count} {READ_AS.get(how, how)}" for how, count in read.items())
+
+
+READ_AS = {"schema": "from the schema's decision field", "text": "from the text's decision line"}
+
+
 def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str, Family]) -> str:
     """`summary.md`: the decision first, as a pull-request comment should read; tables folded below."""
     run = summary["run"]
@@ -201,6 +209,8 @@ def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping
         counts = next(f.counts for f in decision.families if f.family == name)
         judges = ", ".join(f"`{j}`" for j in section["judges"])
         lines += ["<details>", f"<summary><b>{name}</b>: {counts}</summary>", "", f"judge: {judges}", ""]
+        if read := section.get("decisions_read"):
+            lines += [decisions_read_line(read), ""]
         lines += [f"- data: {LoadReport.model_validate(r).line()}" for r in section.get("loading", [])]
         if section.get("loading"):
             lines.append("")

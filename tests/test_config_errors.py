@@ -320,7 +320,7 @@ def test_spec_options_of_the_right_type_start_the_run(project):
      "ERROR: llm_rate_limits line 'openai:gpt-4o tpm=-5': tpm must be above 0"),
     ([], "llm_rate_limits = opneai:gpt-4o rpm=60",
      "ERROR: llm_rate_limits line 'opneai:gpt-4o rpm=60': provider spec 'opneai:gpt-4o': unknown kind 'opneai'*"),
-    ([], "llm_cache = recrod", "ERROR: ini llm_cache 'recrod': use one of replay, record, refresh, off"),
+    ([], "llm_cache = recrod", "ERROR: ini llm_cache 'recrod' (did you mean 'record'?): use one of replay, record, refresh, off"),
     ([], "llm_gate_uncertain = maybe", "ERROR: ini llm_gate_uncertain 'maybe': use one of inconclusive, pass"),
 ], ids=["sample-negative", "sample-zero", "runs-zero", "concurrency-zero", "concurrency-negative", "ini-runs",
         "ini-concurrency", "ini-concurrency-word", "ini-retries", "ini-seed", "rpm-zero", "limit-concurrency",

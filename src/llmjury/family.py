@@ -73,7 +73,8 @@ class Section(Figures):
 
 #: The keys the core puts in every family's summary section beside the family's own figures.
 CORE_KEYS = frozenset({"cases", "verdicts", "valid", "unscored", "unscored_rate", "unscored_reasons", "judges",
-                       "unscored_by_judge", "unscored_cases", "judge_config", "offline", "headline", "loading"})
+                       "unscored_by_judge", "unscored_cases", "judge_config", "offline", "headline", "loading",
+                       "decisions_read"})
 
 
 @dataclass(frozen=True)

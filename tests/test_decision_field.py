@@ -214,6 +214,22 @@ def test_offline_and_a_server_that_ignores_the_field_stay_in_text(make_engine):
     assert all("response_format" not in r for r in server.requests) and verdict.read == {"text": 2}
 
 
+def test_each_juror_is_asked_as_its_own_server_allows(make_engine):
+    with FakeOpenAI(lambda body, i: answer(letter(body))) as openai_like, \
+            FakeOpenAI.llama_cpp(lambda body, i: f"### {letter(body)}") as llama:
+        engine = make_engine()
+        jurors = f"openai:a;base_url={openai_like.base_url}+openai:b;base_url={llama.base_url}"
+        engine.settings.roles["judge"] = jurors
+        recorded = []
+        jury = BoundJury(Jury(engine, engine.settings, PromptLibrary(), PriceTable.load()), recorded.append,
+                         case_id="c1", name="compare", test="t")
+        engine.run(jury.compare("Lyon.", "Paris.", criteria="correct", question="Capital of France?"))
+    (verdict,) = recorded
+    assert verdict.result.winner == "b" and [v.winner for v in verdict.result.jurors] == ["b", "b"]
+    assert verdict.read == {"schema": 2, "text": 2}
+    assert {r.read for r in verdict.result.runs if r.juror == "openai:a"} == {"schema"}
+
+
 # -- the setting ---------------------------------------------------------------------------------------
 def test_schema_mode_with_a_judge_that_takes_no_schema_stops_at_start_up():
     check_output(Settings(judge_output="schema", judge="openai:gpt-4o"))

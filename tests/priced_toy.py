@@ -34,7 +34,7 @@ INI = """
 [pytest]
 addopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider -p no:randomly
 """
-#: "Your own evals" as the README writes them: the candidate asked, its answer scored, asserted on.
+#: The own eval as docs/tutorial/first-own-eval.md writes it: the candidate asked, its answer scored, asserted on.
 OWN_EVAL = """
 import llmjury
 from llmjury import Case

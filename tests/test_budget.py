@@ -56,7 +56,7 @@ def test_no_call_starts_once_the_budget_is_spent_on_any_worker(toy, openai_serve
 @pytest.mark.parametrize(("workers", "concurrency", "items"),
                          [("0", "1", "fail"), ("2", "2", "fail"), ("2", "2", "record")])
 def test_own_evals_the_budget_stopped_are_unscored_not_failed(toy, openai_server, workers, concurrency, items):
-    """The README's own eval under a budget: a refused `jury.ask` raised, a refused `jury.score`
+    """The docs' own eval under a budget: a refused `jury.ask` raised, a refused `jury.score`
     tripped the test's assertion, and both were failures no report counted. Now each such test is
     a skip naming the budget, with an unscored verdict whose cause is `budget`: pytest's count, the
     family's and the budget note's agree, and the run exits 0 (it has no gates). With

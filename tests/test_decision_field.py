@@ -232,11 +232,13 @@ def test_each_juror_is_asked_as_its_own_server_allows(make_engine):
 
 # -- the setting ---------------------------------------------------------------------------------------
 def test_schema_mode_with_a_judge_that_takes_no_schema_stops_at_start_up():
-    check_output(Settings(judge_output="schema", judge="openai:gpt-4o"))
-    check_output(Settings(judge_output="auto", judge="offline"))
+    check_output("schema", Settings(judge="openai:gpt-4o").judge_specs())
+    check_output("auto", Settings(judge="offline").judge_specs())
+    judges = Settings(judge="openai:gpt-4o", roles={"socratic.judge": "http:http://127.0.0.1:9/x",
+                                                     "candidate": "offline"}).judge_specs()
+    assert judges == {"judge": "openai:gpt-4o", "socratic.judge": "http:http://127.0.0.1:9/x"}
     with pytest.raises(ConfigError, match=r"--llm-judge-output schema: the socratic\.judge http:"):
-        check_output(Settings(judge_output="schema", judge="openai:gpt-4o",
-                              roles={"socratic.judge": "http:http://127.0.0.1:9/x"}))
+        check_output("schema", judges)
 
 
 def test_a_misspelt_output_mode_is_a_start_up_error_naming_the_option(pytester):

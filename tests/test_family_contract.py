@@ -1,33 +1,28 @@
-"""The family contract: the README's fifth family runs as written, and a family that breaks the
-contract stops the run at start-up."""
+"""The family contract: the docs' fifth family (docs/how-to/write-a-family.md) runs as written, and a
+family that breaks the contract stops the run at start-up."""
 
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from doc_examples import blocks
 
 from llmjury.errors import ConfigError
 from llmjury.families import discover
 from llmjury.family import Family, FamilyOptions, Figures, Metric, Result, Section, check_family
 from llmjury.runfiles import read_verdicts
 
-README = Path(__file__).resolve().parents[1] / "README.md"
 
-
-def readme_files() -> dict[str, str]:
-    """The README's "Writing a family" code blocks, by the file name on their first line."""
-    section = README.read_text(encoding="utf-8").split("## Writing a family", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```(?:python|ini)\n(.*?)```", section, flags=re.S)
-    return {block.splitlines()[0].lstrip("# ").strip(): block for block in blocks}
+def page_files() -> dict[str, str]:
+    """The "Writing a family" page's code blocks, by the file name on their first line."""
+    return {block.splitlines()[0].lstrip("# ").strip(): block for block in blocks("politeness-family", "python", "ini")}
 
 
 @pytest.fixture
 def politeness(pytester: pytest.Pytester) -> pytest.Pytester:
-    files = readme_files()
+    files = page_files()
     assert set(files) == {"politeness.py", "test_politeness.py", "pytest.ini"}
     for name, text in files.items():
         (pytester.path / name).write_text(text, encoding="utf-8")

@@ -64,7 +64,7 @@ def test_the_sdist_holds_the_library_and_not_the_suite_as_the_readme_says(tmp_pa
         top = {Path(name).parts[1] for name in archive.getnames() if len(Path(name).parts) > 1}
     assert "src" in top and "pyproject.toml" in top
     assert not top & {"evals", "fixtures", "tests", "tox.ini"}
-    quick_start = (REPO / "README.md").read_text(encoding="utf-8").split("## How a run works")[0]
+    quick_start = (REPO / "README.md").read_text(encoding="utf-8").split("## Quick start", 1)[1].split("\n## ", 1)[0]
     assert "The suite lives in the repository, not in the package" in quick_start
 
 

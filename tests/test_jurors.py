@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import pytest
 
+from llmjury.agreement import JurorAgreement, JuryDecision, juror_agreement
 from llmjury.chat import chat
 from llmjury.errors import ConfigError
 from llmjury.judging import ask_judge
-from llmjury.jurors import JurorAgreement, JuryDecision, juror_agreement, parse_jury
+from llmjury.jurors import parse_jury
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary

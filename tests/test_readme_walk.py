@@ -1,6 +1,7 @@
-"""The README's walk "From an empty repository to a gated pull request", copied out of README.md and
-run as written: the workflow written by `llmjury workflow`, the files, the gate, then main's baseline
-and a pull request that breaks answers (exit 10), in a folder outside this repository."""
+"""The docs' walk "From an empty repository to a gated pull request" (docs/how-to/gate-pull-requests.md),
+read from the page and run as written: the workflow written by `llmjury workflow`, the files, the gate,
+then main's baseline and a pull request that breaks answers (exit 10), in a folder outside this
+repository."""
 
 from __future__ import annotations
 
@@ -13,21 +14,15 @@ from pathlib import Path
 
 import pytest
 import yaml
+from doc_examples import blocks as example_blocks
 
 REPO = Path(__file__).resolve().parents[1]
-SECTION = "### From an empty repository to a gated pull request"
 
 pytestmark = pytest.mark.e2e  # bash, `llmjury workflow` and two pytest runs of their own
 
 
-def walk() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index(SECTION)
-    return text[start:text.index("\n### ", start + len(SECTION))]
-
-
 def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", walk(), re.DOTALL)
+    return example_blocks("pr-walk", language)
 
 
 def test_the_readme_walk_gates_a_pull_request_that_breaks_answers(tmp_path):

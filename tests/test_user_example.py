@@ -1,28 +1,31 @@
-"""The README's "Your own evals" example, copied out of README.md so the two cannot drift, runs as
-a new user's project would: outside this repository, under --strict-markers, offline."""
+"""The own-eval example of the docs (docs/tutorial/first-own-eval.md, the same code in the README),
+read from the page so the two cannot drift, runs as a new user's project would: outside this
+repository, under --strict-markers, offline."""
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from doc_examples import blocks
 
 from llmjury.runfiles import read_verdicts
 
 REPO = Path(__file__).resolve().parents[1]
-SECTION = "## Your own evals"
 
 
 def readme_example() -> str:
-    """The first Python block of the README's section on your own evals."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text[text.index(SECTION):]
-    match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert match is not None, f"no python block under {SECTION!r} in README.md"
-    return match.group(1)
+    """The Python block of the docs' own-eval example."""
+    (code,) = blocks("own-eval", "python")
+    return code
+
+
+def test_the_readme_shows_the_docs_example_as_it_is():
+    """The README's front-door example is the executed one, not a copy that can drift."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"```python\n{readme_example()}```" in readme
 
 
 @pytest.fixture

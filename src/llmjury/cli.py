@@ -16,6 +16,7 @@ from llmjury.cache import SampleStore
 from llmjury.errors import ConfigError
 from llmjury.exit_status import gate_exit_status
 from llmjury.families import discover
+from llmjury.family import Command
 from llmjury.gates import Gate
 from llmjury.loading import LoadReport, merge
 from llmjury.pricing import PriceTable
@@ -148,60 +149,6 @@ def check_known(records: Sequence[dict], gates: Sequence[Gate], project: Project
                           "the ini's llm_families")
 
 
-def socratic_aggregate(args: argparse.Namespace) -> int:
-    """Seed 003's `--existing_files`: combine single-run evaluation files, any number of them."""
-    from llmjury.errors import DatasetError
-    from llmjury.families.socratic.evaluations import read_run
-    from llmjury.families.socratic.report import robust_summary
-
-    try:
-        runs = [read_run(path, ours=args.ours, baseline=args.baseline) for path in args.files]
-    except DatasetError as exc:
-        raise SystemExit(f"llmjury socratic-aggregate: {exc}") from None
-    result = robust_summary(runs, ours=args.ours, baseline=args.baseline)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    out = args.output_dir / "robust_evaluation.json"
-    out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
-    print(json.dumps(result["summary"], indent=2, ensure_ascii=False))
-    print(f"wrote {out}")
-    return 0
-
-
-def qa_estimate(args: argparse.Namespace) -> int:
-    """Dry run for Q&A grading: tokens and cost for a model, before any call (seed 001, section 8).
-    Reads the same files as the suite's `qa_quality.export`, `.semeval` and `.pairs` options."""
-    from llmjury.errors import ConfigError, DatasetError
-    from llmjury.families.qa_quality.datasets import EXPORT, PAIRS, SEMEVAL, load
-    from llmjury.families.qa_quality.evaluation import estimate_tokens, extract_for_evaluation
-    from llmjury.families.qa_quality.options import QAOptions
-    from llmjury.prompts import PromptLibrary
-
-    given = {EXPORT: args.export, SEMEVAL: args.semeval, PAIRS: args.pairs}
-    paths = {name: path for name, path in given.items() if path is not None}
-    if not paths:
-        raise SystemExit("llmjury qa-estimate: give --export DIR, --pairs FILE or --semeval FILE")
-    try:
-        options = QAOptions(pairs_name=args.name, format=args.format, output_tokens=args.output_tokens)
-        data = load(paths, options)
-    except (ConfigError, DatasetError, ValueError) as exc:
-        raise SystemExit(f"llmjury qa-estimate: {exc}") from None
-    pairs = data.pairs + data.labelled
-    prompts = PromptLibrary([args.prompts] if args.prompts else [])
-    input_tokens = sum(estimate_tokens(prompts.render("qa_quality/judge.j2",
-                                                      qa=extract_for_evaluation(c.pair).to_prompt_format()).text)
-                       for c in pairs)
-    output_tokens = len(pairs) * options.output_tokens
-    cost = PriceTable.load(args.prices).cost(f"openai:{args.model}", input_tokens, output_tokens)
-    for report in data.loaded:
-        print(report.line())
-    print(f"{len(pairs)} pairs to grade ({len(data.labelled)} with a human label)")
-    print(f"estimated input tokens: {input_tokens}; output tokens: {output_tokens} "
-          f"({options.output_tokens} a pair)")
-    print(f"estimated cost on {args.model}: " + ("unpriced (add it to the price table)" if cost is None
-                                                   else f"${cost:.4f}"))
-    return 0
-
-
 def workflow(args: argparse.Namespace) -> int:
     """Write the pull-request workflow into a repository."""
     from llmjury.scaffold import write_workflow
@@ -220,6 +167,29 @@ def export(args: argparse.Namespace) -> int:
     count = store.export(args.to, run_id=args.run_id)
     print(f"wrote {count} entries to {args.to}")
     return 0
+
+
+def add_family_commands(commands: argparse._SubParsersAction) -> None:
+    """The subcommands the project's families contribute (`Family.commands`), beside the core's.
+    Families that cannot be loaded leave the rest working: a warning says why theirs are missing."""
+    from llmjury.projectini import project_families
+
+    try:
+        families = project_families(Path.cwd()).families
+    except ConfigError as exc:
+        print(f"llmjury: family commands unavailable: {exc}", file=sys.stderr)
+        return
+    for family in families.values():
+        for command in family.commands():
+            if not isinstance(command, Command):
+                raise SystemExit(f"llmjury: family {family.name!r}: commands() gave {command!r}, "
+                                 "not a llmjury.family.Command")
+            if command.name in commands.choices:
+                raise SystemExit(f"llmjury: family {family.name!r}: its command {command.name!r} is already "
+                                 "a llmjury command; give it another name")
+            sub = commands.add_parser(command.name, help=f"{family.name}: {command.help}")
+            command.arguments(sub)
+            sub.set_defaults(handler=command.run)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -257,26 +227,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     cmp.add_argument("--allow-judge-change", action="store_true",
                      help="compare even when the runs' judges differ (provider, model, prompt, parser, temperature)")
     cmp.set_defaults(handler=compare)
-    soc = commands.add_parser("socratic-aggregate",
-                              help="robust majority over existing single-run evaluation files (seed 003)")
-    soc.add_argument("files", nargs="+", type=Path, metavar="PATH",
-                     help="seed 003's judge_evaluations_*.json files, or our socratic_run_N.json files")
-    soc.add_argument("--output-dir", type=Path, default=Path("reports/socratic"))
-    soc.add_argument("--ours", default="ours", help="label of our system in the files (seed 003: chat)")
-    soc.add_argument("--baseline", default="baseline", help="label of the baseline (seed 003: simple-chat)")
-    soc.set_defaults(handler=socratic_aggregate)
-    est = commands.add_parser("qa-estimate", help="dry run: tokens and cost of grading Q&A pairs")
-    est.add_argument("--export", type=Path, help="Slack export: a folder of course folders (qa_quality.export)")
-    est.add_argument("--pairs", type=Path, help="your Q&A pairs, JSONL / JSON / CSV (qa_quality.pairs)")
-    est.add_argument("--semeval", type=Path, help="SemEval-2016 question-comment pairs (qa_quality.semeval)")
-    est.add_argument("--name", help="dataset name of --pairs (qa_quality.pairs_name; default: the file's stem)")
-    est.add_argument("--format", choices=["auto", "pairs", "semeval"], default="auto",
-                     help="shape of --pairs (qa_quality.format; default: told by its fields)")
-    est.add_argument("--model", default="gpt-4o-mini")
-    est.add_argument("--output-tokens", type=int, default=150)
-    est.add_argument("--prices", type=Path)
-    est.add_argument("--prompts", type=Path)
-    est.set_defaults(handler=qa_estimate)
     exp = commands.add_parser("export", help="write cached responses as a JSONL recording shard")
     exp.add_argument("--cache", type=Path, default=Path(".llmjury/cache.sqlite"))
     exp.add_argument("--to", type=Path, required=True)
@@ -286,6 +236,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     wfl.add_argument("--root", type=Path, default=Path("."), help="the repository's top folder (default: here)")
     wfl.add_argument("--force", action="store_true", help="overwrite files that exist")
     wfl.set_defaults(handler=workflow)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] not in commands.choices:  # a family's command, or help: the core's start without them
+        add_family_commands(commands)
     args = parser.parse_args(argv)
     return args.handler(args)
 

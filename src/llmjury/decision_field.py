@@ -26,7 +26,6 @@ from llmjury.decision_line import DuplicateKeyError, strict_json
 from llmjury.errors import ConfigError, JudgeParseError
 from llmjury.jurors import parse_jury
 from llmjury.providers.base import KINDS, Provider, ProviderSpec
-from llmjury.settings import Settings
 
 #: `--llm-judge-output`: the schema where the provider takes one, always the schema, or never.
 OUTPUT_MODES = ("auto", "schema", "text")
@@ -124,13 +123,11 @@ def uses_schema(mode: str, provider: Provider) -> bool:
     return provider.takes_schema() if mode == "auto" else KINDS[provider.spec.kind].native_schema
 
 
-def check_output(settings: Settings) -> None:
-    """`schema` mode needs every judge to send a schema natively: a ConfigError at start-up naming
-    the first that cannot (an offline or http judge), instead of a run of unscored verdicts."""
-    if settings.judge_output != "schema":
+def check_output(mode: str, judges: Mapping[str, str]) -> None:
+    """`schema` mode needs every judge (role to spec) to send a schema natively: a ConfigError at
+    start-up naming the first that cannot (an offline or http judge), not a run of unscored verdicts."""
+    if mode != "schema":
         return
-    judges = {"judge": settings.judge} | {role: spec for role, spec in settings.roles.items()
-                                         if role.rpartition(".")[2] == "judge"}
     for role, spec in judges.items():
         for juror in parse_jury(spec):
             kind = ProviderSpec.parse(juror.spec).kind

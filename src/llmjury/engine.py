@@ -29,7 +29,7 @@ from llmjury.errors import (
 )
 from llmjury.freshness import ReplayPolicy, replay_policy
 from llmjury.limits import Limiter, estimate_tokens
-from llmjury.progress import Meter
+from llmjury.meter import CallMeter, Unmetered
 from llmjury.providers import Provider, resolve
 from llmjury.providers.offline import Heuristic
 from llmjury.retry import with_retries
@@ -106,9 +106,9 @@ CLAIM_POLL_S = 0.05
 
 class Engine:
     def __init__(self, settings: Settings, store: SampleStore | None, run_id: str,
-                 offline_answers: Mapping[str, Heuristic] | None = None, meter: Meter | None = None) -> None:
+                 offline_answers: Mapping[str, Heuristic] | None = None, meter: CallMeter | None = None) -> None:
         self.settings = settings
-        self.meter = meter or Meter()  # progress and budget: told before and after each fresh call
+        self.meter: CallMeter = meter or Unmetered()  # progress and budget: told before and after each fresh call
         self.offline_answers = dict(offline_answers or {})
         self.owner = f"{run_id}:{secrets.token_hex(4)}"  # this process, in the cache's claims
         self.store = store

@@ -25,6 +25,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from llmjury.errors import ConfigError
 
 if TYPE_CHECKING:
+    import argparse
+
     from llmjury.cases import Case
     from llmjury.jury import Jury, Outcome
     from llmjury.loading import LoadReport
@@ -122,6 +124,17 @@ class Dataset:
         return None
 
 
+@dataclass(frozen=True)
+class Command:
+    """A subcommand a family adds to the `llmjury` command line (`Family.commands`): `arguments`
+    declares its options on its parser, `run` does the work and returns the exit status."""
+
+    name: str
+    help: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
 class Family(abc.ABC):
     """One evaluation family. Subclass it, fill the class attributes, and expose one instance."""
 
@@ -174,6 +187,11 @@ class Family(abc.ABC):
         """Verdicts recorded elsewhere (a judge's saved answers), read from `path` without a model
         call, for `llmjury replay`. Families that read no recorded files keep this default."""
         raise ConfigError(f"family {self.name!r} replays no recorded verdict files")
+
+    def commands(self) -> Sequence[Command]:
+        """Subcommands this family adds to `llmjury` (work on its own file formats), so the core's
+        command line names no family. Most families add none."""
+        return ()
 
     #: Section keys the generic metric table leaves out because `markdown` renders them.
     hidden_from_tables: ClassVar[tuple[str, ...]] = ()

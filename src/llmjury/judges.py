@@ -23,6 +23,7 @@ from llmjury.decision_field import DecisionField, Read
 from llmjury.decision_line import BOLD, DuplicateKeyError, compile_line, fold, looks_alike, own_lines, strict_json
 from llmjury.errors import JudgeParseError, ProviderError
 from llmjury.family import Result
+from llmjury.geval_scoring import frequency_weighted, logprob_weighted, parse_score
 from llmjury.judging import JudgeAnswer, JudgeRuns, ask_judge
 from llmjury.jury import Jury
 from llmjury.majority import Majority, robust_verdict
@@ -305,6 +306,8 @@ class GEvalScoring:
     cached: bool
     latency_s: float = 0.0
     sampling: dict[str, Any] = field(default_factory=dict)
+    #: How many samples a repair call decided (`JudgeRuns.repaired`); the logprob path makes none.
+    repaired: int = 0
 
 
 async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: range, *, scoring: Scoring = "auto",
@@ -312,9 +315,6 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                       role: str = "judge") -> GEvalScoring:
     """G-Eval's scoring: weight the score tokens by their probabilities when the provider returns
     logprobs (`auto`, `logprobs`), else ask n samples and weight each score by its frequency."""
-    # The geval family owns the scoring formulas; imported here so `import llmjury` loads no family.
-    from llmjury.families.geval.scoring import frequency_weighted, logprob_weighted, parse_score
-
     if scoring in ("auto", "logprobs"):
         request = jury.request(prompt, logprobs=True, top_logprobs=top_logprobs)
         try:
@@ -342,13 +342,11 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                              distribution={str(k): v for k, v in distribution.items()})
     error = None if scores else next(a.error for a in runs.answers if a.error)
     return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached,
-                        runs.latency_s, request.sampling)
+                        runs.latency_s, request.sampling, runs.repaired)
 
 
 def _logprob_cause(text: str, scale: range) -> str:
     """Why a logprob-scored answer has no score: its parse error, or no clean token at the score."""
-    from llmjury.families.geval.scoring import parse_score
-
     try:
         parse_score(text, scale)
     except JudgeParseError as exc:
@@ -504,7 +502,8 @@ class BoundJury(Jury):
                              scoring=method, n=n if method == "sampling" else 1, **scored.sampling)
         usage = {"raw": scored.raw, "prompt_tokens": scored.prompt_tokens,
                  "completion_tokens": scored.completion_tokens, "cached": scored.cached,
-                 "cost_usd": self.cost(config.provider, scored.prompt_tokens, scored.completion_tokens)}
+                 "cost_usd": self.cost(config.provider, scored.prompt_tokens, scored.completion_tokens),
+                 "repaired": scored.repaired}
         verdict = self._verdict("geval", config, scored.result, scored.error, usage, name, criterion=criterion,
                                 context=context, text=text)
         return GEvalScore(verdict)

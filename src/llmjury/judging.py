@@ -89,11 +89,17 @@ class JudgeRuns:
                    sampling=parts[0].sampling if parts else {})
 
     def verdict_fields(self, jury: Jury) -> dict[str, Any]:
-        """What a verdict records about these runs: raw answers, tokens, estimated cost, latency, cache."""
+        """What a verdict records about these runs: raw answers, tokens, estimated cost, latency, cache,
+        and how many runs a repair call decided."""
         usage = self.usage
         return {"raw": self.raw, "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
                 "cost_usd": jury.cost(self.provider, usage.prompt_tokens, usage.completion_tokens),
-                "latency_s": self.latency_s, "cached": self.cached, "read": self.read}
+                "latency_s": self.latency_s, "cached": self.cached, "repaired": self.repaired, "read": self.read}
+
+    @property
+    def repaired(self) -> int:
+        """How many runs were decided by a repair call (a repair that still failed leaves its run unscored)."""
+        return sum(a.repaired and a.scored for a in self.answers)
 
 
 async def ask_judge(

@@ -138,7 +138,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "on shared cases, paired differences, gates such as 'socratic.win_rate.delta>=-0.02'")
     group.addoption("--llm-compare-confidence", metavar="LEVEL",
                     help="two-sided level of the intervals of the comparison with --llm-baseline, strictly between "
-                         "0.5 and 1 (default 0.95); at 0.92 a 'delta.high>=0' gate is a one-sided 4% test")
+                         "0.5 and 1 (default 0.95); at 0.92 a 'delta.high>=0' gate is a one-sided 4%% test")
     group.addoption("--llm-baseline-allow-judge-change", action="store_true", default=False,
                     help="compare with the baseline even when the judges differ (provider, model, prompt, "
                          "parser, temperature)")
@@ -305,7 +305,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         check_ini_keys(config)
         settings = resolve_settings(config)
-        check_output(settings)
+        check_output(settings.judge_output, settings.judge_specs())
         families = discover(config.getini("llm_families"))
         register_family_markers(config, families)
         role_warnings = check_roles(settings, families)

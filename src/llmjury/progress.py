@@ -122,8 +122,8 @@ class Board:
 
 class Meter:
     """This process's counters: the planner reports cases, the engine reports each fresh call
-    (`admit` before it starts, `paid` once its usage is known). Thread-safe: the engine loop's
-    thread and pytest's main thread both report."""
+    (`admit` before it starts, `paid` once its usage is known; the engine's `llmjury.meter.CallMeter`).
+    Thread-safe: the engine loop's thread and pytest's main thread both report."""
 
     def __init__(self, worker: str = "main", board: Board | None = None, prices: PriceTable | None = None,
                  budget: Budget | None = None) -> None:

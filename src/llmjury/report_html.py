@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from llmjury import report_cases, report_compare
+from llmjury import repairs, report_cases, report_compare
 from llmjury.decision import Decision, is_metric, metric_rows, metric_text, sig3, signed
 from llmjury.family import CORE_KEYS, Family, Plot
 from llmjury.gates import GateResult
@@ -88,6 +88,7 @@ def page(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str
         parts.append(_table(["metric", "value [95% CI]", "n", "method"],
                             [[f"<code>{e(name)}.{e(path)}</code>", e(metric_text(m)), str(m["n"]), e(str(m["method"]))]
                              for path, m in rows]))
+        parts.append(repairs.html_table(summary[name]))
         parts.append("</details>")
     if records:
         parts += ['<h2 id="case-view">Cases</h2>', report_cases.view(records, baseline, decision.flips,

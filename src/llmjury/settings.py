@@ -73,6 +73,11 @@ class Settings:
                 return self.roles[key]
         return self.judge if role == "judge" else DEFAULT_PROVIDER
 
+    def judge_specs(self) -> dict[str, str]:
+        """The run's judges: `judge`, and every role set for a family's judge (`socratic.judge`)."""
+        return {"judge": self.judge} | {role: spec for role, spec in self.roles.items()
+                                        if role.rpartition(".")[2] == "judge"}
+
     def limit_for(self, provider: str) -> RateLimit:
         return self.rate_limits.get(provider, RateLimit(concurrency=self.concurrency))
 

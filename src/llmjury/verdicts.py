@@ -58,6 +58,9 @@ class Verdict(BaseModel):
     cost_usd: float | None = None
     latency_s: float = 0.0
     cached: bool = False
+    #: How many of its judge runs were decided by a repair call (the judge asked for its decision
+    #: alone after an ambiguous answer), so a report can tell repaired verdicts from direct ones.
+    repaired: int = 0
     #: How many of its runs had their decision read from a schema field (`schema`) or as text (`text`).
     read: dict[str, int] = Field(default_factory=dict)
 

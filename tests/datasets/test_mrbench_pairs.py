@@ -1,5 +1,5 @@
 """`mrbench_pairs` takes every tutor pair of a conversation exactly when it asks for at least C(tutors, 2):
-28 is all of eight tutors' pairs but not of nine tutors' (36), as the README says."""
+28 is all of eight tutors' pairs but not of nine tutors' (36), as the docs say."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ def test_pairs_per_conversation_take_all_only_from_the_pair_count_on(tutors, ask
     assert len(pairs) == taken and len(set(pairs)) == taken
 
 
-def test_the_readme_states_the_count_that_takes_all_of_nine_tutors_pairs():
+def test_the_docs_state_the_count_that_takes_all_of_nine_tutors_pairs():
     from pathlib import Path
 
-    text = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").split())
+    page = Path(__file__).resolve().parents[2] / "docs" / "explanation" / "families" / "socratic.md"
+    text = " ".join(page.read_text(encoding="utf-8").split())
     assert "28 or more takes all" not in text
     assert "takes all of its pairs: 28 with MRBench V1's eight tutors, 36 with V3's nine" in text

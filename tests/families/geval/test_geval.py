@@ -14,7 +14,7 @@ from llmjury.families.geval.cases import GEvalCase, geval_cases
 from llmjury.families.geval.meta import evaluate, per_context
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.pipeline import judge_item
-from llmjury.families.geval.scoring import frequency_weighted, logprob_weighted, parse_score
+from llmjury.geval_scoring import frequency_weighted, logprob_weighted, parse_score
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary

@@ -65,7 +65,7 @@ class GEval(Family):
     def replay(self, path: Path, options: FamilyOptions) -> Replayed:
         from llmjury.families.geval import replay
 
-        return Replayed(replay.read(path, GEvalOptions.model_validate(options.model_dump())))
+        return Replayed(replay.read(path, GEvalOptions.model_validate(options.model_dump()), self.typed))
 
 
 FAMILY = GEval()

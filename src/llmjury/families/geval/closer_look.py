@@ -27,7 +27,7 @@ from llmjury.families.geval.datasets import FAMILY, find
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.report import references
 from llmjury.families.geval.results import ScoreResult
-from llmjury.families.geval.scoring import PARSER_VERSION, parse_score
+from llmjury.geval_scoring import PARSER_VERSION, parse_score
 from llmjury.jury import Jury, Outcome
 from llmjury.settings import Settings
 from llmjury.verdicts import JudgeConfig, Verdict

@@ -15,7 +15,7 @@ from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, shipped_steps, steps_folder
 from llmjury.families.geval.options import GEvalOptions, from_settings
 from llmjury.families.geval.results import ScoreResult
-from llmjury.families.geval.scoring import PARSER_VERSION
+from llmjury.geval_scoring import PARSER_VERSION
 from llmjury.judges import geval_score
 from llmjury.jury import Jury, Outcome
 from llmjury.prompts import RenderedPrompt
@@ -102,7 +102,8 @@ async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
     common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, kind="judge", judge=config, raw=raw,
                                   attributes=attributes, prompt_tokens=prompt_tokens,
                                   completion_tokens=completion_tokens, latency_s=scored.latency_s,
-                                  cached=scored.cached, cost_usd=jury.cost(provider, prompt_tokens, completion_tokens))
+                                  cached=scored.cached, cost_usd=jury.cost(provider, prompt_tokens, completion_tokens),
+                                  repaired=scored.repaired)
     if result is None:
         return Outcome([Verdict(valid=False, error=error, **common)], details={"steps": steps})
     return Outcome([Verdict(result=result, **common)], details={"steps": steps, "prompt": prompt.text})

@@ -13,7 +13,9 @@ Shapes, told apart by content:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, TypeAlias
 
 from llmjury.cases import slug
 from llmjury.datasets import dialogue_items
@@ -27,14 +29,18 @@ from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.recorded import judge_config, recorded_verdict, unieval_scores
 from llmjury.verdicts import Verdict
 
+#: A verdict record (plain JSON data) into a verdict with its typed result: `Family.typed`.
+Typed: TypeAlias = Callable[[Mapping[str, Any]], Verdict]
 
-def read(path: Path, options: GEvalOptions) -> list[Verdict]:
-    """Every verdict `path` records, whatever its shape (see the module docstring)."""
+
+def read(path: Path, options: GEvalOptions, typed: Typed) -> list[Verdict]:
+    """Every verdict `path` records, whatever its shape (see the module docstring); `typed` is the
+    family's own `Family.typed`, handed in so this module does not import its package back."""
     if path.name.startswith("gpt3.5_"):
         return closer_look(path)
     first = read_records(path)[0][1]
     if {"family", "case_id", "judge"} <= set(first):
-        return run_verdicts(path)
+        return run_verdicts(path, typed)
     if "predict_scores" in first:
         return [verdict for criterion in CRITERIA for verdict in unieval(path, criterion)]
     if "all_responses" in first:
@@ -42,16 +48,14 @@ def read(path: Path, options: GEvalOptions) -> list[Verdict]:
     return rated_items(path, options)
 
 
-def run_verdicts(path: Path) -> list[Verdict]:
+def run_verdicts(path: Path, typed: Typed) -> list[Verdict]:
     """The geval verdicts of an earlier run's `verdicts.jsonl.gz`, their results typed by kind."""
-    from llmjury.families.geval import FAMILY as CONTRACT
-
     verdicts = []
     for number, record in read_jsonl(path):
         if record.get("family") != FAMILY:
             continue
         try:
-            verdicts.append(CONTRACT.typed(record))
+            verdicts.append(typed(record))
         except ValueError as exc:
             raise DatasetError(str(path), number, f"not a geval verdict ({exc})") from None
     if not verdicts:

@@ -14,7 +14,7 @@ from llmjury.families.qa_quality.offline import ANSWERS
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.pipeline import course_rules, grade_pair
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, QASection, RulesResult
-from llmjury.family import Dataset, Family, FamilyOptions, Pipeline, Replayed, Result, Section
+from llmjury.family import Command, Dataset, Family, FamilyOptions, Pipeline, Replayed, Result, Section
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
@@ -58,6 +58,11 @@ class QAQuality(Family):
         if not isinstance(options, QAOptions):
             raise TypeError(f"qa_quality: expected QAOptions, got {type(options).__name__}")
         return Replayed(replay(path, options))
+
+    def commands(self) -> Sequence[Command]:
+        from llmjury.families.qa_quality.commands import COMMANDS
+
+        return COMMANDS
 
 
 def _own(section: Section) -> QASection:

@@ -11,7 +11,7 @@ from typing import ClassVar
 from llmjury.families.socratic.cases import MAX_CUT_MARKER
 from llmjury.families.socratic.options import DATASETS, NAME, SocraticOptions
 from llmjury.families.socratic.results import HumanPreferenceResult, PairwiseResult, SocraticSection
-from llmjury.family import Family, Pipeline, Result, Section
+from llmjury.family import Command, Family, Pipeline, Result, Section
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
@@ -70,6 +70,11 @@ class Socratic(Family):
 
         assert isinstance(section, SocraticSection)
         return report.files(section, verdicts)
+
+    def commands(self) -> Sequence[Command]:
+        from llmjury.families.socratic.commands import COMMANDS
+
+        return COMMANDS
 
 
 FAMILY = Socratic()

@@ -5,26 +5,13 @@ from __future__ import annotations
 
 import random
 
-from pydantic import BaseModel
-
 from llmjury.cases import Case, slug
 from llmjury.errors import ConfigError
-from llmjury.families.socratic.data import Persona, opening_questions, personas
-from llmjury.families.socratic.dialogue import Turn
+from llmjury.families.socratic.data import opening_questions, personas
+from llmjury.families.socratic.dialogue import DialoguePlan, Turn
 from llmjury.families.socratic.options import NAME, SocraticOptions
 
 MAX_CUT_MARKER = 20
-
-
-class DialoguePlan(BaseModel):
-    """Everything that determines one simulated dialogue, fixed at collection time."""
-
-    index: int
-    persona: Persona
-    subject: str
-    question: str
-    turns: int
-    seed: int
 
 
 class SubsetCase(Case):

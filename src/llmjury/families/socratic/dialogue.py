@@ -9,15 +9,25 @@ same plan always yields the same (cached) dialogue.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from pydantic import BaseModel
+
+from llmjury.families.socratic.data import Persona
 from llmjury.families.socratic.options import NAME
 from llmjury.jury import Jury
 
-if TYPE_CHECKING:
-    from llmjury.families.socratic.cases import DialoguePlan
-
 STUDENT, TEACHER = "Student", "Teacher"
+
+
+class DialoguePlan(BaseModel):
+    """Everything that determines one simulated dialogue, fixed at collection time."""
+
+    index: int
+    persona: Persona
+    subject: str
+    question: str
+    turns: int
+    seed: int
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 """From judge output to a G-Eval score: probability-weighted over the score tokens when the
-provider returns logprobs, else frequency-weighted over n samples (seed 004's formula)."""
+provider returns logprobs, else frequency-weighted over n samples (seed 004's formula).
+
+The core's `GEvalScore` judge and the geval family both score this way, so it sits in the core."""
 
 from __future__ import annotations
 

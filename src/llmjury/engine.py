@@ -20,7 +20,13 @@ from typing import Any, TypeVar
 
 from llmjury.cache import CacheMode, SampleStore
 from llmjury.chat import ChatRequest, Completion, Sample
-from llmjury.errors import CacheMissError, PermanentProviderError, ProviderError, UnreachableProviderError
+from llmjury.errors import (
+    CacheMissError,
+    PermanentProviderError,
+    ProviderError,
+    SchemaRefusedError,
+    UnreachableProviderError,
+)
 from llmjury.freshness import ReplayPolicy, replay_policy
 from llmjury.limits import Limiter, estimate_tokens
 from llmjury.meter import CallMeter, Unmetered
@@ -224,6 +230,8 @@ class Engine:
                     answers = await self._call(provider, request, mine, keys)
                     for index, sample in zip(mine, answers, strict=True):
                         found[index], cached[index] = sample, False
+            except SchemaRefusedError:
+                raise  # the claim is handed back: another process learns the refusal itself and asks in text
             except ProviderError as exc:
                 failure = str(exc)
                 raise

@@ -7,7 +7,9 @@ import asyncio
 import threading
 
 from llmjury.chat import chat
+from llmjury.engine import Engine
 from llmjury.limits import CaseTicket, PrioritySlots, in_case_order
+from llmjury.settings import Settings
 
 
 def test_a_freed_slot_goes_to_the_earliest_case_then_the_earliest_arrival():
@@ -114,3 +116,35 @@ def test_with_one_slot_half_the_calls_finish_half_the_cases(openai_server, make_
     started = {int(body["messages"][-1]["content"].split()[1]) for body in openai_server.requests[:12]}
     # One slot: the thirteenth call is asked only once the case of the twelfth has ended.
     assert sorted(done) == sorted(started) == [0, 1, 2, 3]
+
+
+def test_a_case_waiting_on_a_later_cases_identical_call_hands_back_its_kept_slot(openai_server):
+    """The later case's call waits for the one slot, kept for the earlier case, which then asks the
+    same request and so waits on that very call: kept, the two would wait on each other for ever.
+    (No cache: nothing between the calls leaves the engine's loop, so the order below is fixed.)"""
+    engine = Engine(Settings(concurrency=1), None, "run-1")
+    spec = f"openai:m;base_url={openai_server.base_url}"
+    ended: list[str] = []
+
+    async def earlier() -> None:
+        await engine.complete(spec, chat(("user", "own")))  # answered while `later` waits for the slot
+        await engine.complete(spec, chat(("user", "shared")))  # `later`'s call: wait for it
+        ended.append("earlier")
+
+    async def later() -> None:
+        await engine.complete(spec, chat(("user", "shared")))
+        ended.append("later")
+
+    async def run() -> None:
+        first = asyncio.create_task(in_case_order(0, earlier()))
+        await asyncio.sleep(0)  # the earlier case's first call takes the free slot
+        second = asyncio.create_task(in_case_order(1, later()))
+        # A guard against a hang, not a timing assertion: the two calls take milliseconds.
+        await asyncio.wait_for(asyncio.gather(first, second), timeout=60)
+
+    try:
+        engine.run(run())
+    finally:
+        engine.close()
+    assert sorted(ended) == ["earlier", "later"]
+    assert [body["messages"][-1]["content"] for body in openai_server.requests] == ["own", "shared"]

@@ -28,7 +28,7 @@ from llmjury.errors import (
     UnreachableProviderError,
 )
 from llmjury.freshness import ReplayPolicy, replay_policy
-from llmjury.limits import Limiter, estimate_tokens
+from llmjury.limits import Limiter, estimate_tokens, hand_back_kept_slots
 from llmjury.meter import CallMeter, Unmetered
 from llmjury.providers import Provider, resolve
 from llmjury.providers.offline import Heuristic
@@ -179,6 +179,7 @@ class Engine:
         keys = request.sample_keys(provider.cache_name, request.n)
         flight = (provider.name, keys[0], request.n)
         if flight in self._inflight:
+            hand_back_kept_slots()  # the call in flight may be waiting for a slot kept for this case
             return await asyncio.shield(self._inflight[flight])
         future: asyncio.Future[Completion] = self._loop.create_future()
         self._inflight[flight] = future
@@ -272,6 +273,7 @@ class Engine:
         failed or died."""
         assert self.store is not None
         key = keys[index]
+        hand_back_kept_slots()  # however long the other process takes, this one's slots serve other cases
         while (sample := self._lookup(provider, key, fresh)) is None and self.store.holder(key) is not None:
             await asyncio.sleep(CLAIM_POLL_S)
         if sample is None:

@@ -26,6 +26,7 @@ from llmjury.families.qa_quality.evaluation import DIMENSIONS, QualityEvaluation
 from llmjury.families.socratic.decision import DECISION_FIELD, parse_decision
 from llmjury.geval_scoring import parse_score
 from llmjury.judges import CHOICE_FIELD, CHOICE_LABELS, RubricScore, parse_choice, schema_parser
+from llmjury.jurors import JurySpec
 from llmjury.testing import FakeOpenAI
 from llmjury.testing.fake_openai import ServerBehaviour
 
@@ -146,7 +147,7 @@ def run_corpus(make_engine: Callable[[], Engine], parser: str, schema: bool = Fa
     wrong: list[str] = []
     with corpus_server(ROWS, parser, as_field) as server:
         engine = make_engine()
-        engine.settings.roles["judge"] = f"openai:judge;base_url={server.base_url}"
+        engine.settings.roles["judge"] = JurySpec.parse(f"openai:judge;base_url={server.base_url}")
         jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
         mine = [i for i, row in enumerate(ROWS) if row["parser"] == parser and not (as_field and row["truth"] is None)]
 

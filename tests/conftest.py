@@ -9,6 +9,7 @@ import pytest
 from llmjury.cache import CacheMode, SampleStore
 from llmjury.engine import Engine
 from llmjury.families import discover, offline_answers
+from llmjury.jurors import JurySpec
 from llmjury.settings import Settings
 from llmjury.testing import FakeGemini, FakeOpenAI
 
@@ -98,11 +99,15 @@ def gemini_server() -> Iterator[FakeGemini]:
 
 @pytest.fixture
 def make_engine(tmp_path: Path) -> Iterator[Callable[..., Engine]]:
-    """Engines over a temporary cache; fast retries so fault tests take milliseconds."""
+    """Engines over a temporary cache; fast retries so fault tests take milliseconds. `judge` and
+    `roles` are specs as written on the command line, parsed as start-up parses them."""
     engines: list[Engine] = []
 
     def make(*, mode: CacheMode = CacheMode.RECORD, run_id: str = "run-1", cache: Path | None = None,
-             **overrides: object) -> Engine:
+             judge: str | None = None, roles: dict[str, str] | None = None, **overrides: object) -> Engine:
+        if judge is not None:
+            overrides["judge"] = JurySpec.parse(judge)
+        overrides["roles"] = {role: JurySpec.parse(spec) for role, spec in (roles or {}).items()}
         settings = Settings(cache_mode=mode, retry_base_wait=0.01, retry_max_wait=0.2, **overrides)
         store = SampleStore(cache or tmp_path / "cache.sqlite")
         engine = Engine(settings, store, run_id, offline_answers(discover()))

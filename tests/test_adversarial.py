@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from llmjury.errors import JudgeParseError
 from llmjury.families.socratic.decision import parse_decision
 from llmjury.geval_scoring import parse_score
+from llmjury.jurors import JurySpec
 from llmjury.quotes import unquoted
 from llmjury.testing import FakeOpenAI
 from llmjury.testing.fake_openai import ServerBehaviour
@@ -181,7 +182,7 @@ def test_copied_rubric_anchors_are_never_the_score_sampling_or_logprobs(make_eng
 
     with FakeOpenAI(reply, behaviour=ServerBehaviour(digit_tokens=True, logprobs_need_top=True)) as server:
         engine = make_engine()
-        engine.settings.roles["judge"] = f"openai:judge;base_url={server.base_url}"
+        engine.settings.roles["judge"] = JurySpec.parse(f"openai:judge;base_url={server.base_url}")
         jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
         prompt = jury.render("core/geval.j2", criterion="Coherence (1-3)", steps="1. Read.", context="",
                              text="Sure, tell me more.", form="Coherence", low=1, high=3)
@@ -213,7 +214,7 @@ def test_an_ambiguous_answer_gets_one_cached_repair_asking_for_the_decision_alon
     for _ in range(2):  # the second run reads both calls from the cache
         with FakeOpenAI(reply) as server:
             engine = make_engine()
-            engine.settings.roles["judge"] = f"openai:judge;base_url={server.base_url}"
+            engine.settings.roles["judge"] = JurySpec.parse(f"openai:judge;base_url={server.base_url}")
             jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
             judged = engine.run(pairwise(jury, "custom", "Lyon.", "Paris.", template="core/compare.j2",
                                          orders=["ab"], variables=variables))
@@ -238,7 +239,7 @@ def test_at_temperature_0_an_answer_without_a_repair_format_is_not_asked_again(m
 
     with FakeOpenAI(lambda body, index: "no decision here") as server:
         engine = make_engine()
-        engine.settings.roles["judge"] = f"openai:judge;base_url={server.base_url}"
+        engine.settings.roles["judge"] = JurySpec.parse(f"openai:judge;base_url={server.base_url}")
         jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
         greedy = jury.request(jury.render("core/compare.j2", response_a="a", response_b="b", criteria="c",
                                           question=""), temperature=0.0)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from llmjury.cache import SampleStore, shards
 from llmjury.chat import Sample
+from llmjury.providers.base import ProviderSpec
 
 
 def _writer(path: str, worker: int, count: int) -> None:
@@ -94,7 +95,7 @@ def test_identical_requests_from_two_processes_are_paid_once(make_engine, tmp_pa
 
     cache = tmp_path / "shared.sqlite"
     with FakeOpenAI(lambda body, i: "the answer", latency=0.3) as server:
-        spec = f"openai:judge;base_url={server.base_url}"
+        spec = ProviderSpec.parse(f"openai:judge;base_url={server.base_url}")
         engines = [make_engine(cache=cache, run_id="run-x") for _ in range(2)]
         request = chat(("user", "the same question"), seed=1).with_n(2)
         results = [None, None]
@@ -160,7 +161,7 @@ def test_identical_requests_wait_for_no_crashed_worker(make_engine, tmp_path):
     cache = tmp_path / "shared.sqlite"
     request = chat(("user", "the question"))
     with FakeOpenAI(lambda body, i: "the answer") as server:
-        spec = f"openai:judge;base_url={server.base_url}"
+        spec = ProviderSpec.parse(f"openai:judge;base_url={server.base_url}")
         crashed = CLAIMS_AND_EXITS.replace('["k"]', f'["{request.sample_key("openai:judge", 0)}"]')
         subprocess.run([sys.executable, "-c", crashed, str(cache)], check=True)
         engine = make_engine(cache=cache, run_id="run-x")

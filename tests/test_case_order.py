@@ -9,6 +9,7 @@ import threading
 from llmjury.chat import chat
 from llmjury.engine import Engine
 from llmjury.limits import CaseTicket, PrioritySlots, in_case_order
+from llmjury.providers.base import ProviderSpec
 from llmjury.settings import Settings
 
 
@@ -84,7 +85,7 @@ def test_with_one_slot_half_the_calls_finish_half_the_cases(openai_server, make_
     every case's first call before any second; without a slot kept between a case's calls, two
     cases at a time moved on and a stop left two half judged)."""
     engine = make_engine(concurrency=1)
-    spec = f"openai:m;base_url={openai_server.base_url}"
+    spec = ProviderSpec.parse(f"openai:m;base_url={openai_server.base_url}")
     done: list[int] = []
     asked = threading.Event()  # the thirteenth request reached the server: it is never answered
     release = threading.Event()
@@ -123,7 +124,7 @@ def test_a_case_waiting_on_a_later_cases_identical_call_hands_back_its_kept_slot
     same request and so waits on that very call: kept, the two would wait on each other for ever.
     (No cache: nothing between the calls leaves the engine's loop, so the order below is fixed.)"""
     engine = Engine(Settings(concurrency=1), None, "run-1")
-    spec = f"openai:m;base_url={openai_server.base_url}"
+    spec = ProviderSpec.parse(f"openai:m;base_url={openai_server.base_url}")
     ended: list[str] = []
 
     async def earlier() -> None:

@@ -14,6 +14,7 @@ from llmjury.errors import ConfigError, JudgeParseError
 from llmjury.families.arena.judge import PAIR_FIELD, SCORE_FIELD, parse_pair, read_scores
 from llmjury.families.socratic.decision import DECISION_FIELD, parse_decision
 from llmjury.judges import CHOICE_FIELD, BoundJury, parse_choice
+from llmjury.jurors import JurySpec
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
@@ -92,7 +93,7 @@ def compare(make_engine, server, *, output: str = "auto", kind: str = "openai", 
     """`jury.compare` against `server` (on `engine`, else a new one); returns the engine and the verdict."""
     engine = engine or make_engine(judge_output=output, cache=cache)
     base_url = server.origin if kind == "gemini" else server.base_url
-    engine.settings.roles["judge"] = f"{kind}:judge;base_url={base_url}"
+    engine.settings.roles["judge"] = JurySpec.parse(f"{kind}:judge;base_url={base_url}")
     recorded = []
     jury = BoundJury(Jury(engine, engine.settings, PromptLibrary(), PriceTable.load()), recorded.append,
                      case_id="c1", name="compare", test="t")
@@ -219,7 +220,7 @@ def test_each_juror_is_asked_as_its_own_server_allows(make_engine):
             FakeOpenAI.llama_cpp(lambda body, i: f"### {letter(body)}") as llama:
         engine = make_engine()
         jurors = f"openai:a;base_url={openai_like.base_url}+openai:b;base_url={llama.base_url}"
-        engine.settings.roles["judge"] = jurors
+        engine.settings.roles["judge"] = JurySpec.parse(jurors)
         recorded = []
         jury = BoundJury(Jury(engine, engine.settings, PromptLibrary(), PriceTable.load()), recorded.append,
                          case_id="c1", name="compare", test="t")
@@ -232,11 +233,13 @@ def test_each_juror_is_asked_as_its_own_server_allows(make_engine):
 
 # -- the setting ---------------------------------------------------------------------------------------
 def test_schema_mode_with_a_judge_that_takes_no_schema_stops_at_start_up():
-    check_output("schema", Settings(judge="openai:gpt-4o").judge_specs())
-    check_output("auto", Settings(judge="offline").judge_specs())
-    judges = Settings(judge="openai:gpt-4o", roles={"socratic.judge": "http:http://127.0.0.1:9/x",
-                                                     "candidate": "offline"}).judge_specs()
-    assert judges == {"judge": "openai:gpt-4o", "socratic.judge": "http:http://127.0.0.1:9/x"}
+    check_output("schema", Settings(judge=JurySpec.parse("openai:gpt-4o")).judge_specs())
+    check_output("auto", Settings(judge=JurySpec.parse("offline")).judge_specs())
+    judges = Settings(judge=JurySpec.parse("openai:gpt-4o"),
+                      roles={"socratic.judge": JurySpec.parse("http:http://127.0.0.1:9/x"),
+                             "candidate": JurySpec.parse("offline")}).judge_specs()
+    assert {role: spec.text for role, spec in judges.items()} == {"judge": "openai:gpt-4o",
+                                                                  "socratic.judge": "http:http://127.0.0.1:9/x"}
     with pytest.raises(ConfigError, match=r"--llm-judge-output schema: the socratic\.judge http:"):
         check_output("schema", judges)
 
@@ -255,7 +258,7 @@ def test_a_misspelt_output_mode_is_a_start_up_error_naming_the_option(pytester):
 # -- the families' verdict judges --------------------------------------------------------------------
 def family_jury(make_engine, server):
     engine = make_engine(judge_runs=1)
-    engine.settings.roles["judge"] = f"openai:judge;base_url={server.base_url}"
+    engine.settings.roles["judge"] = JurySpec.parse(f"openai:judge;base_url={server.base_url}")
     return engine, Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
 
 

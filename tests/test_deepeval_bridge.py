@@ -12,6 +12,7 @@ pytest.importorskip("deepeval")
 
 # The bridge goes first: it switches deepeval's telemetry and file writes off before deepeval loads.
 from llmjury.deepeval_bridge import JuryModel, MetricResult, metric_verdict  # noqa: I001
+from llmjury.providers.base import ProviderSpec
 
 from deepeval.metrics import BaseMetric, GEval
 from deepeval.test_case import LLMTestCase, SingleTurnParams
@@ -29,7 +30,7 @@ def geval(model: JuryModel) -> GEval:
 def test_geval_scores_through_our_openai_provider(openai_server, make_engine):
     openai_server.reply = lambda body, i: json.dumps({"score": 8, "reason": "Addresses the question."})
     engine = make_engine()
-    model = JuryModel(engine, f"openai:gpt-4o-mini;base_url={openai_server.base_url}")
+    model = JuryModel(engine, ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={openai_server.base_url}"))
     verdict = metric_verdict(geval(model), LLMTestCase(input="What is 2+2?", actual_output="4"),
                              case_id="q1", family="toy")
     assert verdict.valid and isinstance(verdict.result, MetricResult) and verdict.kind == "metric"
@@ -45,7 +46,7 @@ def test_geval_scores_through_our_openai_provider(openai_server, make_engine):
 def test_unparseable_metric_output_becomes_an_unscored_verdict(openai_server, make_engine):
     openai_server.reply = lambda body, i: "no json at all"
     engine = make_engine()
-    model = JuryModel(engine, f"openai:gpt-4o-mini;base_url={openai_server.base_url}")
+    model = JuryModel(engine, ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={openai_server.base_url}"))
     verdict = metric_verdict(geval(model), LLMTestCase(input="q", actual_output="a"), case_id="q1", family="toy")
     assert not verdict.valid and "GEval failed" in verdict.error
     assert verdict.judge.provider.startswith("deepeval-geval:")
@@ -62,7 +63,7 @@ def test_a_family_types_the_metric_verdict_as_its_own_kind(openai_server, make_e
         method: str = "deepeval"
 
     openai_server.reply = lambda body, i: json.dumps({"score": 3, "reason": "Vague."})
-    model = JuryModel(make_engine(), f"openai:gpt-4o-mini;base_url={openai_server.base_url}")
+    model = JuryModel(make_engine(), ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={openai_server.base_url}"))
     verdict = metric_verdict(geval(model), LLMTestCase(input="q", actual_output="a"), case_id="q1", family="toy",
                              kind="helpful", result=Helpful)
     assert verdict.kind == "helpful" and isinstance(verdict.result, Helpful)

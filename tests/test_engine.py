@@ -10,10 +10,11 @@ from llmjury.cache import CacheMode, SampleStore
 from llmjury.chat import chat
 from llmjury.errors import CacheMissError
 from llmjury.limits import RateLimit
+from llmjury.providers.base import ProviderSpec
 
 
-def spec(server) -> str:
-    return f"openai:gpt-4o-mini;base_url={server.base_url}"
+def spec(server) -> ProviderSpec:
+    return ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={server.base_url}")
 
 
 def test_more_samples_later_fetch_only_the_missing_ones(openai_server, make_engine):
@@ -97,9 +98,11 @@ import sys, pathlib
 from llmjury.cache import SampleStore
 from llmjury.chat import chat
 from llmjury.engine import Engine
+from llmjury.providers.base import ProviderSpec
 from llmjury.settings import Settings
 engine = Engine(Settings(), SampleStore(pathlib.Path(sys.argv[1])), "run-killed")
-engine.run(engine.complete(f"openai:small;base_url={sys.argv[2]}", chat(("user", "q"), seed=3).with_n(2)))
+small = ProviderSpec.parse(f"openai:small;base_url={sys.argv[2]}")
+engine.run(engine.complete(small, chat(("user", "q"), seed=3).with_n(2)))
 """
 
 
@@ -150,7 +153,7 @@ def test_a_failed_later_call_keeps_the_answers_that_arrived_before_it(make_engin
                     behaviour=ServerBehaviour(honours_n=False)) as server:
         server.faults.append(Fault(status=400, message="no", matches=lambda body: "n" not in body))
         engine = make_engine()
-        spec = f"openai:small;base_url={server.base_url}"
+        spec = ProviderSpec.parse(f"openai:small;base_url={server.base_url}")
         with pytest.raises(PermanentProviderError):
             engine.run(engine.complete(spec, chat(("user", "q"), seed=3).with_n(2)))
         again = make_engine(run_id="run-2")

@@ -10,12 +10,12 @@ from llmjury.freshness import UNDER_TEST, replay_policy
 from llmjury.providers.base import ProviderSpec
 
 
-def spec(server, *options: str) -> str:
-    return ";".join([f"openai:my-bot;base_url={server.base_url}", *options])
+def spec(server, *options: str) -> ProviderSpec:
+    return ProviderSpec.parse(";".join([f"openai:my-bot;base_url={server.base_url}", *options]))
 
 
-def ask(engine, spec_text: str, role: str | None, text: str = "q"):
-    return engine.run(engine.complete(spec_text, chat(("user", text)), role=role))
+def ask(engine, provider: ProviderSpec, role: str | None, text: str = "q"):
+    return engine.run(engine.complete(provider, chat(("user", text)), role=role))
 
 
 def test_a_candidate_is_asked_afresh_in_each_run_while_the_judge_replays(openai_server, make_engine, tmp_path):

@@ -7,6 +7,7 @@ import itertools
 from llmjury.chat import chat
 from llmjury.errors import JudgeParseError
 from llmjury.judging import ask_judge
+from llmjury.jurors import JurySpec
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
@@ -20,7 +21,7 @@ def parse_letter(text: str) -> str:
 
 
 def make_jury(engine, server) -> Jury:
-    engine.settings.roles["judge"] = f"openai:judge;base_url={server.base_url}"
+    engine.settings.roles["judge"] = JurySpec.parse(f"openai:judge;base_url={server.base_url}")
     return Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
 
 

@@ -6,20 +6,20 @@ from llmjury.agreement import JurorAgreement, JuryDecision, juror_agreement
 from llmjury.chat import chat
 from llmjury.errors import ConfigError
 from llmjury.judging import ask_judge
-from llmjury.jurors import parse_jury
+from llmjury.jurors import JurySpec
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
 
 
 def test_jury_specs_number_repeated_jurors_across_the_jury():
-    jurors = parse_jury("openai:gpt-4o;base_url=http://x+gemini:flash*2+openai:gpt-4o;base_url=http://x")
+    jurors = JurySpec.parse("openai:gpt-4o;base_url=http://x+gemini:flash*2+openai:gpt-4o;base_url=http://x").jurors
     assert [j.label for j in jurors] == ["openai:gpt-4o#1", "gemini:flash#1", "gemini:flash#2", "openai:gpt-4o#2"]
     assert [j.index for j in jurors] == [0, 0, 1, 1]
-    assert [j.label for j in parse_jury("offline")] == ["offline:heuristic"]
+    assert [j.label for j in JurySpec.parse("offline").jurors] == ["offline:heuristic"]
     for bad in ("openai:a+", "openai:a*two", "openai:a*0"):
         with pytest.raises(ConfigError):
-            parse_jury(bad)
+            JurySpec.parse(bad)
 
 
 def test_jurors_sharing_a_model_draw_distinct_samples(make_engine, openai_server):

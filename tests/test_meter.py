@@ -12,6 +12,7 @@ from llmjury.cache import SampleStore
 from llmjury.chat import Sample, chat
 from llmjury.engine import Engine
 from llmjury.errors import PermanentProviderError
+from llmjury.providers.base import ProviderSpec
 from llmjury.settings import Settings
 
 
@@ -48,7 +49,7 @@ def engine_with(tmp_path):
 
 
 def test_a_handed_meter_hears_of_each_fresh_call_and_not_of_a_cached_answer(openai_server, engine_with):
-    spec = f"openai:gpt-4o-mini;base_url={openai_server.base_url}"
+    spec = ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={openai_server.base_url}")
     meter = Recording()
     engine = engine_with(meter)
     engine.run(engine.complete(spec, chat(("user", "q"), n=2)))
@@ -62,5 +63,6 @@ def test_a_handed_meter_hears_of_each_fresh_call_and_not_of_a_cached_answer(open
 def test_a_meter_that_refuses_a_call_keeps_it_from_the_provider(openai_server, engine_with):
     engine = engine_with(Recording(refuse=True))
     with pytest.raises(PermanentProviderError, match="refused by the meter"):
-        engine.run(engine.complete(f"openai:gpt-4o-mini;base_url={openai_server.base_url}", chat(("user", "q"))))
+        engine.run(engine.complete(ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={openai_server.base_url}"),
+                                   chat(("user", "q"))))
     assert openai_server.requests == []

@@ -7,11 +7,12 @@ import pytest
 
 from llmjury.chat import Sample, chat
 from llmjury.errors import PermanentProviderError
+from llmjury.providers.base import ProviderSpec
 from llmjury.testing import FakeChoice, Fault
 
 
-def spec(server) -> str:
-    return f"openai:m;base_url={server.base_url}"
+def spec(server) -> ProviderSpec:
+    return ProviderSpec.parse(f"openai:m;base_url={server.base_url}")
 
 
 def two_workers(make_engine, tmp_path):

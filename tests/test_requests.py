@@ -11,6 +11,7 @@ import pytest
 
 from llmjury.errors import ConfigError, PermanentProviderError
 from llmjury.prompts import BUNDLED_PROMPTS, PromptLibrary
+from llmjury.providers.base import ProviderSpec
 from llmjury.runfiles import read_verdicts
 from llmjury.testing import FakeChoice, FakeOpenAI
 
@@ -46,7 +47,8 @@ def test_a_refused_answer_is_never_passed_on_as_a_response(make_engine, server, 
 
     with server(lambda body, i: FakeChoice(text="", refusal="I won't")) as fake:
         engine = make_engine()
-        completion = engine.run(engine.complete(f"openai:m;base_url={fake.base_url}", chat(("user", "q"))))
+        spec = ProviderSpec.parse(f"openai:m;base_url={fake.base_url}")
+        completion = engine.run(engine.complete(spec, chat(("user", "q"))))
     with pytest.raises(PermanentProviderError, match=rf"no answer \({problem}"):
         completion.answer()
 

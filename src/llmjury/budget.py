@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llmjury.errors import ConfigError, PermanentProviderError
-from llmjury.jurors import parse_jury
+from llmjury.jurors import JurySpec
 from llmjury.pricing import PriceTable
-from llmjury.providers.base import ProviderSpec
 
 #: The cause an unscored verdict's error starts with when the budget refused its call; reports
 #: count such verdicts under this cause whatever text a family wraps around the error.
@@ -60,14 +59,14 @@ class Budget:
     option: str = "--llm-budget"
     _rates: dict[str, tuple[float, float] | None] = field(default_factory=dict, repr=False)
 
-    def check_models(self, specs: Iterable[str]) -> None:
+    def check_models(self, specs: Iterable[JurySpec]) -> None:
         """Every model the run may call has a price, or unknown cost is allowed: else a ConfigError
         naming the model and the option, before any call is made."""
         if self.unknown == "allow":
             return
         for spec in specs:
-            for juror in parse_jury(spec):
-                parsed = ProviderSpec.parse(juror.spec)
+            for juror in spec.jurors:
+                parsed = juror.spec
                 if self.rate(str(parsed)) is None:
                     raise ConfigError(
                         f"{self.option} {self.limit_usd:g}: no price for model {parsed.model!r} ({parsed}); add it "

@@ -24,8 +24,8 @@ from typing import Any, Literal
 from llmjury.chat import ChatRequest
 from llmjury.decision_line import DuplicateKeyError, strict_json
 from llmjury.errors import ConfigError, JudgeParseError
-from llmjury.jurors import parse_jury
-from llmjury.providers.base import KINDS, Provider, ProviderSpec
+from llmjury.jurors import JurySpec
+from llmjury.providers.base import KINDS, Provider
 
 #: `--llm-judge-output`: the schema where the provider takes one, always the schema, or never.
 OUTPUT_MODES = ("auto", "schema", "text")
@@ -123,14 +123,14 @@ def uses_schema(mode: str, provider: Provider) -> bool:
     return provider.takes_schema() if mode == "auto" else KINDS[provider.spec.kind].native_schema
 
 
-def check_output(mode: str, judges: Mapping[str, str]) -> None:
+def check_output(mode: str, judges: Mapping[str, JurySpec]) -> None:
     """`schema` mode needs every judge (role to spec) to send a schema natively: a ConfigError at
     start-up naming the first that cannot (an offline or http judge), not a run of unscored verdicts."""
     if mode != "schema":
         return
     for role, spec in judges.items():
-        for juror in parse_jury(spec):
-            kind = ProviderSpec.parse(juror.spec).kind
+        for juror in spec.jurors:
+            kind = juror.spec.kind
             if not KINDS[kind].native_schema:
                 raise ConfigError(f"--llm-judge-output schema: the {role} {juror.label} cannot be asked for a "
                                   f"decision field ({kind} providers take no JSON schema); use auto or text")

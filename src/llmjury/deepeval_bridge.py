@@ -47,16 +47,16 @@ class MetricResultModel(Protocol):
 class JuryModel(DeepEvalBaseLLM):
     """An llmjury provider, with its cache, limits and retries, usable wherever deepeval takes a model."""
 
-    def __init__(self, engine: Engine, spec: str) -> None:
+    def __init__(self, engine: Engine, spec: ProviderSpec) -> None:
         self.engine = engine
         self.spec = spec
-        super().__init__(model=spec)
+        super().__init__(model=str(spec))
 
     def load_model(self) -> JuryModel:
         return self
 
     def get_model_name(self) -> str:
-        return str(ProviderSpec.parse(self.spec))
+        return str(self.spec)
 
     def _request(self, prompt: str, schema: type[BaseModel] | None) -> ChatRequest:
         return ChatRequest(

@@ -30,7 +30,7 @@ from llmjury.errors import (
 from llmjury.freshness import ReplayPolicy, replay_policy
 from llmjury.limits import Limiter, estimate_tokens, hand_back_kept_slots
 from llmjury.meter import CallMeter, Unmetered
-from llmjury.providers import Provider, resolve
+from llmjury.providers import Provider, ProviderSpec, resolve
 from llmjury.providers.offline import Heuristic
 from llmjury.retry import with_retries
 from llmjury.settings import Settings
@@ -115,9 +115,9 @@ class Engine:
         self.run_id = run_id
         self.ledger: dict[str, ProviderLedger] = defaultdict(ProviderLedger)
         self.roles: dict[tuple[str, str], RoleLedger] = {}
-        self._policies: dict[tuple[str | None, str], ReplayPolicy] = {}
+        self._policies: dict[tuple[str | None, ProviderSpec], ReplayPolicy] = {}
         self.reach: dict[str, Reach] = defaultdict(Reach)
-        self._providers: dict[str, Provider] = {}
+        self._providers: dict[ProviderSpec, Provider] = {}
         self._limiters: dict[str, Limiter] = {}
         self._memory: dict[str, Sample] = {}
         self._fetched: set[str] = set()  # keys of samples this process paid for in this run
@@ -157,22 +157,24 @@ class Engine:
             self.store.close()
 
     # -- calls ---------------------------------------------------------------------------------
-    def provider(self, spec: str) -> Provider:
+    def provider(self, spec: ProviderSpec) -> Provider:
+        """The one provider (clients, learned server limits) of this process for `spec`."""
         if spec not in self._providers:
             self._providers[spec] = resolve(spec, self.offline_answers)
         return self._providers[spec]
 
-    def policy(self, role: str | None, spec: str) -> ReplayPolicy:
+    def policy(self, role: str | None, spec: ProviderSpec) -> ReplayPolicy:
         """Whether `role`'s answers from `spec` may come from earlier runs (llmjury.freshness)."""
         if (role, spec) not in self._policies:
             provider, s = self.provider(spec), self.settings
             self._policies[role, spec] = replay_policy(
-                role, provider.spec, cacheable=provider.cacheable, under_test=s.under_test,
+                role, spec, cacheable=provider.cacheable, under_test=s.under_test,
                 replay_under_test=s.replay_under_test, cache_mode=s.cache_mode)
         return self._policies[role, spec]
 
-    async def complete(self, spec: str, request: ChatRequest, *, role: str | None = None) -> Completion:
-        """n samples for `request` from the provider `spec` names, cached one by one. `role` says who
+    async def complete(self, spec: ProviderSpec, request: ChatRequest, *, role: str | None = None) -> Completion:
+        """n samples for `request` from the provider `spec` (a juror's, a role's) names, cached one by
+        one; the spec is the value parsed at start-up, never its text. `role` says who
         asks: a role under test gets answers of this run only (llmjury.freshness)."""
         provider = self.provider(spec)
         policy = self.policy(role, spec)

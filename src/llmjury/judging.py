@@ -124,7 +124,7 @@ async def ask_judge(
     """
     retries = jury.settings.parse_retries if retries is None else retries
     juror = juror or jury.jurors(role, family)[0]
-    provider, label = juror.spec, juror.label
+    provider = juror.spec
     mode = jury.settings.judge_output
     schema = decisions is not None and uses_schema(mode, jury.engine.provider(provider))
     # Each (round, juror) pair owns a distinct block of sample indices (Cantor pairing), so jurors
@@ -133,7 +133,7 @@ async def ask_judge(
     answers: list[JudgeAnswer | None] = [None] * len(requests)
     groups: dict[str, list[int]] = {}
     for run, request in enumerate(requests):
-        groups.setdefault(request.sample_key(provider, 0), []).append(run)
+        groups.setdefault(request.sample_key(juror.label, 0), []).append(run)
 
     def reader(request: ChatRequest) -> Callable[[str], Any]:
         return decisions.reader(parse) if decisions is not None and request.native_schema else parse
@@ -249,5 +249,5 @@ async def ask_judge(
     totals = await asyncio.gather(*(ask_group(runs) for runs in groups.values()))
     usage = sum((u for u, _ in totals), Usage())
     latency = max((lat for _, lat in totals), default=0.0)
-    return JudgeRuns(answers=[a for a in answers if a is not None], provider=label, usage=usage, latency_s=latency,
-                     sampling=requests[0].sampling if requests else {})
+    return JudgeRuns(answers=[a for a in answers if a is not None], provider=juror.label, usage=usage,
+                     latency_s=latency, sampling=requests[0].sampling if requests else {})

@@ -7,7 +7,7 @@ from typing import Any
 
 from llmjury.chat import ChatRequest, Completion, Message
 from llmjury.engine import Engine
-from llmjury.jurors import Juror, jury_label, parse_jury
+from llmjury.jurors import Juror, JurySpec
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary, RenderedPrompt
 from llmjury.settings import Settings
@@ -38,17 +38,18 @@ class Jury:
         self.prompts = prompts
         self.prices = prices
 
-    def spec(self, role: str, family: str) -> str:
+    def spec(self, role: str, family: str) -> JurySpec:
+        """The parsed spec a role names for a family (llmjury.settings.Settings.provider_for)."""
         return self.settings.provider_for(role, family)
 
-    def jurors(self, role: str, family: str) -> list[Juror]:
+    def jurors(self, role: str, family: str) -> tuple[Juror, ...]:
         """The provider(s) a role names: one juror, or several for `spec+spec` and `spec*k`."""
-        return parse_jury(self.spec(role, family))
+        return self.spec(role, family).jurors
 
     def label(self, role: str, family: str) -> str:
         """`kind:model` of a role's provider (or the jury's members): what verdicts and reports name,
         never its options such as a base URL."""
-        return jury_label(self.jurors(role, family))
+        return self.spec(role, family).label
 
     def render(self, template: str, **variables: Any) -> RenderedPrompt:
         return self.prompts.render(template, **variables)
@@ -62,7 +63,8 @@ class Jury:
         return ChatRequest(messages=tuple(messages), task=prompt.task, **{**prompt.generation, **params})
 
     async def complete(self, role: str, family: str, request: ChatRequest) -> Completion:
-        return await self.engine.complete(self.spec(role, family), request, role=role)
+        """One answer from the single provider a role names (a jury there is a ConfigError)."""
+        return await self.engine.complete(self.spec(role, family).provider(role), request, role=role)
 
     def cost(self, provider: str, prompt_tokens: int, completion_tokens: int) -> float | None:
         return self.prices.cost(provider, prompt_tokens, completion_tokens)

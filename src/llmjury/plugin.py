@@ -48,6 +48,7 @@ from llmjury.handoff import OutcomeHandoff, forget_run  # noqa: E402
 from llmjury.interrupts import Interrupts  # noqa: E402
 from llmjury.item_outcomes import ITEM_FAILURES, ItemOutcomes  # noqa: E402
 from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
+from llmjury.jurors import JurySpec  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
 from llmjury.loading import LoadReport, merge  # noqa: E402
@@ -245,7 +246,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     interval, interval_source = pick("llm_progress_interval", "llm_progress_interval")
     level, level_source = pick("llm_compare_confidence", "llm_compare_confidence")
     output, output_source = pick("llm_judge_output", "llm_judge_output")
-    roles: dict[str, str] = {}
+    roles: dict[str, JurySpec] = {}
     options: dict[str, str] = {}
     role_sources: dict[str, str] = {}
     option_sources: dict[str, str] = {}
@@ -872,7 +873,8 @@ class JurySession:
         s = self.settings
         return {
             "id": self.run_id, "started": _iso(self.started), "finished": _iso(time.time()),
-            "judge": redact_spec(s.judge), "roles": {role: redact_spec(spec) for role, spec in s.roles.items()},
+            "judge": redact_spec(s.judge.text),
+            "roles": {role: redact_spec(spec.text) for role, spec in s.roles.items()},
             "cache_mode": s.cache_mode.value, "seed": s.seed, "judge_runs": s.judge_runs,
             "judge_output": s.judge_output, "sample": s.sample,
             "workers": self.workers or 1, "args": [redact_spec(arg) for arg in self.config.invocation_params.args],

@@ -14,19 +14,21 @@ from pydantic import ValidationError
 from llmjury.cache import CacheMode
 from llmjury.errors import ConfigError
 from llmjury.freshness import UNDER_TEST
-from llmjury.jurors import parse_jury
+from llmjury.jurors import JurySpec
 from llmjury.limits import RateLimit
 
 if TYPE_CHECKING:
     from llmjury.family import Family, FamilyOptions
 
-DEFAULT_PROVIDER = "offline"
+#: What a role no setting names is asked: the offline heuristics.
+DEFAULT_PROVIDER = JurySpec.parse("offline")
 
 
 @dataclass(frozen=True)
 class Settings:
-    judge: str = DEFAULT_PROVIDER
-    roles: dict[str, str] = field(default_factory=dict)
+    #: The judge and every `--llm-role`, parsed once when settings are resolved.
+    judge: JurySpec = DEFAULT_PROVIDER
+    roles: dict[str, JurySpec] = field(default_factory=dict)
     #: Roles whose answers are asked afresh each run (llmjury.freshness), and the opt-out.
     under_test: frozenset[str] = UNDER_TEST
     replay_under_test: bool = False
@@ -66,14 +68,14 @@ class Settings:
     option_sources: dict[str, str] = field(default_factory=dict)
     role_sources: dict[str, str] = field(default_factory=dict)
 
-    def provider_for(self, role: str, family: str | None = None) -> str:
+    def provider_for(self, role: str, family: str | None = None) -> JurySpec:
         """Spec for a role: `family.role`, then `role`, then the judge (for judges) or offline."""
         for key in ((f"{family}.{role}" if family else None), role):
             if key and key in self.roles:
                 return self.roles[key]
         return self.judge if role == "judge" else DEFAULT_PROVIDER
 
-    def judge_specs(self) -> dict[str, str]:
+    def judge_specs(self) -> dict[str, JurySpec]:
         """The run's judges: `judge`, and every role set for a family's judge (`socratic.judge`)."""
         return {"judge": self.judge} | {role: spec for role, spec in self.roles.items()
                                         if role.rpartition(".")[2] == "judge"}
@@ -103,25 +105,22 @@ def parse_assignments(lines: list[str], what: str, example: str) -> dict[str, st
     return values
 
 
-def parse_roles(lines: list[str], what: str = "--llm-role") -> dict[str, str]:
-    """`role=spec` or `family.role=spec` assignments from the command line or ini, each spec checked."""
+def parse_roles(lines: list[str], what: str = "--llm-role") -> dict[str, JurySpec]:
+    """`role=spec` or `family.role=spec` assignments from the command line or ini, each spec parsed."""
     roles = parse_assignments(lines, what, "socratic.candidate=openai:gpt-4o")
-    for role, spec in roles.items():
-        check_spec(spec, f"{what} {role}={spec}")
-    return roles
+    return {role: check_spec(spec, f"{what} {role}={spec}") for role, spec in roles.items()}
 
 
-def check_spec(spec: str, what: str) -> str:
-    """A judge or role spec (one provider or a jury) that names known kinds and options, else a
-    ConfigError naming the option it came from: a typo stops the run before any model call."""
+def check_spec(spec: str, what: str) -> JurySpec:
+    """A judge or role spec (one provider or a jury) parsed, else a ConfigError naming the option it
+    came from: a typo stops the run before any model call."""
     try:
-        parse_jury(spec)
+        return JurySpec.parse(spec)
     except ConfigError as exc:
         # `socratic=openai:gpt-4o` as a judge: a per-family judge is a role, set elsewhere.
         kind = spec.split(";")[0].split(":")[0]
         hint = "; a family's own judge is --llm-role FAMILY.judge=SPEC (ini llm_roles)" if "=" in kind else ""
         raise ConfigError(f"{what}: {exc}{hint}") from None
-    return spec
 
 
 def whole_number(raw: object, what: str, minimum: int | None = 1) -> int:
@@ -227,7 +226,7 @@ def check_roles(settings: Settings, families: Mapping[str, Family]) -> list[str]
     asked = {role for family in families.values() for role in family.roles}
     warnings = []
     for key, spec in settings.roles.items():
-        where = f"{settings.role_sources.get(key, '--llm-role')} {key}={spec}"
+        where = f"{settings.role_sources.get(key, '--llm-role')} {key}={spec.text}"
         family, dot, role = key.partition(".")
         if not dot:
             hint = did_you_mean(key, asked) if key not in asked else ""

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import pytest
 
 from llmjury.budget import Budget, budget_facts
+from llmjury.jurors import JurySpec
 from llmjury.pricing import PriceTable
 from llmjury.progress import Board, Display, Meter, RunTotals, progress_style, status_frame
 from llmjury.settings import Settings
@@ -32,7 +33,7 @@ from llmjury.settings import Settings
 T = TypeVar("T")
 
 
-def budget_of(settings: Settings, models: Sequence[str]) -> Budget | None:
+def budget_of(settings: Settings, models: Sequence[JurySpec]) -> Budget | None:
     """The run's budget, checked against the `models` it may call (a ConfigError names the first
     unpriced one and the option); None without `--llm-budget`."""
     if settings.budget is None:

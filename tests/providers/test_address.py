@@ -8,6 +8,7 @@ import pytest
 from llmjury.chat import chat
 from llmjury.errors import PermanentProviderError
 from llmjury.providers.address import split
+from llmjury.providers.base import ProviderSpec
 
 
 def test_query_and_user_info_are_taken_out_of_the_url():
@@ -27,7 +28,7 @@ def test_a_plain_url_is_left_as_it_is():
 
 def test_a_gemini_error_that_quotes_a_key_from_the_base_url_is_scrubbed(gemini_server, make_engine):
     engine = make_engine()
-    spec = f"gemini:g;base_url={gemini_server.origin}/prefix?key=zq-gemini-key-77"
+    spec = ProviderSpec.parse(f"gemini:g;base_url={gemini_server.origin}/prefix?key=zq-gemini-key-77")
     with pytest.raises(PermanentProviderError, match="404") as raised:
         engine.run(engine.complete(spec, chat(("user", "hi"))))
     assert "zq-gemini-key-77" in gemini_server.paths[0]  # the SDK sent it; the error quoted the path back

@@ -6,11 +6,12 @@ import pytest
 
 from llmjury.chat import chat
 from llmjury.errors import PermanentProviderError
+from llmjury.providers.base import ProviderSpec
 from llmjury.testing import FakeChoice, Fault
 
 
-def spec(server) -> str:
-    return f"gemini:gemini-2.0-flash;base_url={server.origin}"
+def spec(server) -> ProviderSpec:
+    return ProviderSpec.parse(f"gemini:gemini-2.0-flash;base_url={server.origin}")
 
 
 def test_system_prompt_roles_and_config_map_to_gemini_fields(gemini_server, make_engine):

@@ -8,6 +8,7 @@ import pytest
 
 from llmjury.chat import chat
 from llmjury.errors import PermanentProviderError
+from llmjury.providers.base import ProviderSpec
 from llmjury.providers.http_service import extract
 from llmjury.testing import FakeServer, Fault
 
@@ -21,7 +22,7 @@ class TutorService(FakeServer):
 def test_reply_is_read_from_the_configured_json_path(make_engine):
     with TutorService() as service:
         engine = make_engine()
-        spec = f"http:{service.origin}/chat;reply=data.choices.0.text"
+        spec = ProviderSpec.parse(f"http:{service.origin}/chat;reply=data.choices.0.text")
         completion = engine.run(engine.complete(spec, chat(("user", "pointers"))))
         assert completion.text == "What do you think about pointers?"
         assert service.requests[0] == {"messages": [{"role": "user", "content": "pointers"}]}
@@ -30,15 +31,16 @@ def test_reply_is_read_from_the_configured_json_path(make_engine):
 def test_missing_reply_path_is_a_permanent_error_quoting_the_body(make_engine):
     with TutorService() as service:
         engine = make_engine()
+        spec = ProviderSpec.parse(f"http:{service.origin}/chat;reply=answer")
         with pytest.raises(PermanentProviderError, match="reply path 'answer' not found"):
-            engine.run(engine.complete(f"http:{service.origin}/chat;reply=answer", chat(("user", "x"))))
+            engine.run(engine.complete(spec, chat(("user", "x"))))
 
 
 def test_service_errors_are_retried(make_engine):
     with TutorService() as service:
         service.faults.append(Fault(status=502))
         engine = make_engine()
-        spec = f"http:{service.origin}/chat;reply=data.choices.0.text"
+        spec = ProviderSpec.parse(f"http:{service.origin}/chat;reply=data.choices.0.text")
         assert engine.run(engine.complete(spec, chat(("user", "x")))).text.endswith("x?")
         assert len(service.requests) == 2
 
@@ -62,7 +64,7 @@ def test_body_template_renders_the_dialogue_for_the_service(make_engine, tmp_pat
     try:
         with EchoBody() as service:
             engine = make_engine()
-            spec = f"http:{service.origin}/chat;body=tutor/body.j2"
+            spec = ProviderSpec.parse(f"http:{service.origin}/chat;body=tutor/body.j2")
             request = chat(("user", "what is a pivot?"), ("assistant", "What do you think?"), ("user", "no idea"))
             assert engine.run(engine.complete(spec, request)).text == "eval|no idea|3"
     finally:
@@ -84,7 +86,8 @@ def test_body_values_are_json_escaped_without_tojson(make_engine, tmp_path):
         with RecordBody() as service:
             engine = make_engine()
             crafted = 'hi", "admin": true, "x": "'
-            assert engine.run(engine.complete(f"http:{service.origin}/c;body=plain.j2", chat(("user", crafted)))).text
+            spec = ProviderSpec.parse(f"http:{service.origin}/c;body=plain.j2")
+            assert engine.run(engine.complete(spec, chat(("user", crafted)))).text
             assert service.requests[0] == {"session": "eval", "utterance": crafted}
     finally:
         use_library(PromptLibrary())
@@ -98,7 +101,7 @@ def test_a_null_reply_is_an_empty_answer_not_the_text_none(make_engine, tmp_path
     try:
         with RecordBody() as service:
             engine = make_engine()
-            spec = f"http:{service.origin}/c;body=plain.j2"
+            spec = ProviderSpec.parse(f"http:{service.origin}/c;body=plain.j2")
             completion = engine.run(engine.complete(spec, chat(("user", "silence"))))
     finally:
         use_library(PromptLibrary())
@@ -115,7 +118,7 @@ class EchoingService(FakeServer):
 def test_a_key_in_the_service_url_is_sent_but_not_named_or_quoted(make_engine):
     with EchoingService() as service:
         engine = make_engine()
-        spec = f"http:{service.origin}/chat?key=zq-service-key-31;reply=reply"
+        spec = ProviderSpec.parse(f"http:{service.origin}/chat?key=zq-service-key-31;reply=reply")
         with pytest.raises(PermanentProviderError, match="HTTP 403") as raised:
             engine.run(engine.complete(spec, chat(("user", "x"))))
         assert service.paths == ["/chat?key=zq-service-key-31"]

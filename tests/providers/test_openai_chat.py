@@ -15,11 +15,13 @@ import pytest
 from llmjury.chat import chat
 from llmjury.engine import UNREACHABLE_AFTER, Reach
 from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError, UnreachableProviderError
+from llmjury.jurors import JurySpec
+from llmjury.providers.base import ProviderSpec
 from llmjury.testing import FakeChoice, FakeOpenAI, Fault
 
 
-def spec(server) -> str:
-    return f"openai:gpt-4o-mini;base_url={server.base_url}"
+def spec(server) -> ProviderSpec:
+    return ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={server.base_url}")
 
 
 def llama_like(server: FakeOpenAI) -> bool:
@@ -138,11 +140,11 @@ def test_a_malformed_body_is_transient_then_unscored_with_its_cause(openai_serve
     openai_server.reply = lambda body, index: "A"
     openai_server.faults.append(Fault(status=200, body=b'{"choices": ['))
     engine = make_engine()
-    spec = f"openai:judge;base_url={openai_server.base_url}"
+    spec = ProviderSpec.parse(f"openai:judge;base_url={openai_server.base_url}")
     assert engine.run(engine.complete(spec, chat(("user", "q")))).text == "A"  # retried, then answered
     for _ in range(engine.settings.retry_attempts):
         openai_server.faults.append(Fault(status=200, body=b"<html>bad gateway</html>"))
-    engine.settings.roles["judge"] = spec
+    engine.settings.roles["judge"] = JurySpec.parse(f"openai:judge;base_url={openai_server.base_url}")
     jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
     runs = engine.run(ask_judge(jury, "toy", [chat(("user", "other"))], lambda text: text))
     assert runs.answers[0].error.startswith("call failed: openai:judge: malformed response body (JSONDecodeError")
@@ -183,7 +185,7 @@ def test_a_provider_no_server_answers_is_given_up_on_after_a_few_calls(make_engi
     """No network or a wrong base URL: every call failed only after its retries, and a run of
     thousands of cases took minutes to say so. After a few, the rest fail at once, saying why."""
     engine = make_engine(concurrency=1)
-    unreachable = f"openai:gpt-4o-mini;base_url=http://127.0.0.1:{closed_port()}/v1"
+    unreachable = ProviderSpec.parse(f"openai:gpt-4o-mini;base_url=http://127.0.0.1:{closed_port()}/v1")
 
     async def twelve_calls() -> list[object]:
         calls = (engine.complete(unreachable, chat(("user", f"q{i}"))) for i in range(12))

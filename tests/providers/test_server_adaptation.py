@@ -8,6 +8,7 @@ import json
 import pytest
 
 from llmjury.chat import chat
+from llmjury.providers.base import ProviderSpec
 from llmjury.testing import FakeOpenAI, ServerBehaviour
 
 SCHEMA = {"type": "object", "properties": {"grade": {"type": "integer"}}, "required": ["grade"]}
@@ -20,7 +21,7 @@ def by_seed(body, index):
 def test_a_server_that_ignores_n_gets_one_seeded_call_per_missing_sample(make_engine, tmp_path):
     cache = tmp_path / "n.sqlite"
     with FakeOpenAI.llama_cpp(by_seed) as server:
-        spec = f"openai:small;base_url={server.base_url}"
+        spec = ProviderSpec.parse(f"openai:small;base_url={server.base_url}")
         engine = make_engine(cache=cache)
         completion = engine.run(engine.complete(spec, chat(("user", "rate it"), seed=7).with_n(3)))
         assert completion.texts == ["sample seeded 7", "sample seeded 8", "sample seeded 9"]
@@ -35,7 +36,7 @@ def test_a_server_that_ignores_n_gets_one_seeded_call_per_missing_sample(make_en
 
 def test_a_refused_json_schema_falls_back_to_json_object_with_the_schema(make_engine):
     with FakeOpenAI.llama_cpp(lambda body, i: '{"grade": 4}') as server:
-        spec = f"openai:small;base_url={server.base_url}"
+        spec = ProviderSpec.parse(f"openai:small;base_url={server.base_url}")
         engine = make_engine()
         request = chat(("user", "grade it"), json_schema=SCHEMA, schema_name="grade")
         assert json.loads(engine.run(engine.complete(spec, request)).text) == {"grade": 4}
@@ -52,7 +53,7 @@ def test_a_refused_json_schema_falls_back_to_json_object_with_the_schema(make_en
 def test_a_server_without_structured_output_gets_the_schema_in_the_prompt(make_engine):
     behaviour = ServerBehaviour(structured="none")
     with FakeOpenAI(lambda body, i: '{"grade": 2}', behaviour=behaviour) as server:
-        spec = f"openai:plain;base_url={server.base_url}"
+        spec = ProviderSpec.parse(f"openai:plain;base_url={server.base_url}")
         engine = make_engine()
         text = engine.run(engine.complete(spec, chat(("user", "grade it"), json_schema=SCHEMA))).text
         assert json.loads(text) == {"grade": 2}

@@ -9,6 +9,7 @@ import pytest
 
 from llmjury.chat import chat
 from llmjury.errors import PermanentProviderError
+from llmjury.providers.base import ProviderSpec
 from llmjury.providers.structured import refusal_proof
 from llmjury.testing import FakeOpenAI, Fault
 from llmjury.testing.fake_openai import LLAMA_CPP_REFUSAL
@@ -26,14 +27,14 @@ def formats(server: FakeOpenAI) -> list[str | None]:
     return [(r.get("response_format") or {}).get("type") for r in server.requests]
 
 
-def grade(engine, spec: str, text: str = "grade it") -> str:
+def grade(engine, spec: ProviderSpec, text: str = "grade it") -> str:
     return engine.run(engine.complete(spec, chat(("user", text), json_schema=SCHEMA, schema_name="grade"))).text
 
 
 @pytest.mark.parametrize("status", [500, 502, 503])
 def test_a_server_error_then_a_success_keeps_json_schema(make_engine, status):
     with FakeOpenAI(lambda body, i: '{"grade": 3}') as server:
-        spec = f"openai:m;base_url={server.base_url}"
+        spec = ProviderSpec.parse(f"openai:m;base_url={server.base_url}")
         server.faults.extend([Fault(status=status, message="response_format json_schema: upstream blip"),
                               Fault(status=status)])
         engine = make_engine()
@@ -45,7 +46,7 @@ def test_a_server_error_then_a_success_keeps_json_schema(make_engine, status):
 
 def test_a_400_that_names_response_format_steps_down_and_says_so(make_engine):
     with FakeOpenAI(lambda body, i: '{"grade": 4}') as server:
-        spec = f"openai:m;base_url={server.base_url}"
+        spec = ProviderSpec.parse(f"openai:m;base_url={server.base_url}")
         server.faults.append(refusal(400, "Invalid parameter: 'response_format' of type 'json_schema' is not "
                                           "supported with this model.", "response_format"))
         engine = make_engine()
@@ -64,7 +65,7 @@ def test_a_400_that_names_response_format_steps_down_and_says_so(make_engine):
 ])
 def test_an_unrelated_400_fails_the_call_and_keeps_json_schema(make_engine, message, param):
     with FakeOpenAI(lambda body, i: '{"grade": 1}') as server:
-        spec = f"openai:m;base_url={server.base_url}"
+        spec = ProviderSpec.parse(f"openai:m;base_url={server.base_url}")
         server.faults.append(refusal(400, message, param))
         engine = make_engine()
         with pytest.raises(PermanentProviderError, match="HTTP 400"):
@@ -76,7 +77,7 @@ def test_an_unrelated_400_fails_the_call_and_keeps_json_schema(make_engine, mess
 
 def test_a_500_that_is_not_llama_cpps_validation_error_proves_nothing(make_engine):
     with FakeOpenAI(lambda body, i: '{"grade": 2}') as server:
-        spec = f"openai:m;base_url={server.base_url}"
+        spec = ProviderSpec.parse(f"openai:m;base_url={server.base_url}")
         server.faults.append(refusal(500, "CUDA out of memory while handling response_format", None,
                                      "internal_server_error"))
         engine = make_engine()
@@ -88,7 +89,7 @@ def test_structured_calls_refused_together_step_down_once(make_engine):
     """Several calls in flight with json_schema are all refused: json_object is learned once, not
     stepped past to the schema in the prompt by the later refusals."""
     with FakeOpenAI.llama_cpp(lambda body, i: '{"grade": 5}') as server:
-        spec = f"openai:small;base_url={server.base_url}"
+        spec = ProviderSpec.parse(f"openai:small;base_url={server.base_url}")
         engine = make_engine()
 
         async def many():

@@ -7,6 +7,8 @@ import pytest
 from pydantic import BaseModel
 
 from llmjury.chat import chat
+from llmjury.jurors import JurySpec
+from llmjury.providers.base import ProviderSpec
 
 
 class Grade(BaseModel):
@@ -14,8 +16,8 @@ class Grade(BaseModel):
 
 
 @pytest.fixture
-def spec(llama_server: str) -> str:
-    return f"openai:smollm2;base_url={llama_server};timeout=120"
+def spec(llama_server: str) -> ProviderSpec:
+    return ProviderSpec.parse(f"openai:smollm2;base_url={llama_server};timeout=120")
 
 
 def test_n_samples_come_back_as_single_seeded_calls(make_engine, spec):
@@ -56,14 +58,14 @@ def test_a_seed_and_a_temperature_reproduce_an_answer(make_engine, spec, tmp_pat
     assert answers[0].text == answers[1].text
 
 
-def test_a_verdict_judge_refused_json_schema_asks_the_published_prompt_in_text(make_engine, spec):
+def test_a_verdict_judge_refused_json_schema_asks_the_published_prompt_in_text(make_engine, llama_server):
     from llmjury.judges import CHOICE_FIELD, pairwise
     from llmjury.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
 
     engine = make_engine()
-    engine.settings.roles["judge"] = spec
+    engine.settings.roles["judge"] = JurySpec.parse(f"openai:smollm2;base_url={llama_server};timeout=120")
     jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
     judged = engine.run(pairwise(jury, "custom", "Lyon.", "Paris.", template="core/compare.j2", orders=["ab"],
                                  variables={"criteria": "correct", "question": "Capital of France?"},

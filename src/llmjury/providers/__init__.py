@@ -1,4 +1,4 @@
-"""Providers turn a `ChatRequest` into samples; `resolve` builds one from a spec string."""
+"""Providers turn a `ChatRequest` into samples; `resolve` builds one from a parsed spec."""
 
 from llmjury.providers.base import Provider, ProviderSpec, resolve
 

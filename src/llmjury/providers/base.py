@@ -1,8 +1,9 @@
-"""The provider interface and the spec strings that name providers on the command line.
+"""The provider interface and the parsed specs that name providers.
 
-A spec is `kind:model`, optionally followed by `;key=value` options:
+A spec is written `kind:model`, optionally followed by `;key=value` options:
 `openai:gpt-4o-mini`, `openai:llama3;base_url=http://127.0.0.1:11434/v1`,
 `gemini:gemini-2.0-flash`, `http:http://127.0.0.1:8000/chat;reply=reply`, `offline`.
+It is parsed once, at start-up, into a `ProviderSpec` value that travels to the engine as such.
 SDKs are imported only when a provider of their kind is built, so a missing SDK
 gives a pip hint instead of an import error at start-up.
 """
@@ -83,6 +84,8 @@ KINDS = {
 
 @dataclass(frozen=True)
 class ProviderSpec:
+    """A provider spec, parsed: the value roles, jurors and the engine hold, never its text."""
+
     kind: str
     model: str
     #: The `;key=value` options, converted to the types the kind declares.
@@ -116,6 +119,10 @@ class ProviderSpec:
             except ValueError as exc:
                 raise ConfigError(redact_spec(f"provider spec {spec!r}: option {key}={value!r} {exc}")) from None
         return cls(kind=kind, model=model or "heuristic", options=options)
+
+    def __hash__(self) -> int:
+        """Equal specs are one provider to the engine (its clients, limits and replay policy)."""
+        return hash((self.kind, self.model, tuple(sorted(self.options.items()))))
 
     def __str__(self) -> str:
         """`kind:model`, the name every report, error and cache key uses: an `http:` model is a URL,
@@ -166,15 +173,14 @@ class Provider(abc.ABC):
         """Release network clients."""
 
 
-def resolve(spec: str | ProviderSpec, offline_answers: Mapping[str, Any] | None = None) -> Provider:
+def resolve(spec: ProviderSpec, offline_answers: Mapping[str, Any] | None = None) -> Provider:
     """Build the provider a spec names; the offline kind answers from `offline_answers`."""
-    parsed = ProviderSpec.parse(spec) if isinstance(spec, str) else spec
-    kind = KINDS[parsed.kind]
+    kind = KINDS[spec.kind]
     try:
         module = importlib.import_module(kind.module)
     except ImportError as exc:
         hint = f"; install it with `pip install {kind.package}`" if kind.package else ""
-        raise ConfigError(f"provider {parsed}: cannot import its SDK ({exc}){hint}") from exc
-    if parsed.kind == "offline":
-        return getattr(module, kind.cls)(parsed, offline_answers)
-    return getattr(module, kind.cls)(parsed)
+        raise ConfigError(f"provider {spec}: cannot import its SDK ({exc}){hint}") from exc
+    built: Provider = getattr(module, kind.cls)(spec, offline_answers) if spec.kind == "offline" \
+        else getattr(module, kind.cls)(spec)
+    return built

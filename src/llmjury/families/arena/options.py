@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
+from llmjury.errors import ConfigError
+from llmjury.families.arena.cases import is_live
 from llmjury.families.arena.mapping import Frame, PairMapping, parse_columns, parse_labels
 from llmjury.family import FamilyOptions
+from llmjury.providers.base import ProviderSpec
 
 DEFAULT_MODELS = "alpaca-13b,claude-v1,gpt-3.5-turbo,gpt-4,llama-13b,vicuna-13b-v1.3"
 
@@ -39,6 +42,17 @@ class ArenaOptions(FamilyOptions):
     pairs_ba_frame: Frame | None = None  # how pairs_verdicts_ba names the answers: as_shown or as_items
     prd: str | None = None  # PRD's folder (ratings-human/, reviewers/)
     llmbar: str | None = None  # LLMBar's folder (judges/)
+    #: The live contestants' provider specs, parsed with the options: by the name battles give them.
+    _live: dict[str, ProviderSpec] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _parse_live(self) -> ArenaOptions:
+        """A live contestant's spec is parsed now, so a typo stops the run at start-up, not every battle."""
+        try:
+            self._live = {model: ProviderSpec.parse(model) for model in self.model_list() if is_live(model)}
+        except ConfigError as exc:
+            raise ValueError(f"models: {exc}") from None
+        return self
 
     @model_validator(mode="after")
     def _check_pairs(self) -> ArenaOptions:
@@ -64,6 +78,10 @@ class ArenaOptions(FamilyOptions):
 
     def model_list(self) -> list[str]:
         return [m.strip() for m in self.models.split(",") if m.strip()]
+
+    def live(self, model: str) -> ProviderSpec | None:
+        """The provider a live contestant names (parsed at start-up); None for a recorded model."""
+        return self._live.get(model)
 
     def answer_files(self) -> list[Path]:
         return [Path(p.strip()) for p in (self.answers or "").split(";") if p.strip()]

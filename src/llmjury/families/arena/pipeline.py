@@ -13,7 +13,7 @@ from llmjury.decision_field import DecisionField
 from llmjury.errors import ProviderError
 from llmjury.families.arena import datasets
 from llmjury.families.arena.arrangement import recorded_answers
-from llmjury.families.arena.cases import FAMILY, BattleCase, PairCase, TutorBattleCase, is_live
+from llmjury.families.arena.cases import FAMILY, BattleCase, PairCase, TutorBattleCase
 from llmjury.families.arena.judge import (
     OUTCOME_LABELS,
     PAIR_FIELD,
@@ -38,10 +38,11 @@ def options(jury: Jury) -> ArenaOptions:
 
 async def answer(jury: Jury, opts: ArenaOptions, question: str, model: str) -> str:
     """A model's answer: live from its provider spec, else from the recorded q_and_as files."""
-    if is_live(model):
+    live = opts.live(model)
+    if live is not None:
         request = ChatRequest(messages=(Message(role="user", content=question),), task="arena/question",
                               **jury.prompts.generation("arena/question"))
-        return (await jury.engine.complete(model, request, role="contestant")).answer()
+        return (await jury.engine.complete(live, request, role="contestant")).answer()
     files = tuple(datasets.answer_files(opts, jury.settings))
     recorded = _answers(files).get(question, {})
     if model not in recorded:

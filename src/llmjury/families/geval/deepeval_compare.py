@@ -27,7 +27,7 @@ async def deepeval_geval(case: GEvalCase, jury: Jury) -> Outcome:
     definition = jury.render(f"geval/criteria/{criterion.name}.j2", part="line", task=case.task).text
     metric = GEval(name=criterion.label, criteria=definition, evaluation_steps=[s for s in steps.split(". ") if s],
                    evaluation_params=[SingleTurnParams.INPUT, SingleTurnParams.ACTUAL_OUTPUT],
-                   model=JuryModel(jury.engine, jury.spec("judge", FAMILY)), async_mode=True)
+                   model=JuryModel(jury.engine, jury.spec("judge", FAMILY).provider("judge")), async_mode=True)
     history = "\n".join(f"{speaker}: {text}" for speaker, text in item.turns)
     attributes = {"dataset": item.dataset, "item": item.id, "context_id": item.context_id,
                   "system_id": item.system_id, "task": case.task, "criterion": case.criterion,

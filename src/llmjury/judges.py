@@ -334,7 +334,7 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                                 request.sampling)
     request = jury.request(prompt, temperature=temperature, top_p=top_p)
     runs = await ask_judge(jury, family, [request] * n, lambda text: parse_score(text, scale), role=role)
-    scores = [a.parsed for a in runs.answers if a.scored]
+    scores = [a.parsed for a in runs.answers if a.scored and a.parsed is not None]
     result = None
     if scores:
         score, distribution = frequency_weighted(scores, scale)
@@ -450,7 +450,9 @@ class BoundJury(Jury):
         if k < 1:
             raise ValueError(f"jury.compare(runs={k}): at least one run per order")
         several = len(self.jurors("judge", self.family)) > 1
-        orders: list[Order] = ["ab", "ba"] if several else ["ab"] * k + ["ba"] * k
+        ab: list[Order] = ["ab"]
+        ba: list[Order] = ["ba"]
+        orders = ab + ba if several else ab * k + ba * k
         judged = await pairwise(self, self.family, a, b, template="core/compare.j2", orders=orders,
                                 variables={"criteria": criteria, "question": question}, decisions=CHOICE_FIELD)
         verdict = self._verdict("compare", judged.config(CHOICE_PARSER), judged.result(), judged.error,
@@ -478,13 +480,14 @@ class BoundJury(Jury):
         (parsed,) = runs.answers
         config = JudgeConfig(provider=runs.provider, prompt=prompt.task, parser=SCORE_PARSER, scoring="rubric",
                              **runs.sampling)
+        output_value = parsed.parsed if parsed.scored else None
         result = None
-        if parsed.scored:
-            result = ScoreResult(score=float(parsed.parsed.score), low=low, high=high,
-                                 output=parsed.parsed.model_dump(mode="json"), attempts=parsed.attempts)
+        if output_value is not None:
+            result = ScoreResult(score=float(output_value.score), low=low, high=high,
+                                 output=output_value.model_dump(mode="json"), attempts=parsed.attempts)
         verdict = self._verdict("score", config, result, parsed.error, runs.verdict_fields(self), name,
                                 rubric=rubric, question=question, answer=answer)
-        return Score(verdict, output=parsed.parsed if parsed.scored else None)
+        return Score(verdict, output=output_value)
 
     async def geval(self, text: str, *, criterion: str, steps: str | Sequence[str], context: str = "",
                     scale: tuple[int, int] = (1, 5), scoring: Scoring = "auto", n: int = 20,

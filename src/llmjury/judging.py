@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from llmjury.chat import ChatRequest, Completion, Message, Usage
@@ -165,29 +165,27 @@ async def ask_judge(
             follow_up = request.model_copy(update={
                 "messages": messages, "n": 1, "logprobs": False, "top_logprobs": None, "task": ask.task,
                 **ask.generation})
-            done = dict(attempts=last.attempts + 1, earlier=(*last.earlier, last.raw), repaired=True)
+            repaired = replace(last, raw="", parsed=None, error=None, cached=False, attempts=last.attempts + 1,
+                               earlier=(*last.earlier, last.raw), repaired=True, read=None)
             try:
                 completion = await jury.engine.complete(provider, follow_up, role=role)
             except ProviderError as exc:
-                answers[run] = JudgeAnswer(raw="", parsed=None, error=f"{last.error}; repair call failed: {exc}",
-                                           **done)
+                answers[run] = replace(repaired, error=f"{last.error}; repair call failed: {exc}")
                 break
             sample = completion.samples[0]
             usage, latency = usage + sample.usage, max(latency, completion.latency_s)
-            done["cached"] = last.cached and completion.cached[0]
+            repaired = replace(repaired, raw=sample.text, cached=last.cached and completion.cached[0])
             if sample.problem is not None:
-                answers[run] = JudgeAnswer(raw=sample.text, parsed=None,
-                                           error=f"{last.error}; repair: {sample.problem}", **done)
+                answers[run] = replace(repaired, error=f"{last.error}; repair: {sample.problem}")
                 continue
             try:
-                answers[run] = JudgeAnswer(raw=sample.text, parsed=reader(follow_up)(sample.text),
-                                           read=scored(follow_up, sample.text), **done)
+                answers[run] = replace(repaired, parsed=reader(follow_up)(sample.text),
+                                       read=scored(follow_up, sample.text))
                 break
             except JudgeParseError as exc:
                 failure = exc
-                answers[run] = JudgeAnswer(raw=sample.text, parsed=None,
-                                           error=f"unparseable: {exc.cause} (after {done['attempts'] - 1} "
-                                                 f"repair call(s) asking for the decision alone)", **done)
+                answers[run] = replace(repaired, error=f"unparseable: {exc.cause} (after {repaired.attempts - 1} "
+                                                       f"repair call(s) asking for the decision alone)")
                 if exc.expected is None:
                     break
         return usage, latency
@@ -214,7 +212,8 @@ async def ask_judge(
                 sample = completion.samples[index_of[run]]
                 usage = usage + sample.usage
                 cached = completion.cached[index_of[run]]
-                earlier = () if answers[run] is None else (*answers[run].earlier, answers[run].raw)
+                before = answers[run]
+                earlier = () if before is None else (*before.earlier, before.raw)
                 if sample.refusal is not None:
                     answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=sample.problem,
                                                cached=cached, attempts=round_ + 1, earlier=earlier)

@@ -71,8 +71,8 @@ class Kind:
 
 #: `version` names the release of a system under test: its answers are replayed across runs only
 #: for the same version (llmjury.freshness), and it is part of the cache key.
-_SDK_OPTIONS = {"api_key": text, "api_key_env": text, "base_url": text, "timeout": seconds, "max_n": count,
-                "version": text}
+_SDK_OPTIONS: dict[str, Callable[[str], OptionValue]] = {
+    "api_key": text, "api_key_env": text, "base_url": text, "timeout": seconds, "max_n": count, "version": text}
 KINDS = {
     "openai": Kind("llmjury.providers.openai_chat", "OpenAIProvider", "openai", _SDK_OPTIONS, native_schema=True),
     "gemini": Kind("llmjury.providers.gemini", "GeminiProvider", "google-genai", _SDK_OPTIONS, native_schema=True),
@@ -132,8 +132,17 @@ class ProviderSpec:
     @property
     def version(self) -> str | None:
         """The `;version=` the spec declares for a system under test, if any."""
-        version = self.options.get("version")
-        return None if version is None else str(version)
+        return self.text_option("version")
+
+    def text_option(self, key: str) -> str | None:
+        """A text option the spec sets (a key, a URL, a template, a JSON path), else None."""
+        value = self.options.get(key)
+        return None if value is None else str(value)
+
+    def number_option(self, key: str, default: float) -> float:
+        """A number option the spec sets (a timeout, samples per call), else `default`."""
+        value = self.options.get(key)
+        return default if value is None else float(value)
 
 
 class Provider(abc.ABC):

@@ -33,18 +33,15 @@ class GeminiProvider(Provider):
 
     def __init__(self, spec: ProviderSpec) -> None:
         super().__init__(spec)
-        options = spec.options
-        api_key = options.get("api_key") or os.environ.get(options.get("api_key_env", "GEMINI_API_KEY")) \
-            or os.environ.get("GOOGLE_API_KEY")
-        base_url = options.get("base_url") or os.environ.get("GOOGLE_GEMINI_BASE_URL")
-        http_options = types.HttpOptions(
-            base_url=base_url, timeout=int(float(options.get("timeout", 120)) * 1000)
-        )
+        api_key = spec.text_option("api_key") or os.environ.get(spec.text_option("api_key_env") or "GEMINI_API_KEY")
+        api_key = api_key or os.environ.get("GOOGLE_API_KEY")
+        base_url = spec.text_option("base_url") or os.environ.get("GOOGLE_GEMINI_BASE_URL")
+        http_options = types.HttpOptions(base_url=base_url, timeout=int(spec.number_option("timeout", 120) * 1000))
         # google-genai sends a base_url's query and user-info itself; their values must not be printed.
         self.secrets = (api_key, *(split(base_url).secrets if base_url else ()))
         # Keep the client on the instance: a temporary one is collected and closes its connection.
         self.client = genai.Client(api_key=api_key or "not-needed-for-local-servers", http_options=http_options)
-        self.max_samples_per_call = int(options.get("max_n", self.max_samples_per_call))
+        self.max_samples_per_call = int(spec.number_option("max_n", self.max_samples_per_call))
 
     async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")

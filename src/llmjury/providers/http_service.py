@@ -28,9 +28,9 @@ class HttpServiceProvider(Provider):
         super().__init__(spec)
         self.url = spec.model
         self.secrets = split(spec.model).secrets  # a key in the URL's query or user-info
-        self.body_template = spec.options.get("body")
-        self.reply_path = spec.options.get("reply", "reply")
-        self.client = httpx2.AsyncClient(timeout=float(spec.options.get("timeout", 120)))
+        self.body_template = spec.text_option("body")
+        self.reply_path = spec.text_option("reply") or "reply"
+        self.client = httpx2.AsyncClient(timeout=spec.number_option("timeout", 120))
 
     async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
         return [await self._one(request) for _ in range(n)]

@@ -47,10 +47,9 @@ class OpenAIProvider(Provider):
 
     def __init__(self, spec: ProviderSpec) -> None:
         super().__init__(spec)
-        options = spec.options
-        api_key = options.get("api_key") or os.environ.get(options.get("api_key_env", "OPENAI_API_KEY"))
-        base_url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL")
-        address = split(str(base_url)) if base_url else None
+        api_key = spec.text_option("api_key") or os.environ.get(spec.text_option("api_key_env") or "OPENAI_API_KEY")
+        base_url = spec.text_option("base_url") or os.environ.get("OPENAI_BASE_URL")
+        address = split(base_url) if base_url else None
         self.secrets = (api_key, *(address.secrets if address else ()))
         authorization = address.authorization if address else None
         self.client = openai.AsyncOpenAI(
@@ -58,11 +57,11 @@ class OpenAIProvider(Provider):
             base_url=address.url if address else None,
             default_query=address.query if address and address.query else None,
             default_headers={"Authorization": authorization} if authorization else None,
-            timeout=float(options.get("timeout", 120)),
+            timeout=spec.number_option("timeout", 120),
             max_retries=0,
             http_client=aiohttp_client(),
         )
-        self.max_samples_per_call = int(options.get("max_n", self.max_samples_per_call))
+        self.max_samples_per_call = int(spec.number_option("max_n", self.max_samples_per_call))
         self.structured = STRUCTURED_MODES[0]
         self.adaptations: dict[str, str] = {}
 
@@ -139,7 +138,7 @@ class OpenAIProvider(Provider):
                 params["top_logprobs"] = request.top_logprobs
         if request.json_schema is not None:
             if mode == "json_schema":
-                schema = {"name": request.schema_name or "response", "schema": request.json_schema}
+                schema: dict[str, Any] = {"name": request.schema_name or "response", "schema": request.json_schema}
                 if request.native_schema:  # a decision's enum is enforced, not just suggested
                     schema["strict"] = True
                 params["response_format"] = {"type": "json_schema", "json_schema": schema}

@@ -305,8 +305,8 @@ def markdown(section: ArenaSection) -> str:
                   "|---|---|---|---|---|"]
         for model in board.order:
             bt, elo, rank = board.rating[model], board.elo[model], board.rank[model]
-            lines.append(f"| {rank.value:.0f} | `{model}` | {bt.value:.0f} [{bt.low:.0f}, {bt.high:.0f}] | "
-                         f"{elo.value:.0f} [{elo.low:.0f}, {elo.high:.0f}] | {bt.n} |")
+            lines.append(f"| {rank.value:.0f} | `{model}` | {bt.value:.0f} {_bounds(bt, '.0f')} | "
+                         f"{elo.value:.0f} {_bounds(elo, '.0f')} | {bt.n} |")
         lines.append("")
     prd = validity.prd
     if prd:
@@ -354,7 +354,12 @@ def _num(x: float | None) -> str:
 def _pct(m: Metric | None) -> str:
     if m is None or m.value is None:
         return "n/a"
-    return f"{m.value:.1%} [{m.low:.1%}, {m.high:.1%}] (n={m.n})"
+    return f"{m.value:.1%} {_bounds(m, '.1%')} (n={m.n})"
+
+
+def _bounds(m: Metric, spec: str) -> str:
+    """`[low, high]`, or what stands in for an interval too few items could not give."""
+    return "[too few to tell]" if m.low is None or m.high is None else f"[{m.low:{spec}}, {m.high:{spec}}]"
 
 
 def files(section: ArenaSection, verdicts: Verdicts) -> dict[str, str]:

@@ -92,6 +92,8 @@ def test_ratings_from_four_games_have_no_interval():
     outcomes = ["model_a", "model_b", "model_a", "tie", "model_a"] * 8
     many = leaderboard([battle(i, "m1", "m2", w) for i, w in enumerate(outcomes)])
     assert all(m.low is not None and m.low < m.high for m in many.rating.values())
+    always = leaderboard([battle(i, "m1", "m2", "model_a") for i in range(40)])
+    assert (always.rank["m1"].low, always.rank["m1"].high) == (1, 1)  # first in every resample: a finding
 
 
 SUMMARY = {"custom": {"mean": {"value": 4.0, "low": None, "high": None, "n": 3,

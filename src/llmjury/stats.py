@@ -41,29 +41,31 @@ def _detection_z(confidence: float) -> float:
 
 
 def metric(value: float | None, low: float | None, high: float | None, n: int, method: str, *,
-           minimum: int | None = None) -> dict[str, Any]:
+           minimum: int | None = None, discrete: bool = False) -> dict[str, Any]:
     """A reported figure with its interval, or with none and the reason in `method`: an interval from
     fewer than `minimum` items (MIN_INTERVAL_N unless a caller needs more) or one of zero width (every
-    resample alike) tells a reader nothing, and printed as `0.935 [0.935, 0.935]` it claims certainty."""
+    resample alike) tells a reader nothing, and printed as `0.935 [0.935, 0.935]` it claims certainty.
+    A `discrete` figure (a rank) may have a zero-width interval: first in every resample is a finding."""
     def clean(x: float | None) -> float | None:
         return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
 
     value, low, high = clean(value), clean(low), clean(high)
     if low is not None or high is not None:
-        reason = interval_problem(low, high, n, MIN_INTERVAL_N if minimum is None else minimum)
+        reason = interval_problem(low, high, n, MIN_INTERVAL_N if minimum is None else minimum, discrete)
         if value is None or reason is not None:
             low = high = None
             method = method if value is None or reason is None else f"{method}; {reason}"
     return {"value": value, "low": low, "high": high, "n": int(n), "method": method}
 
 
-def interval_problem(low: float | None, high: float | None, n: int, minimum: int) -> str | None:
+def interval_problem(low: float | None, high: float | None, n: int, minimum: int, discrete: bool = False
+                     ) -> str | None:
     """Why an interval cannot be stated, or None when it can."""
     if n < minimum:
         return too_few(n)
     if low is None or high is None:
         return "no interval: one of its bounds could not be computed"
-    if high - low <= 1e-12 * max(1.0, abs(low), abs(high)):
+    if not discrete and high - low <= 1e-12 * max(1.0, abs(low), abs(high)):
         return "no interval: every resample gave the same value, too little spread to tell"
     return None
 

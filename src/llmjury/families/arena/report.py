@@ -68,8 +68,9 @@ _NOT_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9._-]+")
 winner_of = agreement.winner_of
 
 
-def _metric(value: float | None, low: float | None, high: float | None, n: int, method: str) -> Metric:
-    return Metric.model_validate(metric(value, low, high, n, method))
+def _metric(value: float | None, low: float | None, high: float | None, n: int, method: str, *,
+            discrete: bool = False) -> Metric:
+    return Metric.model_validate(metric(value, low, high, n, method, discrete=discrete))
 
 
 def group_name(v: Verdict) -> str:
@@ -114,7 +115,7 @@ def leaderboard(verdicts: Verdicts) -> Leaderboard:
                 for i, m in enumerate(models)},
         elo={m: _metric(elo[i], elo_low[i], elo_high[i], games[i],
                         "online elo (k=4): mean over 20 orders, bootstrap interval") for i, m in enumerate(models)},
-        rank={m: _metric(ranks[i], rank_low[i], rank_high[i], games[i], "bradley-terry rank, bootstrap")
+        rank={m: _metric(ranks[i], rank_low[i], rank_high[i], games[i], "bradley-terry rank, bootstrap", discrete=True)
               for i, m in enumerate(models)},
         order=[models[i] for i in np.argsort(-bt)],
         tie_rate=agreement.rate(sum(w.startswith("tie") for w in winners), len(winners)),

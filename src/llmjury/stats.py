@@ -167,8 +167,8 @@ def length_controlled_rate(outcome: np.ndarray, length_difference: np.ndarray, *
     outcome = np.asarray(outcome, dtype=float)
     diff = np.asarray(length_difference, dtype=float)
     n = len(outcome)
-    if n < 5:
-        return metric(None, None, None, n, "length-controlled (logistic), bootstrap")
+    if n < MIN_INTERVAL_N:
+        return metric(None, None, None, n, f"length-controlled (logistic); {too_few(n)}")
     scale = diff.std() or 1.0
     x = np.tanh(diff / scale)
     rng = np.random.default_rng(seed)

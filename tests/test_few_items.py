@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from summaries import summary_of
 
 from llmjury.families.arena import FAMILY as ARENA
 from llmjury.families.arena.report import leaderboard
@@ -101,8 +102,8 @@ def test_ratings_from_four_games_have_no_interval():
     assert (always.rank["m1"].low, always.rank["m1"].high) == (1, 1)  # first in every resample: a finding
 
 
-SUMMARY = {"custom": {"mean": {"value": 4.0, "low": None, "high": None, "n": 3,
-                               "method": "mean; too few items (n=3) to tell"}}}
+SUMMARY = summary_of({"custom": {"mean": {"value": 4.0, "low": None, "high": None, "n": 3,
+                                          "method": "mean; too few items (n=3) to tell"}}})
 
 
 def test_a_bound_gate_on_a_figure_with_no_interval_is_inconclusive_not_passed():

@@ -138,6 +138,14 @@ def test_each_judge_call_records_the_texts_it_judged_for_the_report_s_case_view(
         {"criterion": "Coherence", "context": "a chat", "text": "a reply"}]
 
 
+def test_a_boolean_score_is_not_read_as_a_number(bound, openai_server):
+    """pydantic's lax mode reads JSON true as 1: a judge answering `"score": true` was scored 1."""
+    openai_server.reply = lambda body, i: '{"reasoning": "ok", "score": true}'
+    jury, _ = bound(judge_runs=1, parse_retries=0)
+    verdict = jury.engine.run(jury.score("text", rubric="r"))
+    assert not verdict.scored and "score: a boolean is not a number" in verdict.error
+
+
 def test_score_outside_the_scale_is_unscored(bound, openai_server):
     openai_server.reply = lambda body, i: '{"reasoning": "x", "score": 9}'
     jury, _ = bound()

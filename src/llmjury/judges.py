@@ -273,11 +273,13 @@ def schema_parser(schema: type[M], parser: str = SCORE_PARSER) -> Callable[[str]
     def parse(text: str) -> M:
         body = _FENCE.sub("", text.strip())
         try:
-            strict_json(body)
+            data = strict_json(body)
         except DuplicateKeyError as exc:
             raise JudgeParseError(parser, text, f"json: {exc}", expected=expected) from exc
         except ValueError:
-            pass  # malformed JSON: the schema's validation below names the fault
+            data = None  # malformed JSON: the schema's validation below names the fault
+        if boolean := _boolean_number(schema, data):  # pydantic's lax mode reads true as 1
+            raise JudgeParseError(parser, text, f"{boolean}: a boolean is not a number", expected=expected)
         try:
             return schema.model_validate_json(body)
         except ValidationError as exc:
@@ -287,6 +289,15 @@ def schema_parser(schema: type[M], parser: str = SCORE_PARSER) -> Callable[[str]
 
     expected = f"one JSON object with the fields {', '.join(schema.model_fields)}, and nothing else"
     return parse
+
+
+def _boolean_number(schema: type[BaseModel], data: Any) -> str | None:
+    """The first numeric field the judge answered with true or false, if any."""
+    if not isinstance(data, dict):
+        return None
+    return next((name for name, spec in schema.model_fields.items()
+                 if isinstance(data.get(name), bool) and spec.annotation in (int, float, int | None, float | None)),
+                None)
 
 
 async def structured(jury: Jury, family: str, prompt: RenderedPrompt, schema: type[M], *,

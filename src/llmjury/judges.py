@@ -158,7 +158,7 @@ class Pairwise:
     jurors: list[JurorVote] | None
     prompt: str
     #: The orders asked whose every call failed or was refused: no answer came back to read.
-    lost: list[str] = field(default_factory=list)
+    lost: list[Order] = field(default_factory=list)
 
     @property
     def consistent(self) -> bool | None:

@@ -2,10 +2,10 @@
 
 A family is one object (by convention `FAMILY` in its package) that the plugin finds through the
 `llmjury.families` entry-point group or an `llm_families = module:attribute` ini line. The core
-asks it for its options model, its datasets and their loaders, its pipelines, its offline answers,
-a typed result model per verdict kind and a typed aggregate section, and for the headline metrics
-a report leads with. Everything else (planning, caching, transport across xdist, reports, gates)
-is the core's.
+asks it for its options model (parsed once, at start-up), its datasets, its named case sets (a
+loader and the pipeline their tests run), its offline answers, a typed result model per verdict
+kind and a typed aggregate section, and for the headline metrics a report leads with. Everything
+else (planning, caching, transport across xdist, reports, gates) is the core's.
 
 Aggregation is imported lazily by the families (scipy, pandas), so loading every family costs a
 pytest session next to nothing.
@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -41,6 +41,10 @@ class FamilyOptions(BaseModel):
     """Base of every family's `--llm-option FAMILY.KEY=VALUE` model: an unknown key is an error."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+#: A family's options model: its case sets' loaders receive it parsed, as this type.
+OptionsT = TypeVar("OptionsT", bound=FamilyOptions)
 
 
 class Figures(BaseModel):
@@ -72,6 +76,9 @@ class Section(Figures):
 
     model_config = ConfigDict(extra="forbid")
 
+
+#: A family's aggregate model, which `aggregate` returns.
+SectionT = TypeVar("SectionT", bound=Section)
 
 #: The keys the core puts in every family's summary section beside the family's own figures.
 CORE_KEYS = frozenset({"cases", "verdicts", "valid", "unscored", "unscored_rate", "unscored_reasons", "judges",
@@ -124,6 +131,17 @@ class Dataset:
 
 
 @dataclass(frozen=True)
+class CaseSet(Generic[OptionsT]):
+    """A named set of cases a family's tests run over (`@llmjury.case_set(FAMILY, NAME)`), so an eval
+    module holds assertions only. `load` reads the cases from this run's parsed options and settings,
+    with the load reports of the files it read (raise `llmjury.cases.NoCases` to skip the tests with
+    a reason); `pipeline` turns each case into the test's `outcome` (None: the test takes `case`)."""
+
+    load: Callable[[OptionsT, Settings], tuple[Sequence[Case], Sequence[LoadReport]]]
+    pipeline: Pipeline | None = None
+
+
+@dataclass(frozen=True)
 class Command:
     """A subcommand a family adds to the `llmjury` command line (`Family.commands`): `arguments`
     declares its options on its parser, `run` does the work and returns the exit status."""
@@ -134,17 +152,18 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
-class Family(abc.ABC):
-    """One evaluation family. Subclass it, fill the class attributes, and expose one instance."""
+class Family(abc.ABC, Generic[OptionsT, SectionT]):
+    """One evaluation family. Subclass it (`Family[MyOptions, MySection]`), fill the class
+    attributes, and expose one instance."""
 
     #: The family's name: the option prefix, the verdicts' `family`, the report section's key.
     name: ClassVar[str]
-    #: `--llm-option NAME.KEY=VALUE` model (a FamilyOptions subclass).
-    options: ClassVar[type[FamilyOptions]]
+    #: `--llm-option NAME.KEY=VALUE` model (a FamilyOptions subclass), parsed once at start-up.
+    options: type[OptionsT]
     #: The decision model of each verdict kind this family records (`Verdict.kind` -> model).
     results: ClassVar[Mapping[str, type[Result]]]
     #: The aggregate model `aggregate` returns.
-    section: ClassVar[type[Section]]
+    section: type[SectionT]
     #: Metric paths in the section that a report and the terminal lead with.
     headline: ClassVar[tuple[str, ...]] = ()
     #: The data sources this family's loaders read.
@@ -158,16 +177,17 @@ class Family(abc.ABC):
     #: for this family (`NAME.ROLE=SPEC`) must be one of them. Empty where tests name their own.
     roles: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
-    @abc.abstractmethod
-    def pipelines(self) -> Mapping[str, Pipeline]:
-        """The coroutines that turn this family's cases into verdicts, by name."""
+    def case_sets(self) -> Mapping[str, CaseSet[OptionsT]]:
+        """The case sets its eval tests name, by name (a family whose tests bring their own cases,
+        such as `custom`, declares none)."""
+        return {}
 
     @abc.abstractmethod
     def offline(self) -> Mapping[str, Heuristic]:
         """The offline provider's answers, by prompt template this family renders."""
 
     @abc.abstractmethod
-    def aggregate(self, verdicts: Sequence[Verdict]) -> Section:
+    def aggregate(self, verdicts: Sequence[Verdict]) -> SectionT:
         """The family's figures from its verdicts (typed results), pure: no model call."""
 
     def markdown(self, section: Section) -> str:

@@ -17,14 +17,13 @@ from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, RulesResult, Scores
 from llmjury.judges import structured
 from llmjury.jury import Jury, Outcome
-from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
 PARSER_VERSION = "qa-quality-evaluation/1"
 
 
 def options(jury: Jury) -> QAOptions:
-    return QAOptions.model_validate(family_options(jury.settings, FAMILY))
+    return jury.options(FAMILY, QAOptions)
 
 
 async def grade_pair(case: QACase, jury: Jury) -> Outcome:

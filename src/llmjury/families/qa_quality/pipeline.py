@@ -55,7 +55,9 @@ async def grade_pair(case: QACase, jury: Jury) -> Outcome:
                                   avg_score=round(sum(values) / len(values), 3), evaluation=evaluation,
                                   attempts=answer.attempts)
     result = GradeResult(**fields) if case.label is None else LabelledGrade(**fields, label=case.label)
-    return Outcome([Verdict(result=result, **common)], details={"input": evaluation_input.to_prompt_format()})
+    # `on_remove` rides along so the eval test fails or xfails a removed pair as the run asked.
+    return Outcome([Verdict(result=result, **common)],
+                   details={"input": evaluation_input.to_prompt_format(), "on_remove": opts.on_remove})
 
 
 async def course_rules(case: CourseRules, jury: Jury) -> Outcome:

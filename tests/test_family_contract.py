@@ -90,9 +90,6 @@ class _Broken(Family):
     section = _Section
     headline = ("median",)
 
-    def pipelines(self):
-        return {}
-
     def offline(self):
         return {}
 
@@ -173,9 +170,6 @@ class _Rated(Family):
     section = type("_RateSection", (Section,), {"__annotations__": {"rate": Metric, "note": str | None},
                                                 "note": None})
     headline = ("rate",)
-
-    def pipelines(self):
-        return {}
 
     def offline(self):
         return {}

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob
-from llmjury.family import Family, FamilyOptions, Metric, Pipeline, Result, Section
+from llmjury.family import Family, FamilyOptions, Metric, Result, Section
 from llmjury.judges import CUSTOM, GEvalResult, PairwiseResult, ScoreResult
 from llmjury.providers.offline import Heuristic, OfflineAnswers
 from llmjury.verdicts import Verdict
@@ -157,9 +157,6 @@ class Custom(Family):
     section = CustomSection
     #: Per test (or `name=`): compared with a baseline and gated as `custom.check.test_answer.pass_rate.delta`.
     headline = ("compare.*.win_rate", "score.*.mean", "geval.*.mean", "check.*.pass_rate")
-
-    def pipelines(self) -> Mapping[str, Pipeline]:
-        return {}
 
     def offline(self) -> Mapping[str, Heuristic]:
         return ANSWERS

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from llmjury.verdicts import Verdict
 
 Pipeline: TypeAlias = "Callable[[Case, Jury], Awaitable[Outcome]]"
+#: What a case set's loader returns: its cases, and the load reports of the files it read.
+CaseLoad: TypeAlias = "tuple[Sequence[Case], Sequence[LoadReport]]"
 
 
 class FamilyOptions(BaseModel):
@@ -137,7 +139,7 @@ class CaseSet(Generic[OptionsT]):
     with the load reports of the files it read (raise `llmjury.cases.NoCases` to skip the tests with
     a reason); `pipeline` turns each case into the test's `outcome` (None: the test takes `case`)."""
 
-    load: Callable[[OptionsT, Settings], tuple[Sequence[Case], Sequence[LoadReport]]]
+    load: Callable[[OptionsT, Settings], CaseLoad]
     pipeline: Pipeline | None = None
 
 

@@ -7,22 +7,19 @@ the loading code lives in the family, beside the data formats it reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
-from llmjury.cases import PIPELINE_MARK, Case, NoCases, generate
+from llmjury.cases import PIPELINE_MARK, NoCases, generate
 from llmjury.errors import ConfigError
-from llmjury.family import CaseSet, Family, FamilyOptions, OptionsT
-from llmjury.loading import LoadReport
+from llmjury.family import CaseLoad, CaseSet, Family, FamilyOptions, OptionsT
 from llmjury.settings import Settings, did_you_mean
 
 CASE_SET_MARK = "llmjury_case_set"
 #: Every family's options, parsed once at start-up (defaults where none was given), by family name.
 OPTIONS = pytest.StashKey[Mapping[str, FamilyOptions]]()
-
-Loaded = tuple[Sequence[Case], Sequence[LoadReport]]
 
 
 def case_set(family: str, name: str) -> pytest.MarkDecorator:
@@ -46,7 +43,7 @@ class CaseSets:
 
     def __init__(self, families: Mapping[str, Family], settings: Settings) -> None:
         self.families, self.settings = families, settings
-        self.loaded: dict[tuple[str, Callable[..., Loaded]], Loaded] = {}
+        self.loaded: dict[tuple[str, Callable[..., CaseLoad]], CaseLoad] = {}
 
     def pytest_configure(self, config: pytest.Config) -> None:
         """Registers the marker (a historic hook: called though this plugin registers late)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmjury.cases import PIPELINE_MARK, Case, generate, parametrize
+from llmjury.cases import PIPELINE_MARK, Case, parametrize
 from llmjury.judges import BoundJury, Comparison, GEvalScore, RubricScore, Score
 from llmjury.jury import Jury, Outcome
 from llmjury.loading import LoadCounter, LoadReport
@@ -12,7 +12,7 @@ from llmjury.parametrize import case_set
 from llmjury.verdicts import JudgeConfig, Verdict
 
 __all__ = ["BoundJury", "Case", "Comparison", "GEvalScore", "JudgeConfig", "Jury", "LoadCounter", "LoadReport",
-           "Outcome", "RubricScore", "Score", "Verdict", "case_set", "generate", "parametrize", "pipeline"]
+           "Outcome", "RubricScore", "Score", "Verdict", "case_set", "parametrize", "pipeline"]
 
 
 def pipeline(fn: object) -> pytest.MarkDecorator:

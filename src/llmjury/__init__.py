@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from llmjury.case_sets import case_set
 from llmjury.cases import PIPELINE_MARK, Case, parametrize
 from llmjury.judges import BoundJury, Comparison, GEvalScore, RubricScore, Score
 from llmjury.jury import Jury, Outcome
 from llmjury.loading import LoadCounter, LoadReport
-from llmjury.parametrize import case_set
 from llmjury.verdicts import JudgeConfig, Verdict
 
 __all__ = ["BoundJury", "Case", "Comparison", "GEvalScore", "JudgeConfig", "Jury", "LoadCounter", "LoadReport",

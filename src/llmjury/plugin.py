@@ -34,6 +34,7 @@ from llmjury.cache import (  # noqa: E402
     scratch_path,
     shards,
 )
+from llmjury.case_sets import OPTIONS, CaseSets  # noqa: E402
 from llmjury.cases import CASES_MARK, LOADED, PIPELINE_MARK, Case, add_markers, generate  # noqa: E402
 from llmjury.datasets.files import read_text  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
@@ -50,7 +51,6 @@ from llmjury.judges import CUSTOM, BoundJury  # noqa: E402
 from llmjury.jury import Jury, Outcome  # noqa: E402
 from llmjury.limits import RateLimit  # noqa: E402
 from llmjury.loading import LoadReport, merge  # noqa: E402
-from llmjury.parametrize import OPTIONS, CaseSets  # noqa: E402
 from llmjury.planner import (  # noqa: E402
     Pipeline,
     PlannedTest,

@@ -67,6 +67,8 @@ class CaseSets:
             metafunc.parametrize("case", [skip], indirect=["case"])
             return
         cases, reports = self.loaded[key]
+        if case_set.select is not None:
+            cases = [case for case in cases if case_set.select(case)]
         marks = [] if case_set.pipeline is None else [getattr(pytest.mark, PIPELINE_MARK).with_args(case_set.pipeline)]
         generate(metafunc, cases, loaded=reports, marks=marks)
 

@@ -137,10 +137,12 @@ class CaseSet(Generic[OptionsT]):
     """A named set of cases a family's tests run over (`@llmjury.case_set(FAMILY, NAME)`), so an eval
     module holds assertions only. `load` reads the cases from this run's parsed options and settings,
     with the load reports of the files it read (raise `llmjury.cases.NoCases` to skip the tests with
-    a reason); `pipeline` turns each case into the test's `outcome` (None: the test takes `case`)."""
+    a reason); `pipeline` turns each case into the test's `outcome` (None: the test takes `case`).
+    Sets sharing one `load` read their files once per process; `select` keeps each set's own cases."""
 
     load: Callable[[OptionsT, Settings], CaseLoad]
     pipeline: Pipeline | None = None
+    select: Callable[[Case], bool] | None = None
 
 
 @dataclass(frozen=True)

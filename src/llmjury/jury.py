@@ -12,7 +12,7 @@ from llmjury.engine import Engine
 from llmjury.jurors import Juror, jury_label, parse_jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary, RenderedPrompt
-from llmjury.settings import Settings
+from llmjury.settings import Settings, family_options
 from llmjury.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -45,14 +45,14 @@ class Jury:
         self.settings = settings
         self.prompts = prompts
         self.prices = prices
-        self._options = options
+        self._options = dict(options)
 
     def options(self, family: str, model: type[OptionsT]) -> OptionsT:
         """A family's options as the plugin parsed them at start-up, so a pipeline never parses
-        them again per case; a jury built without them (outside a run) has the model's defaults."""
+        them again per case; a jury built without them (outside a run) parses its settings' once."""
         options = self._options.get(family)
         if options is None:
-            return model()
+            options = self._options[family] = model.model_validate(family_options(self.settings, family))
         if not isinstance(options, model):
             raise TypeError(f"family {family!r}: the run's options are {type(options).__name__}, not {model.__name__}")
         return options

@@ -1,42 +1,43 @@
 """The Q&A quality family's case sets: the pairs to grade, the pairs people labelled, and one rules
-case per course, all from one load of this run's files (a few milliseconds, so each set reads them)."""
+case per course, all from one load of this run's files per process."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from llmjury.cases import Case
 from llmjury.families.qa_quality import pipeline
-from llmjury.families.qa_quality.datasets import DATASETS, QAData, load
+from llmjury.families.qa_quality.cases import CourseRules, QACase
+from llmjury.families.qa_quality.datasets import DATASETS, load
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.family import CaseLoad, CaseSet
 from llmjury.settings import Settings
 
 
-def data(options: QAOptions, settings: Settings) -> QAData:
-    """The run's Q&A data: every dataset's file (the option's, else the shipped copy)."""
+def everything(options: QAOptions, settings: Settings) -> CaseLoad:
+    """Every case of the run's Q&A data (each dataset's file: the option's, else the shipped copy)."""
     paths = {d.name: path for d in DATASETS if (path := d.path(options, settings)) is not None}
-    return load(paths, options)
+    data = load(paths, options)
+    return [*data.pairs, *data.labelled, *data.rules], data.loaded
 
 
-def pairs(options: QAOptions, settings: Settings) -> CaseLoad:
-    """Every filtered pair, to keep or drop."""
-    loaded = data(options, settings)
-    return loaded.pairs, loaded.loaded
+def unlabelled(case: Case) -> bool:
+    """A corpus pair, to keep or drop."""
+    return isinstance(case, QACase) and case.label is None
 
 
-def labelled(options: QAOptions, settings: Settings) -> CaseLoad:
-    """Pairs people labelled, which measure the grader."""
-    loaded = data(options, settings)
-    return loaded.labelled, loaded.loaded
+def labelled(case: Case) -> bool:
+    """A pair people labelled, which measures the grader."""
+    return isinstance(case, QACase) and case.label is not None
 
 
-def rules(options: QAOptions, settings: Settings) -> CaseLoad:
-    """One case per course: what the filters removed."""
-    loaded = data(options, settings)
-    return loaded.rules, loaded.loaded
+def rules(case: Case) -> bool:
+    """A course's rules case: what the filters removed."""
+    return isinstance(case, CourseRules)
 
 
 def case_sets() -> Mapping[str, CaseSet[QAOptions]]:
     """The family's case sets, by the name its eval tests give."""
-    return {"pairs": CaseSet(pairs, pipeline.grade_pair), "labelled": CaseSet(labelled, pipeline.grade_pair),
-            "course_rules": CaseSet(rules, pipeline.course_rules)}
+    return {"pairs": CaseSet(everything, pipeline.grade_pair, unlabelled),
+            "labelled": CaseSet(everything, pipeline.grade_pair, labelled),
+            "course_rules": CaseSet(everything, pipeline.course_rules, rules)}

@@ -175,3 +175,11 @@ def test_the_shipped_eval_modules_hold_assertions_only():
         assert "pytest_generate_tests" not in text, module.name
         assert "llmjury.plugin" not in text and "llmjury.generate" not in text, module.name
         assert "case_sets" not in text and ".options import" not in text, module.name
+
+
+def test_a_family_option_without_a_default_stops_the_run_at_start_up_naming_it(project):
+    (project.path / "counted.py").write_text(COUNTED.replace("count: int = 3", "count: int"), encoding="utf-8")
+    result = project.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*family llm_families line 'counted:FAMILY': options count have no default (every option needs one)"])

@@ -273,6 +273,9 @@ def check_family(family: object, where: str) -> Family:
     options = getattr(family, "options", None)
     if not (isinstance(options, type) and issubclass(options, FamilyOptions)):
         problems.append("options is not a FamilyOptions subclass (which rejects unknown keys)")
+    elif required := [key for key, spec in options.model_fields.items() if spec.is_required()]:
+        # Every family's options are parsed at start-up, also in runs that give it none.
+        problems.append(f"options {', '.join(required)} have no default (every option needs one)")
     results = getattr(family, "results", None)
     if not isinstance(results, Mapping) or not results:
         problems.append("results maps no verdict kind to a model")

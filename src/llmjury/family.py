@@ -18,9 +18,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from llmjury.errors import ConfigError
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from llmjury.jury import Jury, Outcome
     from llmjury.loading import LoadReport
     from llmjury.providers.offline import Heuristic
-    from llmjury.settings import Settings
+    from llmjury.settings import OptionLine, Settings
     from llmjury.verdicts import Verdict
 
 Pipeline: TypeAlias = "Callable[[Case, Jury], Awaitable[Outcome]]"
@@ -219,12 +219,13 @@ class Family(abc.ABC, Generic[OptionsT, SectionT]):
     #: Section keys the generic metric table leaves out because `markdown` renders them.
     hidden_from_tables: ClassVar[tuple[str, ...]] = ()
 
-    def parse_options(self, values: Mapping[str, str], settings: Settings | None = None) -> FamilyOptions:
-        """This family's options from `KEY=VALUE` strings; a ConfigError names every bad key."""
-        try:
-            return self.options.model_validate(dict(values))
-        except ValidationError as exc:
-            raise ConfigError(f"--llm-option {self.name}.*: {_explain(exc, self.name)}") from None
+    def parse_options(self, lines: Sequence[OptionLine]) -> OptionsT:
+        """This family's options from the lines that set them (none: its defaults), parsed once at
+        start-up (and by `llmjury replay`); a ConfigError names each bad line and where it was set."""
+        from llmjury.settings import checked_options
+
+        # checked_options validates with `self.options`, so the value is this family's own model.
+        return cast(OptionsT, checked_options(self.name, self.options, lines))
 
     def dataset_paths(self, options: FamilyOptions, settings: Settings) -> dict[str, Path]:
         """Every dataset file this run reads, by dataset name: the option's path, else the shipped copy
@@ -249,17 +250,6 @@ class Family(abc.ABC, Generic[OptionsT, SectionT]):
         result = None if raw is None else self.result_model(record.get("kind", "")).model_validate(raw)
         # The typed result passes the Verdict's validation as it is: no second model_copy of every verdict.
         return Verdict.model_validate({**record, "result": result})
-
-
-def _explain(exc: ValidationError, family: str) -> str:
-    parts = []
-    for error in exc.errors():
-        key = ".".join(str(p) for p in error["loc"]) or "?"
-        if error["type"] == "extra_forbidden":
-            parts.append(f"unknown option {family}.{key}")
-        else:
-            parts.append(f"{family}.{key}={error.get('input')!r}: {error['msg']}")
-    return "; ".join(parts)
 
 
 def check_family(family: object, where: str) -> Family:

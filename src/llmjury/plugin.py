@@ -74,7 +74,6 @@ from llmjury.settings import (  # noqa: E402
     Settings,
     check_roles,
     check_spec,
-    checked_options,
     choice,
     confidence_level,
     did_you_mean,
@@ -370,7 +369,7 @@ def check_family_options(settings: Settings, families: dict[str, Family]) -> dic
             raise ConfigError(f"{line}: unknown family {name!r}{did_you_mean(name, families)}; "
                               f"known families: {', '.join(families)}")
         by_family.setdefault(name, []).append(line)
-    return {name: checked_options(name, family.options, by_family.get(name, [])) for name, family in families.items()}
+    return {name: family.parse_options(by_family.get(name, [])) for name, family in families.items()}
 
 
 def check_ini_keys(config: pytest.Config) -> None:

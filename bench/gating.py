@@ -33,6 +33,7 @@ import numpy as np
 
 from llmjury.compare import paired_delta
 from llmjury.gates import Gate
+from llmjury.model import RunInfo, RunSummary
 
 SIZES = (60, 200, 1000)
 #: Unchanged PRs (A/A), and PRs that drop the true figure by 5 and 15 points of its range.
@@ -136,8 +137,8 @@ def simulate(kind: Kind, n: int, drop: float, prs: int, seed: int, chosen: float
         summaries = {}
         for level in levels:
             delta = paired_delta(float(now.mean() - before.mean()), (now, ones), (before, ones), n, level)
-            summaries[level] = {"comparison": {"compared": True, "judges_differ": [],
-                                               "families": {"sim": {"m": {"delta": delta}}}}}
+            summaries[level] = RunSummary(run=RunInfo(id="sim"), comparison={
+                "compared": True, "judges_differ": [], "families": {"sim": {"m": {"delta": delta}}}})
             cell.covered[level] += delta["low"] <= truth <= delta["high"]
         for name, gate, uncertain, level in gates:
             cell.outcomes[name][gate.check(summaries[level], uncertain=uncertain).status] += 1

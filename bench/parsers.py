@@ -12,33 +12,24 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import time
-from pathlib import Path
+
+from adversarial import corpus_module
 
 from llmjury.errors import JudgeParseError
-from llmjury.families.arena.judge import parse_pair, read_scores
-from llmjury.families.qa_quality.evaluation import QualityEvaluation
-from llmjury.families.socratic.decision import parse_decision
-from llmjury.geval_scoring import parse_score
-from llmjury.judges import RubricScore, parse_choice, schema_parser
 from llmjury.quotes import unquoted
-
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "adversarial" / "judge_answers.jsonl"
-PARSERS = {"socratic": parse_decision, "arena_scores": read_scores, "mtbench_pair": parse_pair,
-           "geval": lambda text: parse_score(text, range(1, 6)), "core_choice": parse_choice,
-           "structured": schema_parser(RubricScore), "qa_quality": schema_parser(QualityEvaluation)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--target", type=float, default=0.05, help="seconds per answer")
     target = parser.parse_args().target
-    rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()]
+    corpus = corpus_module()  # the corpus and its parsers as the tests read them
+    rows = corpus.ROWS
     start = time.perf_counter()
     for row in rows:
         with contextlib.suppress(JudgeParseError):
-            PARSERS[row["parser"]](row["text"])
+            corpus.PARSERS[row["parser"]](row["text"])
     each = (time.perf_counter() - start) / len(rows)
     print(f"corpus: {len(rows)} answers, {each * 1000:.3f} ms per answer (target {target * 1000:.0f} ms)")
     for name, text in {"unclosed « x40,000": "« " * 20000, "unclosed “ x40,000": "“ " * 20000,

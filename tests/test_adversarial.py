@@ -2,52 +2,29 @@
 answers end to end through a fake OpenAI-compatible server (repair calls included), generated
 mentions around a true decision, and small-model G-Eval answers through both scoring paths.
 
-`python -m pytest tests/test_adversarial.py -rP -k counts` prints the per-family counts."""
+The corpus and its end-to-end run are `adversarial_corpus`'s, shared with `bench/adversarial.py`,
+which prints the per-family counts."""
 
 from __future__ import annotations
 
-import json
 import math
-import re
-from collections import Counter
-from pathlib import Path
 
 import pytest
+from adversarial_corpus import FIELDS, PARSERS, REPAIR_ASK, ROWS, parsed, run_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmjury.errors import JudgeParseError
-from llmjury.families.arena.judge import OUTCOME_LABELS, parse_pair, read_scores
-from llmjury.families.qa_quality.evaluation import DIMENSIONS, QualityEvaluation
 from llmjury.families.socratic.decision import parse_decision
 from llmjury.geval_scoring import parse_score
-from llmjury.judges import CHOICE_LABELS, RubricScore, parse_choice, schema_parser
 from llmjury.quotes import unquoted
 from llmjury.testing import FakeOpenAI
 from llmjury.testing.fake_openai import ServerBehaviour
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "adversarial" / "judge_answers.jsonl"
-ROWS = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()]
-PARSERS = {
-    "socratic": parse_decision,
-    "arena_scores": read_scores,
-    "mtbench_pair": parse_pair,
-    "geval": lambda text: parse_score(text, range(1, 6)),
-    "core_choice": parse_choice,
-    "structured": lambda text: schema_parser(RubricScore)(text).score,
-    "qa_quality": lambda text: [getattr(schema_parser(QualityEvaluation)(text), d).score for d in DIMENSIONS],
-}
 CLASSES = {"control", "extra_words", "lookalike", "scale_echo", "number_punctuation", "duplicate_key",
            "blockquote_before", "rubric_anchors", "no_decision"}
 QUOTE_STYLES = {"double", "double_multiline", "curly", "single", "single_apostrophe", "guillemets", "angle_single",
                 "low_high", "inline_code", "html_q", "fenced", "blockquote", "html_blockquote", "table"}
-
-
-def parsed(parser: str, text: str):
-    try:
-        return PARSERS[parser](text)
-    except JudgeParseError:
-        return None
 
 
 def test_the_corpus_covers_every_parser_and_class():
@@ -76,117 +53,28 @@ def test_a_full_stop_after_the_score_is_read():
 
 
 # -- end to end: the fake server answers each row, and a repair call with the judge's real decision --
-def repair_answer(parser: str, truth):
-    """What a judge asked for its decision alone says: its real decision in the prompt's format."""
-    if truth is None:
-        return "I cannot say."
-    return {
-        "socratic": lambda: f"### ({truth})",
-        "core_choice": lambda: f"### {truth.upper() if truth != 'tie' else 'tie'}",
-        "mtbench_pair": lambda: {"model_a": "[[A]]", "model_b": "[[B]]", "tie": "[[C]]"}[truth],
-        "arena_scores": lambda: "- Score of Model 1: {}\n- Score of Model 2: {}".format(
-            *{"model_a": (1, 0), "model_b": (0, 1), "tie": (1, 1), "tie (bothbad)": (0, 0)}[truth]),
-        "geval": lambda: str(truth),
-        "structured": lambda: json.dumps({"reasoning": "repaired", "score": truth}),
-        "qa_quality": lambda: json.dumps({**{d: {"score": s, "reasoning": "r"}
-                                             for d, s in zip(DIMENSIONS, truth, strict=True)},
-                                          "overall_quality": "medium"}),
-    }[parser]()
-
-
-def corpus_server(rows: list[dict], parser: str) -> FakeOpenAI:
-    def reply(body, index):
-        messages = body["messages"]
-        row = rows[int(re.search(r"item-(\d+)-", "\n".join(m["content"] for m in messages)).group(1))]
-        if messages[-1]["content"].startswith("Your answer above has no decision"):
-            return repair_answer(parser, row["truth"])
-        return row["text"]
-
-    return FakeOpenAI(reply, behaviour=ServerBehaviour(digit_tokens=True))
-
-
-async def judge_row(jury, parser: str, i: int):
-    """One row through its family's judge call path: (decision or None, repaired)."""
-    from llmjury.judges import geval_score, pairwise, structured
-
-    item = f"item-{i}-"
-    pair = {
-        "socratic": dict(template="socratic/judge.j2", slots=("teacher_a_response", "teacher_b_response"),
-                         variables={"dialogue_history": item}, parse=parse_decision,
-                         labels={"a": 0, "b": 1, "c": "c"}, names=("a", "b")),
-        "core_choice": dict(template="core/compare.j2", variables={"criteria": "correct", "question": item},
-                            parse=parse_choice, labels=CHOICE_LABELS, names=("a", "b")),
-        "mtbench_pair": dict(template="arena/mtbench_pair_v2.j2", system="arena/mtbench_pair_v2_system.j2",
-                             slots=("answer_a", "answer_b"), variables={"question": item}, parse=parse_pair,
-                             labels=OUTCOME_LABELS, names=("model_a", "model_b")),
-        "arena_scores": dict(template="arena/judge.j2", slots=("answer_a", "answer_b"), variables={"question": item},
-                             parse=read_scores, labels=OUTCOME_LABELS, names=("model_a", "model_b")),
-    }
-    if parser in pair:
-        judged = await pairwise(jury, "custom", "first", "second", orders=["ab"], **pair[parser])
-        (run,) = judged.runs
-        return run.winner, run.repaired
-    if parser == "geval":
-        prompt = jury.render("core/geval.j2", criterion="Coherence", steps="1. Read.", context="", text=item,
-                             form="Coherence", low=1, high=5)
-        scored = await geval_score(jury, "custom", prompt, range(1, 6), scoring="sampling", n=1)
-        return (round(scored.result.score) if scored.result else None), len(scored.raw) > 1
-    if parser == "structured":
-        prompt = jury.render("core/score.j2", response=item, rubric="correct", question="", low=1, high=5,
-                             fields="- reasoning: string\n- score: integer")
-        (answer,) = (await structured(jury, "custom", prompt, RubricScore)).answers
-        return (answer.parsed.score if answer.scored else None), answer.repaired
-    prompt = jury.render("qa_quality/judge.j2", qa=item)
-    (answer,) = (await structured(jury, "custom", prompt, QualityEvaluation)).answers
-    return ([getattr(answer.parsed, d).score for d in DIMENSIONS] if answer.scored else None), answer.repaired
-
-
-def run_corpus(make_engine, parser: str) -> tuple[Counter, list[str]]:
-    import asyncio
-
-    from llmjury.jury import Jury
-    from llmjury.pricing import PriceTable
-    from llmjury.prompts import PromptLibrary
-
-    counts: Counter = Counter()
-    wrong: list[str] = []
-    with corpus_server(ROWS, parser) as server:
-        engine = make_engine()
-        engine.settings.roles["judge"] = f"openai:judge;base_url={server.base_url}"
-        jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
-        mine = [i for i, row in enumerate(ROWS) if row["parser"] == parser]
-
-        async def every_row():
-            return await asyncio.gather(*(judge_row(jury, parser, i) for i in mine))
-
-        for i, (decision, repaired) in zip(mine, engine.run(every_row()), strict=True):
-            row = ROWS[i]
-            counts["entries"] += 1
-            counts["unscored"] += decision is None
-            counts["repaired"] += repaired and decision is not None
-            if decision is not None and decision != row["truth"]:
-                counts["flips"] += 1
-                wrong.append(f"{i} {row['note']}: {decision!r} != {row['truth']!r}")
-            if decision is None and row["expected"] is not None:
-                wrong.append(f"{i} {row['note']}: lost the clear decision {row['expected']!r}")
-    return counts, wrong
-
-
 @pytest.mark.parametrize("parser", sorted(PARSERS))
 def test_end_to_end_no_flip_and_no_lost_clear_decision(make_engine, parser):
     counts, wrong = run_corpus(make_engine, parser)
-    assert counts["flips"] == 0 and not wrong, wrong
+    assert counts["flips"] == 0 and counts["wrongly_scored"] == 0 and counts["lost"] == 0 and not wrong, wrong
     # every row whose judge decided is read, directly or after the repair call asking for the decision alone
     assert counts["unscored"] == sum(1 for r in ROWS if r["parser"] == parser and r["truth"] is None)
 
 
-def test_counts_per_family(make_engine):
-    """The table in the closing note: entries, flips, unscored and repaired per parser, end to end."""
-    print(f"\n{'parser':<14}{'entries':>8}{'flips':>7}{'unscored':>10}{'repaired':>10}")
-    for parser in sorted(PARSERS):
-        counts, _ = run_corpus(make_engine, parser)
-        print(f"{parser:<14}{counts['entries']:>8}{counts['flips']:>7}{counts['unscored']:>10}{counts['repaired']:>10}")
-        assert counts["flips"] == 0
+@pytest.mark.parametrize("parser", sorted(FIELDS))
+def test_end_to_end_in_schema_mode_free_text_reads_as_in_text_mode(make_engine, parser):
+    """A server that ignores the schema and answers the corpus's free text: the same decisions."""
+    counts, wrong = run_corpus(make_engine, parser, schema=True)
+    assert counts["flips"] == 0 and counts["wrongly_scored"] == 0 and counts["lost"] == 0 and not wrong, wrong
+    assert counts["unscored"] == sum(1 for r in ROWS if r["parser"] == parser and r["truth"] is None)
+
+
+@pytest.mark.parametrize("parser", sorted(FIELDS))
+def test_schema_answers_read_the_field_whatever_their_reasoning_mentions(make_engine, parser):
+    """Every adversarial text as the reasoning of a schema answer: the decision field alone decides."""
+    counts, wrong = run_corpus(make_engine, parser, schema=True, as_field=True)
+    assert counts["kept"] == counts["entries"] and counts["repaired"] == 0 and not wrong, wrong
+    assert counts["entries"] == sum(1 for r in ROWS if r["parser"] == parser and r["truth"] is not None)
 
 
 # -- generated mentions around a true decision --------------------------------------------------------
@@ -286,7 +174,7 @@ def test_copied_rubric_anchors_are_never_the_score_sampling_or_logprobs(make_eng
     from llmjury.testing.fake_server import FakeChoice
 
     def reply(body, index):
-        if body["messages"][-1]["content"].startswith("Your answer above has no decision"):
+        if body["messages"][-1]["content"].startswith(REPAIR_ASK):
             return "I cannot say."  # a small model that cannot repair either
         at = text.rfind(str(score)) if score is not None else -1
         return FakeChoice(text, logprobs=marked_logprobs(text, at) if body.get("logprobs") else None)
@@ -316,7 +204,7 @@ def test_an_ambiguous_answer_gets_one_cached_repair_asking_for_the_decision_alon
     from llmjury.prompts import PromptLibrary
 
     def reply(body, index):
-        if body["messages"][-1]["content"].startswith("Your answer above has no decision"):
+        if body["messages"][-1]["content"].startswith(REPAIR_ASK):
             return "### B"
         return 'B is right.\n### B\n\nResponse A ends with "### A".'
 

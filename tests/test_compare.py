@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from summaries import summary_of
 
 from llmjury.cli import main
 from llmjury.compare import compare_runs, comparison_lines, headline_leaves, metric_key, metric_rows
@@ -47,7 +48,7 @@ def compare(polite: Any, current: list[dict], baseline: list[dict], **kwargs: An
 
 
 def checked(comparison: dict[str, Any], gate: str) -> str:
-    return Gate.parse(gate).check({"comparison": comparison}).status
+    return Gate.parse(gate).check(summary_of({"comparison": comparison})).status
 
 
 def test_a_run_compared_with_itself_has_zero_deltas_and_every_delta_gate_passes(polite):
@@ -231,7 +232,7 @@ def test_runs_judged_by_different_models_are_not_compared_unless_allowed(polite)
     assert comparison["compared"] is False and comparison["families"] == {}
     assert comparison["judges_differ"] == [{"family": "polite", "field": "model", "current": "gpt-4o-mini",
                                             "baseline": "gpt-4o"}]
-    result = Gate.parse("polite.polite_rate.delta>=-0.02").check({"comparison": comparison})
+    result = Gate.parse("polite.polite_rate.delta>=-0.02").check(summary_of({"comparison": comparison}))
     assert result.status == "fail" and "judges differ (model)" in result.reason
     forced = compare(polite, current, baseline, allow_judge_change=True)
     assert forced["compared"] is True and forced["families"]["polite"]["polite_rate"]["delta"]["value"] == 0
@@ -374,8 +375,8 @@ def test_runs_with_no_case_in_common_count_them_and_compare_nothing(polite):
     row = compare(polite, current, baseline)["families"]["polite"]["polite_rate"]
     assert (row["shared_cases"], row["only_current"], row["only_baseline"]) == (0, 5, 7)
     assert row["delta"]["value"] is None and row["delta"]["method"] == "no shared cases"
-    assert Gate.parse("polite.polite_rate.delta>=-0.02").check({"comparison": compare(
-        polite, current, baseline)}).status == "fail"
+    assert Gate.parse("polite.polite_rate.delta>=-0.02").check(summary_of({"comparison": compare(
+        polite, current, baseline)})).status == "fail"
 
 
 def test_a_baseline_record_the_family_cannot_read_is_named_and_the_rest_is_kept(polite):
@@ -401,7 +402,7 @@ def test_a_baseline_named_by_a_latest_pointer_is_read_and_a_truncated_one_is_ref
     (run / "summary.json").write_text('{"run": {"id": "run-1"}}')
     (tmp_path / "latest").write_text("run-1\n")
     saved = load_run(tmp_path / "latest", "--llm-baseline")
-    assert (saved.records, saved.summary) == ([record], {"run": {"id": "run-1"}})
+    assert saved.records == [record] and saved.summary is not None and saved.summary.run.id == "run-1"
     (run / VERDICTS).write_bytes((run / VERDICTS).read_bytes()[:-8])
     with pytest.raises(ConfigError, match=r"^--llm-baseline .*verdicts\.jsonl\.gz: cannot be read"):
         load_run(run, "--llm-baseline")

@@ -13,7 +13,7 @@ pytest.importorskip("deepeval")
 # The bridge goes first: it switches deepeval's telemetry and file writes off before deepeval loads.
 from llmjury.deepeval_bridge import JuryModel, MetricResult, metric_verdict  # noqa: I001
 
-from deepeval.metrics import GEval
+from deepeval.metrics import BaseMetric, GEval
 from deepeval.test_case import LLMTestCase, SingleTurnParams
 
 
@@ -73,3 +73,22 @@ def test_importing_llmjury_plugin_does_not_import_deepeval():
     code = "import sys, llmjury.plugin; print('deepeval' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+class _NoThreshold(BaseMetric):
+    """A metric of one's own that scores but sets no threshold (deepeval's own default is None)."""
+
+    def measure(self, test_case, *args, **kwargs):
+        self.score, self.reason = 0.7, "fine"
+        return self.score
+
+    async def a_measure(self, test_case, *args, **kwargs):
+        return self.measure(test_case)
+
+    def is_successful(self):
+        return False
+
+
+def test_a_metric_without_a_threshold_becomes_an_unscored_verdict_naming_it():
+    verdict = metric_verdict(_NoThreshold(), LLMTestCase(input="q", actual_output="a"), case_id="q1", family="toy")
+    assert not verdict.valid and "no threshold" in verdict.error

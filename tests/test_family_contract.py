@@ -196,8 +196,9 @@ def test_a_metric_without_data_keeps_its_none_value_through_the_report(tmp_path)
     record = {"case_id": "c", "family": "rated", "kind": "score", "judge": {"provider": "offline:heuristic"},
               "result": None, "valid": False, "error": "unparseable: x"}
     summary = summarize([record], {"id": "r"}, {}, PriceTable.load(), {"rated": family})
-    assert summary["rated"]["rate"] == {"value": None, "low": None, "high": None, "n": 0, "method": "wilson"}
-    assert "note" not in summary["rated"]  # an absent figure is left out
+    figures = summary.families["rated"].figures
+    assert figures["rate"] == {"value": None, "low": None, "high": None, "n": 0, "method": "wilson"}
+    assert "note" not in figures  # an absent figure is left out
     run_dir = write_run(tmp_path, summary, [record], [], {"rated": family})
     assert "| `rated.rate` | n/a | 0 | wilson |" in (run_dir / "summary.md").read_text()
 

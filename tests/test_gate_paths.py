@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from summaries import summary_of
+
 from llmjury.decision import metric_rows
 from llmjury.gates import Gate, resolve
 from llmjury.reports import markdown
@@ -31,11 +33,12 @@ def test_every_path_of_a_sections_metrics_is_a_gate_that_reads_it_back():
 
 
 def test_the_paths_summary_md_prints_are_gates_that_parse():
-    summary = {"run": {"id": "r", "judge": "offline", "cache_mode": "record", "families": ["arena"]},
-               "usage": {}, "arena": {"cases": 1, "verdicts": 1, "unscored": 0, "unscored_reasons": {},
-                                      "judges": ["offline"], "headline": [], **SECTION}}
+    summary = summary_of({"run": {"id": "r", "judge": "offline", "cache_mode": "record", "families": ["arena"]},
+                          "arena": {"cases": 1, "verdicts": 1, "unscored": 0, "unscored_reasons": {},
+                                    "judges": ["offline"], "headline": [], **SECTION}})
     text = markdown(summary, [], {})
     printed = re.findall(r"`(arena\.[^`]+)`", text)
     assert "arena.recorded[recorded:autoj-13b].swap_consistency" in printed
-    for path in printed:
-        Gate.parse(f"{path}>=0")
+    for path in printed:  # each reads its metric back from the typed summary (every value here is >= 0.3)
+        result = Gate.parse(f"{path}>=0").check(summary)
+        assert (result.status, result.reason) == ("pass", ""), path

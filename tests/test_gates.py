@@ -3,17 +3,19 @@ from __future__ import annotations
 import re
 
 import pytest
+from summaries import summary_of
 
 from llmjury.errors import ConfigError
 from llmjury.gates import Gate, check_metrics
 
-SUMMARY = {
+TREE = {
     "socratic": {"win_rate": {"value": 0.6, "low": 0.52, "high": 0.67, "n": 200, "method": "wilson"},
                  "verdicts": 200},
     "arena": {"rating": {"gpt-3.5-turbo": {"value": 1076.0, "low": 1053.0, "high": 1096.0, "n": 399},
                          "llama-13b": {"value": 874.0, "low": 848.0, "high": 900.0, "n": 395}},
               "rank": {"gpt-3.5-turbo": {"value": 2, "low": 2, "high": 3, "n": 399}}},
 }
+SUMMARY = summary_of(TREE)
 
 
 @pytest.mark.parametrize(("text", "status"), [
@@ -46,7 +48,8 @@ def test_unknown_metric_fails_naming_the_path():
 def test_a_misspelt_metric_known_only_after_the_run_fails_with_the_nearest_path():
     """Your own tests' metrics are named after them (custom.compare.TEST.win_rate), so start-up cannot
     check them: the gate's failure names the nearest path the run has."""
-    summary = {"custom": {"compare": {"test_answer": {"win_rate": {"value": 0.8, "low": 0.6, "high": 0.9, "n": 10}}}}}
+    summary = summary_of({"custom": {"compare": {"test_answer": {"win_rate": {"value": 0.8, "low": 0.6, "high": 0.9,
+                                                                          "n": 10}}}}})
     result = Gate.parse("custom.compare.test_answr.win_rate>=0.5").check(summary)
     assert result.status == "fail"
     assert result.reason == (" (no metric 'custom.compare.test_answr' in this run; "
@@ -75,11 +78,11 @@ def delta(value, low, high):
     return {"value": value, "low": low, "high": high, "n": 200, "method": "paired bootstrap"}
 
 
-COMPARED = {**SUMMARY, "comparison": {"baseline": "main", "judges_differ": [], "compared": True, "families": {
+COMPARED = summary_of({**TREE, "comparison": {"baseline": "main", "judges_differ": [], "compared": True, "families": {
     "socratic": {"win_rate": {"current": 0.6, "baseline": 0.63, "delta": delta(-0.03, -0.08, 0.02),
                               "shared_cases": 200, "only_current": 0, "only_baseline": 0}},
     "arena": {"rating[gpt-3.5-turbo]": {"current": 1076.0, "baseline": 1070.0, "delta": delta(6.0, 1.0, 11.0),
-                                        "shared_cases": 399, "only_current": 0, "only_baseline": 0}}}}}
+                                        "shared_cases": 399, "only_current": 0, "only_baseline": 0}}}}})
 
 
 @pytest.mark.parametrize(("text", "status"), [
@@ -135,15 +138,15 @@ def test_a_threshold_path_ending_in_a_bound_reads_that_bound():
 
 
 def test_a_zero_width_interval_on_the_threshold_passes():
-    same = {"comparison": {"compared": True, "judges_differ": [], "families": {
-        "socratic": {"win_rate": {"delta": delta(0.0, 0.0, 0.0)}}}}}
+    same = summary_of({"comparison": {"compared": True, "judges_differ": [], "families": {
+        "socratic": {"win_rate": {"delta": delta(0.0, 0.0, 0.0)}}}}})
     assert Gate.parse("socratic.win_rate.delta>=0").check(same).status == "pass"
 
 
 def test_a_delta_gate_on_runs_whose_judges_differ_fails_naming_the_fields():
-    summary = {"comparison": {"compared": False, "families": {}, "judges_differ": [
+    summary = summary_of({"comparison": {"compared": False, "families": {}, "judges_differ": [
         {"family": "socratic", "field": "model", "current": "a", "baseline": "b"},
-        {"family": "socratic", "field": "prompt", "current": "x", "baseline": "y"}]}}
+        {"family": "socratic", "field": "prompt", "current": "x", "baseline": "y"}]}})
     result = Gate.parse("socratic.win_rate.delta>=-0.02").check(summary)
     assert result.status == "fail" and "the judges differ (model, prompt)" in result.reason
 

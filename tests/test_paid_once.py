@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmjury.chat import chat
+from llmjury.chat import Sample, chat
 from llmjury.errors import PermanentProviderError
 from llmjury.testing import FakeChoice, Fault
 
@@ -67,3 +67,24 @@ def _done(value):
     future: Future = Future()
     future.set_result(value)
     return future
+
+
+def test_a_judge_waiting_on_a_claim_takes_an_earlier_runs_answer_after_fetching_its_own(openai_server, make_engine,
+                                                                                       tmp_path):
+    # Two samples: this process fetches the first while another process of the run holds the second.
+    # Before that other process ends, a concurrent run commits the second sample. A judge replays
+    # earlier answers, so the waiter takes it; fetching the first must not make the waiter "fresh".
+    engine = make_engine(cache=tmp_path / "c.sqlite", run_id="run")
+    request = chat(("user", "q"), n=2)
+    second = request.sample_key("openai:m", 1)
+    engine.store.claim = lambda keys, owner, **kw: _done({second: "run:other"})
+    default = openai_server.reply
+
+    def reply(body, i):
+        engine.store.put(second, "openai", "", "{}", Sample(text="from another run"), "other-run").result()
+        return default(body, i)
+
+    openai_server.reply = reply
+    result = engine.run(engine.complete(spec(openai_server), request, role="judge"))
+    assert [s.text for s in result.samples][1] == "from another run"
+    assert result.cached == [False, True] and len(openai_server.requests) == 1

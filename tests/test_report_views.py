@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from summaries import summary_of
 
 from llmjury.decision import decide, gate_line
 from llmjury.family import Family, Metric, Plot, Result, Section
 from llmjury.gates import Gate
+from llmjury.model import RunSummary
 from llmjury.reports import FLIPS_IN_MARKDOWN, markdown, terminal_lines
 
 PROJECT = Path(__file__).parent / "projects" / "polite"
@@ -29,7 +31,7 @@ def metric(value: float, low: float | None = None, high: float | None = None, n:
     return {"value": value, "low": low, "high": high, "n": n, "method": "wilson"}
 
 
-def compared_summary(changed: list[dict[str, Any]] | None = None, total: int | None = None) -> dict[str, Any]:
+def compared_summary(changed: list[dict[str, Any]] | None = None, total: int | None = None) -> RunSummary:
     """A polite run compared with its baseline: the rate fell by 0.117 [-0.217, -0.017]."""
     family: dict[str, Any] = {"polite_rate": {
         "current": 0.7, "baseline": 0.817, "shared_cases": 60, "only_current": 0, "only_baseline": 0,
@@ -37,12 +39,13 @@ def compared_summary(changed: list[dict[str, Any]] | None = None, total: int | N
                   "mde": 0.09}}}
     if changed is not None:
         family |= {"changed_cases": changed, "changed_total": total if total is not None else len(changed)}
-    return {"run": {"id": "pr-run", "families": ["polite"], "judge": "offline", "cache_mode": "replay", "seed": 0,
-                    "workers": 1},
-            "polite": {"cases": 60, "verdicts": 60, "unscored": 0, "unscored_reasons": {}, "judges": ["offline"],
-                       "headline": ["polite_rate"], "polite_rate": metric(0.7, 0.58, 0.8)},
-            "comparison": {"baseline": "baseline/run", "compared": True, "judges_differ": [],
-                           "families": {"polite": family}}}
+    return summary_of({
+        "run": {"id": "pr-run", "families": ["polite"], "judge": "offline", "cache_mode": "replay", "seed": 0,
+                "workers": 1},
+        "polite": {"cases": 60, "verdicts": 60, "unscored": 0, "unscored_reasons": {}, "judges": ["offline"],
+                   "headline": ["polite_rate"], "polite_rate": metric(0.7, 0.58, 0.8)},
+        "comparison": {"baseline": "baseline/run", "compared": True, "judges_differ": [],
+                       "families": {"polite": family}}})
 
 
 def flip(case_id: str, change: float) -> dict[str, Any]:
@@ -53,7 +56,7 @@ def flip(case_id: str, change: float) -> dict[str, Any]:
 # -- the Decision row of a delta gate -----------------------------------------------------------------
 def test_a_gate_on_the_change_s_low_end_shows_the_change_its_interval_and_the_figure_that_decided():
     summary = compared_summary()
-    summary["comparison"]["families"]["polite"]["polite_rate"]["delta"]["high"] = -0.067  # wholly below -0.05
+    summary.comparison["families"]["polite"]["polite_rate"]["delta"]["high"] = -0.067  # wholly below -0.05
     result = Gate.parse("polite.polite_rate.delta.low>=-0.05").check(summary)
     line = gate_line(result)
     assert (line.status, line.value, line.interval, line.threshold) == ("fail", "-0.117", "[-0.217, -0.067]", "-0.05")
@@ -206,8 +209,8 @@ class _Drawn(Family):
 def test_a_family_s_own_figures_are_drawn_with_ids_under_its_name():
     from llmjury.report_html import page
 
-    summary = {"run": {"id": "r", "families": ["drawn"]},
-               "drawn": {"cases": 1, "verdicts": 1, "unscored": 0, "rate": metric(0.5, 0.1, 0.9)}}
+    summary = summary_of({"run": {"id": "r", "families": ["drawn"]},
+                          "drawn": {"cases": 1, "verdicts": 1, "unscored": 0, "rate": metric(0.5, 0.1, 0.9)}})
     text = page(summary, [], {"drawn": _Drawn()})
     assert '<figure id="drawn-rate"><svg>' in text and "rate 0.5" in text
 
@@ -246,7 +249,7 @@ def test_no_report_of_a_compared_run_holds_an_absolute_path(pytester, compared):
 
 def test_terminal_paths_are_relative_to_the_root(tmp_path):
     summary = compared_summary()
-    summary["comparison"]["baseline"] = str(tmp_path / "baseline" / "run")
+    summary.comparison["baseline"] = str(tmp_path / "baseline" / "run")
     lines = terminal_lines(summary, [], tmp_path / "reports" / "r1", {}, tmp_path)
     assert "baseline baseline/run" in lines and lines[-1] == "reports: reports/r1 (summary.md, report.html)"
 

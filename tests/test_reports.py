@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from summaries import summary_of
 
 from llmjury.decision import sig3
 from llmjury.families import discover
 from llmjury.gates import Gate
+from llmjury.model import RunSummary
 from llmjury.reports import markdown, terminal_lines, verdict_table, write_run
 from llmjury.runfiles import LATEST, VERDICTS, link_identical, place, read_verdicts
 from llmjury.tables import csv_table
@@ -44,13 +46,13 @@ def socratic_records(n: int = 6) -> list[dict[str, Any]]:
     return records
 
 
-def summary_of(records: list[dict[str, Any]], run_id: str = "fixed-run") -> dict[str, Any]:
+def tree_of(records: list[dict[str, Any]], run_id: str = "fixed-run") -> dict[str, Any]:
+    """The summary of these records as summary.json holds it, for a test to edit."""
     from llmjury.aggregate import summarize
     from llmjury.pricing import PriceTable
 
     run = {"id": run_id, "judge": "openai:gpt-4o-mini", "cache_mode": "replay", "seed": 0, "workers": 1}
-    summary = summarize(records, run, {}, PriceTable.load(), FAMILIES)
-    return json.loads(json.dumps(summary))
+    return summarize(records, run, {}, PriceTable.load(), FAMILIES).tree()
 
 
 def test_three_significant_digits_and_whole_ratings():
@@ -59,7 +61,7 @@ def test_three_significant_digits_and_whole_ratings():
 
 
 def test_summary_md_opens_with_the_decision_then_folds_the_tables():
-    summary = summary_of(socratic_records())
+    summary = summary_of(tree_of(socratic_records()))
     gates = [Gate.parse("socratic.win_rate>=0.1").check(summary), Gate.parse("socratic.win_rate>=0.95").check(summary)]
     text = markdown(summary, gates, FAMILIES)
     headings = [line for line in text.splitlines() if line.startswith("## ")]
@@ -76,26 +78,26 @@ def test_summary_md_opens_with_the_decision_then_folds_the_tables():
 
 
 def test_the_change_against_a_baseline_is_shown_or_said_why_not():
-    summary = summary_of(socratic_records())
+    tree = tree_of(socratic_records())
     entry = {"current": 0.667, "baseline": 0.7, "shared_cases": 5, "only_current": 1, "only_baseline": 0,
              "delta": {"value": -0.0333333333, "low": -0.21234567, "high": 0.1456789, "n": 5, "method": "paired"}}
-    summary["comparison"] = {"baseline": "reports/main-run", "judges_differ": [], "compared": True,
-                             "families": {"socratic": {"win_rate": entry}}}
-    text = markdown(summary, [], FAMILIES)
+    tree["comparison"] = {"baseline": "reports/main-run", "judges_differ": [], "compared": True,
+                          "families": {"socratic": {"win_rate": entry}}}
+    text = markdown(summary_of(tree), [], FAMILIES)
     assert "| family | headline metric | value [95% CI] | n | change [95% CI] vs baseline |" in text
     assert "-0.0333 [-0.212, +0.146], 5 shared cases, 1 only here, 0 only in the baseline |" in text
-    summary["comparison"]["confidence"] = 0.92  # --llm-compare-confidence 0.92: the column says so
-    assert "| change [92% CI] vs baseline |" in markdown(summary, [], FAMILIES)
-    summary["comparison"] |= {"compared": False, "families": {},
-                              "judges_differ": [{"field": "model", "current": "a", "baseline": "b"}]}
-    text = markdown(summary, [], FAMILIES)
+    tree["comparison"]["confidence"] = 0.92  # --llm-compare-confidence 0.92: the column says so
+    assert "| change [92% CI] vs baseline |" in markdown(summary_of(tree), [], FAMILIES)
+    tree["comparison"] |= {"compared": False, "families": {},
+                           "judges_differ": [{"field": "model", "current": "a", "baseline": "b"}]}
+    text = markdown(summary_of(tree), [], FAMILIES)
     assert "Baseline: `reports/main-run`; not compared: the judges differ (model: `a` here, `b` in the baseline)" \
         in text
     assert "| socratic | `socratic.win_rate` |" in text and "| not compared |" in text
 
 
 def test_the_terminal_shows_the_decision_and_says_what_it_left_out(tmp_path):
-    summary = summary_of(socratic_records())
+    summary = summary_of(tree_of(socratic_records()))
     gates = [Gate.parse("socratic.win_rate>=0.1").check(summary)]
     lines = terminal_lines(summary, gates, tmp_path / "run", FAMILIES)
     assert lines[0].startswith("PASS         socratic.win_rate>=0.1: value 0.667 [")
@@ -103,14 +105,17 @@ def test_the_terminal_shows_the_decision_and_says_what_it_left_out(tmp_path):
     assert lines[2].startswith("  socratic.win_rate")
     from llmjury.decision import metric_rows
 
-    left_out = len(metric_rows(summary["socratic"], hidden=frozenset(FAMILIES["socratic"].hidden_from_tables))) - 1
+    hidden = frozenset(FAMILIES["socratic"].hidden_from_tables)
+    left_out = len(metric_rows(summary.families["socratic"].tree(), hidden=hidden)) - 1
     assert f"  ({left_out} more metric rows for socratic in {tmp_path / 'run' / 'summary.md'})" in lines
 
 
 def test_an_incomplete_run_says_so_first(tmp_path):
-    summary = summary_of(socratic_records())
-    summary["complete"] = False
-    summary["run"]["stopped"] = {"by": "SIGTERM", "tests_finished": 6, "tests_collected": 40}
+    tree = tree_of(socratic_records())
+    tree["complete"] = False
+    tree["run"]["stopped"] = {"by": "SIGTERM", "tests_finished": 6, "tests_collected": 40}
+    summary = summary_of(tree)
+    assert summary.status.model_dump() == {"state": "partial", "cause": "SIGTERM"}
     assert markdown(summary, [], FAMILIES).splitlines()[2].startswith(
         "> **Incomplete run: stopped by SIGTERM after 6 of 40 tests.**")
     assert terminal_lines(summary, [], tmp_path, FAMILIES)[0].startswith(
@@ -122,9 +127,9 @@ def _metric(value: float, half: float = 0.05, n: int = 50) -> dict[str, Any]:
     return {"value": value, "low": value - half, "high": value + half, "n": n, "method": "wilson"}
 
 
-def plotted_summary() -> dict[str, Any]:
+def plotted_summary() -> RunSummary:
     """A run with every family a plot reads: arena leaderboards and consistency, geval validity."""
-    summary = summary_of(socratic_records())
+    summary = tree_of(socratic_records())
     summary["run"]["families"] = ["arena", "geval", "socratic"]
     summary["arena"] = {"cases": 3, "verdicts": 3, "unscored": 0, "unscored_reasons": {}, "judges": ["x"],
                         "main": "mtbench/judge", "rating": {"m1": _metric(1040, 20), "m2": _metric(960, 25)},
@@ -138,7 +143,7 @@ def plotted_summary() -> dict[str, Any]:
                                            {"spearman": _metric(0.5, 0.1), "human_ceiling_spearman": 0.74},
                                            "judge-b/dstc9/dialogue/overall":
                                            {"spearman": _metric(0.2, 0.1), "human_ceiling_spearman": None}}}
-    return summary
+    return summary_of(summary)
 
 
 class _Elements(HTMLParser):
@@ -201,7 +206,7 @@ def test_report_html_renders_in_headless_chromium(tmp_path):
 # -- the run folder -----------------------------------------------------------------------------
 def test_verdicts_and_tables_are_gzipped_and_read_back(tmp_path):
     records = socratic_records()
-    run_dir = write_run(tmp_path, summary_of(records), records, [], FAMILIES)
+    run_dir = write_run(tmp_path, summary_of(tree_of(records)), records, [], FAMILIES)
     assert {"summary.json", "summary.md", "report.html", VERDICTS, "socratic.csv.gz"} <= \
         {p.name for p in run_dir.iterdir()}
     assert read_verdicts(run_dir) == records == read_verdicts(run_dir / VERDICTS)
@@ -250,7 +255,7 @@ def test_a_gzipped_run_file_is_read_like_its_plain_text(tmp_path):
     from llmjury.errors import DatasetError
 
     records = socratic_records()
-    run_dir = write_run(tmp_path, summary_of(records), records, [], FAMILIES)
+    run_dir = write_run(tmp_path, summary_of(tree_of(records)), records, [], FAMILIES)
     assert [record for _, record in read_records(run_dir / VERDICTS)] == records
     (tmp_path / "broken.jsonl.gz").write_bytes(b"not gzip at all")
     with pytest.raises(DatasetError, match=r"broken\.jsonl\.gz: not a readable gzip file"):
@@ -259,13 +264,13 @@ def test_a_gzipped_run_file_is_read_like_its_plain_text(tmp_path):
 
 def test_latest_points_at_the_newest_run_with_verdicts_and_copies_nothing(tmp_path):
     records = socratic_records()
-    first = write_run(tmp_path, summary_of(records, "run-1"), records, [], FAMILIES)
+    first = write_run(tmp_path, summary_of(tree_of(records, "run-1")), records, [], FAMILIES)
     latest = tmp_path / LATEST
     assert latest.is_symlink() and latest.resolve() == first.resolve()
     (tmp_path / LATEST / "stale").mkdir()  # a folder left by an old copy must not survive
-    second = write_run(tmp_path, summary_of(records, "run-2"), records, [], FAMILIES)
+    second = write_run(tmp_path, summary_of(tree_of(records, "run-2")), records, [], FAMILIES)
     assert latest.resolve() == second.resolve()
-    empty = write_run(tmp_path, summary_of([], "run-3"), [], [], FAMILIES)  # failed before any verdict
+    empty = write_run(tmp_path, summary_of(tree_of([], "run-3")), [], [], FAMILIES)  # failed before any verdict
     assert empty.is_dir() and latest.resolve() == second.resolve()
     assert json.loads((latest / "summary.json").read_text())["run"]["id"] == "run-2"
 
@@ -274,7 +279,7 @@ def test_an_old_latest_copy_is_replaced_by_the_pointer(tmp_path):
     (tmp_path / LATEST).mkdir(parents=True)
     (tmp_path / LATEST / "verdicts.jsonl").write_text("{}\n")
     records = socratic_records()
-    run_dir = write_run(tmp_path, summary_of(records), records, [], FAMILIES)
+    run_dir = write_run(tmp_path, summary_of(tree_of(records)), records, [], FAMILIES)
     assert (tmp_path / LATEST).resolve() == run_dir.resolve()
 
 
@@ -284,7 +289,7 @@ def test_where_symlinks_fail_latest_is_a_file_naming_the_run(tmp_path, monkeypat
 
     monkeypatch.setattr(Path, "symlink_to", refuse)
     records = socratic_records()
-    run_dir = write_run(tmp_path, summary_of(records), records, [], FAMILIES)
+    run_dir = write_run(tmp_path, summary_of(tree_of(records)), records, [], FAMILIES)
     latest = tmp_path / LATEST
     assert latest.is_file() and latest.read_text().strip() == run_dir.name
     assert read_verdicts(latest) == records
@@ -453,12 +458,12 @@ def test_a_run_stopped_while_planning_reports_the_cases_planning_finished(pytest
 def test_a_change_is_found_under_the_key_a_gate_writes():
     from llmjury.decision import decide
 
-    summary = {"run": {"families": ["arena"]},
+    summary = summary_of({"run": {"families": ["arena"]},
                "arena": {"cases": 2, "verdicts": 2, "unscored": 0, "headline": ["rating"],
                          "rating": {"gpt-3.5-turbo": _metric(1010.0, 10), "gpt_4": _metric(1050.0, 10)}},
                "comparison": {"baseline": "b", "compared": True, "judges_differ": [], "families": {"arena": {
                    "rating[gpt-3.5-turbo]": {"delta": {"value": -5.0, "low": -9.0, "high": -1.0}, "shared_cases": 2},
-                   "rating.gpt_4": {"delta": {"value": 3.0, "low": -1.0, "high": 7.0}, "shared_cases": 2}}}}}
+                   "rating.gpt_4": {"delta": {"value": 3.0, "low": -1.0, "high": 7.0}, "shared_cases": 2}}}}})
     rows = decide(summary, []).families[0].rows
     assert [(row.path, row.change.value if row.change else None) for row in rows] == \
         [("rating.gpt_4", 3.0), ("rating.gpt-3.5-turbo", -5.0)]

@@ -20,7 +20,7 @@ CHECK = CheckResult(passed=True)
 
 
 def offline(*records: dict) -> bool:
-    return summarize(list(records), {"id": "r"}, {}, PriceTable.load(), discover())["run"]["offline"]
+    return summarize(list(records), {"id": "r"}, {}, PriceTable.load(), discover()).run.offline
 
 
 def test_a_tests_own_assertions_do_not_make_a_heuristic_run_look_judged_by_a_model():

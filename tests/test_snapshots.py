@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from llmjury.families.socratic.data import personas
+from llmjury.model import RunSummary
 from llmjury.prompts import PromptLibrary
 from llmjury.reports import markdown
 
@@ -48,9 +49,9 @@ def test_summary_markdown_layout(snapshot):
     summary = summarize(records, run, {"openai:gpt-4o-mini": {"calls": 12, "prompt_tokens": 12000,
                                                               "completion_tokens": 3000}}, PriceTable.load(),
                         discover())
-    summary = json.loads(json.dumps(summary))
-    summary["socratic"]["seed003"]["summary"]["evaluation_completed"] = "fixed"
-    assert markdown(summary, [], discover()) == snapshot
+    tree = summary.tree()
+    tree["socratic"]["seed003"]["summary"]["evaluation_completed"] = "fixed"
+    assert markdown(RunSummary.model_validate(tree), [], discover()) == snapshot
 
 
 def test_summary_markdown_head_leads_with_the_decision(snapshot):
@@ -74,13 +75,13 @@ def test_summary_markdown_head_leads_with_the_decision(snapshot):
                         "valid": True, "error": None, "raw": [], "attributes": {}})
     run = {"id": "fixed-run", "judge": "openai:gpt-4o-mini", "cache_mode": "replay", "seed": 0, "workers": 2,
            "stopped": {"by": "SIGTERM", "tests_finished": 12, "tests_collected": 30}}
-    summary = json.loads(json.dumps(summarize(records, run, {}, PriceTable.load(), discover())))
-    summary["complete"] = False
-    summary["comparison"] = {
+    comparison = {
         "baseline": "reports/main", "judges_differ": [], "compared": True,
         "families": {"socratic": {"win_rate": {
             "current": 0.5, "baseline": 0.55, "shared_cases": 10, "only_current": 2, "only_baseline": 1,
             "delta": {"value": -0.05, "low": -0.2, "high": 0.1, "n": 10, "method": "paired bootstrap"}}}}}
+    summary = summarize(records, run, {}, PriceTable.load(), discover(), complete=False).model_copy(
+        update={"comparison": comparison})
     gates = [Gate.parse(text).check(summary) for text in
              ("socratic.win_rate>=0.3", "socratic.win_rate>=0.9", "socratic.win_rate>=0.5", "socratic.nope>=1")]
     assert markdown(summary, gates, discover()).split("## Details")[0] == snapshot

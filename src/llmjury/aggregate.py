@@ -12,8 +12,9 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 
 from llmjury.budget import BUDGET_CAUSE, refused_by_budget
-from llmjury.family import Family, Section
+from llmjury.family import Family
 from llmjury.loading import LoadReport
+from llmjury.model import BudgetFacts, FamilySummary, RunInfo, RunSummary, Section, Usage
 from llmjury.pricing import PriceTable
 from llmjury.stats import proportion
 from llmjury.verdicts import ASSERTIONS, Verdict
@@ -29,7 +30,8 @@ def aggregate_family(family: Family, verdicts: Sequence[Verdict]) -> Section:
     """The family's aggregate, with BLAS on one thread: its fits are small, and a BLAS pool's
     threads spin between them, taking the CPU from the other process on a 2-core machine."""
     with threadpool_limits(limits=1, user_api="blas"):
-        return family.aggregate(verdicts)
+        section: Section = family.aggregate(verdicts)
+    return section
 
 
 def core_section(records: Records) -> dict[str, Any]:
@@ -44,6 +46,9 @@ def core_section(records: Records) -> dict[str, Any]:
     unscored = Counter(r["judge"]["provider"] for r in records if not r["valid"])
     judges = sorted(verdicts)
     by_judge = {judge: proportion(unscored[judge], verdicts[judge]) for judge in judges}
+    read: Counter[str] = Counter()
+    for r in records:  # how each counted run's decision was read (llmjury.decision_field)
+        read.update(r.get("read") or {})
     return {
         "cases": len({r["case_id"] for r in records}),
         "verdicts": len(records),
@@ -55,6 +60,7 @@ def core_section(records: Records) -> dict[str, Any]:
         "unscored_by_judge": by_judge,
         "unscored_cases": sorted({r["case_id"] for r in records if not r["valid"]})[:200],
         "judge_config": _judge_configs(records),
+        "decisions_read": dict(sorted(read.items())),
         "offline": any(r["judge"]["provider"].startswith("offline") for r in records),
     }
 
@@ -79,8 +85,11 @@ def typed_verdicts(records: Iterable[Mapping[str, Any]], families: Mapping[str, 
 def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dict[str, dict[str, float]],
               prices: PriceTable, families: Mapping[str, Family],
               loading: Sequence[LoadReport] = (), typed: TypedVerdicts | None = None,
-              roles: RoleUsage | None = None) -> dict[str, Any]:
-    """The whole summary: run metadata, usage and cost, and a section per family that ran.
+              roles: RoleUsage | None = None, *, complete: bool = True,
+              budget: BudgetFacts | None = None) -> RunSummary:
+    """The whole summary: run metadata, usage and cost, a section per family that ran, whether the
+    run was complete and what its budget did (a baseline comparison is added by the caller, as it
+    reads these sections).
 
     Each family aggregates its verdicts with their results typed by its contract (`typed`, from
     `typed_verdicts`, when the caller has them already); verdicts of a family the run does not
@@ -92,8 +101,7 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
     by_family: dict[str, Records] = {}
     for record in sorted(records, key=lambda r: (r["family"], r["case_id"])):
         by_family.setdefault(record["family"], []).append(record)
-    summary: dict[str, Any] = {"run": run, "usage": usage_section(usage, prices, roles or {}),
-                               "loading": [report.model_dump() for report in loading]}
+    sections: dict[str, FamilySummary] = {}
     for name, family_records in sorted(by_family.items()):
         section = core_section(family_records)
         family = families.get(name)
@@ -106,23 +114,25 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
             section.update({k: v for k, v in aggregated.model_dump(mode="json").items() if v is not None})
             section["headline"] = list(family.headline)
         section["loading"] = [r.model_dump() for r in loading if r.family == name]
-        summary[name] = section
-    summary["run"]["families"] = sorted(by_family)
+        sections[name] = FamilySummary.model_validate(section)
     # Offline: every family that asked a judge asked the heuristics (a test's own assertions ask none).
     judged = [f for f, recs in by_family.items() if any(r["judge"]["provider"] != ASSERTIONS for r in recs)]
-    summary["run"]["offline"] = bool(judged) and all(summary[f]["offline"] for f in judged)
-    return summary
+    offline = bool(judged) and all(sections[f].offline for f in judged)
+    return RunSummary(run=RunInfo.model_validate({**run, "families": sorted(by_family), "offline": offline}),
+                      usage=usage_section(usage, prices, roles or {}),
+                      loading=[report.model_dump() for report in loading], families=sections,
+                      complete=complete, budget=budget)
 
 
-def usage_section(usage: dict[str, dict[str, float]], prices: PriceTable, roles: RoleUsage) -> dict[str, Any]:
+def usage_section(usage: dict[str, dict[str, float]], prices: PriceTable, roles: RoleUsage) -> Usage:
     """Usage and cost per provider, and per role where its samples came from (fresh or replayed) and why."""
     rows: dict[str, Any] = {}
     for provider, entry in sorted(usage.items()):
         cost = prices.cost(provider, int(entry.get("prompt_tokens", 0)), int(entry.get("completion_tokens", 0)))
         rows[provider] = {**entry, "cost_usd": cost}
     known = [r["cost_usd"] for r in rows.values() if r["cost_usd"] is not None]
-    return {"providers": rows, "total_cost_usd": sum(known),
-            "unpriced": sorted(p for p, r in rows.items() if r["cost_usd"] is None), "roles": roles}
+    return Usage(providers=rows, total_cost_usd=sum(known),
+                 unpriced=sorted(p for p, r in rows.items() if r["cost_usd"] is None), roles=roles)
 
 
 def merge_roles(*ledgers: RoleUsage) -> RoleUsage:

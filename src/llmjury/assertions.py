@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from llmjury.judges import Judgement
 from llmjury.jury import Outcome
 
 
-def assert_scored(*judged: Outcome | Judgement) -> None:
+def assert_scored(*judged: Outcome | Judgement[Any]) -> None:
     """Every verdict of the outcomes and judgements was scored; otherwise say which and why."""
     verdicts = [v for item in judged for v in (item.verdicts if isinstance(item, Outcome) else [item.verdict])]
     unscored = [v for v in verdicts if not v.valid]

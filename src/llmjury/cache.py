@@ -165,7 +165,7 @@ class SampleStore:
     def __len__(self) -> int:
         with self._lock:
             (count,) = self._db.execute("SELECT COUNT(*) FROM samples").fetchone()
-        return count + len(self._recorded)
+        return int(count) + len(self._recorded)
 
     def export(self, destination: Path, *, run_id: str | None = None) -> int:
         """Write the database's entries (optionally one run's) as a JSONL shard, sorted by key."""

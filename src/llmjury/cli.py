@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from llmjury.families import discover
 from llmjury.family import Command
 from llmjury.gates import Gate
 from llmjury.loading import LoadReport, merge
+from llmjury.model import RunInfo, read_summary
 from llmjury.pricing import PriceTable
 from llmjury.projectini import ProjectFamilies
 from llmjury.reports import terminal_lines, write_run
@@ -29,14 +29,16 @@ def read_loading(paths: Sequence[Path]) -> list[LoadReport]:
     (beside its `verdicts.jsonl`) says what loading kept and left out, which verdicts cannot say."""
     reports: list[LoadReport] = []
     for path in paths:
-        summary = (path if path.is_dir() else path.parent) / "summary.json"
-        if not summary.is_file():
+        file = (path if path.is_dir() else path.parent) / "summary.json"
+        if not file.is_file():
             continue
         try:
-            loading = json.loads(summary.read_text(encoding="utf-8")).get("loading", [])
-            reports += [LoadReport.model_validate(report) for report in loading]
-        except (json.JSONDecodeError, ValidationError, AttributeError) as exc:
-            raise SystemExit(f"{summary}: not a run summary ({exc})") from None
+            summary = read_summary(file.read_text(encoding="utf-8"), str(file))
+            reports += [LoadReport.model_validate(report) for report in summary.loading]
+        except ValidationError as exc:
+            raise SystemExit(f"{file}: not a run summary ({exc})") from None
+        except ConfigError as exc:
+            raise SystemExit(str(exc)) from None
     return merge(reports)
 
 
@@ -121,16 +123,17 @@ def compare(args: argparse.Namespace) -> int:
     run = {"id": f"{time.strftime('%Y%m%d-%H%M%S')}-compared", "compared_from": shown_path(args.current),
            "judge": "recorded", "cache_mode": "none", "seed": args.seed, "workers": 0}
     if current.summary is not None:  # the run's own figures, not a second aggregation of the same verdicts
-        summary = {k: v for k, v in current.summary.items() if k not in ("gates", "comparison")}
-        summary["run"] = {**summary.get("run", {}), **run}
+        own = current.summary
+        summary = own.model_copy(update={"gates": [], "comparison": None,
+                                         "run": RunInfo.model_validate({**own.run.model_dump(), **run})})
     else:
         summary = aggregate.summarize(current.records, run, {}, PriceTable.load(), families)
-    summary["comparison"] = compare_runs(current.records, baseline, families,
-                                         allow_judge_change=args.allow_judge_change, current_summary=summary,
-                                         confidence=confidence)
+    comparison = compare_runs(current.records, baseline, families, allow_judge_change=args.allow_judge_change,
+                              current_summary=summary, confidence=confidence)
+    summary = summary.model_copy(update={"comparison": comparison})
     results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
     run_dir = write_run(args.out, summary, current.records, results, families)
-    print("\n".join(terminal_lines(summary, results, run_dir, families) + comparison_lines(summary["comparison"])))
+    print("\n".join(terminal_lines(summary, results, run_dir, families) + comparison_lines(comparison)))
     return gate_exit_status(results)
 
 

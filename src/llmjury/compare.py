@@ -38,6 +38,7 @@ from llmjury.aggregate import aggregate_family
 from llmjury.errors import LLMJuryError
 from llmjury.family import Family
 from llmjury.headline import expand, path_text
+from llmjury.model import RunSummary
 from llmjury.saved import SavedRun
 from llmjury.stats import CONFIDENCE, cases_needed, detectable_change, paired_difference, t_quantile, value_bounds
 from llmjury.verdicts import Verdict
@@ -94,7 +95,7 @@ def _judge_field(judge: Mapping[str, Any], field: str) -> str:
 
 
 def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, Family], *,
-                 allow_judge_change: bool = False, current_summary: Mapping[str, Any] | None = None,
+                 allow_judge_change: bool = False, current_summary: RunSummary | None = None,
                  confidence: float = CONFIDENCE) -> dict[str, Any]:
     """The summary's `comparison` section: judge differences, and per family each headline metric
     on both runs with its paired difference and interval at `confidence` (nothing is compared when
@@ -118,11 +119,17 @@ def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families
         theirs = [r for r in baseline.records if r["family"] == name]
         try:
             section["families"][name] = compare_family(
-                family, mine, theirs, current_section=(current_summary or {}).get(name),
-                baseline_section=(baseline.summary or {}).get(name), confidence=confidence)
+                family, mine, theirs, current_section=_section(current_summary, name),
+                baseline_section=_section(baseline.summary, name), confidence=confidence)
         except (LLMJuryError, ValidationError) as exc:  # a record the family cannot read: named, the rest kept
             section.setdefault("errors", {})[name] = f"{name} not compared: {exc}"
     return section
+
+
+def _section(summary: RunSummary | None, name: str) -> dict[str, Any] | None:
+    """A family's section of a run's summary as summary.json holds it, when the run has one."""
+    section = summary.families.get(name) if summary is not None else None
+    return section.tree() if section is not None else None
 
 
 def shown_path(path: Path) -> str:
@@ -201,7 +208,7 @@ class _Side:
         section = aggregate_family(self.family, verdicts).model_dump(mode="json")
         return headline_leaves(section, self.family.headline)
 
-    def case_leaves(self, shared: Sequence[str]) -> list[Leaves]:
+    def case_leaves(self, shared: Iterable[str]) -> list[Leaves]:
         """Each shared case's headline metrics alone, under one BLAS limit for all of them (entering
         threadpoolctl per case cost more than many a family's aggregate)."""
         by_case: dict[str, list[Verdict]] = {}
@@ -328,7 +335,7 @@ def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Seque
         now, before = num_now[both] / n_now[both], num_before[both] / n_before[both]
         for i, a, b in zip(both, now, before, strict=True):
             if not math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12):
-                changed.append({"case_id": shared[i], "metric": key, "baseline": float(b), "current": float(a),
+                changed.append({"case_id": shared[int(i)], "metric": key, "baseline": float(b), "current": float(a),
                                 "change": float(a - b)})
     return sorted(changed, key=lambda c: (c["change"], c["case_id"], c["metric"]))
 

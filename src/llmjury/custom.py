@@ -20,9 +20,12 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob
-from llmjury.family import Family, FamilyOptions, Metric, Result, Section
+from llmjury.family import Family, FamilyOptions
 from llmjury.judges import CUSTOM, GEvalResult, PairwiseResult, ScoreResult
+from llmjury.model import Metric, Result, Section
 from llmjury.providers.offline import Heuristic, OfflineAnswers
+from llmjury.repairs import JudgeRepairs, repairs_by_judge
+from llmjury.repairs import markdown as repairs_markdown
 from llmjury.verdicts import Verdict
 
 
@@ -64,6 +67,8 @@ class CustomSection(Section):
     score: dict[str, MeanFigures] = Field(default_factory=dict)
     geval: dict[str, MeanFigures] = Field(default_factory=dict)
     check: dict[str, PassFigures] = Field(default_factory=dict)
+    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.repairs`).
+    repairs: dict[str, JudgeRepairs] = Field(default_factory=dict)
 
 
 def pairwise_figures(results: Sequence[PairwiseResult]) -> PairwiseFigures:
@@ -149,7 +154,7 @@ def rate_by_length(request: ChatRequest, rng: random.Random) -> Sample | str:
     return str(rng.choices(list(weights), weights=list(weights.values()))[0])
 
 
-class Custom(Family):
+class Custom(Family[CustomOptions, CustomSection]):
     name = CUSTOM
     options = CustomOptions
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(
@@ -167,7 +172,7 @@ class Custom(Family):
         for verdict in verdicts:
             if verdict.valid and verdict.result is not None:
                 groups.setdefault((verdict.kind, str(verdict.attributes.get("name", ""))), []).append(verdict.result)
-        section = CustomSection()
+        section = CustomSection(repairs=repairs_by_judge(verdicts))
         for (kind, name), results in sorted(groups.items()):
             if kind == "compare":
                 section.compare[name] = pairwise_figures(results)
@@ -178,6 +183,11 @@ class Custom(Family):
                 scale = next(iter(scales)) if len(scales) == 1 else None  # one rubric scale: the bounds
                 getattr(section, kind)[name] = mean_figures([r.score for r in results], scale)
         return section
+
+    def markdown(self, section: Section) -> str:
+        """How each judge's verdicts were reached; the figures are the generic metric table's."""
+        assert isinstance(section, CustomSection)
+        return repairs_markdown(section.repairs)
 
 
 FAMILY = Custom()

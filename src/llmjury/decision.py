@@ -1,7 +1,7 @@
 """The Decision block every report leads with: each gate's outcome and why, then each family's
 headline metrics with their interval and, when the run was compared with a baseline, the change.
 
-Built once from `summary.json` (and the gate results) as typed rows, so `summary.md`, the terminal
+Built once from the typed `RunSummary` (and the gate results) as typed rows, so `summary.md`, the terminal
 summary and `report.html` show the same decision in the same words and the same digits.
 """
 
@@ -10,15 +10,24 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llmjury.errors import ConfigError
-from llmjury.gates import BOUNDS, Gate, GateResult
+from llmjury.gates import BOUNDS, Gate
 from llmjury.headline import WILDCARD, expand, path_text
+from llmjury.model import FamilySummary, GateResult, RunSummary
+
+if TYPE_CHECKING:
+    from llmjury.family import Family
 
 #: Headline rows a family shows in the Decision block; the rest are in its details.
 HEADLINE_ROWS = 8
 _OP = re.compile(r">=|<=|==|>|<")
+
+OFFLINE_BANNER = (
+    "> **Offline run.** Every response and verdict here came from llmjury's built-in offline "
+    "heuristics, not from an LLM: the numbers exercise the pipeline, they say nothing about any model."
+)
 
 
 def sig3(x: float | None) -> str:
@@ -52,7 +61,7 @@ def is_metric(node: Any) -> bool:
     return isinstance(node, dict) and "value" in node and "n" in node
 
 
-def metric_rows(section: dict[str, Any], prefix: str = "", hidden: frozenset[str] = frozenset()
+def metric_rows(section: Mapping[str, Any], prefix: str = "", hidden: frozenset[str] = frozenset()
                 ) -> list[tuple[str, dict[str, Any]]]:
     """Every metric (a dict with value/low/high/n) in a section, with its gate path (bracketing the
     steps a gate cannot write after a dot, so every path printed is one `--llm-gate` accepts); keys
@@ -61,7 +70,7 @@ def metric_rows(section: dict[str, Any], prefix: str = "", hidden: frozenset[str
     return [(path_text(steps), metric) for steps, metric in _metric_leaves(section, head, hidden)]
 
 
-def _metric_leaves(section: dict[str, Any], steps: tuple[str, ...], hidden: frozenset[str]
+def _metric_leaves(section: Mapping[str, Any], steps: tuple[str, ...], hidden: frozenset[str]
                    ) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     rows: list[tuple[tuple[str, ...], dict[str, Any]]] = []
     for key, value in section.items():
@@ -238,13 +247,15 @@ def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
                   entry.get("baseline"), entry.get("current"))
 
 
-def headline_rows(name: str, section: dict[str, Any], comparison: dict[str, Any] | None,
-                  headline: tuple[str, ...] = ()) -> list[HeadlineRow]:
-    """A family's headline metrics (from its summary section, else the family's declaration)."""
+def headline_rows(name: str, section: FamilySummary, comparison: dict[str, Any] | None,
+                  headline: tuple[str, ...] = (), tree: Mapping[str, Any] | None = None) -> list[HeadlineRow]:
+    """A family's headline metrics (from its summary section, else the family's declaration);
+    `tree` is the section as summary.json holds it, when the caller has it already."""
     compared = ((comparison or {}).get("families") or {}).get(name) or {}
     rows: list[HeadlineRow] = []
-    for path in section.get("headline") or headline:
-        found = expand(section, [path])
+    tree = section.tree() if tree is None else tree
+    for path in section.headline or headline:
+        found = expand(tree, [path])
         depth = len(path.split(".")) + 1
         if WILDCARD not in path and len(found) > 1 and all(len(steps) == depth for steps, _ in found):
             # a table of like figures (ratings by model): best first, as a leaderboard reads
@@ -253,27 +264,40 @@ def headline_rows(name: str, section: dict[str, Any], comparison: dict[str, Any]
     return rows
 
 
-def counts_text(section: dict[str, Any]) -> str:
-    reasons = ", ".join(f"{k}: {v}" for k, v in section.get("unscored_reasons", {}).items())
-    return (f"{section['cases']} cases, {section['verdicts']} verdicts, {section['unscored']} unscored"
+def counts_text(section: FamilySummary) -> str:
+    reasons = ", ".join(f"{k}: {v}" for k, v in section.unscored_reasons.items())
+    return (f"{section.cases} cases, {section.verdicts} verdicts, {section.unscored} unscored"
             + (f" ({reasons})" if reasons else ""))
 
 
-def decide(summary: dict[str, Any], gates: list[GateResult], hidden: dict[str, frozenset[str]] | None = None,
+def hidden_keys(families: Mapping[str, Family], name: str) -> frozenset[str]:
+    """The section keys a family's own Markdown renders, left out of the generic metric tables."""
+    family = families.get(name)
+    return frozenset(family.hidden_from_tables if family is not None else ())
+
+
+def decision_of(summary: RunSummary, gates: list[GateResult], families: Mapping[str, Family]) -> Decision:
+    """The run's Decision block, with each family's hidden keys and declared headline."""
+    names = summary.run.families
+    return decide(summary, gates, {name: hidden_keys(families, name) for name in names},
+                  {name: families[name].headline for name in names if name in families})
+
+
+def decide(summary: RunSummary, gates: list[GateResult], hidden: dict[str, frozenset[str]] | None = None,
            headlines: dict[str, tuple[str, ...]] | None = None) -> Decision:
     """The Decision block of a summary: gates, then each family's headline metrics."""
-    comparison = summary.get("comparison")
+    comparison = summary.comparison
     families = []
-    for name in summary["run"].get("families", []):
-        section = summary[name]
-        rows = headline_rows(name, section, comparison, (headlines or {}).get(name, ()))
-        every = {path for path, _ in metric_rows(section, hidden=(hidden or {}).get(name, frozenset()))}
+    for name in summary.run.families:
+        section = summary.families[name]
+        tree = section.tree()
+        rows = headline_rows(name, section, comparison, (headlines or {}).get(name, ()), tree)
+        every = {path for path, _ in metric_rows(tree, hidden=(hidden or {}).get(name, frozenset()))}
         shown = rows[:HEADLINE_ROWS]
         more = (every | {r.path for r in rows}) - {r.path for r in shown}
         families.append(FamilyHeadline(name, counts_text(section), shown, len(rows) - len(shown), len(more)))
-    stopped = summary["run"].get("stopped") or {}
-    decision = Decision([gate_line(g) for g in gates], families, complete=summary.get("complete", True),
-                        stopped=_stopped_text(stopped), flips=flips(summary, gates))
+    decision = Decision([gate_line(g) for g in gates], families, complete=summary.complete,
+                        stopped=_stopped_text(summary.run.stopped or {}), flips=flips(summary, gates))
     if comparison:
         differ = comparison.get("judges_differ") or []
         note = "; ".join(f"{d.get('field')}: `{d.get('current')}` here, `{d.get('baseline')}` in the baseline"
@@ -312,10 +336,10 @@ def _key(steps: tuple[str, ...]) -> str:
     return path_text(steps)
 
 
-def flips(summary: Mapping[str, Any], gates: list[GateResult]) -> list[Flips]:
+def flips(summary: RunSummary, gates: list[GateResult]) -> list[Flips]:
     """Each compared family's flipped cases (the comparison's `changed_cases`), the worse direction
     first: a drop, or a rise where a gate says lower is better. Nothing when the comparison has none."""
-    families = ((summary.get("comparison") or {}).get("families")) or {}
+    families = ((summary.comparison or {}).get("families")) or {}
     lower = lower_is_better(gates)
     found = []
     for name, compared in families.items():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from typing import Any
+from typing import Any, Protocol
 
 for _variable, _value in (("DEEPEVAL_TELEMETRY_OPT_OUT", "1"), ("DEEPEVAL_DISABLE_DOTENV", "1"),
                           ("DEEPEVAL_FILE_SYSTEM", "READ_ONLY"), ("ERROR_REPORTING", "0")):
@@ -24,7 +24,7 @@ from pydantic import BaseModel  # noqa: E402
 from llmjury.chat import ChatRequest, Message  # noqa: E402
 from llmjury.decision_line import DuplicateKeyError, strict_json  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
-from llmjury.family import Result  # noqa: E402
+from llmjury.model import Result  # noqa: E402
 from llmjury.providers.base import ProviderSpec  # noqa: E402
 from llmjury.verdicts import JudgeConfig, Verdict  # noqa: E402
 
@@ -36,6 +36,12 @@ class MetricResult(Result):
     success: bool
     threshold: float
     metric: str
+
+
+class MetricResultModel(Protocol):
+    """A result model built from MetricResult's fields: MetricResult itself, or a family's own (geval's)."""
+
+    def __call__(self, *, score: float, success: bool, threshold: float, metric: str) -> Result: ...
 
 
 class JuryModel(DeepEvalBaseLLM):
@@ -67,10 +73,13 @@ class JuryModel(DeepEvalBaseLLM):
         _refuse_duplicate_keys(completion.text)
         return schema.model_validate_json(completion.text)
 
-    def generate(self, prompt: str, schema: type[BaseModel] | None = None) -> str | BaseModel:
+    # deepeval types both as (*args, **kwargs) -> str, yet calls them with a schema and reads the model returned.
+    def generate(self, prompt: str, schema: type[BaseModel] | None = None  # type: ignore[override]
+                 ) -> str | BaseModel:
         return self.engine.run(self._generate(prompt, schema))
 
-    async def a_generate(self, prompt: str, schema: type[BaseModel] | None = None) -> str | BaseModel:
+    async def a_generate(self, prompt: str, schema: type[BaseModel] | None = None  # type: ignore[override]
+                         ) -> str | BaseModel:
         if asyncio.get_running_loop() is self.engine._loop:
             return await self._generate(prompt, schema)
         return await asyncio.wrap_future(self.engine.submit(self._generate(prompt, schema)))
@@ -81,7 +90,7 @@ class JuryModel(DeepEvalBaseLLM):
 
 def metric_verdict(metric: BaseMetric, test_case: LLMTestCase, *, case_id: str, family: str,
                    attributes: dict[str, Any] | None = None, kind: str = "metric",
-                   result: type[Result] = MetricResult) -> Verdict:
+                   result: MetricResultModel = MetricResult) -> Verdict:
     """Measure `test_case` with a deepeval metric and record the outcome as our verdict of `kind`,
     its result typed as `result` (a family's own model taking MetricResult's fields, if it has one).
 
@@ -98,7 +107,7 @@ def metric_verdict(metric: BaseMetric, test_case: LLMTestCase, *, case_id: str, 
 
 async def a_metric_verdict(metric: BaseMetric, test_case: LLMTestCase, *, case_id: str, family: str,
                            attributes: dict[str, Any] | None = None, kind: str = "metric",
-                           result: type[Result] = MetricResult) -> Verdict:
+                           result: MetricResultModel = MetricResult) -> Verdict:
     """`metric_verdict` for pipelines: `a_measure()` on the engine loop, so it plans concurrently."""
     started = time.perf_counter()
     try:
@@ -108,10 +117,15 @@ async def a_metric_verdict(metric: BaseMetric, test_case: LLMTestCase, *, case_i
     return _measured(metric, case_id, family, kind, result, attributes, started)
 
 
+def _class_name(metric: BaseMetric) -> str:
+    """The metric's class name (`GEval`); str() because BaseMetric declares an instance property `__name__`."""
+    return str(type(metric).__name__)
+
+
 def _judge(metric: BaseMetric) -> JudgeConfig:
     model = getattr(metric, "model", None)
     name = model.get_model_name() if model is not None else str(getattr(metric, "evaluation_model", "deepeval"))
-    return JudgeConfig(provider=f"deepeval-{type(metric).__name__.lower()}:{name}",
+    return JudgeConfig(provider=f"deepeval-{_class_name(metric).lower()}:{name}",
                        prompt=f"deepeval:{type(metric).__name__}", parser="deepeval")
 
 
@@ -122,10 +136,14 @@ def _failed(metric: BaseMetric, exc: Exception, case_id: str, family: str, kind:
                    latency_s=time.perf_counter() - started)
 
 
-def _measured(metric: BaseMetric, case_id: str, family: str, kind: str, result: type[Result],
+def _measured(metric: BaseMetric, case_id: str, family: str, kind: str, result: MetricResultModel,
               attributes: dict[str, Any] | None, started: float) -> Verdict:
-    measured = result(score=metric.score, success=bool(metric.success), threshold=metric.threshold,
-                      metric=getattr(metric, "__name__", type(metric).__name__))
+    score, threshold = metric.score, metric.threshold
+    if score is None or threshold is None:  # a metric of one's own may leave either unset: unscored, not a crash
+        missing = "no score" if score is None else "no threshold (give the metric one: threshold=...)"
+        return _failed(metric, ValueError(f"it measured {missing}"), case_id, family, kind, attributes, started)
+    measured = result(score=score, success=bool(metric.success), threshold=threshold,
+                      metric=str(getattr(metric, "__name__", _class_name(metric))))
     return Verdict(case_id=case_id, family=family, kind=kind, judge=_judge(metric), result=measured,
                    raw=[metric.reason or ""], attributes=attributes or {}, latency_s=time.perf_counter() - started)
 

@@ -20,7 +20,13 @@ from typing import Any, TypeVar
 
 from llmjury.cache import CacheMode, SampleStore
 from llmjury.chat import ChatRequest, Completion, Sample
-from llmjury.errors import CacheMissError, PermanentProviderError, ProviderError, UnreachableProviderError
+from llmjury.errors import (
+    CacheMissError,
+    PermanentProviderError,
+    ProviderError,
+    SchemaRefusedError,
+    UnreachableProviderError,
+)
 from llmjury.freshness import ReplayPolicy, replay_policy
 from llmjury.limits import Limiter, estimate_tokens
 from llmjury.meter import CallMeter, Unmetered
@@ -221,9 +227,11 @@ class Engine:
             failure: str | None = None
             try:
                 if mine:
-                    fresh = await self._call(provider, request, mine, keys)
-                    for index, sample in zip(mine, fresh, strict=True):
+                    answers = await self._call(provider, request, mine, keys)
+                    for index, sample in zip(mine, answers, strict=True):
                         found[index], cached[index] = sample, False
+            except SchemaRefusedError:
+                raise  # the claim is handed back: another process learns the refusal itself and asks in text
             except ProviderError as exc:
                 failure = str(exc)
                 raise
@@ -233,14 +241,14 @@ class Engine:
                 # hands the key back.
                 unstored = [i for i in mine if keys[i] not in self._memory]
                 if unstored and self.store is not None and provider.cacheable:
-                    ended: dict[str, Sample | str] = {keys[i]: found[i] for i in unstored if i in found}
+                    outcomes: dict[str, Sample | str] = {keys[i]: found[i] for i in unstored if i in found}
                     if failure is not None:
-                        ended |= {keys[i]: failure for i in unstored if i not in found}
-                    if ended:
-                        self._unanswered |= ended  # seen here at once; by the others once committed
-                        self.store.settle(ended, self.owner, self.run_id)
-                    if len(ended) < len(unstored):
-                        self.store.release([keys[i] for i in unstored if keys[i] not in ended], self.owner)
+                        outcomes |= {keys[i]: failure for i in unstored if i not in found}
+                    if outcomes:
+                        self._unanswered |= outcomes  # seen here at once; by the others once committed
+                        self.store.settle(outcomes, self.owner, self.run_id)
+                    if len(outcomes) < len(unstored):
+                        self.store.release([keys[i] for i in unstored if keys[i] not in outcomes], self.owner)
             for index in theirs:
                 found[index], cached[index] = await self._claimed(provider, request, keys, index, fresh)
         return Completion(
@@ -276,8 +284,8 @@ class Engine:
             self._memory[key] = sample
             self.ledger[provider.name].cached_samples += 1
             return sample, True
-        (fresh,) = await self._call(provider, request, [index], keys)
-        return fresh, False
+        (answer,) = await self._call(provider, request, [index], keys)
+        return answer, False
 
     def _ended_elsewhere(self, provider: Provider, key: str) -> Sample | None:
         """A refused or empty answer another process of this run got for `key`; its failure raises

@@ -12,7 +12,7 @@ from collections.abc import Generator, Sequence
 
 import pytest
 
-from llmjury.gates import GateResult
+from llmjury.model import GateResult
 
 GATE_FAILED_EXIT = 10
 GATE_INCONCLUSIVE_EXIT = 11

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar, ca
 from pydantic import BaseModel, ConfigDict
 
 from llmjury.errors import ConfigError
+from llmjury.model import Figures, Metric, Result, Section
 
 if TYPE_CHECKING:
     import argparse
@@ -34,9 +35,17 @@ if TYPE_CHECKING:
     from llmjury.settings import OptionLine, Settings
     from llmjury.verdicts import Verdict
 
+#: What a family's author imports from here: the contract, and the value types (`llmjury.model`) a
+#: family's results and section are made of.
+__all__ = ["CaseLoad", "CaseSet", "Dataset", "Family", "FamilyOptions", "Figures", "Metric", "OptionsT", "Pipeline",
+           "Plot", "Replayed", "Result", "Section", "SectionT", "check_family"]
+
 Pipeline: TypeAlias = "Callable[[Case, Jury], Awaitable[Outcome]]"
 #: What a case set's loader returns: its cases, and the load reports of the files it read.
 CaseLoad: TypeAlias = "tuple[Sequence[Case], Sequence[LoadReport]]"
+#: A family's aggregate model: `aggregate` returns it and the report hooks receive it, so a family
+#: reads its own fields without narrowing a `Section` back.
+SectionT = TypeVar("SectionT", bound=Section)
 
 
 class FamilyOptions(BaseModel):
@@ -47,44 +56,6 @@ class FamilyOptions(BaseModel):
 
 #: A family's options model: its case sets' loaders receive it parsed, as this type.
 OptionsT = TypeVar("OptionsT", bound=FamilyOptions)
-
-
-class Figures(BaseModel):
-    """Base of the models a family's results and report are made of. Each builds its validation
-    schema at first use (pydantic's defer_build), not when its module loads: every process loads
-    every family at start-up, and an xdist worker never builds a report."""
-
-    model_config = ConfigDict(defer_build=True)
-
-
-class Result(Figures):
-    """Base of the decision one verdict kind records (a winner, a score, a grade...)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Metric(Figures):
-    """A figure with its interval: a rate, a rating, a correlation, a difference."""
-
-    value: float | None
-    low: float | None = None
-    high: float | None = None
-    n: int
-    method: str
-
-
-class Section(Figures):
-    """Base of a family's aggregate: the figures its report shows, as typed fields."""
-
-    model_config = ConfigDict(extra="forbid")
-
-
-#: A family's aggregate model, which `aggregate` returns.
-SectionT = TypeVar("SectionT", bound=Section)
-
-#: The keys the core puts in every family's summary section beside the family's own figures.
-CORE_KEYS = frozenset({"cases", "verdicts", "valid", "unscored", "unscored_rate", "unscored_reasons", "judges",
-                       "unscored_by_judge", "unscored_cases", "judge_config", "offline", "headline", "loading"})
 
 
 @dataclass(frozen=True)
@@ -194,15 +165,15 @@ class Family(abc.ABC, Generic[OptionsT, SectionT]):
     def aggregate(self, verdicts: Sequence[Verdict]) -> SectionT:
         """The family's figures from its verdicts (typed results), pure: no model call."""
 
-    def markdown(self, section: Section) -> str:
+    def markdown(self, section: SectionT) -> str:
         """The family's own Markdown tables for `summary.md` (beyond the generic metric table)."""
         return ""
 
-    def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
+    def files(self, section: SectionT, verdicts: Sequence[Verdict]) -> dict[str, str]:
         """Extra files for the run folder (seed formats, CSVs), by file name."""
         return {}
 
-    def figures(self, section: Section) -> list[Plot]:
+    def figures(self, section: SectionT) -> list[Plot]:
         """The family's own plots for `report.html`, beside the core's comparison view."""
         return []
 
@@ -278,7 +249,7 @@ def check_family(family: object, where: str) -> Family:
     elif any(path.split(".")[0] not in section.model_fields for path in family.headline):
         problems.append(f"headline {family.headline} names a metric its section lacks")
     if not problems and not type(family).__module__.startswith("llmjury."):
-        problems += _unbuildable([section, *results.values()])  # type: ignore[union-attr]
+        problems += _unbuildable([family.section, *family.results.values()])
     if problems:
         raise ConfigError(f"family {where}: " + "; ".join(problems))
     return family

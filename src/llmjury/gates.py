@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from llmjury.errors import ConfigError
-from llmjury.family import CORE_KEYS
 from llmjury.headline import covers
+from llmjury.model import FamilySummary, GateResult, Metric, RunSummary
 
 if TYPE_CHECKING:
     from llmjury.family import Family
@@ -45,30 +45,8 @@ Status = Literal["pass", "fail", "inconclusive"]
 
 #: The figure that decided a gate: its interval's low or high bound, or its point value.
 Decider = Literal["low", "high", "value"]
-
-
-@dataclass(frozen=True)
-class GateResult:
-    """A gate's outcome. `value` is always the metric's point estimate (a delta gate's: the change
-    itself), `interval` its interval and `decided_by` the figure that decided (None when inconclusive
-    or when the metric has no value), whatever bound the gate names."""
-
-    gate: str
-    status: Status
-    value: float | None
-    threshold: float | None
-    interval: tuple[float | None, float | None] | None
-    reason: str
-    decided_by: Decider | None = None
-
-    def line(self) -> str:
-        ci = "" if self.interval is None else f" [{_fmt(self.interval[0])}, {_fmt(self.interval[1])}]"
-        value, threshold = _fmt(self.value), _fmt(self.threshold)
-        return f"{self.status.upper():<12} {self.gate}: value {value}{ci} vs {threshold}{self.reason}"
-
-
-def _fmt(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.4g}"
+#: summary.json as gate paths walk it (`RunSummary.tree`).
+Tree = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -103,12 +81,14 @@ class Gate:
         paths = [self.left] + ([self.right] if isinstance(self.right, tuple) else [])
         return tuple(dict.fromkeys(path[0] for path in paths if path[0] not in RUN_SECTIONS))
 
-    def check(self, summary: dict[str, Any], *,
+    def check(self, summary: RunSummary, *,
               uncertain: Literal["pass", "inconclusive"] = "inconclusive") -> GateResult:
-        """Evaluate against a summary; an unknown metric fails with a message naming it."""
+        """Evaluate against a summary; an unknown metric fails with a message naming it. Paths walk
+        the summary as `summary.json` holds it, the names summary.md prints."""
+        tree = summary.tree()
         try:
-            value, interval, bound = resolve(summary, self.left)
-            threshold = self.right if isinstance(self.right, float) else _number(summary, self.right)
+            value, interval, bound = resolve(tree, self.left)
+            threshold = self.right if isinstance(self.right, float) else _number(tree, self.right)
         except NotCompared as exc:
             return GateResult(self.text, "fail", None, None, None, f" ({exc.args[0]})")
         except MissingMetric as exc:
@@ -150,7 +130,7 @@ def _holds_anywhere(op: str, low: float, high: float, threshold: float) -> bool:
     return OPS[op](low, threshold) or OPS[op](high, threshold)
 
 
-def _number(summary: dict[str, Any], path: tuple[str, ...]) -> float | None:
+def _number(summary: Tree, path: tuple[str, ...]) -> float | None:
     """The figure a threshold path names: a metric's point, or the bound the path ends in."""
     value, interval, bound = resolve(summary, path)
     return value if bound is None else (interval or (None, None))[0 if bound == "low" else 1]
@@ -206,7 +186,7 @@ def delta_split(path: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str,
     return path[0], path[1:at], path[at + 1:]
 
 
-def resolve_delta(summary: dict[str, Any], path: tuple[str, ...]) -> Resolved:
+def resolve_delta(summary: Tree, path: tuple[str, ...]) -> Resolved:
     """A headline metric's difference from the baseline, from the summary's `comparison` section."""
     family, metric, rest = delta_split(path)  # type: ignore[misc]
     comparison = summary.get("comparison")
@@ -225,15 +205,15 @@ def resolve_delta(summary: dict[str, Any], path: tuple[str, ...]) -> Resolved:
 Resolved = tuple[float | None, Interval | None, Literal["low", "high"] | None]
 
 
-def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> Resolved:
+def resolve(summary: Tree, path: tuple[str, ...]) -> Resolved:
     """The metric or number a path names: its point value, interval, and the bound the path ends in."""
     if delta_split(path) is not None and "comparison" in summary:
         return resolve_delta(summary, path)
     node: Any = summary
-    bound = None
+    bound: Literal["low", "high"] | None = None
     for i, step in enumerate(path):
         if i == len(path) - 1 and step in BOUNDS and isinstance(node, dict) and "value" in node:
-            bound = step
+            bound = "low" if step == "low" else "high" if step == "high" else None  # `.value` is the point
             break
         if not isinstance(node, dict) or step not in node:
             keys = [str(key) for key in node] if isinstance(node, dict) else []
@@ -241,10 +221,16 @@ def resolve(summary: dict[str, Any], path: tuple[str, ...]) -> Resolved:
             raise MissingMetric(".".join(path[: i + 1]), ".".join((*path[:i], close[0])) if close else None)
         node = node[step]
     if isinstance(node, dict) and "value" in node:
-        return node.get("value"), (node.get("low"), node.get("high")), bound if bound in ("low", "high") else None
-    if isinstance(node, int | float) and not isinstance(node, bool):
-        return float(node), None, None
+        return _figure(node.get("value")), (_figure(node.get("low")), _figure(node.get("high"))), bound
+    if _figure(node) is not None:
+        return _figure(node), None, None
     raise MissingMetric(".".join(path))
+
+
+def _figure(x: object) -> float | None:
+    """A number a gate can compare, or None (no value, or one that is not a number: `n/a` in a
+    hand-edited summary must fail the gate as "no value", not stop the session end at `<`)."""
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else None
 
 
 def check_selection(gates: Sequence[Gate], selected: Collection[str], known: Collection[str]) -> None:
@@ -278,7 +264,7 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, Family], *, base
                 _check_delta(gate, family, split[1], split[2], baseline)
                 continue
             fields = family.section.model_fields
-            known = [*fields, *CORE_KEYS]
+            known = [*fields, *FamilySummary.model_fields]
             if path[1] not in known:
                 raise ConfigError(f"gate {gate.text!r}: {family.name} has no metric {path[1]!r}"
                                   f"{_did_you_mean(path[1], known)}")
@@ -291,8 +277,6 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, Family], *, base
 
 def _is_metric(annotation: Any) -> bool:
     """Is a section field a single metric (`Metric` or `Metric | None`), whose steps we know?"""
-    from llmjury.family import Metric
-
     return annotation is Metric or Metric in typing.get_args(annotation)
 
 

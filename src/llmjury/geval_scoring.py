@@ -9,7 +9,7 @@ import math
 import re
 from collections import Counter
 
-from llmjury.chat import Sample
+from llmjury.chat import Sample, TokenLogprob, TopLogprob
 from llmjury.decision_line import BOLD, LEAD, TRAIL, fold, looks_alike, own_lines
 from llmjury.errors import JudgeParseError
 
@@ -84,7 +84,8 @@ def logprob_weighted(sample: Sample, scale: range) -> tuple[float, dict[int, flo
             if step.token.strip() != str(value):
                 return None  # the score shares its token with other text: no clean distribution
             mass: dict[int, float] = {}
-            for alt in step.top or [step]:
+            alternatives: list[TopLogprob] | list[TokenLogprob] = step.top or [step]  # no top list: the token alone
+            for alt in alternatives:
                 key = alt.token.strip()
                 if key in allowed:
                     mass[allowed[key]] = mass.get(allowed[key], 0.0) + math.exp(alt.logprob)

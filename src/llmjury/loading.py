@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -52,7 +53,7 @@ class LoadCounter:
                           dropped=dict(sorted(self.dropped.items())))
 
 
-def merge(reports: Iterable[LoadReport | dict]) -> list[LoadReport]:
+def merge(reports: Iterable[LoadReport | dict[str, Any]]) -> list[LoadReport]:
     """One report per dataset file (every xdist worker loads the same files)."""
     unique: dict[tuple[str, str, str], LoadReport] = {}
     for report in reports:

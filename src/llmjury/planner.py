@@ -23,7 +23,7 @@ import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, Protocol, TypeAlias, TypeVar
 
 import pytest
 
@@ -37,6 +37,12 @@ from llmjury.verdicts import Verdict
 
 Pipeline: TypeAlias = Callable[[Case, Jury], Awaitable[Outcome]]
 T = TypeVar("T")
+
+
+class Wait(Protocol):
+    """How a test waits for a planned future: `Future.result`, or the run's watch showing progress meanwhile."""
+
+    def __call__(self, planned: Future[T], /) -> T: ...
 #: Fixtures the planner can supply itself: the plugin's `case` and `jury`.
 PLANNED_FIXTURES = frozenset({"case", "jury"})
 PLUGIN_MODULE = "llmjury.plugin"
@@ -104,7 +110,8 @@ def plannable(item: pytest.Item, plugins: frozenset[str] = frozenset()) -> bool:
 
 def coroutine_of(item: pytest.Function, arguments: Mapping[str, Any]) -> Coroutine[Any, Any, Any]:
     """The test's body as a coroutine, called with its arguments out of `arguments`."""
-    return inspect.unwrap(item.obj)(**{name: arguments[name] for name in item._fixtureinfo.argnames})
+    body: Callable[..., Coroutine[Any, Any, Any]] = inspect.unwrap(item.obj)
+    return body(**{name: arguments[name] for name in item._fixtureinfo.argnames})
 
 
 def body_of(item: pytest.Function, jury: Jury) -> Coroutine[Any, Any, Any]:
@@ -119,7 +126,7 @@ class Planner:
 
     def __init__(self, jury: Jury, *, worker: int = 0, workers: int = 1, handoff: OutcomeHandoff | None = None,
                  typed: Callable[[dict[str, Any]], Verdict] = Verdict.model_validate,
-                 wait: Callable[[Future[Any]], Any] = Future.result) -> None:
+                 wait: Wait = Future.result) -> None:
         self.jury = jury
         self.worker, self.workers, self.handoff, self.typed = worker, workers, handoff, typed
         self.wait = wait  # how a test waits for what was planned (the run's progress may show meanwhile)

@@ -37,6 +37,7 @@ from llmjury.cache import (  # noqa: E402
 from llmjury.case_sets import OPTIONS, CaseSets  # noqa: E402
 from llmjury.cases import CASES_MARK, LOADED, PIPELINE_MARK, Case, add_markers, generate  # noqa: E402
 from llmjury.datasets.files import read_text  # noqa: E402
+from llmjury.decision_field import OUTPUT_MODES, check_output  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
 from llmjury.errors import ConfigError, ConfigWarning, DatasetError  # noqa: E402
 from llmjury.exit_status import GateExit, gate_exit_status  # noqa: E402
@@ -119,6 +120,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llm-concurrency", type=int,
                     help="calls in flight per provider for the whole run, split across xdist workers (default 16)")
     group.addoption("--llm-runs", type=int, help="judge runs per case for majority verdicts (default 3)")
+    group.addoption("--llm-judge-output", metavar="MODE",
+                    help="how verdict judges give their decision: auto (default) asks for a schema field where "
+                         "the provider sends a JSON schema natively and its server accepts it, else plain text; "
+                         "schema always asks for the field; text never does")
     group.addoption("--llm-seed", type=int, help="seed for data generation, sampling and bootstraps (default 0)")
     group.addoption("--llm-sample", type=int, help="run a seeded random subset of N cases")
     group.addoption("--llm-gate", action="append", default=[], metavar="EXPR",
@@ -160,6 +165,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llm_rate_limits", "lines 'SPEC rpm=N tpm=N concurrency=N'", type="linelist", default=[])
     parser.addini("llm_retry_attempts", "attempts for transient provider errors (default 4)")
     parser.addini("llm_judge_runs", "judge runs per case (default 3)")
+    parser.addini("llm_judge_output", "auto, schema or text: how verdict judges give their decision")
     parser.addini("llm_seed", "seed (default 0)")
     parser.addini("llm_gates", "gates checked at session end", type="linelist", default=[])
     parser.addini("llm_gate_uncertain", "pass or inconclusive")
@@ -236,6 +242,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     progress, progress_source = pick("llm_progress", "llm_progress")
     interval, interval_source = pick("llm_progress_interval", "llm_progress_interval")
     level, level_source = pick("llm_compare_confidence", "llm_compare_confidence")
+    output, output_source = pick("llm_judge_output", "llm_judge_output")
     roles: dict[str, str] = {}
     options: dict[str, str] = {}
     role_sources: dict[str, str] = {}
@@ -266,6 +273,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
         rate_limits=limits,
         retry_attempts=whole_number(retry_attempts, "ini llm_retry_attempts") if retry_attempts else 4,
         judge_runs=number("llm_runs", "llm_judge_runs", 3),
+        judge_output=choice(output or "auto", output_source, OUTPUT_MODES),
         seed=number("llm_seed", "llm_seed", 0, minimum=None),
         budget=None if budget is None else positive_number(budget, budget_source, "US dollars"),
         budget_source=budget_source,
@@ -295,6 +303,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         check_ini_keys(config)
         settings = resolve_settings(config)
+        check_output(settings.judge_output, settings.judge_specs())
         families = discover(config.getini("llm_families"))
         register_family_markers(config, families)
         role_warnings = check_roles(settings, families)
@@ -796,31 +805,35 @@ class JurySession:
         freeze_at_exit()
         # Imported here: statistics and tables are needed only when there is something to report.
         from llmjury import aggregate
-        from llmjury.portable import portable
+        from llmjury.model import BudgetFacts
         from llmjury.reports import terminal_lines, write_run
 
         usage = aggregate.merge_usage(ledger, *self.worker_ledgers)
         typed = aggregate.typed_verdicts(records, self.families)
+        budget = self.watch.summary(records).get("budget")  # the budget's facts, when the run had one
         summary = aggregate.summarize(records, {**self.run_info(), "stopped": stopped}, usage,
                                       PriceTable.load(self.settings.prices), self.families, loading, typed,
-                                      roles=aggregate.merge_roles(roles, *self.worker_roles))
-        summary["complete"] = stopped is None
+                                      roles=aggregate.merge_roles(roles, *self.worker_roles), complete=stopped is None,
+                                      budget=None if budget is None else BudgetFacts.model_validate(budget))
         baseline = self.config.stash.get(BASELINE, None)
         if baseline is not None:
-            from llmjury.compare import compare_runs, comparison_lines
+            from llmjury.compare import compare_runs
 
-            summary["comparison"] = compare_runs(
+            # The comparison reads this run's sections, so it joins the summary once they exist.
+            comparison = compare_runs(
                 records, baseline, self.families, current_summary=summary,
                 allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"),
                 confidence=self.settings.compare_confidence)
+            summary = summary.model_copy(update={"comparison": comparison})
+        summary = summary.portable(self.config.rootpath)  # no runner's absolute path in any report
         results = [g.check(summary, uncertain=self.settings.gate_uncertain) for g in self.gates]
-        summary.update(self.watch.summary(records))  # the budget's facts, when the run had one
-        summary = portable(summary, self.config.rootpath)  # no runner's absolute path in any report
         run_dir = write_run(self.settings.reports, summary, records, results, self.families, typed,
                             baseline=baseline.records if baseline is not None else None, root=self.config.rootpath)
         self.summary_lines = terminal_lines(summary, results, run_dir, self.families, self.config.rootpath)
-        if baseline is not None:
-            self.summary_lines += comparison_lines(summary["comparison"])
+        if summary.comparison is not None:
+            from llmjury.compare import comparison_lines
+
+            self.summary_lines += comparison_lines(summary.comparison)
         self.gate_exit.status = gate_exit_status(results)
 
     def finished_planning(self, reported: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -850,7 +863,8 @@ class JurySession:
         return {
             "id": self.run_id, "started": _iso(self.started), "finished": _iso(time.time()),
             "judge": redact_spec(s.judge), "roles": {role: redact_spec(spec) for role, spec in s.roles.items()},
-            "cache_mode": s.cache_mode.value, "seed": s.seed, "judge_runs": s.judge_runs, "sample": s.sample,
+            "cache_mode": s.cache_mode.value, "seed": s.seed, "judge_runs": s.judge_runs,
+            "judge_output": s.judge_output, "sample": s.sample,
             "workers": self.workers or 1, "args": [redact_spec(arg) for arg in self.config.invocation_params.args],
             "adaptations": self.adaptations,
         }

@@ -34,7 +34,7 @@ def project_families(start: Path) -> ProjectFamilies:
         try:
             _, inifile, ini, *_ = locate_config(start, [])
         except TypeError:  # pytest before 8.1 takes the arguments alone
-            _, inifile, ini, *_ = locate_config([start])  # type: ignore[call-arg]
+            _, inifile, ini, *_ = locate_config([start])  # type: ignore[call-arg, arg-type]  # pytest 8.0
     except Exception as exc:  # a malformed ini: pytest raises its own UsageError
         raise ConfigError(f"the pytest configuration under {start} cannot be read ({exc})") from None
     lines = _lines(ini.get("llm_families"))

@@ -12,7 +12,7 @@ the family's `unscored_reasons` and the budget's note agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import pytest
@@ -60,7 +60,8 @@ class BudgetRefusals:
 
     # trylast: the innermost wrapper, so the others (llmjury.item_outcomes) see a skip, not a failed item.
     @pytest.hookimpl(wrapper=True, trylast=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]
+                                  ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         if report.when in ("setup", "call") and report.failed:
             recorded = self.recorded(item)

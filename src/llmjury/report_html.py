@@ -17,10 +17,20 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from llmjury import report_cases, report_compare
-from llmjury.decision import Decision, is_metric, metric_rows, metric_text, sig3, signed
-from llmjury.family import CORE_KEYS, Family, Plot
-from llmjury.gates import GateResult
+from llmjury import repairs, report_cases, report_compare
+from llmjury.decision import (
+    OFFLINE_BANNER,
+    Decision,
+    decision_of,
+    hidden_keys,
+    is_metric,
+    metric_rows,
+    metric_text,
+    sig3,
+    signed,
+)
+from llmjury.family import Family, Plot
+from llmjury.model import GateResult, RunSummary
 
 Point = tuple[str, dict[str, Any]]
 
@@ -51,26 +61,24 @@ table.attrs { margin: 0.3em 0; } table.attrs caption { text-align: left; color: 
 """
 
 
-def page(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str, Family],
+def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, Family],
          records: Sequence[Mapping[str, Any]] = (), baseline: Sequence[Mapping[str, Any]] | None = None,
          root: Path | None = None) -> str:
     """The whole page: banners, the Decision block, the comparison view, the plots, every metric per
     family, then the cases (this run's verdict records beside the baseline's)."""
-    from llmjury.reports import OFFLINE_BANNER, decision_of, hidden_keys
-
-    run = summary["run"]
+    run = summary.run
     decision = decision_of(summary, gates, families)
     e = html.escape
     policy = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
               f"script-src '{report_cases.script_hash()}'")
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
-             f"<title>llmjury run {e(run['id'])}</title><style>{STYLE}</style></head><body>",
-             f"<h1>llmjury run <code>{e(run['id'])}</code></h1>"]
+             f"<title>llmjury run {e(run.id)}</title><style>{STYLE}</style></head><body>",
+             f"<h1>llmjury run <code>{e(run.id)}</code></h1>"]
     if not decision.complete:
         parts.append(f'<p class="banner"><b>Incomplete run: {e(decision.stopped or "stopped early")}.</b> '
                      "The figures and gates cover only the cases that finished.</p>")
-    if run.get("offline"):
+    if run.offline:
         parts.append(f'<p class="offline">{e(OFFLINE_BANNER.removeprefix("> ").replace("**", ""))}</p>')
     parts += _decision(decision)
     parts += ['<h2 id="what-changed">What changed against the baseline</h2>', report_compare.view(decision)]
@@ -82,12 +90,14 @@ def page(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str
         parts.append(f'<figure id="{e(plot.id)}">{plot.svg}<figcaption>{e(plot.caption)}</figcaption></figure>')
     parts.append("<h2>Details</h2><p>Every metric with its gate path; the reference and replay tables are in "
                  "<code>summary.md</code> beside this file.</p>")
-    for name in run.get("families", []):
-        rows = metric_rows(summary[name], hidden=hidden_keys(families, name))
+    for name in run.families:
+        tree = summary.families[name].tree()
+        rows = metric_rows(tree, hidden=hidden_keys(families, name))
         parts.append(f'<details id="details-{e(name)}"><summary><b>{e(name)}</b>: {len(rows)} metrics</summary>')
         parts.append(_table(["metric", "value [95% CI]", "n", "method"],
                             [[f"<code>{e(name)}.{e(path)}</code>", e(metric_text(m)), str(m["n"]), e(str(m["method"]))]
                              for path, m in rows]))
+        parts.append(repairs.html_table(tree))
         parts.append("</details>")
     if records:
         parts += ['<h2 id="case-view">Cases</h2>', report_cases.view(records, baseline, decision.flips,
@@ -96,14 +106,14 @@ def page(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str
     return "\n".join(parts) + "\n"
 
 
-def family_plots(summary: dict[str, Any], families: Mapping[str, Family]) -> list[Plot]:
+def family_plots(summary: RunSummary, families: Mapping[str, Family]) -> list[Plot]:
     """Each family's own figures (`Family.figures`), its ids prefixed with its name so none collide."""
     plots = []
-    for name in summary["run"].get("families", []):
+    for name in summary.run.families:
         family = families.get(name)
-        if family is None or name not in summary or type(family).figures is Family.figures:
+        if family is None or name not in summary.families or type(family).figures is Family.figures:
             continue  # no figures of its own: its section need not be read back
-        section = family.section.model_validate({k: v for k, v in summary[name].items() if k not in CORE_KEYS})
+        section = family.section.model_validate(summary.families[name].figures)
         plots += [Plot(f"{name}-{plot.id}", plot.caption, plot.svg) for plot in family.figures(section)]
     return plots
 
@@ -161,7 +171,16 @@ def _table(header: list[str], rows: list[list[str]], table_id: str = "") -> str:
 
 
 # -- what each plot shows, read from the summary -------------------------------------------------
-def leaderboards(summary: dict[str, Any]) -> list[tuple[str, list[Point]]]:
+#: The family sections as summary.json holds them, by family name (`sections`).
+Sections = Mapping[str, Mapping[str, Any]]
+
+
+def sections(summary: RunSummary) -> dict[str, dict[str, Any]]:
+    """Each family's section as summary.json holds it: the plots below read figures by their names."""
+    return {name: section.tree() for name, section in summary.families.items()}
+
+
+def leaderboards(summary: Sections) -> list[tuple[str, list[Point]]]:
     """Arena ratings with their intervals: the main leaderboard, then each named one."""
     arena = summary.get("arena") or {}
     boards = []
@@ -173,7 +192,7 @@ def leaderboards(summary: dict[str, Any]) -> list[tuple[str, list[Point]]]:
     return [(title, points) for title, points in boards if points]
 
 
-def subset_win_rates(summary: dict[str, Any]) -> list[Point]:
+def subset_win_rates(summary: Sections) -> list[Point]:
     """Socratic win rates: overall, per dataset, per subject."""
     socratic = summary.get("socratic") or {}
     points: list[Point] = []
@@ -186,7 +205,7 @@ def subset_win_rates(summary: dict[str, Any]) -> list[Point]:
     return [(label, m) for label, m in points if m.get("value") is not None]
 
 
-def judge_vs_human(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any], float]]:
+def judge_vs_human(summary: Sections) -> list[tuple[str, dict[str, Any], float]]:
     """G-Eval judges' Spearman correlation with humans beside the humans' own agreement (the ceiling),
     for every judge, dataset and dimension that has both."""
     validity = (summary.get("geval") or {}).get("judge_validity") or {}
@@ -195,7 +214,7 @@ def judge_vs_human(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any], f
             and entry["spearman"].get("value") is not None and entry.get("human_ceiling_spearman") is not None]
 
 
-def position_consistency(summary: dict[str, Any]) -> list[Point]:
+def position_consistency(summary: Sections) -> list[Point]:
     """How often a judge gives the same verdict with the answers' order swapped, per judge."""
     arena = summary.get("arena") or {}
     points: list[Point] = []
@@ -214,28 +233,29 @@ def position_consistency(summary: dict[str, Any]) -> list[Point]:
     return [(label, m) for label, m in points if m.get("value") is not None]
 
 
-def _metrics(node: dict[str, Any]) -> list[Point]:
+def _metrics(node: Mapping[str, Any]) -> list[Point]:
     return [(key, m) for key, m in node.items() if is_metric(m) and m.get("value") is not None]
 
 
 # -- drawing --------------------------------------------------------------------------------------
-def plots_of(summary: dict[str, Any]) -> list[Plot]:
+def plots_of(summary: RunSummary) -> list[Plot]:
     """Every plot this summary has the figures for."""
+    by_family = sections(summary)
     plots = []
-    for i, (title, points) in enumerate(leaderboards(summary)):
+    for i, (title, points) in enumerate(leaderboards(by_family)):
         plots.append(Plot(f"leaderboard-{i}", f"Leaderboard {title}: rating with its 95% interval (whiskers)",
                           _whiskers(points, "rating", sort=True)))
-    subsets = subset_win_rates(summary)
+    subsets = subset_win_rates(by_family)
     if subsets:
         plots.append(Plot("subset-win-rates", "Socratic win rate of our teacher, overall and by subset, with 95% "
                           "intervals; the dashed line is parity (0.5)", _whiskers(subsets, "win rate", parity=0.5)))
-    judged = judge_vs_human(summary)
+    judged = judge_vs_human(by_family)
     if judged:
         plots.append(Plot("judge-vs-human", "G-Eval: each judge's Spearman correlation with the human ratings "
                           "(whiskers: 95% interval) against the human ceiling (agreement among the annotators); "
                           "on the diagonal a judge agrees with humans as well as they agree with each other",
                           _ceiling_scatter(judged)))
-    consistency = position_consistency(summary)
+    consistency = position_consistency(by_family)
     if consistency:
         plots.append(Plot("position-consistency", "Position consistency: the share of cases judged the same with "
                           "the answers swapped, per judge, with 95% intervals", _whiskers(consistency, "consistency")))

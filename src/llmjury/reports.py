@@ -1,5 +1,5 @@
-"""Writing a run's reports. `summary.json` is the single source: Markdown, HTML, CSV and the terminal
-table are rendered from it (and from the saved verdicts), never from live state. Every report leads
+"""Writing a run's reports. `summary.json` (a `RunSummary`) is the single source: Markdown, HTML, CSV
+and the terminal table are rendered from it (and from the saved verdicts), never from live state. Every report leads
 with the Decision block (`llmjury.decision`); the long reference and replay tables follow, folded."""
 
 from __future__ import annotations
@@ -9,10 +9,20 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llmjury.decision import Decision, Flips, decide, metric_rows, metric_text, sig3, signed
-from llmjury.family import CORE_KEYS, Family
-from llmjury.gates import GateResult
+from llmjury.decision import (
+    OFFLINE_BANNER,
+    Decision,
+    Flips,
+    decision_of,
+    hidden_keys,
+    metric_rows,
+    metric_text,
+    sig3,
+    signed,
+)
+from llmjury.family import Family
 from llmjury.loading import LoadReport
+from llmjury.model import GateResult, RunSummary
 from llmjury.portable import portable, shown
 from llmjury.runfiles import VERDICTS, link_identical, place, point_latest, write_gzip, write_text
 from llmjury.tables import csv_table
@@ -23,13 +33,7 @@ if TYPE_CHECKING:
 #: Flipped cases `summary.md` lists per family; report.html lists every one the comparison kept.
 FLIPS_IN_MARKDOWN = 10
 
-OFFLINE_BANNER = (
-    "> **Offline run.** Every response and verdict here came from llmjury's built-in offline "
-    "heuristics, not from an LLM: the numbers exercise the pipeline, they say nothing about any model."
-)
-
-
-def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, Any]],
+def write_run(directory: Path, summary: RunSummary, records: list[dict[str, Any]],
               gates: list[GateResult], families: Mapping[str, Family],
               typed: Mapping[str, Sequence[Verdict]] | None = None, *,
               baseline: Sequence[dict[str, Any]] | None = None, root: Path | None = None) -> Path:
@@ -38,20 +42,20 @@ def write_run(directory: Path, summary: dict[str, Any], records: list[dict[str, 
 
     `baseline` (the compared run's verdict records) feeds report.html's per-case view; paths the
     reports show are relative to `root` (the project; the working directory when not given)."""
-    run_dir = directory / summary["run"]["id"]
+    run_dir = directory / summary.run.id
     run_dir.mkdir(parents=True, exist_ok=True)
     root = root or Path.cwd()
-    summary = portable({**summary, "gates": [g.__dict__ for g in gates]}, root)
-    write_text(run_dir / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+    summary = summary.model_copy(update={"gates": list(gates)}).portable(root)
+    write_text(run_dir / "summary.json", summary.model_dump_json(indent=2))
     encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps' bytes, without a new encoder per record
     write_gzip(run_dir / VERDICTS, "".join(encode(r) + "\n" for r in records))
     extra: dict[str, str] = {}
-    for name in summary["run"].get("families", []):
+    for name in summary.run.families:
         family_records = [r for r in records if r["family"] == name]
         write_gzip(run_dir / f"{name}.csv.gz", verdict_table(family_records))
         family = families.get(name)
         if family is not None:
-            section = family.section.model_validate(_own_fields(family, summary[name]))
+            section = family.section.model_validate(summary.families[name].figures)
             verdicts = typed[name] if typed is not None else [family.typed(r) for r in family_records]
             extra |= family.files(section, list(verdicts))
     links = link_identical(extra)
@@ -91,23 +95,6 @@ def _flatten(prefix: str, node: dict[str, Any], row: dict[str, Any]) -> None:
             _flatten(f"{prefix}{key}.", value, row)
         else:
             row[prefix + key] = value
-
-
-def _own_fields(family: Family, section: dict[str, Any]) -> dict[str, Any]:
-    """A summary section less the core's counts: what the family's section model holds."""
-    return {k: v for k, v in section.items() if k not in CORE_KEYS}
-
-
-def hidden_keys(families: Mapping[str, Family], name: str) -> frozenset[str]:
-    family = families.get(name)
-    return frozenset(family.hidden_from_tables if family is not None else ())
-
-
-def decision_of(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str, Family]) -> Decision:
-    """The run's Decision block, with each family's hidden keys and declared headline."""
-    names = summary["run"].get("families", [])
-    return decide(summary, gates, {name: hidden_keys(families, name) for name in names},
-                  {name: families[name].headline for name in names if name in families})
 
 
 def incomplete_banner(decision: Decision) -> str:
@@ -174,91 +161,103 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'").replace("\n", " ")
 
 
-def markdown(summary: dict[str, Any], gates: list[GateResult], families: Mapping[str, Family]) -> str:
+def decisions_read_line(read: dict[str, int]) -> str:
+    """How the family's judge runs were read: a schema's decision field, or the text's decision line."""
+    return "decisions read: " + ", ".join(f"{count} {READ_AS.get(how, how)}" for how, count in read.items())
+
+
+READ_AS = {"schema": "from the schema's decision field", "text": "from the text's decision line"}
+
+
+def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str, Family]) -> str:
     """`summary.md`: the decision first, as a pull-request comment should read; tables folded below."""
-    run = summary["run"]
+    run = summary.run
     decision = decision_of(summary, gates, families)
-    lines = [f"# llmjury run `{run['id']}`", ""]
+    lines = [f"# llmjury run `{run.id}`", ""]
     if not decision.complete:
         lines += [incomplete_banner(decision), ""]
-    if run.get("offline"):
+    if run.offline:
         lines += [OFFLINE_BANNER, ""]
-    if (summary.get("budget") or {}).get("stopped"):  # the cases it left unscored change every figure below
-        lines += [f"> **{summary['budget']['note']}**", ""]
+    if summary.budget is not None and summary.budget.stopped:  # the cases it left unscored change every figure
+        lines += [f"> **{summary.budget.note}**", ""]
     lines += decision_markdown(decision)
     lines += flips_markdown(decision.flips)
-    lines += [f"- judge: `{run.get('judge')}`; cache: `{run.get('cache_mode')}`; seed: {run.get('seed')}; "
-              f"workers: {run.get('workers')}", ""]
-    for provider, learned in (run.get("adaptations") or {}).items():
+    lines += [f"- judge: `{run.judge}`; cache: `{run.cache_mode}`; seed: {run.seed}; workers: {run.workers}", ""]
+    for provider, learned in run.adaptations.items():
         lines.append(f"- `{provider}` adapted to its server: " + "; ".join(f"{k}: {v}" for k, v in learned.items()))
-    if run.get("adaptations"):
+    if run.adaptations:
         lines.append("")
-    if run.get("families"):
+    if run.families:
         lines += ["## Details", "", "Each family's reference and replay tables, and every metric with its gate path.",
                   ""]
-    for name in run.get("families", []):
-        section = summary[name]
+    for name in run.families:
+        section = summary.families[name]
         counts = next(f.counts for f in decision.families if f.family == name)
-        judges = ", ".join(f"`{j}`" for j in section["judges"])
+        judges = ", ".join(f"`{j}`" for j in section.judges)
         lines += ["<details>", f"<summary><b>{name}</b>: {counts}</summary>", "", f"judge: {judges}", ""]
-        lines += [f"- data: {LoadReport.model_validate(r).line()}" for r in section.get("loading", [])]
-        if section.get("loading"):
+        if section.decisions_read:
+            lines += [decisions_read_line(section.decisions_read), ""]
+        lines += [f"- data: {LoadReport.model_validate(r).line()}" for r in section.loading]
+        if section.loading:
             lines.append("")
         family = families.get(name)
         if family is not None:
-            own = family.markdown(family.section.model_validate(_own_fields(family, section)))
+            own = family.markdown(family.section.model_validate(section.figures))
             if own:
                 lines += [own, ""]
-        rows = metric_rows(section, hidden=hidden_keys(families, name))
+        rows = metric_rows(section.tree(), hidden=hidden_keys(families, name))
         if rows:
             lines += ["| metric | value [95% CI] | n | method |", "|---|---|---|---|"]
             lines += [f"| `{name}.{path}` | {metric_text(m)} | {m['n']} | {m['method']} |" for path, m in rows]
             lines.append("")
         lines += ["</details>", ""]
-    usage = summary.get("usage", {})
-    if usage.get("providers"):
+    usage = summary.usage
+    if usage.providers:
         lines += ["## Usage", "", "| provider | calls | fresh samples | cached samples | prompt tokens | "
                   "completion tokens | est. cost (USD) |", "|---|---|---|---|---|---|---|"]
-        for provider, u in usage["providers"].items():
-            cost = "unpriced" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
-            lines.append(f"| `{provider}` | {int(u.get('calls', 0))} | {int(u.get('fresh_samples', 0))} | "
-                         f"{int(u.get('cached_samples', 0))} | {int(u.get('prompt_tokens', 0))} | "
-                         f"{int(u.get('completion_tokens', 0))} | {cost} |")
+        for provider, u in usage.providers.items():
+            cost = u.get("cost_usd")
+            lines.append(f"| `{provider}` | {_count(u, 'calls')} | {_count(u, 'fresh_samples')} | "
+                         f"{_count(u, 'cached_samples')} | {_count(u, 'prompt_tokens')} | "
+                         f"{_count(u, 'completion_tokens')} | {'unpriced' if cost is None else f'{cost:.4f}'} |")
         lines.append("")
-    if usage.get("roles"):
+    if usage.roles:
         lines += ["| role | provider | fresh samples | replayed samples | why |", "|---|---|---|---|---|"]
-        for role, providers in usage["roles"].items():
+        for role, providers in usage.roles.items():
             lines += [f"| {role} | `{provider}` | {u['fresh_samples']} | {u['replayed_samples']} | {u['policy']} |"
                       for provider, u in providers.items()]
         lines.append("")
     return "\n".join(lines)
 
 
-def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Path,
+def _count(usage: Mapping[str, float | None], key: str) -> int:
+    return int(usage.get(key) or 0)
+
+
+def terminal_lines(summary: RunSummary, gates: list[GateResult], run_dir: Path,
                    families: Mapping[str, Family], root: Path | None = None) -> list[str]:
     """The end-of-run summary: the same Decision block as `summary.md`, then where the rest is
     (paths relative to `root`, the working directory when not given)."""
     root = root or Path.cwd()
-    summary = portable(summary, root)
     decision = decision_of(summary, gates, families)
     lines: list[str] = []
     if not decision.complete:
         lines.append(f"INCOMPLETE RUN: {decision.stopped or 'stopped early'}; figures cover the finished cases only")
-    if summary["run"].get("offline"):
+    if summary.run.offline:
         lines.append("offline run: numbers come from heuristics, not an LLM")
     for g in decision.gates:
         interval = f" {g.interval}" if g.interval else ""
         lines.append(f"{g.status.upper():<12} {g.gate}: value {g.value}{interval} vs {g.threshold}: {g.why}")
-    for family in decision.flips:
-        if family.cases:
-            worst = ", ".join(c.case_id for c in family.cases[:3])
-            lines.append(f"{family.family}: {family.total} case(s) changed against the baseline (first: {worst})")
+    for flipped in decision.flips:
+        if flipped.cases:
+            worst = ", ".join(c.case_id for c in flipped.cases[:3])
+            lines.append(f"{flipped.family}: {flipped.total} case(s) changed against the baseline (first: {worst})")
     if decision.baseline:
         note = f": {decision.baseline_note}" if decision.baseline_note else ""
         lines.append(f"baseline {decision.baseline}{note}")
     for family in decision.families:
         lines.append(f"{family.family}: {family.counts}")
-        lines += [f"  data: {LoadReport.model_validate(r).line()}" for r in summary[family.family].get("loading", [])
+        lines += [f"  data: {LoadReport.model_validate(r).line()}" for r in summary.families[family.family].loading
                   if r["dropped"] or r.get("given")]  # a user's own file: always said
         for row in family.rows:
             change = f"  change {row.change.text()}" if row.change is not None else ""
@@ -268,4 +267,4 @@ def terminal_lines(summary: dict[str, Any], gates: list[GateResult], run_dir: Pa
             where = shown(run_dir / "summary.md", root)
             lines.append(f"  ({family.more_metrics} more metric {rows} for {family.family} in {where})")
     lines.append(f"reports: {shown(run_dir, root)} (summary.md, report.html)")
-    return lines
+    return portable(lines, root)  # the lines, not the whole summary: a path shows only where it is printed

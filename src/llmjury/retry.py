@@ -27,7 +27,7 @@ class WaitRetryAfter:
 
     def __call__(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
-        asked = getattr(exc, "retry_after", None)
+        asked = exc.retry_after if isinstance(exc, TransientProviderError) else None
         if asked is not None:
             return min(asked, self.cap) + random.uniform(0, 0.1 * max(asked, 0.01))
         return self.backoff(state)

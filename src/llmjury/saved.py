@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from llmjury.errors import ConfigError
+from llmjury.model import RunSummary, read_summary
 from llmjury.runfiles import run_folder, verdicts_file
 
 
@@ -22,7 +23,7 @@ class SavedRun:
 
     path: Path
     records: list[dict[str, Any]]
-    summary: dict[str, Any] | None
+    summary: RunSummary | None
 
 
 def load_run(path: Path, what: str) -> SavedRun:
@@ -49,12 +50,13 @@ def load_run(path: Path, what: str) -> SavedRun:
                                       "(needs case_id, family and judge)")
                 records.append(record)
     except (OSError, UnicodeDecodeError, EOFError) as exc:  # EOFError: a truncated gzip file
-        raise ConfigError(f"{what} {file}: cannot be read ({exc or 'truncated'})") from None
+        raise ConfigError(f"{what} {file}: cannot be read ({str(exc) or 'truncated'})") from None
     summary = None
     folder = run_folder(path)
     if folder.is_dir() and (folder / "summary.json").is_file():
         try:
-            summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            text = (folder / "summary.json").read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{what} {folder / 'summary.json'}: cannot be read ({exc})") from None
+        summary = read_summary(text, f"{what} {folder / 'summary.json'}")
     return SavedRun(path=path, records=records, summary=summary)

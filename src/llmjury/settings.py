@@ -42,6 +42,8 @@ class Settings:
     retry_base_wait: float = 0.5
     retry_max_wait: float = 60.0
     parse_retries: int = 1
+    #: How verdict judges are asked for their decision (llmjury.decision_field): auto, schema or text.
+    judge_output: str = "auto"
     judge_runs: int = 3
     seed: int = 0
     sample: int | None = None
@@ -70,6 +72,11 @@ class Settings:
             if key and key in self.roles:
                 return self.roles[key]
         return self.judge if role == "judge" else DEFAULT_PROVIDER
+
+    def judge_specs(self) -> dict[str, str]:
+        """The run's judges: `judge`, and every role set for a family's judge (`socratic.judge`)."""
+        return {"judge": self.judge} | {role: spec for role, spec in self.roles.items()
+                                        if role.rpartition(".")[2] == "judge"}
 
     def limit_for(self, provider: str) -> RateLimit:
         return self.rate_limits.get(provider, RateLimit(concurrency=self.concurrency))
@@ -156,7 +163,7 @@ def confidence_level(raw: object, what: str) -> float:
 def choice(raw: str, what: str, allowed: tuple[str, ...]) -> str:
     """An ini value restricted to a few words (the command line already checks its own choices)."""
     if raw not in allowed:
-        raise ConfigError(f"{what} {raw!r}: use one of {', '.join(allowed)}")
+        raise ConfigError(f"{what} {raw!r}{did_you_mean(str(raw), allowed)}: use one of {', '.join(allowed)}")
     return raw
 
 
@@ -203,9 +210,9 @@ def checked_options(family: str, model: type[FamilyOptions], lines: Sequence[Opt
         for error in exc.errors():
             message = str(error["msg"]).removeprefix("Value error, ")
             key, colon, rest = message.partition(": ")
-            line = by_key.get(str(error["loc"][0]) if error["loc"] else key)
-            if line is not None:
-                problems.append(f"{line}: {rest if colon and not error['loc'] else message}")
+            named = by_key.get(str(error["loc"][0]) if error["loc"] else key)
+            if named is not None:
+                problems.append(f"{named}: {rest if colon and not error['loc'] else message}")
             else:  # a rule across keys (the model's own check): name every line of the family
                 where = " and ".join(dict.fromkeys(line.source for line in lines))
                 problems.append(f"{where} {family}.*: {message}")

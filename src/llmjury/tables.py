@@ -26,8 +26,8 @@ def csv_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None =
         numbers = kinds - {type(None)} <= {int, float}
         if numbers and (float in kinds or (int in kinds and type(None) in kinds)):  # pandas' float64
             for line in table:
-                if line[i] is not None:
-                    line[i] = None if line[i] != line[i] else float(line[i])
+                if (value := line[i]) is not None:
+                    line[i] = None if value != value else float(value)
         elif float in kinds:  # a mixed column: only NaN needs saying, as empty
             for line in table:
                 if type(line[i]) is float and line[i] != line[i]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
-from llmjury.family import Result
+from llmjury.model import Result
 
 
 class JudgeConfig(BaseModel):
@@ -58,6 +58,11 @@ class Verdict(BaseModel):
     cost_usd: float | None = None
     latency_s: float = 0.0
     cached: bool = False
+    #: How many of its judge runs were decided by a repair call (the judge asked for its decision
+    #: alone after an ambiguous answer), so a report can tell repaired verdicts from direct ones.
+    repaired: int = 0
+    #: How many of its runs had their decision read from a schema field (`schema`) or as text (`text`).
+    read: dict[str, int] = Field(default_factory=dict)
 
     @field_validator("result", mode="before")
     @classmethod

@@ -49,8 +49,9 @@ class RunWatch:
     def __init__(self, config: pytest.Config, settings: Settings, budget: Budget | None, run_id: str,
                  expected_workers: Callable[[], int]) -> None:
         self.config, self.settings, self.budget = config, settings, budget
-        self.is_worker = hasattr(config, "workerinput")
-        worker = config.workerinput["workerid"] if self.is_worker else "main"
+        workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)  # xdist sets it on a worker
+        self.is_worker = workerinput is not None
+        worker = str(workerinput["workerid"]) if workerinput is not None else "main"
         self.board = Board.for_run(run_id) if settings.progress != "off" or budget is not None else None
         self.meter = Meter(worker, self.board, PriceTable.load(settings.prices), budget)
         self.expected_workers = expected_workers

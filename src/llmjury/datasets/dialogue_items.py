@@ -185,7 +185,7 @@ def _alternating(history: str) -> list[tuple[str, str]]:
 
 def _usr_records(path: Path, data: list[Any]) -> list[tuple[int, dict[str, Any]]]:
     """USR's contexts flattened into rated-items records (item number = position among all responses)."""
-    records = []
+    records: list[tuple[int, dict[str, Any]]] = []
     for c, context in enumerate(data):
         try:
             history, fact, responses = context["context"], context.get("fact", ""), context["responses"]

@@ -32,6 +32,8 @@ DIMENSIONS = ("Mistake_Identification", "Mistake_Location", "Revealing_of_the_An
               "Actionability", "humanlikeness", "Coherence", "Tutor_Tone")
 STUDENT, TUTOR = "Student", "Teacher"
 Format = Literal["auto", "v1", "v3"]
+Shape = Literal["v1", "v3"]
+SHAPES: tuple[Shape, ...] = ("v1", "v3")
 #: Where each shape keeps its replies.
 REPLIES_FIELD = {"v1": "anno_llm_responses", "v3": "tutor_responses"}
 
@@ -63,7 +65,7 @@ class MRBenchFile:
     and the conversations left out with the reason."""
 
     path: Path
-    format: Literal["v1", "v3"]
+    format: Shape
     dimensions: tuple[str, ...]
     conversations: list[Conversation]
     skipped: list[str] = field(default_factory=list)
@@ -101,15 +103,15 @@ def parse_history(text: str) -> list[tuple[str, str]]:
     return turns
 
 
-def _shape(item: dict[str, Any], fmt: Format, path: Path, number: int) -> Literal["v1", "v3"]:
+def _shape(item: dict[str, Any], fmt: Format, path: Path, number: int) -> Shape:
     if fmt != "auto":
         if REPLIES_FIELD[fmt] not in item:
             raise DatasetError(str(path), number, f"missing field {REPLIES_FIELD[fmt]!r} of the MRBench {fmt} shape "
                                                   "(or leave the format to be detected)")
         return fmt
-    for shape in ("v1", "v3"):
+    for shape in SHAPES:
         if REPLIES_FIELD[shape] in item:
-            return shape  # type: ignore[return-value]
+            return shape
     raise DatasetError(str(path), number, "not an MRBench conversation: no 'anno_llm_responses' (V1) or "
                                           "'tutor_responses' (V3) field")
 
@@ -198,8 +200,8 @@ def sampled_pairs(conversations: list[Conversation], pairs_per_conversation: int
     rng = random.Random(seed)
     for conv in conversations:
         pairs = list(itertools.combinations(sorted(conv.replies), 2))
-        keep_all = pairs_per_conversation is None or pairs_per_conversation >= len(pairs)
-        chosen = pairs if keep_all else sorted(rng.sample(pairs, pairs_per_conversation))
+        wanted = pairs_per_conversation
+        chosen = pairs if wanted is None or wanted >= len(pairs) else sorted(rng.sample(pairs, wanted))
         for a, b in chosen:
             yield conv, a, b
 

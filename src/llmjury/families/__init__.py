@@ -6,7 +6,8 @@ Each is checked against the contract (`llmjury.family.check_family`) once, at st
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from importlib.metadata import entry_points
 
 from llmjury.errors import ConfigError
@@ -19,8 +20,9 @@ ENTRY_POINT_GROUP = "llmjury.families"
 def discover(extra: Iterable[str] = ()) -> dict[str, Family]:
     """Every installed family plus those named `module:attribute` in `extra`, by name."""
     found: dict[str, Family] = {}
-    sources = [(f"entry point {ep.name} = {ep.value}", ep.load) for ep in entry_points(group=ENTRY_POINT_GROUP)]
-    sources += [(f"llm_families line {line!r}", lambda line=line: _import(line)) for line in extra]
+    sources: list[tuple[str, Callable[[], object]]] = [
+        (f"entry point {ep.name} = {ep.value}", ep.load) for ep in entry_points(group=ENTRY_POINT_GROUP)]
+    sources += [(f"llm_families line {line!r}", partial(_import, line)) for line in extra]
     for where, load in sources:
         try:
             family = check_family(load(), where)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+HOST = "127.0.0.1"  # the fakes listen on loopback only
 
 @dataclass
 class FakeChoice:
@@ -75,14 +76,13 @@ class FakeServer:
             def do_POST(self) -> None:
                 server._handle(self)
 
-        self._httpd = _Listener(("127.0.0.1", 0), Handler)
+        self._httpd = _Listener((HOST, 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def origin(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{HOST}:{self._httpd.server_port}"
 
     def start(self) -> FakeServer:
         self._thread.start()

@@ -27,7 +27,8 @@ from llmjury.families.arena.results import (
     PRDReplay,
     RecordedVerdict,
 )
-from llmjury.family import CaseSet, Dataset, Family, FamilyOptions, Replayed, Result, Section
+from llmjury.family import CaseSet, Dataset, Family, FamilyOptions, Replayed
+from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
 from llmjury.settings import Settings
 from llmjury.verdicts import Verdict
@@ -52,20 +53,20 @@ class Arena(Family[ArenaOptions, ArenaSection]):
     def offline(self) -> Mapping[str, Heuristic]:
         return ANSWERS
 
-    def aggregate(self, verdicts: Sequence[Verdict]) -> Section:
+    def aggregate(self, verdicts: Sequence[Verdict]) -> ArenaSection:
         from llmjury.families.arena import report
 
         return report.aggregate(verdicts)
 
-    def markdown(self, section: Section) -> str:
+    def markdown(self, section: ArenaSection) -> str:
         from llmjury.families.arena import report
 
-        return report.markdown(_arena(section))
+        return report.markdown(section)
 
-    def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
+    def files(self, section: ArenaSection, verdicts: Sequence[Verdict]) -> dict[str, str]:
         from llmjury.families.arena import report
 
-        return report.files(_arena(section), verdicts)
+        return report.files(section, verdicts)
 
     def dataset_paths(self, options: FamilyOptions, settings: Settings) -> dict[str, Path]:
         """As the contract's, with `answers` (a ';'-separated list) standing for its first file."""
@@ -81,10 +82,6 @@ class Arena(Family[ArenaOptions, ArenaSection]):
         return recorded.read(path, ArenaOptions.model_validate(options.model_dump()))
 
     hidden_from_tables = ("leaderboards", "llmbar", "prd")
-
-
-def _arena(section: Section) -> ArenaSection:
-    return section if isinstance(section, ArenaSection) else ArenaSection.model_validate(section.model_dump())
 
 
 FAMILY = Arena()

@@ -19,7 +19,7 @@ from llmjury.families.arena.results import (
     RecordedVerdict,
     Winner,
 )
-from llmjury.family import Metric
+from llmjury.model import Metric
 from llmjury.stats import proportion
 from llmjury.verdicts import Verdict
 

@@ -51,6 +51,11 @@ def read_csv(path: Path, required: list[str]) -> pd.DataFrame:
     return frame
 
 
+def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The frame's rows keyed by column name (a CSV's column names are strings; pandas types them Hashable)."""
+    return [{str(column): value for column, value in row.items()} for row in frame.to_dict("records")]
+
+
 def records(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """A seed-style CSV's rows as (item number, record), blanks as None; other files through
     `read_records` (JSON Lines or a JSON list)."""
@@ -58,7 +63,7 @@ def records(path: Path) -> list[tuple[int, dict[str, Any]]]:
         return read_records(path)
     frame = read_csv(path, [])
     frame = frame.astype(object).where(frame.notna(), None)
-    return list(enumerate(frame.to_dict("records")))
+    return list(enumerate(_rows(frame)))
 
 
 def question_rows(path: Path) -> list[str]:
@@ -79,7 +84,7 @@ def answers(path: Path, counter: LoadCounter | None = None) -> dict[str, dict[st
     win); `counter` counts them."""
     frame = read_csv(path, ["question"])
     table: dict[str, dict[str, str]] = {}
-    for row in frame.to_dict("records"):
+    for row in _rows(frame):
         question = row.pop("question")
         if question in table and counter is not None:
             counter.drop("q_and_as row merged with an earlier row of the same question")

@@ -37,7 +37,7 @@ def parse_last_line(text: str) -> int | None:
 
 
 def human_verdicts(root: Path) -> list[Verdict]:
-    verdicts = []
+    verdicts: list[Verdict] = []
     for path in sorted((root / "ratings-human").glob("*.jsonl")):
         match = _PAIR.match(path.name)
         if match is None:

@@ -7,6 +7,7 @@ PATH` reads any of these through `read`, telling the formats apart by their fiel
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -65,13 +66,13 @@ def outcome_verdicts(path: Path, dataset: str) -> list[Verdict]:
     for number, row in enumerate(importers.outcome_rows(path)):
         judge = JudgeConfig(provider=f"{RECORDED_PREFIX}{row['judger'] or dataset}")
         extra = {k: row[k] for k in ("answer_a", "answer_b", "tstamp") if row[k]}
-        common = dict(case_id=f"{slug(dataset)}-{number:05d}", family=FAMILY, kind=RECORDED, judge=judge,
-                      attributes=_attributes(dataset, row["question"], number, row["model_a"], row["model_b"],
-                                             **extra))
+        battle = partial(Verdict, case_id=f"{slug(dataset)}-{number:05d}", family=FAMILY, kind=RECORDED, judge=judge,
+                         attributes=_attributes(dataset, row["question"], number, row["model_a"], row["model_b"],
+                                                **extra))
         if row["valid"]:
-            out.append(Verdict(result=RecordedVerdict(winner=row["winner"]), **common))
+            out.append(battle(result=RecordedVerdict(winner=row["winner"])))
         else:
-            out.append(Verdict(valid=False, error="refused: recorded as is_valid=False", **common))
+            out.append(battle(valid=False, error="refused: recorded as is_valid=False"))
     return out
 
 

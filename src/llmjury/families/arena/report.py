@@ -55,7 +55,8 @@ from llmjury.families.arena.results import (
     Ranking,
     SelfPreference,
 )
-from llmjury.family import Metric
+from llmjury.model import Metric
+from llmjury.repairs import repairs_by_judge, with_counts
 from llmjury.stats import correlations, metric, rank_correlation
 from llmjury.tables import csv_table
 from llmjury.verdicts import Verdict
@@ -228,7 +229,7 @@ def aggregate(verdicts: Verdicts) -> ArenaSection:
     groups = dict(sorted(groups.items()))
     boards = {name: leaderboard(vs) for name, vs in groups.items()}
     judged = [name for name in boards if name.endswith("/judge")]
-    section = ArenaSection(leaderboards=boards)
+    section = ArenaSection(leaderboards=boards, repairs=repairs_by_judge(verdicts))
     if judged:
         main = main_board(judged, groups, boards)
         board, battles = boards[main], groups[main]
@@ -321,7 +322,7 @@ def markdown(section: ArenaSection) -> str:
         lines += ["", f"Human order: {', '.join(prd.human_order)}", ""]
     for dataset, comparison in (validity.model_extra or {}).items():
         lines += human_lines(dataset, comparison)
-    return "\n".join(lines)
+    return with_counts("\n".join(lines), section.repairs)
 
 
 def human_lines(dataset: str, c: HumanComparison) -> list[str]:

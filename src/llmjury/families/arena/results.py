@@ -17,8 +17,9 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from llmjury.agreement import JurorAgreement
-from llmjury.family import Figures, Metric, Result, Section
 from llmjury.majority import Confidence
+from llmjury.model import Figures, Metric, Result, Section
+from llmjury.repairs import JudgeRepairs
 
 Winner = Literal["model_a", "model_b", "tie", "tie (bothbad)"]
 Order = Literal["ab", "ba"]
@@ -210,3 +211,5 @@ class ArenaSection(Section):
     jury: dict[str, JurorAgreement] | None = None
     judge_validity: JudgeValidity | None = None
     leaderboards: dict[str, Leaderboard] = Field(default_factory=dict)
+    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.repairs`).
+    repairs: dict[str, JudgeRepairs] = Field(default_factory=dict)

@@ -17,7 +17,8 @@ from llmjury.families.geval.datasets import FAMILY as NAME
 from llmjury.families.geval.offline import ANSWERS
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.results import DeepevalResult, GEvalSection, ScoreResult
-from llmjury.family import CaseSet, Family, FamilyOptions, Replayed, Result, Section
+from llmjury.family import CaseSet, Family, FamilyOptions, Replayed
+from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
@@ -47,17 +48,17 @@ class GEval(Family[GEvalOptions, GEvalSection]):
     def offline(self) -> Mapping[str, Heuristic]:
         return ANSWERS
 
-    def aggregate(self, verdicts: Sequence[Verdict]) -> Section:
+    def aggregate(self, verdicts: Sequence[Verdict]) -> GEvalSection:
         from llmjury.families.geval import report
 
         return report.aggregate(verdicts)
 
-    def markdown(self, section: Section) -> str:
+    def markdown(self, section: GEvalSection) -> str:
         from llmjury.families.geval import report
 
-        return report.markdown(GEvalSection.model_validate(section.model_dump()))
+        return report.markdown(section)
 
-    def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
+    def files(self, section: GEvalSection, verdicts: Sequence[Verdict]) -> dict[str, str]:
         from llmjury.families.geval import report
 
         return report.files(verdicts)

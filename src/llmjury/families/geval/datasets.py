@@ -117,9 +117,10 @@ def to_criteria(item: DialogueItem, source: Path, options: GEvalOptions) -> Dial
                                                  f"{sorted(names)}, G-Eval judges {list(CRITERIA)}: rename them or "
                                                  "map them with --llm-option geval.items_dimensions="
                                                  f"{strangers[0]}=<criterion>")
-    return replace(item, human={criteria[k]: v for k, v in item.human.items()},
-                   ratings={criteria[k]: v for k, v in item.ratings.items()},
-                   recorded={criteria[k]: v for k, v in item.recorded.items()})
+    named = {name: criterion for name, criterion in criteria.items() if criterion is not None}  # all, as checked
+    return replace(item, human={named[k]: v for k, v in item.human.items()},
+                   ratings={named[k]: v for k, v in item.ratings.items()},
+                   recorded={named[k]: v for k, v in item.recorded.items()})
 
 
 def with_annotations(items: list[DialogueItem], annotations: Path, options: GEvalOptions) -> list[DialogueItem]:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from llmjury.families.geval.results import DeepevalResult, MetaEvaluation, ScoreResult
 from llmjury.stats import correlations as stats_correlations
@@ -25,7 +26,7 @@ RESAMPLES = 1000
 KENDALL_RESAMPLES = 200  # the first 200 of the resamples, as when each took one scipy call
 
 
-def correlations(predicted: Sequence[float], human: Sequence[float]) -> dict[str, float]:
+def correlations(predicted: npt.ArrayLike, human: npt.ArrayLike) -> dict[str, float]:
     """The three coefficients; NaN where one side is constant."""
     return stats_correlations(np.asarray(predicted, dtype=float), np.asarray(human, dtype=float))
 
@@ -53,11 +54,12 @@ def pooled(predicted: np.ndarray, human: np.ndarray, seed: int = 0) -> dict[str,
     return out
 
 
-def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> npt.NDArray[np.float64]:
     x = x - x.mean(axis=1, keepdims=True)
     y = y - y.mean(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+        r: npt.NDArray[np.float64] = (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+    return r
 
 
 def per_context(predicted: np.ndarray, human: np.ndarray, groups: Sequence[str], seed: int = 0) -> dict[str, Any]:
@@ -85,10 +87,11 @@ def per_context(predicted: np.ndarray, human: np.ndarray, groups: Sequence[str],
 
 def system_level(predicted: np.ndarray, human: np.ndarray, systems: Sequence[str | None]) -> dict[str, Any] | None:
     """Correlation of per-system mean scores (needs three or more systems)."""
-    names = sorted({s for s in systems if s})
-    if len(names) < 3 or any(s is None for s in systems):
+    named = [s for s in systems if s is not None]
+    names = sorted({s for s in named if s})
+    if len(names) < 3 or len(named) < len(systems):
         return None
-    index = np.array([names.index(s) for s in systems])
+    index = np.array([names.index(s) for s in named])
     p = np.array([predicted[index == k].mean() for k in range(len(names))])
     h = np.array([human[index == k].mean() for k in range(len(names))])
     point = correlations(p, h)

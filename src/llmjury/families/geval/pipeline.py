@@ -102,7 +102,8 @@ async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
     common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, kind="judge", judge=config, raw=raw,
                                   attributes=attributes, prompt_tokens=prompt_tokens,
                                   completion_tokens=completion_tokens, latency_s=scored.latency_s,
-                                  cached=scored.cached, cost_usd=jury.cost(provider, prompt_tokens, completion_tokens))
+                                  cached=scored.cached, cost_usd=jury.cost(provider, prompt_tokens, completion_tokens),
+                                  repaired=scored.repaired)
     if result is None:
         return Outcome([Verdict(valid=False, error=error, **common)], details={"steps": steps})
     return Outcome([Verdict(result=result, **common)], details={"steps": steps, "prompt": prompt.text})

@@ -19,6 +19,7 @@ from llmjury.families.geval.results import (
     Reference,
     Validity,
 )
+from llmjury.repairs import repairs_by_judge, with_counts
 from llmjury.verdicts import Verdict
 
 HIDDEN_FROM_TABLES = ("meta", "human_ceiling", "judge_validity")
@@ -50,7 +51,7 @@ def aggregate(verdicts: Sequence[Verdict]) -> GEvalSection:
     ceiling = human_ceiling(meta, verdicts)
     judged = {verdict.attributes["dataset"] for verdict in verdicts}
     return GEvalSection(meta=meta, references=references_for(judged), human_ceiling=ceiling or None,
-                        judge_validity=judge_validity(meta, ceiling))
+                        judge_validity=judge_validity(meta, ceiling), repairs=repairs_by_judge(verdicts))
 
 
 def judge_validity(meta: dict[str, MetaEvaluation], ceiling: dict[str, Ceiling]) -> dict[str, Validity]:
@@ -137,7 +138,7 @@ def markdown(section: GEvalSection) -> str:
         lines += [f"{ref.note}:", "", "| | " + " | ".join(ref.columns) + " |", "|---|" + "---|" * len(ref.columns)]
         lines += [f"| {name} | " + " | ".join(f"{v:g}" for v in values) + " |" for name, values in ref.rows.items()]
         lines.append("")
-    return "\n".join(lines)
+    return with_counts("\n".join(lines), section.repairs)
 
 
 def files(verdicts: Sequence[Verdict]) -> dict[str, str]:

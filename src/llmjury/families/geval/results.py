@@ -7,9 +7,10 @@ mean for the human ceiling) and `deepeval` (deepeval's GEval on the same item).
 
 from __future__ import annotations
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
-from llmjury.family import Figures, Metric, Result, Section
+from llmjury.model import Figures, Metric, Result, Section
+from llmjury.repairs import JudgeRepairs
 
 
 class ScoreResult(Result):
@@ -101,3 +102,5 @@ class GEvalSection(Section):
     references: dict[str, Reference]
     human_ceiling: dict[str, Ceiling] | None = None
     judge_validity: dict[str, Validity]
+    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.repairs`).
+    repairs: dict[str, JudgeRepairs] = Field(default_factory=dict)

@@ -13,7 +13,8 @@ from llmjury.families.qa_quality.datasets import DATASETS
 from llmjury.families.qa_quality.offline import ANSWERS
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, QASection, RulesResult
-from llmjury.family import CaseSet, Command, Dataset, Family, FamilyOptions, Replayed, Result, Section
+from llmjury.family import CaseSet, Command, Dataset, Family, FamilyOptions, Replayed
+from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
@@ -42,15 +43,15 @@ class QAQuality(Family[QAOptions, QASection]):
 
         return report.aggregate(verdicts)
 
-    def markdown(self, section: Section) -> str:
+    def markdown(self, section: QASection) -> str:
         from llmjury.families.qa_quality import report
 
-        return report.markdown(_own(section))
+        return report.markdown(section)
 
-    def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
+    def files(self, section: QASection, verdicts: Sequence[Verdict]) -> dict[str, str]:
         from llmjury.families.qa_quality import report
 
-        return report.files(_own(section), verdicts)
+        return report.files(section, verdicts)
 
     def replay(self, path: Path, options: FamilyOptions) -> Replayed:
         """Seed 001's section 9 files (a graded course, its removed pairs) as grade verdicts."""
@@ -64,13 +65,6 @@ class QAQuality(Family[QAOptions, QASection]):
         from llmjury.families.qa_quality.commands import COMMANDS
 
         return COMMANDS
-
-
-def _own(section: Section) -> QASection:
-    """The core hands back the section this family's model validated; anything else is a bug to name."""
-    if not isinstance(section, QASection):
-        raise TypeError(f"qa_quality: expected a QASection, got {type(section).__name__}")
-    return section
 
 
 FAMILY = QAQuality()

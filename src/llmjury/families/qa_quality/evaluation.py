@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -30,7 +30,7 @@ class EvaluationInput:
 {answers_formatted}"""
 
 
-def extract_for_evaluation(qa_pair: dict, source_file: str = "") -> EvaluationInput:
+def extract_for_evaluation(qa_pair: dict[str, Any], source_file: str = "") -> EvaluationInput:
     """원본 QA 데이터에서 평가에 필요한 부분만 추출 (metadata, users, reactions dropped)."""
     return EvaluationInput(
         question=qa_pair["question"]["text"].strip(),
@@ -47,7 +47,7 @@ def estimate_tokens(text: str) -> int:
     return ascii_chars // 4 + (len(text) - ascii_chars)
 
 
-def token_saving(qa_pair: dict, evaluation_input: EvaluationInput) -> tuple[int, int]:
+def token_saving(qa_pair: dict[str, Any], evaluation_input: EvaluationInput) -> tuple[int, int]:
     """(estimated tokens of the raw JSON, of the prompt format): what section 6 saves."""
     raw = json.dumps({"question": qa_pair["question"], "answers": qa_pair["answers"]}, ensure_ascii=False)
     return estimate_tokens(raw), estimate_tokens(evaluation_input.to_prompt_format())

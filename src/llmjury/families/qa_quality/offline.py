@@ -77,7 +77,7 @@ def rubric(request: ChatRequest, rng: random.Random) -> str:
     scores = [clamp(completeness), clamp(independence), clamp(accuracy)]
     reasons = ["answer coverage by the offline rules", "self-containedness by the offline rules",
                "accuracy signals by the offline rules"]
-    payload = {name: {"score": s, "reasoning": r} for name, s, r in
+    payload: dict[str, object] = {name: {"score": s, "reasoning": r} for name, s, r in
                zip(("completeness", "context_independence", "technical_accuracy"), scores, reasons, strict=True)}
     payload["overall_quality"] = grade(scores)
     payload["improvement_suggestion"] = None if min(scores) >= 4 else "Add the missing context or a concrete example."

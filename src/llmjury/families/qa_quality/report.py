@@ -25,6 +25,7 @@ from llmjury.families.qa_quality.results import (
     RulesResult,
     TokenSaving,
 )
+from llmjury.repairs import repairs_by_judge, with_counts
 from llmjury.stats import mean_metric as stats_mean_metric
 from llmjury.stats import proportion
 from llmjury.verdicts import Verdict
@@ -61,7 +62,7 @@ def aggregate(verdicts: Sequence[Verdict]) -> QASection:
             labelled[v.attributes.get("dataset", "")].append(v.result)
     validity = {name: agreement_with_labels(name, graded) for name, graded in sorted(labelled.items())}
     found = {name: figures for name, figures in validity.items() if figures is not None}
-    return section.model_copy(update={"judge_validity": found}) if found else section
+    return section.model_copy(update={"judge_validity": found or None, "repairs": repairs_by_judge(verdicts)})
 
 
 def corpus_section(verdicts: Sequence[Verdict]) -> QASection:
@@ -101,7 +102,7 @@ def course_of(verdict: Verdict) -> str:
 
 def markdown(section: QASection) -> str:
     if section.grades is None or section.rules is None or section.token_saving is None:
-        return ""
+        return with_counts("", section.repairs)
     g = section.grades
     lines = ["| grade | pairs |", "|---|---|"] + [f"| {k} | {getattr(g, k)} |" for k in GRADES]
     if section.datasets and len(section.datasets) > 1:
@@ -116,7 +117,7 @@ def markdown(section: QASection) -> str:
     if saving.saving is not None:
         lines.append(f"Evaluation input vs raw export: about {saving.evaluation_input_tokens_est} vs "
                      f"{saving.raw_json_tokens_est} tokens ({saving.saving:.0%} saved).")
-    return "\n".join(lines)
+    return with_counts("\n".join(lines), section.repairs)
 
 
 def files(section: QASection, verdicts: Sequence[Verdict]) -> dict[str, str]:

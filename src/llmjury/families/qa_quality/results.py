@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic import ConfigDict, Field
 
 from llmjury.families.qa_quality.evaluation import Grade, QualityEvaluation
-from llmjury.family import Figures, Metric, Result, Section
+from llmjury.model import Figures, Metric, Result, Section
+from llmjury.repairs import JudgeRepairs
 
 
 class Scores(Figures):
@@ -117,3 +118,5 @@ class QASection(Section):
     courses: dict[str, PairFigures] | None = None
     datasets: dict[str, PairFigures] | None = None
     judge_validity: dict[str, JudgeValidity] | None = None
+    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.repairs`).
+    repairs: dict[str, JudgeRepairs] = Field(default_factory=dict)

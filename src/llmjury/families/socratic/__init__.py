@@ -11,7 +11,8 @@ from typing import ClassVar
 from llmjury.families.socratic.cases import MAX_CUT_MARKER
 from llmjury.families.socratic.options import DATASETS, NAME, SocraticOptions
 from llmjury.families.socratic.results import HumanPreferenceResult, PairwiseResult, SocraticSection
-from llmjury.family import CaseSet, Command, Family, Result, Section
+from llmjury.family import CaseSet, Command, Family
+from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
@@ -53,21 +54,19 @@ class Socratic(Family[SocraticOptions, SocraticSection]):
 
         return ANSWERS
 
-    def aggregate(self, verdicts: Sequence[Verdict]) -> Section:
+    def aggregate(self, verdicts: Sequence[Verdict]) -> SocraticSection:
         from llmjury.families.socratic import report
 
         return report.aggregate(verdicts)
 
-    def markdown(self, section: Section) -> str:
+    def markdown(self, section: SocraticSection) -> str:
         from llmjury.families.socratic import report
 
-        assert isinstance(section, SocraticSection)
         return report.markdown(section)
 
-    def files(self, section: Section, verdicts: Sequence[Verdict]) -> dict[str, str]:
+    def files(self, section: SocraticSection, verdicts: Sequence[Verdict]) -> dict[str, str]:
         from llmjury.families.socratic import report
 
-        assert isinstance(section, SocraticSection)
         return report.files(section, verdicts)
 
     def commands(self) -> Sequence[Command]:

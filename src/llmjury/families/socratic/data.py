@@ -15,6 +15,7 @@ DIMENSION_TEXT = {
     "motivation": "{level} learning motivation",
     "self_efficacy": "{level} confidence in abilities",
 }
+LEVELS: tuple[Level, Level] = ("low", "high")
 YEARS = (1, 2, 3, 4)
 ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth"}
 QUESTIONS_FILE = Path(__file__).resolve().parents[2] / "data" / "socratic_questions.json"
@@ -43,7 +44,7 @@ class Persona:
 def personas() -> list[Persona]:
     """All 2 x 2 x 2 x 4 = 32 personas, in a fixed order."""
     return [Persona(gc, mo, se, year)
-            for gc, mo, se in itertools.product(("low", "high"), repeat=3) for year in YEARS]
+            for gc, mo, se in itertools.product(LEVELS, repeat=3) for year in YEARS]
 
 
 def opening_questions() -> list[tuple[str, str]]:

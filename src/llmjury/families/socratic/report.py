@@ -25,6 +25,7 @@ from llmjury.families.socratic.results import (
     SocraticSection,
 )
 from llmjury.majority import robust_verdict
+from llmjury.repairs import repairs_by_judge, with_counts
 from llmjury.verdicts import Verdict
 
 OURS, BASELINE, TIE = "ours", "baseline", "tie"
@@ -57,6 +58,7 @@ def aggregate(verdicts: Sequence[Verdict]) -> SocraticSection:
         mathdial=comparison(real, subjects=False, seed003=False) if real else None,
         responses=comparison(collected, subjects=False, seed003=True) if collected else None,
         judge_validity=agreement_with_humans(human) if human else None,
+        repairs=repairs_by_judge(verdicts),
     )
 
 
@@ -283,7 +285,7 @@ def markdown(section: SocraticSection) -> str:
                       "|---|---|---|---|"]
             lines += [f"| {d} | {_pct(a.agreement_with_ties)} | {_pct(a.agreement_without_ties)} | "
                       f"{_pct(a.human_tie_rate)} |" for d, a in jv.by_dimension.items()]
-    return "\n".join(lines)
+    return with_counts("\n".join(lines), section.repairs)
 
 
 def _ratio(count: int, total: int) -> str:

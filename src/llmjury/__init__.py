@@ -21,4 +21,5 @@ def pipeline(fn: object) -> pytest.MarkDecorator:
     The plugin runs these concurrently for all selected cases before tests start; the test's
     `outcome` fixture then returns the result.
     """
-    return getattr(pytest.mark, PIPELINE_MARK).with_args(fn)
+    mark: pytest.MarkDecorator = getattr(pytest.mark, PIPELINE_MARK)
+    return mark.with_args(fn)

@@ -25,7 +25,8 @@ OPTIONS = pytest.StashKey[Mapping[str, FamilyOptions]]()
 def case_set(family: str, name: str) -> pytest.MarkDecorator:
     """Parametrize a test over the case set `name` that `family` declares; its `outcome` is the
     set's pipeline run on each case."""
-    return getattr(pytest.mark, CASE_SET_MARK).with_args(family, name)
+    mark: pytest.MarkDecorator = getattr(pytest.mark, CASE_SET_MARK)
+    return mark.with_args(family, name)
 
 
 def parsed_options(config: pytest.Config, family: Family[OptionsT, Any]) -> OptionsT:
@@ -41,7 +42,7 @@ class CaseSets:
     """The plugin's parametrizer of `@llmjury.case_set` tests. A case set two tests name (or two sets
     sharing a loader) is loaded once per process."""
 
-    def __init__(self, families: Mapping[str, Family], settings: Settings) -> None:
+    def __init__(self, families: Mapping[str, Family[Any, Any]], settings: Settings) -> None:
         self.families, self.settings = families, settings
         self.loaded: dict[tuple[str, Callable[..., CaseLoad]], CaseLoad] = {}
 
@@ -69,10 +70,11 @@ class CaseSets:
         cases, reports = self.loaded[key]
         if case_set.select is not None:
             cases = [case for case in cases if case_set.select(case)]
-        marks = [] if case_set.pipeline is None else [getattr(pytest.mark, PIPELINE_MARK).with_args(case_set.pipeline)]
+        pipeline: pytest.MarkDecorator = getattr(pytest.mark, PIPELINE_MARK)
+        marks = [] if case_set.pipeline is None else [pipeline.with_args(case_set.pipeline)]
         generate(metafunc, cases, loaded=reports, marks=marks)
 
-    def declared(self, where: str, family_name: str, name: str) -> tuple[Family, CaseSet[Any]]:
+    def declared(self, where: str, family_name: str, name: str) -> tuple[Family[Any, Any], CaseSet[Any]]:
         """The family and case set a test names, or a ConfigError naming what is declared."""
         family = self.families.get(family_name)
         if family is None:

@@ -112,7 +112,8 @@ class CaseSet(Generic[OptionsT]):
     Sets sharing one `load` read their files once per process; `select` keeps each set's own cases."""
 
     load: Callable[[OptionsT, Settings], CaseLoad]
-    pipeline: Pipeline | None = None
+    #: Takes the set's own case type (Any here: `load` makes the cases it is handed).
+    pipeline: Callable[[Any, Jury], Awaitable[Outcome]] | None = None
     select: Callable[[Case], bool] | None = None
 
 

@@ -183,3 +183,14 @@ def test_a_family_option_without_a_default_stops_the_run_at_start_up_naming_it(p
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["*family llm_families line 'counted:FAMILY': options count have no default (every option needs one)"])
+
+
+def test_no_submodule_shadows_a_public_name_of_the_package():
+    """`import llmjury.X` sets the attribute X on the package: a submodule named after a public function
+    (a `parametrize.py` beside `llmjury.parametrize`) would replace the function with the module."""
+    import pkgutil
+
+    import llmjury
+
+    submodules = {module.name for module in pkgutil.iter_modules(llmjury.__path__)}
+    assert submodules.isdisjoint(llmjury.__all__)

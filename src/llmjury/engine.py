@@ -28,7 +28,7 @@ from llmjury.errors import (
     UnreachableProviderError,
 )
 from llmjury.freshness import ReplayPolicy, replay_policy
-from llmjury.limits import Limiter, estimate_tokens
+from llmjury.limits import Limiter, estimate_tokens, hand_back_kept_slots
 from llmjury.meter import CallMeter, Unmetered
 from llmjury.providers import Provider, resolve
 from llmjury.providers.offline import Heuristic
@@ -179,6 +179,7 @@ class Engine:
         keys = request.sample_keys(provider.cache_name, request.n)
         flight = (provider.name, keys[0], request.n)
         if flight in self._inflight:
+            hand_back_kept_slots()  # the call in flight may be waiting for a slot kept for this case
             return await asyncio.shield(self._inflight[flight])
         future: asyncio.Future[Completion] = self._loop.create_future()
         self._inflight[flight] = future
@@ -259,11 +260,12 @@ class Engine:
 
     async def _claim(self, provider: Provider, keys: list[str], missing: list[int]) -> tuple[list[int], list[int]]:
         """Split the missing samples into those this process fetches and those another process of
-        the same run is fetching right now (so identical requests are paid once across workers)."""
+        the same run is fetching right now or has already ended (so identical requests are paid once
+        across workers)."""
         if self.store is None or not provider.cacheable:
             return missing, []
         held = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
-                                                          run_prefix=self.run_id + ":", ttl=CLAIM_TTL_S))
+                                                          run_id=self.run_id, ttl=CLAIM_TTL_S))
         return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
 
     async def _claimed(self, provider: Provider, request: ChatRequest, keys: list[str],
@@ -272,6 +274,7 @@ class Engine:
         failed or died."""
         assert self.store is not None
         key = keys[index]
+        hand_back_kept_slots()  # however long the other process takes, this one's slots serve other cases
         while (sample := self._lookup(provider, key, fresh)) is None and self.store.holder(key) is not None:
             await asyncio.sleep(CLAIM_POLL_S)
         if sample is None:

@@ -56,7 +56,7 @@ class NoCases(Exception):
 
 def generate(metafunc: pytest.Metafunc, cases: Iterable[Case], loaded: Iterable[LoadReport] = (),
              marks: Iterable[pytest.MarkDecorator] = ()) -> None:
-    """Parametrize from a `pytest_generate_tests` hook, for cases that depend on options.
+    """Parametrize a test over cases, from the plugin's hooks (a case set's, `llmjury.parametrize`'s).
 
     `loaded` are the load reports of the files the cases came from: what was kept, dropped or
     merged, shown in the report and the terminal. `marks` go on every case (a case set's pipeline).

@@ -18,7 +18,7 @@ from llmjury.headline import WILDCARD, expand, path_text
 from llmjury.model import FamilySummary, GateResult, RunSummary
 
 if TYPE_CHECKING:
-    from llmjury.family import Family
+    from llmjury.family import AnyFamily
 
 #: Headline rows a family shows in the Decision block; the rest are in its details.
 HEADLINE_ROWS = 8
@@ -270,13 +270,13 @@ def counts_text(section: FamilySummary) -> str:
             + (f" ({reasons})" if reasons else ""))
 
 
-def hidden_keys(families: Mapping[str, Family], name: str) -> frozenset[str]:
+def hidden_keys(families: Mapping[str, AnyFamily], name: str) -> frozenset[str]:
     """The section keys a family's own Markdown renders, left out of the generic metric tables."""
     family = families.get(name)
     return frozenset(family.hidden_from_tables if family is not None else ())
 
 
-def decision_of(summary: RunSummary, gates: list[GateResult], families: Mapping[str, Family]) -> Decision:
+def decision_of(summary: RunSummary, gates: list[GateResult], families: Mapping[str, AnyFamily]) -> Decision:
     """The run's Decision block, with each family's hidden keys and declared headline."""
     names = summary.run.families
     return decide(summary, gates, {name: hidden_keys(families, name) for name in names},

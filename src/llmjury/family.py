@@ -267,3 +267,7 @@ def _unbuildable(models: Sequence[type[BaseModel]]) -> list[str]:
         except Exception as exc:  # pydantic's schema errors, or a user type's own
             problems.append(f"{model.__name__}: {str(exc).splitlines()[0]}")
     return problems
+
+
+#: Any family, for the code that treats every family alike (discovery, aggregation, reports).
+AnyFamily = Family[Any, Any]

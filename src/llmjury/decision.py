@@ -112,11 +112,10 @@ class Change:
 class HeadlineRow:
     """One headline metric of a family: its gate path, figure and, with a baseline, its change."""
 
+    #: The path as a gate and the comparison write it (`rating[gpt-3.5-turbo]`).
     path: str
     metric: dict[str, Any]
     change: Change | None = None
-    #: The path as a gate and the comparison write it (`rating[gpt-3.5-turbo]`).
-    key: str = ""
 
     @property
     def value(self) -> str:
@@ -260,7 +259,7 @@ def headline_rows(name: str, section: FamilySummary, comparison: dict[str, Any] 
         if WILDCARD not in path and len(found) > 1 and all(len(steps) == depth for steps, _ in found):
             # a table of like figures (ratings by model): best first, as a leaderboard reads
             found.sort(key=lambda leaf: -(leaf[1]["value"] if leaf[1]["value"] is not None else float("-inf")))
-        rows += [HeadlineRow(".".join(steps), m, _change(compared, steps), _key(steps)) for steps, m in found]
+        rows += [HeadlineRow(_key(steps), m, _change(compared, steps)) for steps, m in found]
     return rows
 
 

@@ -32,6 +32,8 @@ def slug(text: Any) -> str:
 
 
 CASES_MARK = "llmjury_cases"
+#: The marker holding the coroutine that turns a test's case into its `outcome`.
+PIPELINE_MARK = "llmjury_pipeline"
 #: The marker every family gives its cases that replay what was recorded (no model call).
 RECORDED_MARKERS = {"recorded": "cases replaying recorded verdicts, scores or votes (no model call)"}
 #: Load reports of the datasets this process's tests were generated from, with their cases.

@@ -103,7 +103,8 @@ def compare(args: argparse.Namespace) -> int:
     the project's ini registers (`llm_families`), as in a run."""
     from pytest import ExitCode
 
-    from llmjury.compare import compare_runs, comparison_lines, shown_path
+    from llmjury.compare import compare_runs, shown_path
+    from llmjury.compare_terminal import comparison_lines
     from llmjury.gates import check_metrics
     from llmjury.projectini import project_families
     from llmjury.saved import load_run

@@ -151,7 +151,7 @@ class Controller:
                             root=root)
         lines = terminal_lines(summary, results, run_dir, self.families, root)
         if summary.comparison is not None:
-            from llmjury.compare import comparison_lines
+            from llmjury.compare_terminal import comparison_lines
 
             lines += comparison_lines(summary.comparison)
         return lines

@@ -17,7 +17,7 @@ from llmjury.errors import ConfigError
 from llmjury.freshness import UNDER_TEST
 from llmjury.item_outcomes import ITEM_FAILURES
 from llmjury.limits import RateLimit
-from llmjury.progress import DEFAULT_INTERVAL_S, PROGRESS_MODES
+from llmjury.progress_display import DEFAULT_INTERVAL_S, PROGRESS_MODES
 from llmjury.settings import (
     Settings,
     check_spec,

@@ -26,7 +26,8 @@ import pytest
 
 from llmjury.budget import Budget, budget_facts
 from llmjury.pricing import PriceTable
-from llmjury.progress import Board, Display, Meter, RunTotals, progress_style, status_frame
+from llmjury.progress import Board, Meter, RunTotals
+from llmjury.progress_display import Display, progress_style, status_frame
 from llmjury.settings import Settings
 
 T = TypeVar("T")

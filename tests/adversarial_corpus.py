@@ -4,7 +4,9 @@
 Each row says what the judge decided (`truth`, None when it decided nothing) and what a parser
 must read (`expected`: the truth, or None for unscored). End to end, a fake OpenAI-compatible
 server answers each row through its family's judge call path; asked for its decision alone (the
-repair call), it gives its real decision in the prompt's format.
+repair call), it gives its real decision in the prompt's format. The verdict parsers' rows also run
+in schema mode (`FIELDS`, llmjury.decision_field): the same free text to a schema request, and each
+text as the reasoning of a schema answer whose decision field holds the truth.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from typing import Any
 
 from llmjury.engine import Engine
 from llmjury.errors import JudgeParseError
-from llmjury.families.arena.judge import OUTCOME_LABELS, parse_pair, read_scores
+from llmjury.families.arena.judge import OUTCOME_LABELS, PAIR_FIELD, SCORE_FIELD, parse_pair, read_scores
 from llmjury.families.qa_quality.evaluation import DIMENSIONS, QualityEvaluation
-from llmjury.families.socratic.decision import parse_decision
+from llmjury.families.socratic.decision import DECISION_FIELD, parse_decision
 from llmjury.geval_scoring import parse_score
-from llmjury.judges import CHOICE_LABELS, RubricScore, parse_choice, schema_parser
+from llmjury.judges import CHOICE_FIELD, CHOICE_LABELS, RubricScore, parse_choice, schema_parser
 from llmjury.testing import FakeOpenAI
 from llmjury.testing.fake_openai import ServerBehaviour
 
@@ -38,6 +40,9 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "structured": lambda text: schema_parser(RubricScore)(text).score,
     "qa_quality": lambda text: [getattr(schema_parser(QualityEvaluation)(text), d).score for d in DIMENSIONS],
 }
+#: The verdict parsers whose judges ask for a schema field where the provider takes one.
+FIELDS = {"socratic": DECISION_FIELD, "core_choice": CHOICE_FIELD, "mtbench_pair": PAIR_FIELD,
+          "arena_scores": SCORE_FIELD}
 #: The family whose verdicts each parser decides (`core_choice` is `jury.compare`, `structured` `jury.score`).
 FAMILY_OF = {"socratic": "socratic", "arena_scores": "arena", "mtbench_pair": "arena", "geval": "geval",
              "core_choice": "custom", "structured": "custom", "qa_quality": "qa_quality"}
@@ -72,9 +77,10 @@ def repair_answer(parser: str, truth: Any) -> str:
     }[parser]()
 
 
-def corpus_server(rows: list[dict[str, Any]], parser: str) -> FakeOpenAI:
+def corpus_server(rows: list[dict[str, Any]], parser: str, as_field: bool = False) -> FakeOpenAI:
     """A server answering each row's prompt (`item-<i>-` in it) with the row's text, and a repair
-    call with the row's real decision."""
+    call with the row's real decision; `as_field`: the text as a schema answer's reasoning, with
+    the row's real decision in its decision field."""
     def reply(body: dict[str, Any], index: int) -> str:
         messages = body["messages"]
         found = re.search(r"item-(\d+)-", "\n".join(m["content"] for m in messages))
@@ -82,12 +88,15 @@ def corpus_server(rows: list[dict[str, Any]], parser: str) -> FakeOpenAI:
         row = rows[int(found.group(1))]
         if messages[-1]["content"].startswith(REPAIR_ASK):
             return repair_answer(parser, row["truth"])
+        if as_field:
+            value = next(v for v, decision in FIELDS[parser].values.items() if decision == row["truth"])
+            return json.dumps({"reasoning": row["text"], "decision": value})
         return row["text"]
 
     return FakeOpenAI(reply, behaviour=ServerBehaviour(digit_tokens=True))
 
 
-async def judge_row(jury: Any, parser: str, i: int) -> tuple[Any, bool]:
+async def judge_row(jury: Any, parser: str, i: int, schema: bool = False) -> tuple[Any, bool]:
     """One row through its family's judge call path: (decision or None, decided by a repair call)."""
     from llmjury.judges import geval_score, pairwise, structured
 
@@ -105,7 +114,8 @@ async def judge_row(jury: Any, parser: str, i: int) -> tuple[Any, bool]:
                              parse=read_scores, labels=OUTCOME_LABELS, names=("model_a", "model_b")),
     }
     if parser in pair:
-        judged = await pairwise(jury, "custom", "first", "second", orders=["ab"], **pair[parser])
+        judged = await pairwise(jury, "custom", "first", "second", orders=["ab"], **pair[parser],
+                                decisions=FIELDS[parser] if schema else None)
         (run,) = judged.runs
         return run.winner, run.repaired
     if parser == "geval":
@@ -123,23 +133,25 @@ async def judge_row(jury: Any, parser: str, i: int) -> tuple[Any, bool]:
     return ([getattr(answer.parsed, d).score for d in DIMENSIONS] if answer.scored else None), answer.repaired
 
 
-def run_corpus(make_engine: Callable[[], Engine], parser: str) -> tuple[Counter[str], list[str]]:
+def run_corpus(make_engine: Callable[[], Engine], parser: str, schema: bool = False,
+               as_field: bool = False) -> tuple[Counter[str], list[str]]:
     """Every row of `parser` end to end: the counts (`COLUMNS`) and a line per row read wrongly
-    (a flip, a score from no decision, or a clear decision lost)."""
+    (a flip, a score from no decision, or a clear decision lost). `schema`: the verdict judge asks
+    for its decision field; `as_field`: the rows where the judge decided, answered as the field."""
     from llmjury.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
 
     counts: Counter[str] = Counter({column: 0 for column in COLUMNS})
     wrong: list[str] = []
-    with corpus_server(ROWS, parser) as server:
+    with corpus_server(ROWS, parser, as_field) as server:
         engine = make_engine()
         engine.settings.roles["judge"] = f"openai:judge;base_url={server.base_url}"
         jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
-        mine = [i for i, row in enumerate(ROWS) if row["parser"] == parser]
+        mine = [i for i, row in enumerate(ROWS) if row["parser"] == parser and not (as_field and row["truth"] is None)]
 
         async def every_row() -> list[tuple[Any, bool]]:
-            return await asyncio.gather(*(judge_row(jury, parser, i) for i in mine))
+            return await asyncio.gather(*(judge_row(jury, parser, i, schema) for i in mine))
 
         for i, (decision, repaired) in zip(mine, engine.run(every_row()), strict=True):
             row = ROWS[i]
@@ -159,4 +171,7 @@ def run_corpus(make_engine: Callable[[], Engine], parser: str) -> tuple[Counter[
             else:
                 counts["flips"] += 1
                 wrong.append(f"{i} {row['note']}: {decision!r} != {row['truth']!r}")
+        if parser in FIELDS:  # the structured parsers ask for their own schema in either mode
+            formats = {(r.get("response_format") or {}).get("type") for r in server.requests}
+            assert formats == ({"json_schema"} if schema else {None}), formats
     return counts, wrong

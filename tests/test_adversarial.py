@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from adversarial_corpus import PARSERS, REPAIR_ASK, ROWS, parsed, run_corpus
+from adversarial_corpus import FIELDS, PARSERS, REPAIR_ASK, ROWS, parsed, run_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,6 +59,22 @@ def test_end_to_end_no_flip_and_no_lost_clear_decision(make_engine, parser):
     assert counts["flips"] == 0 and counts["wrongly_scored"] == 0 and counts["lost"] == 0 and not wrong, wrong
     # every row whose judge decided is read, directly or after the repair call asking for the decision alone
     assert counts["unscored"] == sum(1 for r in ROWS if r["parser"] == parser and r["truth"] is None)
+
+
+@pytest.mark.parametrize("parser", sorted(FIELDS))
+def test_end_to_end_in_schema_mode_free_text_reads_as_in_text_mode(make_engine, parser):
+    """A server that ignores the schema and answers the corpus's free text: the same decisions."""
+    counts, wrong = run_corpus(make_engine, parser, schema=True)
+    assert counts["flips"] == 0 and counts["wrongly_scored"] == 0 and counts["lost"] == 0 and not wrong, wrong
+    assert counts["unscored"] == sum(1 for r in ROWS if r["parser"] == parser and r["truth"] is None)
+
+
+@pytest.mark.parametrize("parser", sorted(FIELDS))
+def test_schema_answers_read_the_field_whatever_their_reasoning_mentions(make_engine, parser):
+    """Every adversarial text as the reasoning of a schema answer: the decision field alone decides."""
+    counts, wrong = run_corpus(make_engine, parser, schema=True, as_field=True)
+    assert counts["kept"] == counts["entries"] and counts["repaired"] == 0 and not wrong, wrong
+    assert counts["entries"] == sum(1 for r in ROWS if r["parser"] == parser and r["truth"] is not None)
 
 
 # -- generated mentions around a true decision --------------------------------------------------------

@@ -105,7 +105,7 @@ def test_a_wrong_item_failures_word_is_a_usage_error(project, monkeypatch):
     project.makeini(INI + "llm_item_failures = recrod\n")
     result = run(project, monkeypatch, "")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*ini llm_item_failures 'recrod': use one of fail, record*"])
+    result.stderr.fnmatch_lines(["*ini llm_item_failures 'recrod' (did you mean 'record'?): use one of fail, record*"])
 
 
 LATE_STATUS = """

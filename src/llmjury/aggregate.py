@@ -46,6 +46,9 @@ def core_section(records: Records) -> dict[str, Any]:
     unscored = Counter(r["judge"]["provider"] for r in records if not r["valid"])
     judges = sorted(verdicts)
     by_judge = {judge: proportion(unscored[judge], verdicts[judge]) for judge in judges}
+    read: Counter[str] = Counter()
+    for r in records:  # how each counted run's decision was read (llmjury.decision_field)
+        read.update(r.get("read") or {})
     return {
         "cases": len({r["case_id"] for r in records}),
         "verdicts": len(records),
@@ -57,6 +60,7 @@ def core_section(records: Records) -> dict[str, Any]:
         "unscored_by_judge": by_judge,
         "unscored_cases": sorted({r["case_id"] for r in records if not r["valid"]})[:200],
         "judge_config": _judge_configs(records),
+        "decisions_read": dict(sorted(read.items())),
         "offline": any(r["judge"]["provider"].startswith("offline") for r in records),
     }
 

@@ -32,6 +32,10 @@ class ChatRequest(BaseModel):
     top_logprobs: int | None = None
     json_schema: dict[str, Any] | None = None
     schema_name: str | None = None
+    #: The schema may travel only as the provider's native response format (a verdict judge's
+    #: decision field): a server that refuses it raises SchemaRefusedError instead of the provider
+    #: weakening it to `json_object` or pasting it into the prompt, which would change the prompt.
+    native_schema: bool = False
     # Distinguishes otherwise identical requests that must get independent answers (dialogue i
     # vs dialogue j); passed to providers that accept a sampling seed.
     seed: int | None = None
@@ -46,6 +50,8 @@ class ChatRequest(BaseModel):
     def sample_keys(self, provider_spec: str, count: int) -> list[str]:
         """`sample_key` of samples 0..count-1, the request serialised once (a G-Eval request asks 20)."""
         payload = self.model_dump(mode="json", exclude={"n"})
+        if not self.native_schema:
+            del payload["native_schema"]  # the keys of every request before the field existed stay the same
         payload["provider"] = provider_spec
         keys = []
         for sample_index in range(count):

@@ -203,7 +203,8 @@ class Controller:
         return {
             "id": self.run_id, "started": _iso(self.started), "finished": _iso(time.time()),
             "judge": redact_spec(s.judge), "roles": {role: redact_spec(spec) for role, spec in s.roles.items()},
-            "cache_mode": s.cache_mode.value, "seed": s.seed, "judge_runs": s.judge_runs, "sample": s.sample,
+            "cache_mode": s.cache_mode.value, "seed": s.seed, "judge_runs": s.judge_runs,
+            "judge_output": s.judge_output, "sample": s.sample,
             "workers": self.from_workers.workers or 1,
             "args": [redact_spec(arg) for arg in self.config.invocation_params.args],
             "adaptations": self.from_workers.adaptations,

@@ -20,9 +20,15 @@ from typing import Any, TypeVar
 
 from llmjury.cache import CacheMode, SampleStore
 from llmjury.chat import ChatRequest, Completion, Sample
-from llmjury.errors import CacheMissError, PermanentProviderError, ProviderError, UnreachableProviderError
+from llmjury.errors import (
+    CacheMissError,
+    PermanentProviderError,
+    ProviderError,
+    SchemaRefusedError,
+    UnreachableProviderError,
+)
 from llmjury.freshness import ReplayPolicy, replay_policy
-from llmjury.limits import Limiter, estimate_tokens
+from llmjury.limits import Limiter, estimate_tokens, hand_back_kept_slots
 from llmjury.meter import CallMeter, Unmetered
 from llmjury.providers import Provider, resolve
 from llmjury.providers.offline import Heuristic
@@ -173,6 +179,7 @@ class Engine:
         keys = request.sample_keys(provider.cache_name, request.n)
         flight = (provider.name, keys[0], request.n)
         if flight in self._inflight:
+            hand_back_kept_slots()  # the call in flight may be waiting for a slot kept for this case
             return await asyncio.shield(self._inflight[flight])
         future: asyncio.Future[Completion] = self._loop.create_future()
         self._inflight[flight] = future
@@ -224,6 +231,8 @@ class Engine:
                     answers = await self._call(provider, request, mine, keys)
                     for index, sample in zip(mine, answers, strict=True):
                         found[index], cached[index] = sample, False
+            except SchemaRefusedError:
+                raise  # the claim is handed back: another process learns the refusal itself and asks in text
             except ProviderError as exc:
                 failure = str(exc)
                 raise
@@ -264,6 +273,7 @@ class Engine:
         failed or died."""
         assert self.store is not None
         key = keys[index]
+        hand_back_kept_slots()  # however long the other process takes, this one's slots serve other cases
         while (sample := self._lookup(provider, key, fresh)) is None and self.store.holder(key) is not None:
             await asyncio.sleep(CLAIM_POLL_S)
         if sample is None:

@@ -52,6 +52,12 @@ class PermanentProviderError(ProviderError):
     """Not worth retrying: bad requests, auth failures, content refusals."""
 
 
+class SchemaRefusedError(PermanentProviderError):
+    """A request whose schema may travel only as the provider's native response format, to a server
+    that has proved it refuses that format (llmjury.providers.structured): a verdict judge then asks
+    in plain text with its published prompt, never with the schema pasted into it."""
+
+
 class CacheMissError(LLMJuryError):
     """`--llm-cache replay` found no recorded response for a request."""
 

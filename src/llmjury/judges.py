@@ -19,6 +19,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from llmjury.chat import ChatRequest, Message
+from llmjury.decision_field import DecisionField, Read
 from llmjury.decision_line import BOLD, DuplicateKeyError, compile_line, fold, looks_alike, own_lines, strict_json
 from llmjury.errors import JudgeParseError, ProviderError
 from llmjury.geval_scoring import frequency_weighted, logprob_weighted, parse_score
@@ -55,6 +56,8 @@ class PairRun(BaseModel):
     attempts: int = 1
     #: The decision (or the cause) comes from a repair call that asked for the decision alone.
     repaired: bool = False
+    #: Where the decision was read: a schema's `decision` field, or the text's decision line.
+    read: Read | None = None
 
 
 class JurorVote(BaseModel):
@@ -140,6 +143,8 @@ def parse_choice(text: str) -> str:
 
 #: `parse_choice`'s decisions: the response shown first (0), shown second (1), or a tie.
 CHOICE_LABELS: Mapping[str, int | str] = {"a": 0, "b": 1, "tie": "tie"}
+#: The same decisions as a schema field: the values `core/compare.j2` lists after "###".
+CHOICE_FIELD = DecisionField({"A": "a", "B": "b", "tie": "tie"}, CHOICE_PARSER)
 
 
 @dataclass
@@ -190,13 +195,16 @@ async def pairwise(jury: Jury, family: str, first: str, second: str, *, template
                    slots: tuple[str, str] = ("response_a", "response_b"), variables: Mapping[str, Any] | None = None,
                    parse: Callable[[str], str] = parse_choice, labels: Mapping[str, int | str] = CHOICE_LABELS,
                    names: tuple[str, str] = ("a", "b"), system: str | None = None, role: str = "judge",
-                   round_index: int = 0, vote: Callable[[list[str]], Majority | None] = robust_verdict) -> Pairwise:
+                   round_index: int = 0, vote: Callable[[list[str]], Majority | None] = robust_verdict,
+                   decisions: DecisionField | None = None) -> Pairwise:
     """Judge `first` against `second` once per entry of `orders` ("ab": first shown in slot 0).
 
     `parse` reads a decision from the judge's text; `labels` maps it to the slot it favours (0
     or 1) or to an outcome that needs no swapping ("tie", "tie (bothbad)"); a winner is named
     by `names`. `vote` turns one juror's counted winners into its decision (the robust majority
-    by default; MT-Bench's "both orders agree, else a tie" for the arena). One juror: its
+    by default; MT-Bench's "both orders agree, else a tie" for the arena). `decisions` names the
+    prompt's decisions as a schema field, asked for where the provider takes one
+    (llmjury.decision_field); `parse` still reads free text. One juror: its
     decision is the verdict. Several (`spec+spec`, `spec*k`): the jury decides by robust
     majority over the jurors' decisions. `system` names a system-prompt template;
     `round_index` asks for fresh samples (a later round).
@@ -211,7 +219,8 @@ async def pairwise(jury: Jury, family: str, first: str, second: str, *, template
     votes: list[JurorVote] = []
     parts: list[JudgeRuns] = []
     for juror in jurors:
-        answers = await ask_judge(jury, family, requests, parse, role=role, juror=juror, round_index=round_index)
+        answers = await ask_judge(jury, family, requests, parse, role=role, juror=juror, round_index=round_index,
+                                  decisions=decisions)
         parts.append(answers)
         mine = [_pair_run(order, juror.label, answer, labels, names)
                 for order, answer in zip(orders, answers.answers, strict=True)]
@@ -239,7 +248,7 @@ def _pair_run(order: Order, juror: str, answer: JudgeAnswer, labels: Mapping[str
     else:
         winner = label
     return PairRun(order=order, juror=juror, decision=decision, winner=winner, attempts=answer.attempts,
-                   repaired=answer.repaired)
+                   repaired=answer.repaired, read=answer.read)
 
 
 def schema_parser(schema: type[M], parser: str = SCORE_PARSER) -> Callable[[str], M]:
@@ -443,7 +452,7 @@ class BoundJury(Jury):
         several = len(self.jurors("judge", self.family)) > 1
         orders: list[Order] = ["ab", "ba"] if several else ["ab"] * k + ["ba"] * k
         judged = await pairwise(self, self.family, a, b, template="core/compare.j2", orders=orders,
-                                variables={"criteria": criteria, "question": question})
+                                variables={"criteria": criteria, "question": question}, decisions=CHOICE_FIELD)
         verdict = self._verdict("compare", judged.config(CHOICE_PARSER), judged.result(), judged.error,
                                 judged.answers.verdict_fields(self), name, criteria=criteria, question=question,
                                 a=a, b=b)

@@ -7,6 +7,10 @@ answer and asked for the decision alone (`prompts/core/repair.j2`, a request of 
 cached and recorded like any call). Otherwise it is asked again as the next unused sample index,
 except at temperature 0, where the same request would repeat the same answer. A run that still
 fails, or a refused or failed call, comes back as an unscored answer carrying the raw text and cause.
+
+A verdict judge that names its decisions (`llmjury.decision_field`) asks for them as a schema field
+where the provider sends one natively (`--llm-judge-output`); once the server has proved that it
+refuses the schema, the same runs are asked the published prompt in plain text.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from llmjury.chat import ChatRequest, Message, Usage
-from llmjury.errors import JudgeParseError, ProviderError
+from llmjury.chat import ChatRequest, Completion, Message, Usage
+from llmjury.decision_field import DecisionField, Read, how_read, reasoning, uses_schema
+from llmjury.errors import JudgeParseError, ProviderError, SchemaRefusedError
 from llmjury.jurors import Juror
 from llmjury.jury import Jury
 
@@ -35,10 +40,17 @@ class JudgeAnswer:
     earlier: tuple[str, ...] = ()
     #: Whether the decision comes from (or the cause names) a repair call asking for the decision alone.
     repaired: bool = False
+    #: How a scored decision was read: from a schema's field or by the text parser (None: unscored).
+    read: Read | None = None
 
     @property
     def scored(self) -> bool:
         return self.error is None
+
+    @property
+    def shown(self) -> str:
+        """What reports show: the reasoning of an answer read from its field, else the answer."""
+        return reasoning(self.raw) if self.read == "schema" else self.raw
 
 
 @dataclass
@@ -53,7 +65,16 @@ class JudgeRuns:
     @property
     def raw(self) -> list[str]:
         """Every text the judge wrote for these runs, re-asked attempts before their final answer."""
-        return [text for a in self.answers for text in (*a.earlier, a.raw)]
+        return [text for a in self.answers for text in (*a.earlier, a.shown)]
+
+    @property
+    def read(self) -> dict[str, int]:
+        """How many scored runs had their decision read from a schema field, and how many as text."""
+        counts: dict[str, int] = {}
+        for answer in self.answers:
+            if answer.read is not None:
+                counts[answer.read] = counts.get(answer.read, 0) + 1
+        return dict(sorted(counts.items()))
 
     @property
     def cached(self) -> bool:
@@ -73,7 +94,7 @@ class JudgeRuns:
         usage = self.usage
         return {"raw": self.raw, "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
                 "cost_usd": jury.cost(self.provider, usage.prompt_tokens, usage.completion_tokens),
-                "latency_s": self.latency_s, "cached": self.cached, "repaired": self.repaired}
+                "latency_s": self.latency_s, "cached": self.cached, "repaired": self.repaired, "read": self.read}
 
     @property
     def repaired(self) -> int:
@@ -91,8 +112,12 @@ async def ask_judge(
     retries: int | None = None,
     round_index: int = 0,
     juror: Juror | None = None,
+    decisions: DecisionField | None = None,
 ) -> JudgeRuns:
     """One answer per request (a run); equal requests become distinct samples of one request.
+
+    `decisions` names the values a verdict prompt allows: the judge is asked for them as a schema
+    field where `--llm-judge-output` and the provider allow, and `parse` reads any free text.
 
     `round_index` r asks for fresh samples (judging the same battle again in a later round):
     each round owns its own block of sample indices, retries included, so rounds never collide.
@@ -100,6 +125,8 @@ async def ask_judge(
     retries = jury.settings.parse_retries if retries is None else retries
     juror = juror or jury.jurors(role, family)[0]
     provider, label = juror.spec, juror.label
+    mode = jury.settings.judge_output
+    schema = decisions is not None and uses_schema(mode, jury.engine.provider(provider))
     # Each (round, juror) pair owns a distinct block of sample indices (Cantor pairing), so jurors
     # sharing a spec and later rounds draw fresh samples.
     round_index = (round_index + juror.index) * (round_index + juror.index + 1) // 2 + juror.index
@@ -107,6 +134,23 @@ async def ask_judge(
     groups: dict[str, list[int]] = {}
     for run, request in enumerate(requests):
         groups.setdefault(request.sample_key(provider, 0), []).append(run)
+
+    def reader(request: ChatRequest) -> Callable[[str], Any]:
+        return decisions.reader(parse) if decisions is not None and request.native_schema else parse
+
+    def scored(request: ChatRequest, text: str) -> Read:
+        return how_read(text) if request.native_schema else "text"
+
+    async def call(request: ChatRequest, n: int) -> tuple[ChatRequest, Completion]:
+        """The completion, and the request that got it: the text mode's once the server has proved
+        that it refuses the schema (in `auto` mode; in `schema` mode the refusal is the cause)."""
+        try:
+            return request, await jury.engine.complete(provider, request.with_n(n), role=role)
+        except SchemaRefusedError:
+            if mode != "auto" or decisions is None:
+                raise
+        text = request.model_copy(update={"json_schema": None, "schema_name": None, "native_schema": False})
+        return text, await jury.engine.complete(provider, text.with_n(n), role=role)
 
     async def repair(request: ChatRequest, run: int, failure: JudgeParseError) -> tuple[Usage, float]:
         """Up to `retries` calls showing the judge its unreadable answer and asking for the decision
@@ -136,7 +180,8 @@ async def ask_judge(
                                            error=f"{last.error}; repair: {sample.problem}", **done)
                 continue
             try:
-                answers[run] = JudgeAnswer(raw=sample.text, parsed=parse(sample.text), **done)
+                answers[run] = JudgeAnswer(raw=sample.text, parsed=reader(follow_up)(sample.text),
+                                           read=scored(follow_up, sample.text), **done)
                 break
             except JudgeParseError as exc:
                 failure = exc
@@ -148,7 +193,7 @@ async def ask_judge(
         return usage, latency
 
     async def ask_group(runs: list[int]) -> tuple[Usage, float]:
-        request = requests[runs[0]]
+        request = decisions.ask(requests[runs[0]]) if decisions is not None and schema else requests[runs[0]]
         usage, latency = Usage(), 0.0
         block = round_index * len(runs) * (retries + 1)
         index_of = {run: block + position for position, run in enumerate(runs)}
@@ -157,7 +202,7 @@ async def ask_judge(
         for round_ in range(retries + 1):
             need = max(index_of[run] for run in pending) + 1
             try:
-                completion = await jury.engine.complete(provider, request.with_n(need), role=role)
+                request, completion = await call(request, need)
             except ProviderError as exc:
                 for run in pending:
                     answers[run] = JudgeAnswer(raw="", parsed=None, error=f"call failed: {exc}")
@@ -181,8 +226,8 @@ async def ask_judge(
                     still.append(run)
                     continue
                 try:
-                    answers[run] = JudgeAnswer(raw=sample.text, parsed=parse(sample.text), cached=cached,
-                                               attempts=round_ + 1, earlier=earlier)
+                    answers[run] = JudgeAnswer(raw=sample.text, parsed=reader(request)(sample.text), cached=cached,
+                                               attempts=round_ + 1, earlier=earlier, read=scored(request, sample.text))
                 except JudgeParseError as exc:
                     error = f"unparseable: {exc.cause}"
                     if exc.expected is None and request.temperature == 0 and retries > 0:

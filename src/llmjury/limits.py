@@ -75,32 +75,80 @@ def estimate_tokens(request: ChatRequest, n: int) -> int:
 
 
 T = TypeVar("T")
-#: The order in which the planner started the case a call belongs to: under a concurrency limit,
-#: calls of cases started earlier go first, so a slow server, a stop or a budget leaves whole cases
-#: rather than many half-judged ones. Calls outside a planned case (a test running its own body)
-#: go before any planned case's.
-CASE_ORDER: ContextVar[int] = ContextVar("llmjury_case_order", default=-1)
+
+
+class CaseTicket:
+    """A planned case's place in line (the order the planner started it in), and the slots kept
+    for it between its calls: under a concurrency limit, calls of cases started earlier go first,
+    and a case's next call (asked a moment after its last one freed its slot: the answer is
+    committed to the cache, parsed, the next request claimed) finds its slot still there, so a slow
+    server, a stop or a budget leaves whole cases rather than many half-judged ones."""
+
+    def __init__(self, order: int) -> None:
+        self.order = order
+        self.ended = False
+        self.kept: set[PrioritySlots] = set()
+
+    def hand_back(self) -> None:
+        """Give up the slots kept for this case: it waits on another case's or process's call,
+        which may need one of them."""
+        for slots in list(self.kept):
+            slots.unkeep(self)
+
+    def end(self) -> None:
+        """The case is over: its kept slots go to the next case, and none is kept for it again."""
+        self.ended = True
+        self.hand_back()
+
+
+#: The planned case the current task's calls belong to; None for calls outside a planned case (a
+#: test running its own body), which go before any planned case's and keep no slot.
+CASE: ContextVar[CaseTicket | None] = ContextVar("llmjury_case", default=None)
 
 
 async def in_case_order(order: int, work: Awaitable[T]) -> T:
     """Run `work` (a case's pipeline) with its calls ranked by `order` at every limiter."""
-    CASE_ORDER.set(order)  # this task's own context: the calls it awaits, and tasks it starts, inherit it
-    return await work
+    ticket = CaseTicket(order)
+    CASE.set(ticket)  # this task's own context: the calls it awaits, and tasks it starts, inherit it
+    try:
+        return await work
+    finally:
+        ticket.end()
+
+
+def hand_back_kept_slots() -> None:
+    """Before the current case waits on another's call (the same request in flight, or claimed by
+    another process): a slot kept for it could be the one that call needs."""
+    ticket = CASE.get()
+    if ticket is not None:
+        ticket.hand_back()
 
 
 class PrioritySlots:
     """A semaphore that hands a freed slot to the waiter of the earliest case (then the earliest
     to arrive), not to whoever waited longest: asyncio.Semaphore's first-come order interleaves
-    every case's calls, and a run stopped half way had judged almost no case to its end."""
+    every case's calls, and a run stopped half way had judged almost no case to its end. A slot a
+    case's call frees stays kept for that case until it asks again or ends, unless an earlier case
+    waits (an earlier case also takes a slot kept for a later one): orders are strictly ranked, so
+    no two cases wait on each other's kept slots."""
 
     def __init__(self, slots: int) -> None:
         self._free = slots
         self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
         self._arrival = itertools.count()
+        self._kept: dict[CaseTicket, None] = {}  # insertion-ordered set
 
-    async def acquire(self, order: int) -> None:
+    async def acquire(self, case: CaseTicket | None) -> None:
+        if case is not None and case in self._kept:
+            self._take_kept(case)
+            return
         if self._free > 0 and not self._waiting:
             self._free -= 1
+            return
+        order = -1 if case is None else case.order
+        later = max(self._kept, key=lambda kept: kept.order, default=None)
+        if later is not None and later.order >= order:
+            self._take_kept(later)  # an earlier case (or one as early) goes first
             return
         granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._waiting, (order, next(self._arrival), granted))
@@ -111,21 +159,42 @@ class PrioritySlots:
                 self.release()  # handed a slot as it was cancelled: pass it on
             raise
 
-    def release(self) -> None:
+    def release(self, case: CaseTicket | None = None) -> None:
+        """Free a slot a call of `case` held: to the earliest waiter, unless that waiter's case
+        was started after `case`, which then keeps the slot for its next call."""
         while self._waiting:
-            _, _, waiter = heapq.heappop(self._waiting)
-            if not waiter.done():  # a cancelled waiter is skipped here, not searched for when cancelled
-                waiter.set_result(None)
-                return
+            order, _, waiter = self._waiting[0]
+            if waiter.done():  # a cancelled waiter is skipped here, not searched for when cancelled
+                heapq.heappop(self._waiting)
+                continue
+            if case is not None and not case.ended and order > case.order:
+                break
+            heapq.heappop(self._waiting)
+            waiter.set_result(None)
+            return
+        if case is not None and not case.ended:
+            self._kept[case] = None
+            case.kept.add(self)
+            return
         self._free += 1
 
+    def unkeep(self, case: CaseTicket) -> None:
+        """Free the slot kept for `case`, which will not ask for it."""
+        if case in self._kept:
+            self._take_kept(case)
+            self.release()
+
+    def _take_kept(self, case: CaseTicket) -> None:
+        del self._kept[case]
+        case.kept.discard(self)
+
     @contextlib.asynccontextmanager
-    async def held(self, order: int) -> AsyncIterator[None]:
-        await self.acquire(order)
+    async def held(self, case: CaseTicket | None) -> AsyncIterator[None]:
+        await self.acquire(case)
         try:
             yield
         finally:
-            self.release()
+            self.release(case)
 
 
 class Limiter:
@@ -143,5 +212,5 @@ class Limiter:
             await self._requests.acquire()
         if self._tokens is not None:
             await self._tokens.acquire(min(tokens, self.limit.tpm or tokens))
-        async with self._slots.held(CASE_ORDER.get()):
+        async with self._slots.held(CASE.get()):
             yield

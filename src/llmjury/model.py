@@ -76,6 +76,8 @@ class FamilySummary(BaseModel):
     #: The metric paths of the family's figures its reports lead with (empty for an unknown family).
     headline: list[str] = Field(default_factory=list)
     loading: list[dict[str, Any]] = Field(default_factory=list)
+    #: How the family's judge runs were read: from a schema's decision field or the text's decision line.
+    decisions_read: dict[str, int] = Field(default_factory=dict)
 
     @property
     def figures(self) -> dict[str, Any]:

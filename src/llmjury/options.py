@@ -13,6 +13,7 @@ import pytest
 
 from llmjury.budget import UNKNOWN_POLICIES
 from llmjury.cache import CacheMode
+from llmjury.decision_field import OUTPUT_MODES
 from llmjury.errors import ConfigError
 from llmjury.freshness import UNDER_TEST
 from llmjury.item_outcomes import ITEM_FAILURES
@@ -48,6 +49,10 @@ def declare(parser: pytest.Parser) -> None:
     group.addoption("--llm-concurrency", type=int,
                     help="calls in flight per provider for the whole run, split across xdist workers (default 16)")
     group.addoption("--llm-runs", type=int, help="judge runs per case for majority verdicts (default 3)")
+    group.addoption("--llm-judge-output", metavar="MODE",
+                    help="how verdict judges give their decision: auto (default) asks for a schema field where "
+                         "the provider sends a JSON schema natively and its server accepts it, else plain text; "
+                         "schema always asks for the field; text never does")
     group.addoption("--llm-seed", type=int, help="seed for data generation, sampling and bootstraps (default 0)")
     group.addoption("--llm-sample", type=int, help="run a seeded random subset of N cases")
     group.addoption("--llm-gate", action="append", default=[], metavar="EXPR",
@@ -89,6 +94,7 @@ def declare(parser: pytest.Parser) -> None:
     parser.addini("llm_rate_limits", "lines 'SPEC rpm=N tpm=N concurrency=N'", type="linelist", default=[])
     parser.addini("llm_retry_attempts", "attempts for transient provider errors (default 4)")
     parser.addini("llm_judge_runs", "judge runs per case (default 3)")
+    parser.addini("llm_judge_output", "auto, schema or text: how verdict judges give their decision")
     parser.addini("llm_seed", "seed (default 0)")
     parser.addini("llm_gates", "gates checked at session end", type="linelist", default=[])
     parser.addini("llm_gate_uncertain", "pass or inconclusive")
@@ -165,6 +171,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     progress, progress_source = pick("llm_progress", "llm_progress")
     interval, interval_source = pick("llm_progress_interval", "llm_progress_interval")
     level, level_source = pick("llm_compare_confidence", "llm_compare_confidence")
+    output, output_source = pick("llm_judge_output", "llm_judge_output")
     roles: dict[str, str] = {}
     options: dict[str, str] = {}
     role_sources: dict[str, str] = {}
@@ -195,6 +202,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
         rate_limits=limits,
         retry_attempts=whole_number(retry_attempts, "ini llm_retry_attempts") if retry_attempts else 4,
         judge_runs=number("llm_runs", "llm_judge_runs", 3),
+        judge_output=choice(output or "auto", output_source, OUTPUT_MODES),
         seed=number("llm_seed", "llm_seed", 0, minimum=None),
         budget=None if budget is None else positive_number(budget, budget_source, "US dollars"),
         budget_source=budget_source,

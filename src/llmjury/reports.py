@@ -161,6 +161,14 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'").replace("\n", " ")
 
 
+def decisions_read_line(read: dict[str, int]) -> str:
+    """How the family's judge runs were read: a schema's decision field, or the text's decision line."""
+    return "decisions read: " + ", ".join(f"{count} {READ_AS.get(how, how)}" for how, count in read.items())
+
+
+READ_AS = {"schema": "from the schema's decision field", "text": "from the text's decision line"}
+
+
 def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str, Family]) -> str:
     """`summary.md`: the decision first, as a pull-request comment should read; tables folded below."""
     run = summary.run
@@ -187,6 +195,8 @@ def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str
         counts = next(f.counts for f in decision.families if f.family == name)
         judges = ", ".join(f"`{j}`" for j in section.judges)
         lines += ["<details>", f"<summary><b>{name}</b>: {counts}</summary>", "", f"judge: {judges}", ""]
+        if section.decisions_read:
+            lines += [decisions_read_line(section.decisions_read), ""]
         lines += [f"- data: {LoadReport.model_validate(r).line()}" for r in section.loading]
         if section.loading:
             lines.append("")

@@ -42,6 +42,8 @@ class Settings:
     retry_base_wait: float = 0.5
     retry_max_wait: float = 60.0
     parse_retries: int = 1
+    #: How verdict judges are asked for their decision (llmjury.decision_field): auto, schema or text.
+    judge_output: str = "auto"
     judge_runs: int = 3
     seed: int = 0
     sample: int | None = None
@@ -70,6 +72,11 @@ class Settings:
             if key and key in self.roles:
                 return self.roles[key]
         return self.judge if role == "judge" else DEFAULT_PROVIDER
+
+    def judge_specs(self) -> dict[str, str]:
+        """The run's judges: `judge`, and every role set for a family's judge (`socratic.judge`)."""
+        return {"judge": self.judge} | {role: spec for role, spec in self.roles.items()
+                                        if role.rpartition(".")[2] == "judge"}
 
     def limit_for(self, provider: str) -> RateLimit:
         return self.rate_limits.get(provider, RateLimit(concurrency=self.concurrency))
@@ -156,7 +163,7 @@ def confidence_level(raw: object, what: str) -> float:
 def choice(raw: str, what: str, allowed: tuple[str, ...]) -> str:
     """An ini value restricted to a few words (the command line already checks its own choices)."""
     if raw not in allowed:
-        raise ConfigError(f"{what} {raw!r}: use one of {', '.join(allowed)}")
+        raise ConfigError(f"{what} {raw!r}{did_you_mean(str(raw), allowed)}: use one of {', '.join(allowed)}")
     return raw
 
 

@@ -17,6 +17,7 @@ import pytest
 from llmjury.budget import Budget
 from llmjury.cases import add_markers
 from llmjury.datasets.files import read_text
+from llmjury.decision_field import check_output
 from llmjury.errors import ConfigError, ConfigWarning, DatasetError
 from llmjury.families import discover
 from llmjury.family import Family, FamilyOptions
@@ -55,6 +56,7 @@ def start_up(config: pytest.Config) -> StartUp:
     try:
         check_ini_keys(config)
         settings = resolve_settings(config)
+        check_output(settings.judge_output, settings.judge_specs())
         families = discover(config.getini("llm_families"))
         register_family_markers(config, families)
         role_warnings = check_roles(settings, families)

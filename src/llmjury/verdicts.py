@@ -61,6 +61,8 @@ class Verdict(BaseModel):
     #: How many of its judge runs were decided by a repair call (the judge asked for its decision
     #: alone after an ambiguous answer), so a report can tell repaired verdicts from direct ones.
     repaired: int = 0
+    #: How many of its runs had their decision read from a schema field (`schema`) or as text (`text`).
+    read: dict[str, int] = Field(default_factory=dict)
 
     @field_validator("result", mode="before")
     @classmethod

@@ -54,3 +54,21 @@ def test_a_seed_and_a_temperature_reproduce_an_answer(make_engine, spec, tmp_pat
     answers = [engine.run(engine.complete(spec, request)) for engine in (first, second)]
     assert answers[0].cached == answers[1].cached == [False]
     assert answers[0].text == answers[1].text
+
+
+def test_a_verdict_judge_refused_json_schema_asks_the_published_prompt_in_text(make_engine, spec):
+    from llmjury.judges import CHOICE_FIELD, pairwise
+    from llmjury.jury import Jury
+    from llmjury.pricing import PriceTable
+    from llmjury.prompts import PromptLibrary
+
+    engine = make_engine()
+    engine.settings.roles["judge"] = spec
+    jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+    judged = engine.run(pairwise(jury, "custom", "Lyon.", "Paris.", template="core/compare.j2", orders=["ab"],
+                                 variables={"criteria": "correct", "question": "Capital of France?"},
+                                 decisions=CHOICE_FIELD))
+    (run,) = judged.runs
+    assert run.read in ("text", None)  # read as text, or unscored by the small model's text: never a field
+    assert engine.adaptations()["openai:smollm2"]["structured_output"].startswith("json_schema refused (HTTP 500")
+    assert run.error is None or "call failed" not in run.error

@@ -63,6 +63,9 @@ class Kind:
     cls: str
     package: str | None
     options: Mapping[str, Callable[[str], OptionValue]] = field(default_factory=dict)
+    #: Its API takes a JSON schema as the request's response format (OpenAI's `json_schema`,
+    #: Gemini's `response_json_schema`), so a verdict judge may ask for its decision as a field.
+    native_schema: bool = False
 
 
 #: `version` names the release of a system under test: its answers are replayed across runs only
@@ -70,8 +73,8 @@ class Kind:
 _SDK_OPTIONS = {"api_key": text, "api_key_env": text, "base_url": text, "timeout": seconds, "max_n": count,
                 "version": text}
 KINDS = {
-    "openai": Kind("llmjury.providers.openai_chat", "OpenAIProvider", "openai", _SDK_OPTIONS),
-    "gemini": Kind("llmjury.providers.gemini", "GeminiProvider", "google-genai", _SDK_OPTIONS),
+    "openai": Kind("llmjury.providers.openai_chat", "OpenAIProvider", "openai", _SDK_OPTIONS, native_schema=True),
+    "gemini": Kind("llmjury.providers.gemini", "GeminiProvider", "google-genai", _SDK_OPTIONS, native_schema=True),
     "http": Kind("llmjury.providers.http_service", "HttpServiceProvider", "httpx2",
                  {"body": text, "reply": text, "timeout": seconds, "version": text}),
     "offline": Kind("llmjury.providers.offline", "OfflineProvider", None),
@@ -153,6 +156,11 @@ class Provider(abc.ABC):
         """Return exactly `n` samples for `request`, or raise a ProviderError subclass. `indices`
         are the sample indices being filled; only providers that derive answers from them (the
         offline heuristics) use them."""
+
+    def takes_schema(self) -> bool:
+        """Whether a `native_schema` request can travel as this provider's response format now: its
+        kind's API takes one, and its server has not proved that it refuses it."""
+        return KINDS[self.spec.kind].native_schema
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release network clients."""

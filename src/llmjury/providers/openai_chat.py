@@ -24,7 +24,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob, Usage
-from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError
+from llmjury.errors import PermanentProviderError, ProviderError, SchemaRefusedError, TransientProviderError
 from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.status import connection_error, is_retryable, retry_after
@@ -66,7 +66,12 @@ class OpenAIProvider(Provider):
         self.structured = STRUCTURED_MODES[0]
         self.adaptations: dict[str, str] = {}
 
+    def takes_schema(self) -> bool:
+        return self.structured == STRUCTURED_MODES[0]
+
     async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
+        if request.native_schema and not self.takes_schema():
+            raise SchemaRefusedError(self.name, self.adaptations.get("structured_output", "json_schema refused"))
         started = time.perf_counter()
         # Errors are raised `from None`: the SDK's exception may quote the request's key, and a
         # chained traceback would print it. Their text is scrubbed of key-shaped strings too.
@@ -80,6 +85,8 @@ class OpenAIProvider(Provider):
                 except openai.APIStatusError as exc:
                     if not self._step_down_structured(request, mode, exc):
                         raise _status_error(self.name, exc, self.secrets) from None
+                    if request.native_schema:  # learned; a weaker form would change the prompt or the check
+                        raise SchemaRefusedError(self.name, self.adaptations["structured_output"]) from None
         except openai.APIConnectionError as exc:  # time-outs included
             raise connection_error(self.name, exc, self.secrets) from None
         except openai.OpenAIError as exc:
@@ -132,10 +139,10 @@ class OpenAIProvider(Provider):
                 params["top_logprobs"] = request.top_logprobs
         if request.json_schema is not None:
             if mode == "json_schema":
-                params["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {"name": request.schema_name or "response", "schema": request.json_schema},
-                }
+                schema = {"name": request.schema_name or "response", "schema": request.json_schema}
+                if request.native_schema:  # a decision's enum is enforced, not just suggested
+                    schema["strict"] = True
+                params["response_format"] = {"type": "json_schema", "json_schema": schema}
             elif mode == "json_object":
                 params["response_format"] = {"type": "json_object", "schema": request.json_schema}
             else:

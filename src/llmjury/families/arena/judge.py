@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from llmjury.decision_field import DecisionField
 from llmjury.decision_line import BOLD, compile_line, fold, looks_alike, own_lines
 from llmjury.errors import JudgeParseError
 from llmjury.majority import Majority
@@ -79,6 +80,15 @@ def read_scores(text: str) -> str:
 #: The outcomes the readers return, by the slot each favours (0: the answer shown first), or as
 #: themselves for a tie, which reads the same in either order.
 OUTCOME_LABELS: dict[str, int | str] = {"model_a": 0, "model_b": 1, "tie": "tie", "tie (bothbad)": "tie (bothbad)"}
+
+
+#: Each reader's decisions as a schema field (llmjury.decision_field), in its prompt's own words:
+#: the four pairs of score lines seed 002's prompt allows, and MT-Bench's three verdicts.
+SCORE_FIELD = DecisionField({"Score of Model 1: 1, Score of Model 2: 0": "model_a",
+                             "Score of Model 1: 0, Score of Model 2: 1": "model_b",
+                             "Score of Model 1: 1, Score of Model 2: 1": "tie",
+                             "Score of Model 1: 0, Score of Model 2: 0": "tie (bothbad)"}, SCORE_PARSER)
+PAIR_FIELD = DecisionField({"[[A]]": "model_a", "[[B]]": "model_b", "[[C]]": "tie"}, PAIR_PARSER)
 
 
 def agreed_or_tie(winners: list[str]) -> Majority | None:

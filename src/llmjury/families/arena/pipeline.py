@@ -9,13 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from llmjury.chat import ChatRequest, Message
+from llmjury.decision_field import DecisionField
 from llmjury.errors import ProviderError
 from llmjury.families.arena import datasets
 from llmjury.families.arena.arrangement import recorded_answers
 from llmjury.families.arena.cases import FAMILY, BattleCase, PairCase, TutorBattleCase, is_live
 from llmjury.families.arena.judge import (
     OUTCOME_LABELS,
+    PAIR_FIELD,
     PAIR_PARSER,
+    SCORE_FIELD,
     SCORE_PARSER,
     agreed_or_tie,
     parse_pair,
@@ -52,22 +55,24 @@ def _answers(files: tuple[Path, ...]) -> dict[str, dict[str, str]]:
     return recorded_answers(list(files))
 
 
-def judge_prompt(opts: ArenaOptions) -> tuple[str, str | None, Callable[[str], str], str]:
-    """The judge's template, its system template, the reader of its answer and that reader's version."""
+def judge_prompt(opts: ArenaOptions) -> tuple[str, str | None, Callable[[str], str], str, DecisionField]:
+    """The judge's template, its system template, the reader of its answer, that reader's version
+    and the prompt's decisions as a schema field."""
     if opts.judge_prompt == "mtbench-pair-v2":
-        return "arena/mtbench_pair_v2.j2", "arena/mtbench_pair_v2_system.j2", parse_pair, PAIR_PARSER
-    return "arena/judge.j2", None, read_scores, SCORE_PARSER
+        return "arena/mtbench_pair_v2.j2", "arena/mtbench_pair_v2_system.j2", parse_pair, PAIR_PARSER, PAIR_FIELD
+    return "arena/judge.j2", None, read_scores, SCORE_PARSER, SCORE_FIELD
 
 
 async def judge_battle(jury: Jury, opts: ArenaOptions, case_id: str, question: str, answer_a: str,
                        answer_b: str, attributes: dict[str, Any], round_index: int = 0) -> Verdict:
     """Judge in the given order, and swapped when `swap`; a juror whose orders disagree votes a tie
     (MT-Bench's rule), and a jury decides by robust majority over its jurors' votes."""
-    template, system, parse, parser = judge_prompt(opts)
+    template, system, parse, parser, decisions = judge_prompt(opts)
     judged = await pairwise(jury, FAMILY, answer_a, answer_b, template=template, system=system,
                             orders=["ab", "ba"] if opts.swap else ["ab"], slots=("answer_a", "answer_b"),
                             variables={"question": question}, parse=parse, labels=OUTCOME_LABELS,
-                            names=("model_a", "model_b"), round_index=round_index, vote=agreed_or_tie)
+                            names=("model_a", "model_b"), round_index=round_index, vote=agreed_or_tie,
+                            decisions=decisions)
     runs = [OrderRun(order=r.order, winner=r.winner, error=r.error, juror=r.juror) for r in judged.runs]
     votes = [juror_vote(juror, [r.winner for r in runs if r.juror == juror and r.winner is not None])
              for juror in dict.fromkeys(r.juror for r in runs)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from llmjury.decision_field import DecisionField
 from llmjury.decision_line import BOLD, compile_line, fold, looks_alike, own_lines
 from llmjury.errors import JudgeParseError
 
@@ -13,6 +14,9 @@ Decision = Literal["a", "b", "c"]
 
 #: What the judge is asked for when its answer holds no readable decision (the repair call).
 DECISION_FORMAT = "### (a) Teacher A\nor\n### (b) Teacher B\nor\n### (c) Equivalent"
+
+#: The same options as a schema field (llmjury.decision_field): the prompt's three, as it lists them.
+DECISION_FIELD = DecisionField({"(a) Teacher A": "a", "(b) Teacher B": "b", "(c) Equivalent": "c"}, PARSER_VERSION)
 
 _LABEL = r"(?:(?:final\s+|overall\s+)?(?:decision|verdict|answer)\s*:?\s*)?"
 # An option as the prompt lists it: "(b)", "(b) Teacher B", "Teacher B", "b", "(c) Equivalent", "Equivalent".

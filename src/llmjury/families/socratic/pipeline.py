@@ -10,7 +10,7 @@ from typing import Any
 from llmjury.chat import ChatRequest, Message
 from llmjury.errors import ProviderError
 from llmjury.families.socratic.cases import RealSubsetCase, ResponsePairCase, SubsetCase, TutorPairCase
-from llmjury.families.socratic.decision import PARSER_VERSION, parse_decision
+from llmjury.families.socratic.decision import DECISION_FIELD, PARSER_VERSION, parse_decision
 from llmjury.families.socratic.dialogue import STUDENT, Turn, cut, generate_dialogue, history, teacher_reply
 from llmjury.families.socratic.options import NAME, SocraticOptions, options_of
 from llmjury.families.socratic.results import (
@@ -56,7 +56,8 @@ async def judge_pair(jury: Jury, case_id: str, turns: list[Turn], ours: str, bas
     variables = {"dialogue_history": history(turns)} | ({} if aspect is None else {"aspect": aspect})
     return await pairwise(jury, NAME, ours, baseline, template=template, orders=orders,
                           slots=("teacher_a_response", "teacher_b_response"), variables=variables,
-                          parse=parse_decision, labels=DECISION_LABELS, names=("ours", "baseline"))
+                          parse=parse_decision, labels=DECISION_LABELS, names=("ours", "baseline"),
+                          decisions=DECISION_FIELD)
 
 
 def decision(judged: Pairwise) -> dict[str, Any]:

@@ -1,0 +1,136 @@
+"""A verdict judge's decision as a field of a JSON schema, where the provider enforces one natively.
+
+Free text mixes a decision with reasoning that mentions other decisions; a schema keeps them
+apart: `reasoning` (a string, first, so the judge reasons before it decides) and `decision` (an
+enum of exactly the values the prompt allows). The messages stay byte-identical to text mode: the
+schema travels only as the request's response format (OpenAI's `json_schema`, Gemini's
+`response_json_schema`), so a server that refuses it is asked the published prompt in plain text,
+never with the schema pasted in.
+
+An answer that is a JSON object is read by its `decision` field alone, strictly: a repeated key, a
+missing or extra field, a decision outside the enum or malformed JSON is ambiguous (repaired or
+unscored with its cause, never a guess). Free text to a schema request (a server that ignores the
+response format) is read by the family's own decision-line parser, exactly as in text mode.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from llmjury.chat import ChatRequest
+from llmjury.decision_line import DuplicateKeyError, strict_json
+from llmjury.errors import ConfigError, JudgeParseError
+from llmjury.jurors import parse_jury
+from llmjury.providers.base import KINDS, Provider, ProviderSpec
+
+#: `--llm-judge-output`: the schema where the provider takes one, always the schema, or never.
+OUTPUT_MODES = ("auto", "schema", "text")
+#: How a verdict run's decision was read: from the schema's field, or by the text parser.
+Read = Literal["schema", "text"]
+SCHEMA_NAME = "verdict"
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+
+
+@dataclass(frozen=True)
+class DecisionField:
+    """The decisions a verdict prompt allows: each enum value, with what the family's text parser
+    returns for the same decision, so both modes hand the family one vocabulary."""
+
+    values: Mapping[str, Any]
+    #: The text parser's version, which errors name.
+    parser: str
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "object", "additionalProperties": False, "required": ["reasoning", "decision"],
+                "properties": {"reasoning": {"type": "string"},
+                               "decision": {"type": "string", "enum": list(self.values)}}}
+
+    @property
+    def expected(self) -> str:
+        """What a repair call asks for: the object, with the decision's allowed values."""
+        return ('one JSON object {"reasoning": "...", "decision": ...} whose decision is one of '
+                + ", ".join(json.dumps(v) for v in self.values))
+
+    def ask(self, request: ChatRequest) -> ChatRequest:
+        """`request` (the text mode's, messages untouched) with the schema as its response format."""
+        return request.model_copy(update={"json_schema": self.schema(), "schema_name": SCHEMA_NAME,
+                                          "native_schema": True})
+
+    def reader(self, parse: Callable[[str], Any]) -> Callable[[str], Any]:
+        """The reader of an answer to a schema request: the field of a JSON answer, else `parse`."""
+
+        def read(text: str) -> Any:
+            return parse(text) if json_body(text) is None else self.decision(text)
+
+        return read
+
+    def decision(self, text: str) -> Any:
+        """The decision of a JSON answer; JudgeParseError naming the fault when it does not validate."""
+        body = json_body(text) or text
+        try:
+            answer = strict_json(body)
+        except DuplicateKeyError as exc:
+            raise self._ambiguous(text, f"json: {exc}") from exc
+        except ValueError as exc:
+            raise self._ambiguous(text, f"json: malformed ({exc})") from exc
+        missing = [key for key in ("reasoning", "decision") if key not in answer]
+        extra = sorted(set(answer) - {"reasoning", "decision"})
+        if missing or extra:
+            cause = f"missing field(s) {', '.join(missing)}" if missing else f"unexpected field(s) {', '.join(extra)}"
+            raise self._ambiguous(text, f"json: {cause}")
+        if not isinstance(answer["reasoning"], str):
+            raise self._ambiguous(text, "json: reasoning is not a string")
+        value = answer["decision"]
+        if not isinstance(value, str) or value not in self.values:
+            raise self._ambiguous(text, f"json: decision {value!r} is none of {', '.join(map(repr, self.values))}")
+        return self.values[value]
+
+    def _ambiguous(self, text: str, cause: str) -> JudgeParseError:
+        return JudgeParseError(self.parser, text, cause, expected=self.expected)
+
+
+def json_body(text: str) -> str | None:
+    """The answer without a ```json fence when it is a JSON object (it opens with `{`), else None."""
+    body = _FENCE.sub("", text.strip())
+    return body if body.startswith("{") else None
+
+
+def how_read(text: str) -> Read:
+    """Whether an answer to a schema request was read from its field (JSON) or as text."""
+    return "schema" if json_body(text) is not None else "text"
+
+
+def reasoning(text: str) -> str:
+    """What a report shows of an answer read from its field: the `reasoning`, else the text itself."""
+    body = json_body(text)
+    try:
+        answer = strict_json(body) if body is not None else None
+    except ValueError:
+        return text
+    return answer["reasoning"] if isinstance(answer, dict) and isinstance(answer.get("reasoning"), str) else text
+
+
+def uses_schema(mode: str, provider: Provider) -> bool:
+    """Whether a verdict judge asks `provider` for its decision as a field: not in text mode, and
+    only where the provider sends a schema natively and has not learned that its server refuses it
+    (in `schema` mode a refusal is asked anyway, so the verdict says so rather than falling back)."""
+    if mode == "text":
+        return False
+    return provider.takes_schema() if mode == "auto" else KINDS[provider.spec.kind].native_schema
+
+
+def check_output(mode: str, judges: Mapping[str, str]) -> None:
+    """`schema` mode needs every judge (role to spec) to send a schema natively: a ConfigError at
+    start-up naming the first that cannot (an offline or http judge), not a run of unscored verdicts."""
+    if mode != "schema":
+        return
+    for role, spec in judges.items():
+        for juror in parse_jury(spec):
+            kind = ProviderSpec.parse(juror.spec).kind
+            if not KINDS[kind].native_schema:
+                raise ConfigError(f"--llm-judge-output schema: the {role} {juror.label} cannot be asked for a "
+                                  f"decision field ({kind} providers take no JSON schema); use auto or text")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from llmjury.bound_jury import BoundJury, Comparison, GEvalScore, Score
 from llmjury.cases import Case, generate, parametrize
-from llmjury.judges import BoundJury, Comparison, GEvalScore, RubricScore, Score
+from llmjury.judges import RubricScore
 from llmjury.jury import Jury, Outcome
 from llmjury.loading import LoadCounter, LoadReport
 from llmjury.verdicts import JudgeConfig, Verdict

@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
+from llmjury.bound_jury import BoundJury
 from llmjury.cases import PIPELINE_MARK, Case
 from llmjury.item_verdicts import bound_jury, record_on
-from llmjury.judges import BoundJury
 from llmjury.jury import Outcome
 from llmjury.runner import runner_of
 from llmjury.verdicts import Verdict

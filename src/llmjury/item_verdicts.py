@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from llmjury.bound_jury import BoundJury
 from llmjury.cases import PIPELINE_MARK, Case
-from llmjury.judges import BoundJury
 from llmjury.jury import Jury
 from llmjury.verdicts import Verdict
 

@@ -165,6 +165,7 @@ class RunWatch:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Stop the display before the session's reports are written below it."""
         if self.display is not None:
             self.display.stop()
             self.display = None
@@ -181,10 +182,12 @@ class RunWatch:
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Say, last, that the budget stopped paid calls (when it did)."""
         if self.note:
             terminalreporter.write_line(self.note, yellow=True, bold=True)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Publish this process's last tally; the process that reports removes the run's board."""
         self.meter.close()
         if not self.is_worker and self.board is not None:
             self.board.remove()

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from llmjury.chat import chat
-from llmjury.engine import UNREACHABLE_AFTER, Reach
 from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError, UnreachableProviderError
+from llmjury.reach import UNREACHABLE_AFTER, Reach
 from llmjury.testing import FakeChoice, FakeOpenAI, Fault
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "llmjury"
 MAX_LINES = 400
-#: Modules still above MAX_LINES, each owned by a change under way: delete a line once it is split.
-STILL_LONG = {"stats.py"}
+#: Modules still above MAX_LINES, each owned by a change under way: delete a name once it is split.
+STILL_LONG: set[str] = set()
 
 
 def modules() -> list[Path]:

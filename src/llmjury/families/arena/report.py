@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from llmjury.agreement import JuryDecision, juror_agreement
+from llmjury.correlation import correlations, rank_correlation
 from llmjury.families.arena import agreement
 from llmjury.families.arena.llmbar import published
 from llmjury.families.arena.ratings import (
@@ -53,7 +54,7 @@ from llmjury.families.arena.results import (
 )
 from llmjury.model import Metric
 from llmjury.repairs import repairs_by_judge, with_counts
-from llmjury.stats import correlations, metric, rank_correlation
+from llmjury.stats import metric
 from llmjury.verdicts import Verdict
 
 Verdicts = Sequence[Verdict]

@@ -235,7 +235,7 @@ async def pairwise(jury: Jury, family: str, first: str, second: str, *, template
     # A decision from the other order alone is not the position-balanced one asked for: an order
     # whose every call failed leaves the comparison unscored (an order the judge answered without
     # deciding stays the robust majority's to outvote).
-    lost = [order for order in dict.fromkeys(orders) if order not in answered] if answered else []
+    lost: list[str] = [order for order in dict.fromkeys(orders) if order not in answered] if answered else []
     majority = None if lost else own if len(jurors) == 1 else robust_verdict(
         [v.winner for v in votes if v.winner is not None])
     return Pairwise(runs=runs, majority=majority, answers=JudgeRuns.merged(parts, jury.label(role, family)),

@@ -10,13 +10,12 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable
-from typing import Any
 
 import pytest
 
 from llmjury.cases import CASES_MARK, PIPELINE_MARK, generate
 from llmjury.errors import ConfigError
-from llmjury.family import Family
+from llmjury.family import AnyFamily
 from llmjury.gates import Gate, check_selection
 from llmjury.item_verdicts import case_of, own_test
 from llmjury.judges import CUSTOM
@@ -55,7 +54,7 @@ class GateSelection:
     `tryfirst`, so it runs before planning makes any call. xdist's controller never collects, so a
     worker hands its error on through `workeroutput` and `WorkerStartupErrors` raises it there."""
 
-    def __init__(self, config: pytest.Config, gates: list[Gate], families: dict[str, Family[Any]]) -> None:
+    def __init__(self, config: pytest.Config, gates: list[Gate], families: dict[str, AnyFamily]) -> None:
         self.config, self.gates, self.known = config, gates, set(families)
 
     @pytest.hookimpl(tryfirst=True)

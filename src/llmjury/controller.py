@@ -17,7 +17,7 @@ import pytest
 
 from llmjury.cache import CacheMode, forget_unanswered, remove_scratch, scratch_path
 from llmjury.exit_status import GateExit, gate_exit_status
-from llmjury.family import Family
+from llmjury.family import AnyFamily
 from llmjury.frozen import freeze_at_exit, judging, settle_before_cleanup
 from llmjury.gates import Gate
 from llmjury.handoff import OutcomeHandoff, forget_run
@@ -56,7 +56,7 @@ class Collected:
 class Controller:
     """Registered only where the run reports (not in an xdist worker)."""
 
-    def __init__(self, config: pytest.Config, settings: Settings, gates: list[Gate], families: dict[str, Family[Any]],
+    def __init__(self, config: pytest.Config, settings: Settings, gates: list[Gate], families: dict[str, AnyFamily],
                  runner: TestRunner, parts: ControllerParts) -> None:
         self.config, self.settings, self.gates, self.families = config, settings, gates, families
         self.runner, self.run_id = runner, runner.share.run_id

@@ -10,17 +10,16 @@ llmjury.options, checked at start-up in llmjury.startup; the fixtures live in ll
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 import pytest
 
 pytest.register_assert_rewrite("llmjury.assertions")
 
+from llmjury.case_sets import CaseSets  # noqa: E402
 from llmjury.cases import CASES_MARK, PIPELINE_MARK  # noqa: E402
 from llmjury.collection import CaseParameters, DataErrors, GateSelection, Sampling  # noqa: E402
 from llmjury.controller import Controller, ControllerParts  # noqa: E402
 from llmjury.exit_status import GateExit  # noqa: E402
-from llmjury.family import Family, FamilyOptions  # noqa: E402
 from llmjury.frozen import give_back_frozen  # noqa: E402
 from llmjury.interrupts import Interrupts  # noqa: E402
 from llmjury.item_outcomes import ItemOutcomes  # noqa: E402
@@ -28,8 +27,7 @@ from llmjury.item_verdicts import case_of, own_test, record_on, recorded  # noqa
 from llmjury.options import declare  # noqa: E402
 from llmjury.redact import redact_log_records  # noqa: E402
 from llmjury.refusals import BudgetRefusals  # noqa: E402
-from llmjury.runner import RUNNER, Share, TestRunner, runner_of  # noqa: E402
-from llmjury.settings import Settings, family_options  # noqa: E402
+from llmjury.runner import RUNNER, Share, TestRunner  # noqa: E402
 from llmjury.startup import StartUp, read_baseline, start_up, warn_roles  # noqa: E402
 from llmjury.stops import Stops  # noqa: E402
 from llmjury.watch import RunWatch  # noqa: E402
@@ -107,6 +105,7 @@ def register_runner(config: pytest.Config, start: StartUp, share: Share, watch: 
     runner = TestRunner(config, start.settings, start.families, share, watch, start.given_files)
     config.stash[RUNNER] = runner
     config.pluginmanager.register(runner, "llmjury-runner")
+    config.pluginmanager.register(CaseSets(start.families, runner.settings), "llmjury-case-sets")
     config.pluginmanager.register(watch, "llmjury-watch")
     return runner
 
@@ -119,12 +118,3 @@ def register_outcomes(config: pytest.Config, start: StartUp) -> ItemOutcomes:
         config.pluginmanager.register(BudgetRefusals(recorded, record_on), "llmjury-budget-refusals")
     return item_outcomes
 
-
-def settings_of(config: pytest.Config) -> Settings:
-    """The run's settings, for `pytest_generate_tests` hooks that build cases from options."""
-    return runner_of(config).settings
-
-
-def options_of(config: pytest.Config, family: Family[Any]) -> FamilyOptions:
-    """A family's `--llm-option` values, parsed by its options model (checked at start-up)."""
-    return family.parse_options(family_options(runner_of(config).settings, family.name))

@@ -19,10 +19,11 @@ from typing import Any
 import pytest
 
 from llmjury.cache import CacheMode, SampleStore, scratch_path, shards
+from llmjury.case_sets import OPTIONS
 from llmjury.cases import LOADED, PIPELINE_MARK, Case
 from llmjury.engine import Engine
 from llmjury.families import offline_answers
-from llmjury.family import Family
+from llmjury.family import AnyFamily
 from llmjury.frozen import freeze_run
 from llmjury.handoff import OutcomeHandoff
 from llmjury.item_verdicts import VERDICTS, bound_jury, case_of, recorded
@@ -78,7 +79,7 @@ class TestRunner:
 
     __test__ = False  # not a pytest test class, whatever its name
 
-    def __init__(self, config: pytest.Config, settings: Settings, families: dict[str, Family[Any]], share: Share,
+    def __init__(self, config: pytest.Config, settings: Settings, families: dict[str, AnyFamily], share: Share,
                  watch: RunWatch, given_files: list[Path]) -> None:
         self.config, self.families, self.share, self.watch = config, families, share, watch
         self.settings = settings.share(share.count)
@@ -101,7 +102,8 @@ class TestRunner:
             use_library(prompts)
             engine = Engine(settings, store, self.share.run_id, offline_answers(self.families),
                             meter=self.watch.meter)
-            self._jury = Jury(engine, settings, prompts, PriceTable.load(settings.prices))
+            self._jury = Jury(engine, settings, prompts, PriceTable.load(settings.prices),
+                              options=self.config.stash[OPTIONS])
         return self._jury
 
     @property

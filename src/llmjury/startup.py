@@ -10,23 +10,23 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from llmjury.budget import Budget
+from llmjury.case_sets import OPTIONS
 from llmjury.cases import add_markers
 from llmjury.datasets.files import read_text
 from llmjury.decision_field import check_output
 from llmjury.errors import ConfigError, ConfigWarning, DatasetError
 from llmjury.families import discover
-from llmjury.family import Family, FamilyOptions
+from llmjury.family import AnyFamily, FamilyOptions
 from llmjury.gates import Gate, check_metrics
 from llmjury.options import resolve_settings
 from llmjury.pricing import PriceTable
 from llmjury.redact import redact_spec
 from llmjury.saved import SavedRun, load_run
-from llmjury.settings import OptionLine, Settings, check_roles, checked_options, did_you_mean
+from llmjury.settings import OptionLine, Settings, check_roles, did_you_mean
 from llmjury.watch import budget_of
 
 #: A name in a `-m` expression (pytest's grammar: letters, digits and _ : + - . [ ] \).
@@ -40,7 +40,7 @@ class StartUp:
     """What start-up resolved and checked, handed to the plugins of this process's role."""
 
     settings: Settings
-    families: dict[str, Family[Any]]
+    families: dict[str, AnyFamily]
     gates: list[Gate]
     budget: Budget | None
     #: Data files and folders named by family options (a user's own), whose load lines the terminal always shows.
@@ -60,7 +60,7 @@ def start_up(config: pytest.Config) -> StartUp:
         families = discover(config.getini("llm_families"))
         register_family_markers(config, families)
         role_warnings = check_roles(settings, families)
-        parsed = check_family_options(settings, families)
+        parsed = config.stash[OPTIONS] = check_family_options(settings, families)
         given = [path for name, options in parsed.items()
                  for path in check_dataset_files(families[name], options, settings)]
         gates = [Gate.parse(text) for text in settings.gates]
@@ -95,7 +95,7 @@ def warn_roles(config: pytest.Config, start: StartUp) -> None:
             raise pytest.UsageError(text) from None
 
 
-def register_family_markers(config: pytest.Config, families: dict[str, Family[Any]]) -> None:
+def register_family_markers(config: pytest.Config, families: dict[str, AnyFamily]) -> None:
     """The family names and fixed markers that `-m` names, whether or not a collected case carries
     them: pytest 9.2+ refuses an unregistered `-m` name under --strict-markers. Only those `-m`
     names, so `pytest --markers` of a project that does not use llmjury lists none of them."""
@@ -105,10 +105,10 @@ def register_family_markers(config: pytest.Config, families: dict[str, Family[An
         add_markers(config, {name: text for name, text in vocabulary.items() if name in named})
 
 
-def check_family_options(settings: Settings, families: dict[str, Family[Any]]) -> dict[str, FamilyOptions]:
+def check_family_options(settings: Settings, families: dict[str, AnyFamily]) -> dict[str, FamilyOptions]:
     """Every `FAMILY.KEY=VALUE` option (`--llm-option` or the ini's `llm_options`) names a known
     family and a key its options model knows; an error names the line and where it was set.
-    Returns the parsed options of each family given some."""
+    Returns every family's parsed options (its defaults where none was given): the run's only parse."""
     by_family: dict[str, list[OptionLine]] = {}
     for key, value in settings.options.items():
         name, dot, option = key.partition(".")
@@ -119,7 +119,7 @@ def check_family_options(settings: Settings, families: dict[str, Family[Any]]) -
             raise ConfigError(f"{line}: unknown family {name!r}{did_you_mean(name, families)}; "
                               f"known families: {', '.join(families)}")
         by_family.setdefault(name, []).append(line)
-    return {name: checked_options(name, families[name].options, lines) for name, lines in by_family.items()}
+    return {name: family.parse_options(by_family.get(name, [])) for name, family in families.items()}
 
 
 def check_ini_keys(config: pytest.Config) -> None:
@@ -162,7 +162,7 @@ def check_prices(settings: Settings) -> None:
             raise ConfigError(f"ini llm_prices: {exc}") from None
 
 
-def check_dataset_files(family: Family[Any], options: FamilyOptions, settings: Settings) -> list[Path]:
+def check_dataset_files(family: AnyFamily, options: FamilyOptions, settings: Settings) -> list[Path]:
     """Each data file an option names is readable, non-empty UTF-8 text (a folder: exists), so a bad
     path or export stops the run at start-up, named, instead of failing or yielding 0 cases later.
     Returns the files and folders the options name."""

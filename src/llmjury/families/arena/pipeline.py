@@ -28,12 +28,11 @@ from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.results import BATTLE, BattleResult, JurorVote, OrderRun, Winner
 from llmjury.judges import pairwise
 from llmjury.jury import Jury, Outcome
-from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
 
 def options(jury: Jury) -> ArenaOptions:
-    return ArenaOptions.model_validate(family_options(jury.settings, FAMILY))
+    return jury.options(FAMILY, ArenaOptions)
 
 
 async def answer(jury: Jury, opts: ArenaOptions, question: str, model: str) -> str:

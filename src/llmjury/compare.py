@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -242,7 +242,7 @@ def _relevant_kinds(side: _Side, keys: Sequence[str]) -> set[str] | None:
     return needed
 
 
-def _safe(aggregate: Any, verdicts: Sequence[Verdict]) -> Leaves:
+def _safe(aggregate: Callable[[Sequence[Verdict]], Leaves], verdicts: Sequence[Verdict]) -> Leaves:
     """A family's aggregate may refuse a subset (too few models, no data of a kind): no figures then."""
     try:
         return aggregate(verdicts)
@@ -341,7 +341,7 @@ def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Seque
 
 
 def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str],
-               confidence: float) -> dict[str, dict]:
+               confidence: float) -> dict[str, dict[str, Any]]:
     """Delete-a-group jackknife: re-aggregate both runs with the same group of shared cases left out.
     The groups are fixed by a hash of the case ids, so the same two runs get the same interval."""
     groups = min(len(shared), JACKKNIFE_GROUPS)
@@ -349,11 +349,12 @@ def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str
     replicates: list[tuple[Leaves, Leaves]] = []
     for group in np.array_split(np.arange(len(order)), groups) if groups >= 2 else []:
         out = {order[i] for i in group}
-        replicates.append(tuple(_safe(side.leaves, [v for v in side.verdicts if v.case_id not in out])
-                                for side in sides))  # type: ignore[arg-type]
+        kept_now, kept_before = (_safe(side.leaves, [v for v in side.verdicts if v.case_id not in out])
+                                 for side in sides)
+        replicates.append((kept_now, kept_before))
     method = f"delete-a-group jackknife, {groups} groups of shared cases (fixed by case id), re-aggregated " \
              "(not a mean of per-case values)"
-    deltas = {}
+    deltas: dict[str, dict[str, Any]] = {}
     for key in keys:
         point = _difference(sides[0].points.get(key), sides[1].points.get(key))
         values = [d for now, before in replicates if (d := _difference(now.get(key), before.get(key))) is not None]

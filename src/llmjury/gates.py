@@ -21,7 +21,7 @@ import math
 import operator
 import re
 import typing
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -32,7 +32,8 @@ from llmjury.model import FamilySummary, GateResult, Metric, RunSummary
 if TYPE_CHECKING:
     from llmjury.family import Family
 
-OPS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
+OPS: dict[str, Callable[[float, float], bool]] = {">=": operator.ge, "<=": operator.le, ">": operator.gt,
+                                                  "<": operator.lt, "==": operator.eq}
 _GATE = re.compile(r"^\s*(?P<left>.+?)\s*(?P<op>>=|<=|==|>|<)\s*(?P<right>.+?)\s*$")
 _STEP = re.compile(r"\.?([A-Za-z_][\w-]*)|\[([^\]]+)\]")
 BOUNDS = {"low", "high", "value"}
@@ -188,7 +189,10 @@ def delta_split(path: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str,
 
 def resolve_delta(summary: Tree, path: tuple[str, ...]) -> Resolved:
     """A headline metric's difference from the baseline, from the summary's `comparison` section."""
-    family, metric, rest = delta_split(path)  # type: ignore[misc]
+    split = delta_split(path)
+    if split is None:
+        raise MissingMetric(".".join(path))
+    family, metric, rest = split
     comparison = summary.get("comparison")
     if comparison is None:
         raise MissingMetric(".".join(path))

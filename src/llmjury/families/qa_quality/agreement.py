@@ -12,7 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from llmjury.families.qa_quality.labels import describe, vocabulary
-from llmjury.families.qa_quality.results import JudgeValidity, LabelledGrade, Metric
+from llmjury.families.qa_quality.results import JudgeValidity, LabelledGrade
+from llmjury.model import Metric
 from llmjury.stats import bootstrap_spearman, correlations, metric, proportion
 
 #: Item bootstrap resamples of the Spearman interval (seed 0).

@@ -36,7 +36,7 @@ def _detection_z(confidence: float) -> float:
 
 def metric(value: float | None, low: float | None, high: float | None, n: int, method: str) -> dict[str, Any]:
     def clean(x: float | None) -> float | None:
-        return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+        return None if x is None or math.isnan(x) else float(x)  # numpy scalars too, float32 included
 
     return {"value": clean(value), "low": clean(low), "high": clean(high), "n": int(n), "method": method}
 
@@ -163,7 +163,8 @@ def logistic_fit(y: np.ndarray, z: np.ndarray, *, ridge: float = 1e-3, max_steps
     def loss(v: np.ndarray, rows: np.ndarray) -> np.ndarray:
         logit = v[:, :1] + v[:, 1:] * z[rows]
         # -y log p - (1 - y) log(1 - p) = log(1 + e^t) - y t, computed without overflow
-        return (np.logaddexp(0.0, logit) - y[rows] * logit).sum(axis=1) + ridge * (v * v).sum(axis=1)
+        per_row: np.ndarray = (np.logaddexp(0.0, logit) - y[rows] * logit).sum(axis=1) + ridge * (v * v).sum(axis=1)
+        return per_row
 
     active = np.arange(len(y))
     current = loss(w, active)
@@ -337,14 +338,16 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarra
         concordance += ((w32 @ signs.astype(np.float32)).astype(float) * w[:, block]).sum(axis=1)
     total = w.sum(axis=1) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        return concordance / np.sqrt((total - _tied_pairs(x, w)) * (total - _tied_pairs(y, w)))
+        tau: np.ndarray = concordance / np.sqrt((total - _tied_pairs(x, w)) * (total - _tied_pairs(y, w)))
+    return tau
 
 
 def _tied_pairs(values: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Ordered pairs of drawn items (an item with itself included) that share a value, per row."""
     order = np.argsort(values, kind="stable")
     starts = np.r_[0, np.flatnonzero(np.diff(values[order])) + 1]
-    return (np.add.reduceat(w[:, order], starts, axis=1) ** 2).sum(axis=1)
+    tied: np.ndarray = (np.add.reduceat(w[:, order], starts, axis=1) ** 2).sum(axis=1)
+    return tied
 
 
 @dataclass(frozen=True)
@@ -438,7 +441,7 @@ def paired_proportions_interval(both: int, rose: int, fell: int, n: int,
     first, second = proportion(both + rose, n, confidence), proportion(both + fell, n, confidence)
     l1, u1, l2, u2 = first["low"], first["high"], second["low"], second["high"]
     spread = (both + rose) * (fell + neither) * (both + fell) * (rose + neither)
-    association = both * neither - rose * fell
+    association: float = both * neither - rose * fell
     # Newcombe's continuity-corrected correlation: a small positive association counts as none.
     if association > n / 2:
         association -= n / 2

@@ -18,6 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+#: The planned async tests a round runs; every one fails.
+CASES = 120
 SUITE = '''
 import llmjury
 from llmjury import Case
@@ -30,7 +32,7 @@ def nested(depth, case):
     return nested(depth - 1, case)
 
 
-@llmjury.parametrize([Case(id=f"q{i:03d}", family="answers") for i in range(120)])
+@llmjury.parametrize([Case(id=f"q{i:03d}", family="answers") for i in range({cases})])
 async def test_answer(case, jury):
     nested(20, case)
 '''
@@ -39,24 +41,32 @@ addopts = -p no:cacheprovider -p no:randomly -p no:deepeval -p no:asyncio -p no:
 """
 
 
+def write_suite(root: Path, cases: int = CASES) -> None:
+    """The suite and its ini in `root`: `cases` planned async tests that fail with a deep traceback."""
+    (root / "pytest.ini").write_text(INI)
+    (root / "test_race.py").write_text(SUITE.replace("{cases}", str(cases)))
+
+
+def run_suite(root: Path) -> str:
+    """Run the suite in `root` once at -n 2; what pytest printed (an INTERNALERROR says it crashed)."""
+    run = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:randomly"], cwd=root,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+                         check=False)
+    return run.stdout + run.stderr
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=50, help="pytest runs (default 50)")
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error(f"--rounds {args.rounds}: must be at least 1")
-    crashed = 0
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        (root / "pytest.ini").write_text(INI)
-        (root / "test_race.py").write_text(SUITE)
-        for _ in range(args.rounds):
-            run = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:randomly"], cwd=root,
-                                 capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-                                 check=False)
-            crashed += "INTERNALERROR" in run.stdout + run.stderr
+        write_suite(root)
+        internal_errors = sum("INTERNALERROR" in run_suite(root) for _ in range(args.rounds))
     print(f"{'runs':>6} {'INTERNALERROR':>14}   reference (before llmjury.tracebacks)")
-    print(f"{args.rounds:>6} {crashed:>14}   2 in a handful of faulted runs at -n 2")
+    print(f"{args.rounds:>6} {internal_errors:>14}   2 in a handful of faulted runs at -n 2")
     return 0
 
 

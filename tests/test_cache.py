@@ -114,18 +114,33 @@ def test_identical_requests_from_two_processes_are_paid_once(make_engine, tmp_pa
 
 def test_a_claim_of_a_killed_run_does_not_block_the_next(tmp_path):
     store = SampleStore(tmp_path / "c.sqlite")
-    assert store.claim(["k"], "old-run:1", run_prefix="old-run:", ttl=600).result() == {}
-    assert store.claim(["k", "j"], "old-run:2", run_prefix="old-run:", ttl=600).result() == {"k": "old-run:1"}
-    assert store.claim(["k"], "new-run:1", run_prefix="new-run:", ttl=600).result() == {}  # another run takes over
+    assert store.claim(["k"], "old-run:1", run_id="old-run", ttl=600).result() == {}
+    assert store.claim(["k", "j"], "old-run:2", run_id="old-run", ttl=600).result() == {"k": "old-run:1"}
+    assert store.claim(["k"], "new-run:1", run_id="new-run", ttl=600).result() == {}  # another run takes over
     store.release(["k"], "new-run:1").result()
     assert store.holder("k") is None
+    store.close()
+
+
+
+def test_a_claim_on_a_key_the_run_already_ended_names_it_ended(tmp_path):
+    """An answer or a settled failure committed by one process of the run is not claimed again by
+    another (which looked the key up just before the commit); a later run's claim takes it."""
+    from llmjury.cache import ENDED
+
+    store = SampleStore(tmp_path / "c.sqlite")
+    store.put("answered", "openai:m", "t", "{}", Sample(text="a"), "run-a").result()
+    store.settle({"failed": "bad request"}, "run-a:1", "run-a").result()
+    assert store.claim(["answered", "failed", "new"], "run-a:2", run_id="run-a", ttl=600).result() == \
+        {"answered": ENDED, "failed": ENDED}
+    assert store.claim(["answered", "failed"], "run-b:1", run_id="run-b", ttl=600).result() == {}
     store.close()
 
 
 CLAIMS_AND_EXITS = """
 import sys, pathlib
 from llmjury.cache import SampleStore
-SampleStore(pathlib.Path(sys.argv[1])).claim(["k"], "run-x:crashed", run_prefix="run-x:", ttl=600).result()
+SampleStore(pathlib.Path(sys.argv[1])).claim(["k"], "run-x:crashed", run_id="run-x", ttl=600).result()
 """
 
 
@@ -136,9 +151,9 @@ def test_a_claim_whose_process_is_gone_does_not_block_its_run(tmp_path):
     subprocess.run([sys.executable, "-c", CLAIMS_AND_EXITS, str(path)], check=True)
     store = SampleStore(path)
     assert store.holder("k") is None
-    assert store.claim(["k"], "run-x:alive", run_prefix="run-x:", ttl=600).result() == {}
+    assert store.claim(["k"], "run-x:alive", run_id="run-x", ttl=600).result() == {}
     assert store.holder("k") == "run-x:alive"  # a live process's claim still holds
-    assert store.claim(["k"], "run-x:other", run_prefix="run-x:", ttl=600).result() == {"k": "run-x:alive"}
+    assert store.claim(["k"], "run-x:other", run_id="run-x", ttl=600).result() == {"k": "run-x:alive"}
     store.close()
 
 
@@ -148,7 +163,7 @@ def test_a_cache_from_before_claims_named_their_process_opens(tmp_path):
         old.execute("CREATE TABLE claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL)")
         old.execute("INSERT INTO claims VALUES ('k', 'run-x:old', 1e12)")
     store = SampleStore(path)
-    assert store.claim(["k"], "run-x:new", run_prefix="run-x:", ttl=600).result() == {}
+    assert store.claim(["k"], "run-x:new", run_id="run-x", ttl=600).result() == {}
     store.close()
 
 

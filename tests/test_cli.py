@@ -38,7 +38,8 @@ PAIRS = [
 
 def test_replay_writes_a_report_from_recorded_pairwise_verdicts_without_a_model(tmp_path, capsys):
     (tmp_path / "judged.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PAIRS))
-    gate = "arena.judge_validity[mine].recorded[recorded:gpt-4].swap_consistency.high>=0.9"
+    # Three pairs: too few for an interval, so a bound gate would be inconclusive; the value decides this one.
+    gate = "arena.judge_validity[mine].recorded[recorded:gpt-4].swap_consistency>=0.5"
     code = main(["replay", "arena", str(tmp_path / "judged.jsonl"), "--option", "pairs_name=mine",
                  "--name", "again", "--out", str(tmp_path / "out"), "--gate", gate])
     assert code == 0

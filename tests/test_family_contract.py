@@ -41,7 +41,7 @@ def test_the_readme_family_runs_and_aggregates_typed_results(politeness, workers
     summary = json.loads((politeness.path / "reports" / "latest" / "summary.json").read_text())
     section = summary["politeness"]
     assert section["polite_rate"]["value"] == pytest.approx(2 / 3)
-    assert section["polite_rate"]["method"] == "wilson"
+    assert section["polite_rate"]["method"] == "wilson; too few items (n=3) to tell"
     assert section["headline"] == ["polite_rate"]
     assert section["loading"] == [{"family": "politeness", "dataset": "replies", "source": "replies.jsonl",
                                    "kept": 3, "dropped": {"empty reply": 1}, "given": True}]

@@ -235,7 +235,7 @@ def test_custom_family_aggregates_win_rate_with_wilson_and_mean_with_t_interval(
 
 def test_mean_of_one_score_has_no_interval():
     assert mean_figures([4.0]).mean.model_dump() == {"value": 4.0, "low": None, "high": None, "n": 1,
-                                                     "method": "mean; too few values for an interval (n=1 < 5)"}
+                                                     "method": "mean; too few items (n=1) to tell"}
 
 
 def test_a_mean_interval_stays_inside_the_rubric_scale():

@@ -45,7 +45,7 @@ def test_a_baseline_copy_holds_the_samples_and_none_of_the_runs_bookkeeping(tmp_
     store = SampleStore(cache)
     for i in range(3):
         store.put(f"k{i}", "openai:m", "t", "{}", Sample(text=f"answer {i}"), "run-a").result()
-    store.claim(["k9"], "run-a:gw0", run_prefix="run-a", ttl=60).result()
+    store.claim(["k9"], "run-a:gw0", run_id="run-a", ttl=60).result()
     store.close()
     handed_on(cache, "run-a", 0, 500)
 

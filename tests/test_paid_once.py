@@ -88,3 +88,39 @@ def test_a_judge_waiting_on_a_claim_takes_an_earlier_runs_answer_after_fetching_
     result = engine.run(engine.complete(spec(openai_server), request, role="judge"))
     assert [s.text for s in result.samples][1] == "from another run"
     assert result.cached == [False, True] and len(openai_server.requests) == 1
+
+
+def test_an_answer_committed_between_the_lookup_and_the_claim_is_not_paid_again(openai_server, make_engine,
+                                                                                 tmp_path):
+    """The other process answered, committed and ended its claim after this one looked the key up
+    and before it claimed it: the claim finds the run's answer instead of a free key to fetch."""
+    one, two = two_workers(make_engine, tmp_path)
+    answered = one.run(one.complete(spec(openai_server), chat(("user", "q"))))
+    one.close()  # committed
+    real_get, reads = two.store.get, []
+
+    def get_late(key, **kwargs):
+        reads.append(key)  # the first read, before the claim, was made before the commit
+        return None if len(reads) == 1 else real_get(key, **kwargs)
+
+    two.store.get = get_late
+    result = two.run(two.complete(spec(openai_server), chat(("user", "q"))))
+    assert result.text == answered.text and len(openai_server.requests) == 1
+
+
+def test_a_failure_settled_between_the_check_and_the_claim_is_not_paid_again(openai_server, make_engine, tmp_path):
+    one, two = two_workers(make_engine, tmp_path)
+    openai_server.faults.append(Fault(status=400, message="bad request: context too long"))
+    with pytest.raises(PermanentProviderError):
+        one.run(one.complete(spec(openai_server), chat(("user", "q"))))
+    one.close()  # settled
+    real_unanswered, reads = two.store.unanswered, []
+
+    def unanswered_late(key, run_id):
+        reads.append(key)
+        return None if len(reads) == 1 else real_unanswered(key, run_id)
+
+    two.store.unanswered = unanswered_late
+    with pytest.raises(PermanentProviderError, match=r"context too long.*another process of this run"):
+        two.run(two.complete(spec(openai_server), chat(("user", "q"))))
+    assert len(openai_server.requests) == 1

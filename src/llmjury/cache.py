@@ -52,6 +52,8 @@ CREATE TABLE IF NOT EXISTS claims (
 """
 #: This machine, in claims: a claimant's pid says something only on the host it runs on.
 HOST = socket.gethostname()
+#: The holder `SampleStore.claim` names for a key whose outcome the run has already committed.
+ENDED = "(ended)"
 
 
 class CacheMode(StrEnum):
@@ -105,18 +107,26 @@ class SampleStore:
         return self._writer.submit(write)
 
     # -- claims: one process fetches a sample the others are about to ask for too ------------------
-    def claim(self, keys: Sequence[str], owner: str, *, run_prefix: str, ttl: float) -> Future[dict[str, str]]:
+    def claim(self, keys: Sequence[str], owner: str, *, run_id: str, ttl: float) -> Future[dict[str, str]]:
         """Claim the fetching of `keys` for `owner`, in one transaction; the future holds the keys
-        another live owner of the same run (`run_prefix`) holds, with that owner. Claims of other runs
-        (a killed one) and of processes of this machine that are gone (a crashed worker) are taken over."""
+        another live owner of the same run holds, with that owner, and the keys whose outcome the run
+        has already committed (an answer, a refusal, a failure), with ENDED: a process that looked a
+        key up just before another committed it must read that outcome, not pay for the call again.
+        Claims of other runs (a killed one) and of processes of this machine that are gone (a crashed
+        worker) are taken over."""
         pid = os.getpid()
 
         def write(db: sqlite3.Connection) -> dict[str, str]:
             now = time.time()
             held: dict[str, str] = {}
             for key in keys:
+                if db.execute("SELECT 1 FROM samples WHERE key = ? AND run_id = ? UNION ALL "
+                              "SELECT 1 FROM unanswered WHERE key = ? AND run_id = ?",
+                              (key, run_id, key, run_id)).fetchone() is not None:
+                    held[key] = ENDED
+                    continue
                 row = db.execute("SELECT owner, expires, pid, host FROM claims WHERE key = ?", (key,)).fetchone()
-                if row is not None and row[0] != owner and row[0].startswith(run_prefix) and _live(*row[1:]):
+                if row is not None and row[0] != owner and row[0].startswith(run_id + ":") and _live(*row[1:]):
                     held[key] = str(row[0])
                     continue
                 db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)", (key, owner, now + ttl, pid, HOST))

@@ -260,11 +260,12 @@ class Engine:
 
     async def _claim(self, provider: Provider, keys: list[str], missing: list[int]) -> tuple[list[int], list[int]]:
         """Split the missing samples into those this process fetches and those another process of
-        the same run is fetching right now (so identical requests are paid once across workers)."""
+        the same run is fetching right now or has already ended (so identical requests are paid once
+        across workers)."""
         if self.store is None or not provider.cacheable:
             return missing, []
         held = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
-                                                          run_prefix=self.run_id + ":", ttl=CLAIM_TTL_S))
+                                                          run_id=self.run_id, ttl=CLAIM_TTL_S))
         return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
 
     async def _claimed(self, provider: Provider, request: ChatRequest, keys: list[str],

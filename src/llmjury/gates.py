@@ -6,7 +6,8 @@ with an interval has three outcomes: it passes when the whole interval satisfies
 no point of the interval does, and is `inconclusive` in between (the data cannot tell yet; the exit
 code says so). A bound gate (`M.low>=t`, `M.high<=t`) passes on its named bound and fails only when
 even the other bound is on the wrong side, so noise that moves a bound across the threshold makes
-it inconclusive, not failed. `--llm-gate-uncertain=pass` decides an inconclusive gate on the point
+it inconclusive, not failed; on a metric with no interval (too few items to tell) it is inconclusive
+too. `--llm-gate-uncertain=pass` decides an inconclusive gate on the point
 estimate (on the named bound for a bound gate) instead.
 
 With a baseline run, `FAMILY.METRIC.delta` names the paired difference of a headline metric from
@@ -97,9 +98,16 @@ class Gate:
             hint = f"; did you mean {exc.nearest!r}?" if exc.nearest else ""
             return GateResult(self.text, "fail", None, None, None, f" (no metric {exc.path!r} in this run{hint})")
         named = value if bound is None else (interval or (None, None))[0 if bound == "low" else 1]
+        holds = OPS[self.op]
+        if named is None and value is not None and threshold is not None:
+            # A bound gate on a figure with no interval (too few items, no spread): nothing to decide on.
+            if uncertain == "pass":
+                return GateResult(self.text, "pass" if holds(value, threshold) else "fail", value, threshold, None,
+                                  f" (no interval, so no {bound} bound; decided on the point estimate)", "value")
+            return GateResult(self.text, "inconclusive", value, threshold, None,
+                              f" (no interval, so no {bound} bound: its method in the summary says why)")
         if named is None or threshold is None:
             return GateResult(self.text, "fail", value, threshold, interval, " (metric has no value: n = 0?)")
-        holds = OPS[self.op]
         low, high = interval if interval is not None else (None, None)
         if low is None or high is None:  # no interval: the figure alone decides
             status: Status = "pass" if holds(named, threshold) else "fail"

@@ -20,6 +20,12 @@ import numpy as np
 CONFIDENCE = 0.95
 #: Up to this many decisive outcomes sign_test sums the binomial tail exactly (under 0.1 s).
 EXACT_SIGN_TEST = 20_000
+#: Fewer items than this give no interval: a t interval over 2-4 values is mostly its quantile's
+#: width (over three 1-5 scores it ran from -0.13 to 7.46), and reports say "too few to tell".
+MIN_INTERVAL_N = 5
+#: Fewer items than this give a correlation no interval: a bootstrap over 5 items drew the same
+#: few orders again and again (0.935 [0.935, 0.935]), and Fisher's z needs more than 3 to exist.
+MIN_CORRELATION_N = 10
 #: The power a detectable change is computed at (with a two-sided test at 1 - confidence).
 POWER = 0.8
 
@@ -34,11 +40,39 @@ def _detection_z(confidence: float) -> float:
     return two_sided_z(confidence) + NormalDist().inv_cdf(POWER)
 
 
-def metric(value: float | None, low: float | None, high: float | None, n: int, method: str) -> dict[str, Any]:
+def metric(value: float | None, low: float | None, high: float | None, n: int, method: str, *,
+           minimum: int | None = None, discrete: bool = False) -> dict[str, Any]:
+    """A reported figure with its interval, or with none and the reason in `method`: an interval from
+    fewer than `minimum` items (MIN_INTERVAL_N unless a caller needs more) or one of zero width (every
+    resample alike) tells a reader nothing, and printed as `0.935 [0.935, 0.935]` it claims certainty.
+    A `discrete` figure (a rank) may have a zero-width interval: first in every resample is a finding."""
     def clean(x: float | None) -> float | None:
         return None if x is None or math.isnan(x) else float(x)  # numpy scalars too, float32 included
 
-    return {"value": clean(value), "low": clean(low), "high": clean(high), "n": int(n), "method": method}
+    value, low, high = clean(value), clean(low), clean(high)
+    if low is not None or high is not None:
+        reason = interval_problem(low, high, n, MIN_INTERVAL_N if minimum is None else minimum, discrete)
+        if value is None or reason is not None:
+            low = high = None
+            method = method if value is None or reason is None else f"{method}; {reason}"
+    return {"value": value, "low": low, "high": high, "n": int(n), "method": method}
+
+
+def interval_problem(low: float | None, high: float | None, n: int, minimum: int, discrete: bool = False
+                     ) -> str | None:
+    """Why an interval cannot be stated, or None when it can."""
+    if n < minimum:
+        return too_few(n)
+    if low is None or high is None:
+        return "no interval: one of its bounds could not be computed"
+    if not discrete and high - low <= 1e-12 * max(1.0, abs(low), abs(high)):
+        return "no interval: every resample gave the same value, too little spread to tell"
+    return None
+
+
+def too_few(n: int) -> str:
+    """The reason a report gives for a figure from too few items to bound."""
+    return f"too few items (n={n}) to tell"
 
 
 def proportion(successes: int, trials: int, confidence: float = CONFIDENCE) -> dict[str, Any]:
@@ -77,11 +111,6 @@ def mean_interval(values: np.ndarray) -> tuple[float, float]:
             float(t_quantile((1 + CONFIDENCE) / 2, n - 1) * sem + mean))
 
 
-#: Fewer values than this give no interval: a t interval over 2-4 values is mostly its quantile's
-#: width (over three 1-5 scores it ran from -0.13 to 7.46), and reports say "too few to tell".
-MIN_INTERVAL_N = 5
-
-
 def mean_metric(values: Sequence[float], scale: tuple[float, float] | None = None) -> dict[str, Any]:
     """A mean with its t interval, kept inside the values' `scale` when one is known (a 1-5 mean's
     interval never leaves [1, 5]); fewer than MIN_INTERVAL_N values, or values that do not vary,
@@ -92,9 +121,9 @@ def mean_metric(values: Sequence[float], scale: tuple[float, float] | None = Non
         return metric(None, None, None, 0, "mean")
     mean = float(array.mean())
     if n < MIN_INTERVAL_N:
-        return metric(mean, None, None, n, f"mean; too few values for an interval (n={n} < {MIN_INTERVAL_N})")
+        return metric(mean, None, None, n, f"mean; {too_few(n)}")
     if float(array.std()) == 0.0:
-        return metric(mean, None, None, n, "mean; every value equal, no spread to state an interval from")
+        return metric(mean, None, None, n, "mean; no interval: every value equal, no spread to tell from")
     low, high = mean_interval(array)
     if scale is not None and (low < scale[0] or high > scale[1]):
         return metric(mean, max(low, scale[0]), min(high, scale[1]), n,
@@ -138,8 +167,8 @@ def length_controlled_rate(outcome: np.ndarray, length_difference: np.ndarray, *
     outcome = np.asarray(outcome, dtype=float)
     diff = np.asarray(length_difference, dtype=float)
     n = len(outcome)
-    if n < 5:
-        return metric(None, None, None, n, "length-controlled (logistic), bootstrap")
+    if n < MIN_INTERVAL_N:
+        return metric(None, None, None, n, f"length-controlled (logistic); {too_few(n)}")
     scale = diff.std() or 1.0
     x = np.tanh(diff / scale)
     rng = np.random.default_rng(seed)

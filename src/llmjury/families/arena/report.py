@@ -68,8 +68,9 @@ _NOT_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9._-]+")
 winner_of = agreement.winner_of
 
 
-def _metric(value: float | None, low: float | None, high: float | None, n: int, method: str) -> Metric:
-    return Metric.model_validate(metric(value, low, high, n, method))
+def _metric(value: float | None, low: float | None, high: float | None, n: int, method: str, *,
+            discrete: bool = False) -> Metric:
+    return Metric.model_validate(metric(value, low, high, n, method, discrete=discrete))
 
 
 def group_name(v: Verdict) -> str:
@@ -114,7 +115,7 @@ def leaderboard(verdicts: Verdicts) -> Leaderboard:
                 for i, m in enumerate(models)},
         elo={m: _metric(elo[i], elo_low[i], elo_high[i], games[i],
                         "online elo (k=4): mean over 20 orders, bootstrap interval") for i, m in enumerate(models)},
-        rank={m: _metric(ranks[i], rank_low[i], rank_high[i], games[i], "bradley-terry rank, bootstrap")
+        rank={m: _metric(ranks[i], rank_low[i], rank_high[i], games[i], "bradley-terry rank, bootstrap", discrete=True)
               for i, m in enumerate(models)},
         order=[models[i] for i in np.argsort(-bt)],
         tie_rate=agreement.rate(sum(w.startswith("tie") for w in winners), len(winners)),
@@ -305,8 +306,8 @@ def markdown(section: ArenaSection) -> str:
                   "|---|---|---|---|---|"]
         for model in board.order:
             bt, elo, rank = board.rating[model], board.elo[model], board.rank[model]
-            lines.append(f"| {rank.value:.0f} | `{model}` | {bt.value:.0f} [{bt.low:.0f}, {bt.high:.0f}] | "
-                         f"{elo.value:.0f} [{elo.low:.0f}, {elo.high:.0f}] | {bt.n} |")
+            lines.append(f"| {rank.value:.0f} | `{model}` | {bt.value:.0f} {_bounds(bt, '.0f')} | "
+                         f"{elo.value:.0f} {_bounds(elo, '.0f')} | {bt.n} |")
         lines.append("")
     prd = validity.prd
     if prd:
@@ -354,7 +355,12 @@ def _num(x: float | None) -> str:
 def _pct(m: Metric | None) -> str:
     if m is None or m.value is None:
         return "n/a"
-    return f"{m.value:.1%} [{m.low:.1%}, {m.high:.1%}] (n={m.n})"
+    return f"{m.value:.1%} {_bounds(m, '.1%')} (n={m.n})"
+
+
+def _bounds(m: Metric, spec: str) -> str:
+    """`[low, high]`, or what stands in for an interval too few items could not give."""
+    return "[too few to tell]" if m.low is None or m.high is None else f"[{m.low:{spec}}, {m.high:{spec}}]"
 
 
 def files(section: ArenaSection, verdicts: Verdicts) -> dict[str, str]:

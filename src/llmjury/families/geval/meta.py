@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from llmjury.families.geval.results import DeepevalResult, MetaEvaluation, ScoreResult
+from llmjury.stats import MIN_CORRELATION_N, kendall_tau_b, metric, resample_ranks, too_few
 from llmjury.stats import correlations as stats_correlations
-from llmjury.stats import kendall_tau_b, metric, resample_ranks
 from llmjury.verdicts import Verdict
 
 KINDS = ("pearson", "spearman", "kendall")
@@ -33,11 +33,12 @@ def correlations(predicted: npt.ArrayLike, human: npt.ArrayLike) -> dict[str, fl
 
 def pooled(predicted: np.ndarray, human: np.ndarray, seed: int = 0) -> dict[str, Any]:
     """Pooled coefficients with a paired item bootstrap (percentile). Pearson and Spearman are
-    computed for 1,000 resamples at once; Kendall for the first 200, from each resample's item counts."""
+    computed for 1,000 resamples at once; Kendall for the first 200, from each resample's item counts.
+    Fewer than MIN_CORRELATION_N items get no interval, and the method says so."""
     point = correlations(predicted, human)
     n = len(predicted)
-    if n <= 3:
-        return {kind: metric(point[kind], None, None, n, "pooled") for kind in KINDS}
+    if n < MIN_CORRELATION_N:
+        return {kind: metric(point[kind], None, None, n, f"pooled; {too_few(n)}") for kind in KINDS}
     rng = np.random.default_rng(seed)
     index = rng.integers(0, n, size=(RESAMPLES, n))
     p, h = predicted[index], human[index]

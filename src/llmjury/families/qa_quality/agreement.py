@@ -14,7 +14,7 @@ import numpy as np
 from llmjury.families.qa_quality.labels import describe, vocabulary
 from llmjury.families.qa_quality.results import JudgeValidity, LabelledGrade
 from llmjury.model import Metric
-from llmjury.stats import bootstrap_spearman, correlations, metric, proportion
+from llmjury.stats import MIN_CORRELATION_N, bootstrap_spearman, correlations, metric, proportion
 
 #: Item bootstrap resamples of the Spearman interval (seed 0).
 BOOTSTRAP = 500
@@ -45,7 +45,8 @@ def agreement_with_labels(dataset: str, graded: Sequence[LabelledGrade]) -> Judg
         spearman_avg_score_vs_label=Metric(**metric(point["spearman"],
                                                     np.percentile(finite, 2.5) if len(finite) else None,
                                                     np.percentile(finite, 97.5) if len(finite) else None,
-                                                    len(graded), "spearman, item bootstrap")),
+                                                    len(graded), "spearman, item bootstrap",
+                                                    minimum=MIN_CORRELATION_N)),
         kendall_avg_score_vs_label=Metric(**metric(point["kendall"], None, None, len(graded), "kendall tau-b")),
         grade_by_label=confusion,
         remove_precision_for_bad=Metric(**proportion(sum(g.label == worst for g in removed), len(removed))),

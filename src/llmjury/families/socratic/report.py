@@ -317,7 +317,8 @@ def tables(part: Comparison) -> list[str]:
 def _pct(metric: Metric) -> str:
     if metric.value is None:
         return "n/a"
-    return f"{metric.value:.1%} [{metric.low:.1%}, {metric.high:.1%}] (n={metric.n})"
+    ci = "[too few to tell]" if metric.low is None or metric.high is None else f"[{metric.low:.1%}, {metric.high:.1%}]"
+    return f"{metric.value:.1%} {ci} (n={metric.n})"
 
 
 def files(section: SocraticSection, verdicts: Sequence[Verdict]) -> dict[str, str]:

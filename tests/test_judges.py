@@ -75,6 +75,21 @@ def test_unparseable_comparison_is_an_unscored_verdict_not_an_exception(bound, o
     assert recorded[0].valid is False and set(recorded[0].raw) == {"I cannot decide."}  # what the judge said
 
 
+def test_a_comparison_whose_every_run_of_one_order_failed_is_unscored_naming_that_order(bound, openai_server):
+    """A decision read from one order alone is not the position-balanced one asked for: it was kept as
+    a valid, unanimous verdict with no error when every run of the other order failed."""
+    from llmjury.testing.fake_server import Fault
+
+    openai_server.reply = lambda body, i: "### A" if shown_first(body) == "good" else "### B"
+    openai_server.faults.append(Fault(status=400, message="context length exceeded",
+                                      matches=lambda body: shown_first(body) == "bad"))
+    jury, recorded = bound(judge_runs=1)
+    verdict = jury.engine.run(jury.compare("good", "bad", criteria="better"))
+    assert not verdict.scored and verdict.winner is None
+    assert verdict.error.startswith("call failed: no judge run of order ba counted (call failed: openai:m: HTTP 400")
+    assert recorded[0].valid is False
+
+
 def test_failed_judge_call_is_an_unscored_verdict(bound, openai_server):
     openai_server.reply = lambda body, i: FakeChoice(text="", refusal="no")
     jury, recorded = bound(judge_runs=1)
@@ -121,6 +136,14 @@ def test_each_judge_call_records_the_texts_it_judged_for_the_report_s_case_view(
         {"criteria": "better", "question": "Which?", "a": "good", "b": "bad"},
         {"rubric": "r", "question": "Capital?", "answer": "Paris"},
         {"criterion": "Coherence", "context": "a chat", "text": "a reply"}]
+
+
+def test_a_boolean_score_is_not_read_as_a_number(bound, openai_server):
+    """pydantic's lax mode reads JSON true as 1: a judge answering `"score": true` was scored 1."""
+    openai_server.reply = lambda body, i: '{"reasoning": "ok", "score": true}'
+    jury, _ = bound(judge_runs=1, parse_retries=0)
+    verdict = jury.engine.run(jury.score("text", rubric="r"))
+    assert not verdict.scored and "score: a boolean is not a number" in verdict.error
 
 
 def test_score_outside_the_scale_is_unscored(bound, openai_server):

@@ -207,3 +207,11 @@ def test_a_spec_error_raised_anywhere_masks_the_specs_secrets(spec):
     with pytest.raises(ConfigError) as raised:
         ProviderSpec.parse(spec)
     assert "zq-spec-url-1" not in str(raised.value) and "***" in str(raised.value)
+
+
+def test_an_echoed_basic_authorization_header_is_masked():
+    """A server that echoes the request's headers sent back Basic's base64 of the base_url's
+    `user:password`, and it reached verdicts, CSVs and report.html in clear."""
+    token = base64.b64encode(b"user:SECRET456").decode()
+    text = scrub(f"HTTP 401: bad credentials in 'Authorization: Basic {token}' and 'authorization: basic {token}'")
+    assert token not in text and text.count("***") == 2

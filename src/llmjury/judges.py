@@ -157,6 +157,8 @@ class Pairwise:
     answers: JudgeRuns
     jurors: list[JurorVote] | None
     prompt: str
+    #: The orders asked whose every call failed or was refused: no answer came back to read.
+    lost: list[str] = field(default_factory=list)
 
     @property
     def consistent(self) -> bool | None:
@@ -171,11 +173,16 @@ class Pairwise:
 
     @property
     def error(self) -> str | None:
-        """Why no run counted, naming the first cause and every distinct one."""
+        """Why no decision stands: no run counted, or every run of one order failed (naming the first
+        cause and every distinct one)."""
         if self.majority is not None:
             return None
-        errors = sorted({r.error for r in self.runs if r.error})
-        first = next((r.error for r in self.runs if r.error), "no runs")
+        lost = self.lost
+        runs = [r for r in self.runs if r.order in lost] if lost else self.runs
+        errors = sorted({r.error for r in runs if r.error})
+        first = next((r.error for r in runs if r.error), "no runs")
+        if lost:
+            return f"{first.split(':')[0]}: no judge run of order {'/'.join(lost)} counted ({'; '.join(errors)})"
         return f"{first.split(':')[0]}: no judge run counted ({'; '.join(errors)})"
 
     def config(self, parser: str) -> JudgeConfig:
@@ -218,18 +225,26 @@ async def pairwise(jury: Jury, family: str, first: str, second: str, *, template
     runs: list[PairRun] = []
     votes: list[JurorVote] = []
     parts: list[JudgeRuns] = []
+    answered: set[Order] = set()
     for juror in jurors:
         answers = await ask_judge(jury, family, requests, parse, role=role, juror=juror, round_index=round_index,
                                   decisions=decisions)
         parts.append(answers)
+        answered |= {order for order, answer in zip(orders, answers.answers, strict=True) if answer.raw}
         mine = [_pair_run(order, juror.label, answer, labels, names)
                 for order, answer in zip(orders, answers.answers, strict=True)]
         runs += mine
         own = vote([r.winner for r in mine if r.winner is not None])
         votes.append(JurorVote(judge=juror.label, winner=own.winner if own else None))
-    majority = own if len(jurors) == 1 else robust_verdict([v.winner for v in votes if v.winner is not None])
+    # A decision from the other order alone is not the position-balanced one asked for: an order
+    # whose every call failed leaves the comparison unscored (an order the judge answered without
+    # deciding stays the robust majority's to outvote).
+    lost = [order for order in dict.fromkeys(orders) if order not in answered] if answered else []
+    majority = None if lost else own if len(jurors) == 1 else robust_verdict(
+        [v.winner for v in votes if v.winner is not None])
     return Pairwise(runs=runs, majority=majority, answers=JudgeRuns.merged(parts, jury.label(role, family)),
-                    jurors=votes if len(jurors) > 1 else None, prompt=requests[0].task if requests else "")
+                    jurors=votes if len(jurors) > 1 else None, prompt=requests[0].task if requests else "",
+                    lost=lost)
 
 
 def _pair_run(order: Order, juror: str, answer: JudgeAnswer, labels: Mapping[str, int | str],
@@ -258,11 +273,13 @@ def schema_parser(schema: type[M], parser: str = SCORE_PARSER) -> Callable[[str]
     def parse(text: str) -> M:
         body = _FENCE.sub("", text.strip())
         try:
-            strict_json(body)
+            data = strict_json(body)
         except DuplicateKeyError as exc:
             raise JudgeParseError(parser, text, f"json: {exc}", expected=expected) from exc
         except ValueError:
-            pass  # malformed JSON: the schema's validation below names the fault
+            data = None  # malformed JSON: the schema's validation below names the fault
+        if boolean := _boolean_number(schema, data):  # pydantic's lax mode reads true as 1
+            raise JudgeParseError(parser, text, f"{boolean}: a boolean is not a number", expected=expected)
         try:
             return schema.model_validate_json(body)
         except ValidationError as exc:
@@ -272,6 +289,15 @@ def schema_parser(schema: type[M], parser: str = SCORE_PARSER) -> Callable[[str]
 
     expected = f"one JSON object with the fields {', '.join(schema.model_fields)}, and nothing else"
     return parse
+
+
+def _boolean_number(schema: type[BaseModel], data: Any) -> str | None:
+    """The first numeric field the judge answered with true or false, if any."""
+    if not isinstance(data, dict):
+        return None
+    return next((name for name, spec in schema.model_fields.items()
+                 if isinstance(data.get(name), bool) and spec.annotation in (int, float, int | None, float | None)),
+                None)
 
 
 async def structured(jury: Jury, family: str, prompt: RenderedPrompt, schema: type[M], *,

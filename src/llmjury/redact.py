@@ -5,7 +5,7 @@ artefact; `redact_spec` is the same rules for text that names no known secret. T
 spec options named like secrets (`api_key`, `token`, `password`, ...) are written as `***`; so are
 URL query parameters named like secrets (`?key=`, `&api_key=`, `&sig=`, ...) and a URL's user-info
 (`https://user:pass@host` becomes `https://***@host`); provider error texts also lose the
-provider's own key and anything shaped like a bearer token or an API key. Log records go through
+provider's own key and anything shaped like a bearer or Basic credential or an API key. Log records go through
 it too (`redact_log_records`): an HTTP client logs each URL it posts to, query key included.
 """
 
@@ -28,7 +28,8 @@ _SECRET_QUERY = re.compile(rf"(?P<name>[?&]{_SECRET_NAME}=)(?P<value>[^&#;,\s\"'
 #: A URL's user-info, whatever it holds (`user:password`, or a bare token as GitHub's URLs carry).
 _USER_INFO = re.compile(r"(?P<scheme>\b[a-z][a-z0-9+.-]*://)(?P<info>[^/?#@\s\"'<>\\]+)@", re.IGNORECASE)
 _KEY_SHAPES = re.compile(
-    r"(?:(?<=Bearer )|(?<=bearer ))[A-Za-z0-9._~+/=-]+"  # an Authorization header echoed back (token68)
+    r"(?:(?<=Bearer )|(?<=bearer )|(?<=Basic )|(?<=basic ))[A-Za-z0-9._~+/=-]+"  # an Authorization header
+    # echoed back: a bearer token, or Basic's base64 of the URL's `user:password` (token68)
     r"|\bsk-[A-Za-z0-9_-]{8,}"  # OpenAI-style keys
     r"|\bAIza[0-9A-Za-z_-]{20,}"  # Google API keys
     r"|\b(?:xox[abpr]|ghp|gho|hf)_[A-Za-z0-9_-]{8,}"  # Slack, GitHub, Hugging Face tokens

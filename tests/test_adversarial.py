@@ -245,3 +245,19 @@ def test_at_temperature_0_an_answer_without_a_repair_format_is_not_asked_again(m
         runs = engine.run(ask_judge(jury, "custom", [greedy], unreadable))
         assert len(server.requests) == 1
     assert "not asked again: at temperature 0" in runs.answers[0].error
+
+
+@pytest.mark.parametrize("text, score", [
+    ("- Coherence - is the reply coherent with the question? (1-5): 3", 3),  # the prompt's own form line
+    ("Coherence?: 4", 4),
+    ("Coherence - short: 2", 2),
+])
+def test_a_form_label_with_punctuation_is_a_label(text, score):
+    """A criterion with `?` or ` - ` in it made the form's own line unreadable (lost decisions)."""
+    assert parse_score(text, range(1, 6)) == score
+
+
+def test_a_score_line_under_a_punctuated_label_before_the_final_number_is_ambiguous():
+    """It was not seen as a score line, so the trailing `1` was read as the score."""
+    with pytest.raises(JudgeParseError, match="a second score line"):
+        parse_score("Coherence - is the reply coherent with the question?: 5\n\n1", range(1, 6))

@@ -88,9 +88,6 @@ def test_replay_of_a_family_without_recorded_files_is_a_usage_error(tmp_path, ca
     class Plain(Family):
         name, options, results, section = "plain", FamilyOptions, {"x": Result}, Section
 
-        def pipelines(self):
-            return {}
-
         def offline(self):
             return {}
 

@@ -43,9 +43,6 @@ class Toy(Family):
     datasets = (Dataset("items", "items", "toy items, one JSON object a line"),
                 Dataset("folder", "folder", "a folder of toy items"))
 
-    def pipelines(self):
-        return {}
-
     def offline(self):
         return {}
 

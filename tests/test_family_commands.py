@@ -39,9 +39,6 @@ class Talking(Family):
     results = {"said": Said}
     section = Nothing
 
-    def pipelines(self):
-        return {}
-
     def offline(self):
         return {}
 

@@ -13,6 +13,13 @@ from llmjury.errors import ConfigError
 from llmjury.families import discover
 from llmjury.family import Family, FamilyOptions, Figures, Metric, Result, Section, check_family
 from llmjury.runfiles import read_verdicts
+from llmjury.settings import OptionLine
+
+
+def option_lines(values: dict[str, str]) -> list[OptionLine]:
+    """Options as `--llm-option` lines, the form a family parses them from."""
+    return [OptionLine(key, value, "--llm-option", f"{key}={value}") for key, value in values.items()]
+
 
 
 def page_files() -> dict[str, str]:
@@ -90,9 +97,6 @@ class _Broken(Family):
     section = _Section
     headline = ("median",)
 
-    def pipelines(self):
-        return {}
-
     def offline(self):
         return {}
 
@@ -135,7 +139,7 @@ def test_a_user_familys_models_that_pydantic_cannot_build_stop_the_run_at_start_
 
 def test_options_reject_unknown_keys_and_name_them():
     with pytest.raises(ConfigError, match=r"unknown option socratic\.dialogs"):
-        discover()["socratic"].parse_options({"dialogs": "3"})
+        discover()["socratic"].parse_options(option_lines({"dialogs": "3"}))
 
 
 def test_the_built_in_families_keep_the_contract_and_are_found_by_entry_point():
@@ -173,9 +177,6 @@ class _Rated(Family):
     section = type("_RateSection", (Section,), {"__annotations__": {"rate": Metric, "note": str | None},
                                                 "note": None})
     headline = ("rate",)
-
-    def pipelines(self):
-        return {}
 
     def offline(self):
         return {}

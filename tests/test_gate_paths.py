@@ -42,3 +42,19 @@ def test_the_paths_summary_md_prints_are_gates_that_parse():
     for path in printed:  # each reads its metric back from the typed summary (every value here is >= 0.3)
         result = Gate.parse(f"{path}>=0").check(summary)
         assert (result.status, result.reason) == ("pass", ""), path
+
+
+def test_the_headline_paths_summary_md_prints_are_gates_that_parse():
+    """A headline under a key with `:` and `/` (a G-Eval judge's validity) was printed joined by dots,
+    `geval.judge_validity.openai:judge/mini/response/overall.pearson`, which the gate parser refuses."""
+    validity = {"openai:judge/mini/response/overall": {"pearson": metric(0.5), "spearman": metric(0.4)}}
+    summary = summary_of({"run": {"id": "r", "judge": "openai:judge", "cache_mode": "record", "families": ["geval"]},
+                          "geval": {"cases": 1, "verdicts": 1, "unscored": 0, "unscored_reasons": {},
+                                    "judges": ["openai:judge"], "headline": ["judge_validity"],
+                                    "judge_validity": validity}})
+    text = markdown(summary, [], {})
+    printed = re.findall(r"`(geval\.judge_validity[^`]*)`", text)
+    assert "geval.judge_validity[openai:judge/mini/response/overall].pearson" in printed
+    for path in printed:
+        result = Gate.parse(f"{path}>=0").check(summary)
+        assert (result.status, result.reason) == ("pass", ""), path

@@ -195,9 +195,6 @@ class _Drawn(Family):
     section = _RatedSection
     headline = ("rate",)
 
-    def pipelines(self) -> Mapping[str, Any]:
-        return {}
-
     def offline(self) -> Mapping[str, Any]:
         return {}
 

@@ -466,4 +466,4 @@ def test_a_change_is_found_under_the_key_a_gate_writes():
                    "rating.gpt_4": {"delta": {"value": 3.0, "low": -1.0, "high": 7.0}, "shared_cases": 2}}}}})
     rows = decide(summary, []).families[0].rows
     assert [(row.path, row.change.value if row.change else None) for row in rows] == \
-        [("rating.gpt_4", 3.0), ("rating.gpt-3.5-turbo", -5.0)]
+        [("rating.gpt_4", 3.0), ("rating[gpt-3.5-turbo]", -5.0)]

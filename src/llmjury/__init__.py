@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from llmjury.cases import Case, generate, parametrize
+from llmjury.case_sets import case_set
+from llmjury.cases import PIPELINE_MARK, Case, parametrize
 from llmjury.judges import BoundJury, Comparison, GEvalScore, RubricScore, Score
 from llmjury.jury import Jury, Outcome
 from llmjury.loading import LoadCounter, LoadReport
 from llmjury.verdicts import JudgeConfig, Verdict
 
 __all__ = ["BoundJury", "Case", "Comparison", "GEvalScore", "JudgeConfig", "Jury", "LoadCounter", "LoadReport",
-           "Outcome", "RubricScore", "Score", "Verdict", "generate", "parametrize", "pipeline"]
+           "Outcome", "RubricScore", "Score", "Verdict", "case_set", "parametrize", "pipeline"]
 
 
 def pipeline(fn: object) -> pytest.MarkDecorator:
@@ -20,4 +21,5 @@ def pipeline(fn: object) -> pytest.MarkDecorator:
     The plugin runs these concurrently for all selected cases before tests start; the test's
     `outcome` fixture then returns the result.
     """
-    return pytest.mark.llmjury_pipeline.with_args(fn)
+    mark: pytest.MarkDecorator = getattr(pytest.mark, PIPELINE_MARK)
+    return mark.with_args(fn)

@@ -12,7 +12,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 
 from llmjury.budget import BUDGET_CAUSE, refused_by_budget
-from llmjury.family import Family
+from llmjury.family import AnyFamily
 from llmjury.loading import LoadReport
 from llmjury.model import BudgetFacts, FamilySummary, RunInfo, RunSummary, Section, Usage
 from llmjury.pricing import PriceTable
@@ -26,7 +26,7 @@ TypedVerdicts = Mapping[str, Sequence[Verdict]]
 RoleUsage = dict[str, dict[str, dict[str, str | int]]]
 
 
-def aggregate_family(family: Family, verdicts: Sequence[Verdict]) -> Section:
+def aggregate_family(family: AnyFamily, verdicts: Sequence[Verdict]) -> Section:
     """The family's aggregate, with BLAS on one thread: its fits are small, and a BLAS pool's
     threads spin between them, taking the CPU from the other process on a 2-core machine."""
     with threadpool_limits(limits=1, user_api="blas"):
@@ -71,7 +71,7 @@ def unscored_cause(error: str | None) -> str:
     return BUDGET_CAUSE if refused_by_budget(error) else (error or "").split(":")[0]
 
 
-def typed_verdicts(records: Iterable[Mapping[str, Any]], families: Mapping[str, Family]) -> dict[str, list[Verdict]]:
+def typed_verdicts(records: Iterable[Mapping[str, Any]], families: Mapping[str, AnyFamily]) -> dict[str, list[Verdict]]:
     """Type every record of a known family once, for both the summary and the report files
     (validating tens of thousands of results is most of a session end's per-verdict cost)."""
     typed: dict[str, list[Verdict]] = {}
@@ -83,7 +83,7 @@ def typed_verdicts(records: Iterable[Mapping[str, Any]], families: Mapping[str, 
 
 
 def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dict[str, dict[str, float]],
-              prices: PriceTable, families: Mapping[str, Family],
+              prices: PriceTable, families: Mapping[str, AnyFamily],
               loading: Sequence[LoadReport] = (), typed: TypedVerdicts | None = None,
               roles: RoleUsage | None = None, *, complete: bool = True,
               budget: BudgetFacts | None = None) -> RunSummary:

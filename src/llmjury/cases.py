@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -32,6 +32,8 @@ def slug(text: Any) -> str:
 
 
 CASES_MARK = "llmjury_cases"
+#: The marker holding the coroutine that turns a test's case into its `outcome`.
+PIPELINE_MARK = "llmjury_pipeline"
 #: The marker every family gives its cases that replay what was recorded (no model call).
 RECORDED_MARKERS = {"recorded": "cases replaying recorded verdicts, scores or votes (no model call)"}
 #: Load reports of the datasets this process's tests were generated from, with their cases.
@@ -48,11 +50,17 @@ def parametrize(cases: Iterable[Case]) -> pytest.MarkDecorator:
     return marker.with_args(list(cases))
 
 
-def generate(metafunc: pytest.Metafunc, cases: Iterable[Case], loaded: Iterable[LoadReport] = ()) -> None:
-    """Parametrize from a `pytest_generate_tests` hook, for cases that depend on options.
+class NoCases(Exception):
+    """Raised by a case set's loader when this run has no data for it (no file given, none shipped):
+    its tests are skipped with this reason, naming the option to set, instead of erroring."""
+
+
+def generate(metafunc: pytest.Metafunc, cases: Iterable[Case], loaded: Iterable[LoadReport] = (),
+             marks: Iterable[pytest.MarkDecorator] = ()) -> None:
+    """Parametrize a test over cases, from the plugin's hooks (a case set's, `llmjury.parametrize`'s).
 
     `loaded` are the load reports of the files the cases came from: what was kept, dropped or
-    merged, shown in the report and the terminal.
+    merged, shown in the report and the terminal. `marks` go on every case (a case set's pipeline).
 
     Markers named after the data (systems, subjects, datasets) are registered as the cases are
     generated, so `--strict-markers` holds for a user's own files and `pytest --markers` of an
@@ -60,7 +68,7 @@ def generate(metafunc: pytest.Metafunc, cases: Iterable[Case], loaded: Iterable[
     cases = list(cases)
     metafunc.config.stash.setdefault(LOADED, Loaded()).add(cases, loaded)
     add_markers(metafunc.config, case_markers(cases))
-    params = case_params(cases)
+    params = case_params(cases, tuple(marks))
     # Indirect through the plugin's `case` fixture, so a test may ask only for `outcome`.
     metafunc.parametrize("case", params, indirect=["case"])
 
@@ -78,13 +86,13 @@ def case_markers(cases: Iterable[Case]) -> dict[str, str]:
     return {name: f"llmjury cases carrying {name!r}" for case in cases for name in case.marks()}
 
 
-def case_params(cases: Iterable[Case]) -> list[Any]:
+def case_params(cases: Iterable[Case], extra: Sequence[pytest.MarkDecorator] = ()) -> list[Any]:
     params: list[Any] = []
     seen: set[str] = set()
     for case in cases:
         if case.id in seen:
             raise ValueError(f"duplicate case id {case.id!r}: case ids must be unique within a test")
         seen.add(case.id)
-        marks = [getattr(pytest.mark, name) for name in case.marks()]
+        marks = [getattr(pytest.mark, name) for name in case.marks()] + list(extra)
         params.append(pytest.param(case, id=case.id, marks=marks))
     return params

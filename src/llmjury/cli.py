@@ -70,7 +70,7 @@ def replay(args: argparse.Namespace) -> int:
     from pytest import ExitCode
 
     from llmjury.errors import LLMJuryError
-    from llmjury.settings import OptionLine, checked_options, did_you_mean, parse_assignments
+    from llmjury.settings import OptionLine, did_you_mean, parse_assignments
 
     families = discover()
     try:
@@ -80,7 +80,7 @@ def replay(args: argparse.Namespace) -> int:
         family = families[args.family]
         given = parse_assignments(args.option, "--option", "pairs_name=my_set")
         lines = [OptionLine(key, value, "--option", f"{key}={value}") for key, value in given.items()]
-        options = checked_options(family.name, family.options, lines)
+        options = family.parse_options(lines)
         replayed = family.replay(args.path, options)
         gates = [Gate.parse(text) for text in args.gate]
     except LLMJuryError as exc:

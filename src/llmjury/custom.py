@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob
-from llmjury.family import Family, FamilyOptions, Pipeline
+from llmjury.family import Family, FamilyOptions
 from llmjury.judges import CUSTOM, GEvalResult, PairwiseResult, ScoreResult
 from llmjury.model import Metric, Result, Section
 from llmjury.providers.offline import Heuristic, OfflineAnswers
@@ -154,7 +154,7 @@ def rate_by_length(request: ChatRequest, rng: random.Random) -> Sample | str:
     return str(rng.choices(list(weights), weights=list(weights.values()))[0])
 
 
-class Custom(Family[CustomSection]):
+class Custom(Family[CustomOptions, CustomSection]):
     name = CUSTOM
     options = CustomOptions
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(
@@ -162,9 +162,6 @@ class Custom(Family[CustomSection]):
     section = CustomSection
     #: Per test (or `name=`): compared with a baseline and gated as `custom.check.test_answer.pass_rate.delta`.
     headline = ("compare.*.win_rate", "score.*.mean", "geval.*.mean", "check.*.pass_rate")
-
-    def pipelines(self) -> Mapping[str, Pipeline]:
-        return {}
 
     def offline(self) -> Mapping[str, Heuristic]:
         return ANSWERS

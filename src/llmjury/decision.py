@@ -18,7 +18,7 @@ from llmjury.headline import WILDCARD, expand, path_text
 from llmjury.model import FamilySummary, GateResult, RunSummary
 
 if TYPE_CHECKING:
-    from llmjury.family import Family
+    from llmjury.family import AnyFamily
 
 #: Headline rows a family shows in the Decision block; the rest are in its details.
 HEADLINE_ROWS = 8
@@ -112,11 +112,10 @@ class Change:
 class HeadlineRow:
     """One headline metric of a family: its gate path, figure and, with a baseline, its change."""
 
+    #: The path as a gate and the comparison write it (`rating[gpt-3.5-turbo]`).
     path: str
     metric: dict[str, Any]
     change: Change | None = None
-    #: The path as a gate and the comparison write it (`rating[gpt-3.5-turbo]`).
-    key: str = ""
 
     @property
     def value(self) -> str:
@@ -260,7 +259,7 @@ def headline_rows(name: str, section: FamilySummary, comparison: dict[str, Any] 
         if WILDCARD not in path and len(found) > 1 and all(len(steps) == depth for steps, _ in found):
             # a table of like figures (ratings by model): best first, as a leaderboard reads
             found.sort(key=lambda leaf: -(leaf[1]["value"] if leaf[1]["value"] is not None else float("-inf")))
-        rows += [HeadlineRow(".".join(steps), m, _change(compared, steps), _key(steps)) for steps, m in found]
+        rows += [HeadlineRow(_key(steps), m, _change(compared, steps)) for steps, m in found]
     return rows
 
 
@@ -270,13 +269,13 @@ def counts_text(section: FamilySummary) -> str:
             + (f" ({reasons})" if reasons else ""))
 
 
-def hidden_keys(families: Mapping[str, Family], name: str) -> frozenset[str]:
+def hidden_keys(families: Mapping[str, AnyFamily], name: str) -> frozenset[str]:
     """The section keys a family's own Markdown renders, left out of the generic metric tables."""
     family = families.get(name)
     return frozenset(family.hidden_from_tables if family is not None else ())
 
 
-def decision_of(summary: RunSummary, gates: list[GateResult], families: Mapping[str, Family]) -> Decision:
+def decision_of(summary: RunSummary, gates: list[GateResult], families: Mapping[str, AnyFamily]) -> Decision:
     """The run's Decision block, with each family's hidden keys and declared headline."""
     names = summary.run.families
     return decide(summary, gates, {name: hidden_keys(families, name) for name in names},

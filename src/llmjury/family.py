@@ -2,10 +2,10 @@
 
 A family is one object (by convention `FAMILY` in its package) that the plugin finds through the
 `llmjury.families` entry-point group or an `llm_families = module:attribute` ini line. The core
-asks it for its options model, its datasets and their loaders, its pipelines, its offline answers,
-a typed result model per verdict kind and a typed aggregate section, and for the headline metrics
-a report leads with. Everything else (planning, caching, transport across xdist, reports, gates)
-is the core's.
+asks it for its options model (parsed once, at start-up), its datasets, its named case sets (a
+loader and the pipeline their tests run), its offline answers, a typed result model per verdict
+kind and a typed aggregate section, and for the headline metrics a report leads with. Everything
+else (planning, caching, transport across xdist, reports, gates) is the core's.
 
 Aggregation is imported lazily by the families (scipy, pandas), so loading every family costs a
 pytest session next to nothing.
@@ -18,9 +18,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from llmjury.errors import ConfigError
 from llmjury.model import Figures, Metric, Result, Section
@@ -32,15 +32,17 @@ if TYPE_CHECKING:
     from llmjury.jury import Jury, Outcome
     from llmjury.loading import LoadReport
     from llmjury.providers.offline import Heuristic
-    from llmjury.settings import Settings
+    from llmjury.settings import OptionLine, Settings
     from llmjury.verdicts import Verdict
 
 #: What a family's author imports from here: the contract, and the value types (`llmjury.model`) a
 #: family's results and section are made of.
-__all__ = ["Dataset", "Family", "FamilyOptions", "Figures", "Metric", "Pipeline", "Plot", "Replayed", "Result",
-           "Section", "SectionT", "check_family"]
+__all__ = ["CaseLoad", "CaseSet", "Dataset", "Family", "FamilyOptions", "Figures", "Metric", "OptionsT", "Pipeline",
+           "Plot", "Replayed", "Result", "Section", "SectionT", "check_family"]
 
 Pipeline: TypeAlias = "Callable[[Case, Jury], Awaitable[Outcome]]"
+#: What a case set's loader returns: its cases, and the load reports of the files it read.
+CaseLoad: TypeAlias = "tuple[Sequence[Case], Sequence[LoadReport]]"
 #: A family's aggregate model: `aggregate` returns it and the report hooks receive it, so a family
 #: reads its own fields without narrowing a `Section` back.
 SectionT = TypeVar("SectionT", bound=Section)
@@ -50,6 +52,10 @@ class FamilyOptions(BaseModel):
     """Base of every family's `--llm-option FAMILY.KEY=VALUE` model: an unknown key is an error."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+#: A family's options model: its case sets' loaders receive it parsed, as this type.
+OptionsT = TypeVar("OptionsT", bound=FamilyOptions)
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,20 @@ class Dataset:
 
 
 @dataclass(frozen=True)
+class CaseSet(Generic[OptionsT]):
+    """A named set of cases a family's tests run over (`@llmjury.case_set(FAMILY, NAME)`), so an eval
+    module holds assertions only. `load` reads the cases from this run's parsed options and settings,
+    with the load reports of the files it read (raise `llmjury.cases.NoCases` to skip the tests with
+    a reason); `pipeline` turns each case into the test's `outcome` (None: the test takes `case`).
+    Sets sharing one `load` read their files once per process; `select` keeps each set's own cases."""
+
+    load: Callable[[OptionsT, Settings], CaseLoad]
+    #: Takes the set's own case type (Any here: `load` makes the cases it is handed).
+    pipeline: Callable[[Any, Jury], Awaitable[Outcome]] | None = None
+    select: Callable[[Case], bool] | None = None
+
+
+@dataclass(frozen=True)
 class Command:
     """A subcommand a family adds to the `llmjury` command line (`Family.commands`): `arguments`
     declares its options on its parser, `run` does the work and returns the exit status."""
@@ -108,14 +128,14 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
-class Family(abc.ABC, Generic[SectionT]):
-    """One evaluation family. Subclass it (`Family[MySection]`), fill the class attributes, and expose
-    one instance."""
+class Family(abc.ABC, Generic[OptionsT, SectionT]):
+    """One evaluation family. Subclass it (`Family[MyOptions, MySection]`), fill the class
+    attributes, and expose one instance."""
 
     #: The family's name: the option prefix, the verdicts' `family`, the report section's key.
     name: ClassVar[str]
-    #: `--llm-option NAME.KEY=VALUE` model (a FamilyOptions subclass).
-    options: ClassVar[type[FamilyOptions]]
+    #: `--llm-option NAME.KEY=VALUE` model (a FamilyOptions subclass), parsed once at start-up.
+    options: type[OptionsT]
     #: The decision model of each verdict kind this family records (`Verdict.kind` -> model).
     results: ClassVar[Mapping[str, type[Result]]]
     #: The aggregate model `aggregate` returns.
@@ -133,9 +153,10 @@ class Family(abc.ABC, Generic[SectionT]):
     #: for this family (`NAME.ROLE=SPEC`) must be one of them. Empty where tests name their own.
     roles: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
-    @abc.abstractmethod
-    def pipelines(self) -> Mapping[str, Pipeline]:
-        """The coroutines that turn this family's cases into verdicts, by name."""
+    def case_sets(self) -> Mapping[str, CaseSet[OptionsT]]:
+        """The case sets its eval tests name, by name (a family whose tests bring their own cases,
+        such as `custom`, declares none)."""
+        return {}
 
     @abc.abstractmethod
     def offline(self) -> Mapping[str, Heuristic]:
@@ -170,12 +191,13 @@ class Family(abc.ABC, Generic[SectionT]):
     #: Section keys the generic metric table leaves out because `markdown` renders them.
     hidden_from_tables: ClassVar[tuple[str, ...]] = ()
 
-    def parse_options(self, values: Mapping[str, str], settings: Settings | None = None) -> FamilyOptions:
-        """This family's options from `KEY=VALUE` strings; a ConfigError names every bad key."""
-        try:
-            return self.options.model_validate(dict(values))
-        except ValidationError as exc:
-            raise ConfigError(f"--llm-option {self.name}.*: {_explain(exc, self.name)}") from None
+    def parse_options(self, lines: Sequence[OptionLine]) -> OptionsT:
+        """This family's options from the lines that set them (none: its defaults), parsed once at
+        start-up (and by `llmjury replay`); a ConfigError names each bad line and where it was set."""
+        from llmjury.settings import checked_options
+
+        # checked_options validates with `self.options`, so the value is this family's own model.
+        return cast(OptionsT, checked_options(self.name, self.options, lines))
 
     def dataset_paths(self, options: FamilyOptions, settings: Settings) -> dict[str, Path]:
         """Every dataset file this run reads, by dataset name: the option's path, else the shipped copy
@@ -202,17 +224,6 @@ class Family(abc.ABC, Generic[SectionT]):
         return Verdict.model_validate({**record, "result": result})
 
 
-def _explain(exc: ValidationError, family: str) -> str:
-    parts = []
-    for error in exc.errors():
-        key = ".".join(str(p) for p in error["loc"]) or "?"
-        if error["type"] == "extra_forbidden":
-            parts.append(f"unknown option {family}.{key}")
-        else:
-            parts.append(f"{family}.{key}={error.get('input')!r}: {error['msg']}")
-    return "; ".join(parts)
-
-
 def check_family(family: object, where: str) -> Family:
     """The start-up check: `family` keeps the contract, or a ConfigError says what it lacks."""
     if not isinstance(family, Family):
@@ -224,6 +235,9 @@ def check_family(family: object, where: str) -> Family:
     options = getattr(family, "options", None)
     if not (isinstance(options, type) and issubclass(options, FamilyOptions)):
         problems.append("options is not a FamilyOptions subclass (which rejects unknown keys)")
+    elif required := [key for key, spec in options.model_fields.items() if spec.is_required()]:
+        # Every family's options are parsed at start-up, also in runs that give it none.
+        problems.append(f"options {', '.join(required)} have no default (every option needs one)")
     results = getattr(family, "results", None)
     if not isinstance(results, Mapping) or not results:
         problems.append("results maps no verdict kind to a model")
@@ -253,3 +267,7 @@ def _unbuildable(models: Sequence[type[BaseModel]]) -> list[str]:
         except Exception as exc:  # pydantic's schema errors, or a user type's own
             problems.append(f"{model.__name__}: {str(exc).splitlines()[0]}")
     return problems
+
+
+#: Any family, for the code that treats every family alike (discovery, aggregation, reports).
+AnyFamily = Family[Any, Any]

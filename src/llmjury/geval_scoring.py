@@ -13,11 +13,13 @@ from llmjury.chat import Sample, TokenLogprob, TopLogprob
 from llmjury.decision_line import BOLD, LEAD, TRAIL, fold, looks_alike, own_lines
 from llmjury.errors import JudgeParseError
 
-PARSER_VERSION = "geval-score/4"
+PARSER_VERSION = "geval-score/5"
 # The form's score line: the score alone ("2"), or after the form's label ("Coherence: 2",
 # "- Naturalness (1-3): 2", "Overall Quality: **4**", "Score: 4."), optionally out of the top ("4/5").
 _RANGE = r"\(\s*[0-9]+\s*[-–—~]\s*[0-9]+\s*\)"
-_LABEL = rf"(?:[^\W\d_][^\W\d_ ]*(?:[ \t]+[^\W\d_]+){{0,3}}[ \t]*(?:{_RANGE})?[ \t]*{BOLD}[ \t]*:[ \t]*)?"
+# The label is the form's criterion as the prompt may phrase it ("Coherence - is the reply coherent
+# with the question?"): a letter, then up to 120 characters with no digit, colon or line break.
+_LABEL = rf"(?:[^\W\d_][^\d:\n]{{0,120}}?[ \t]*(?:{_RANGE})?[ \t]*{BOLD}[ \t]*:[ \t]*)?"
 # A numbered form line ("1. Coherence: 2") reads like a bulleted one when a label follows the number.
 _NUMBERED = r"(?:[0-9]{1,2}[.)][ \t]+(?=[^\W\d_]))?"
 _SCORE_LINE = re.compile(rf"{LEAD}{_NUMBERED}{_LABEL}{BOLD}(?P<score>[0-9]+){BOLD}(?:[ \t]*/[ \t]*[0-9]+)?{TRAIL}",

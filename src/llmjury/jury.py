@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from llmjury.chat import ChatRequest, Completion, Message
 from llmjury.engine import Engine
 from llmjury.jurors import Juror, jury_label, parse_jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary, RenderedPrompt
-from llmjury.settings import Settings
+from llmjury.settings import Settings, family_options
 from llmjury.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from llmjury.family import FamilyOptions
+
+OptionsT = TypeVar("OptionsT", bound="FamilyOptions")
 
 
 @dataclass
@@ -32,11 +39,23 @@ class Jury:
     """The run's providers by role, prompts and cached calls: what a family pipeline sees. A test's
     `jury` fixture is a `llmjury.judges.BoundJury`, which adds judge calls that record verdicts."""
 
-    def __init__(self, engine: Engine, settings: Settings, prompts: PromptLibrary, prices: PriceTable) -> None:
+    def __init__(self, engine: Engine, settings: Settings, prompts: PromptLibrary, prices: PriceTable,
+                 options: Mapping[str, FamilyOptions] = MappingProxyType({})) -> None:
         self.engine = engine
         self.settings = settings
         self.prompts = prompts
         self.prices = prices
+        self._options = dict(options)
+
+    def options(self, family: str, model: type[OptionsT]) -> OptionsT:
+        """A family's options as the plugin parsed them at start-up, so a pipeline never parses
+        them again per case; a jury built without them (outside a run) parses its settings' once."""
+        options = self._options.get(family)
+        if options is None:
+            options = self._options[family] = model.model_validate(family_options(self.settings, family))
+        if not isinstance(options, model):
+            raise TypeError(f"family {family!r}: the run's options are {type(options).__name__}, not {model.__name__}")
+        return options
 
     def spec(self, role: str, family: str) -> str:
         return self.settings.provider_for(role, family)

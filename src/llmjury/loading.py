@@ -1,9 +1,9 @@
 """What loading a dataset kept and what it dropped or merged, so nothing is left out silently.
 
-A loader returns its items with a `LoadReport`; the eval module passes it to `llmjury.generate`
-with the cases made from them, the plugin keeps the reports of the datasets whose cases the run
-selected (`-k`, `-m`, `--llm-sample`), carries them from every worker to the controller, and the
-report and the terminal show them beside the figures they affect.
+A case set's loader returns its cases with the `LoadReport` of each file it read; the plugin keeps
+the reports of the datasets whose cases the run selected (`-k`, `-m`, `--llm-sample`), carries
+them from every worker to the controller, and the report and the terminal show them beside the
+figures they affect.
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ from llmjury.cache import (  # noqa: E402
     scratch_path,
     shards,
 )
-from llmjury.cases import CASES_MARK, LOADED, Case, add_markers, generate  # noqa: E402
+from llmjury.case_sets import OPTIONS, CaseSets  # noqa: E402
+from llmjury.cases import CASES_MARK, LOADED, PIPELINE_MARK, Case, add_markers, generate  # noqa: E402
 from llmjury.datasets.files import read_text  # noqa: E402
 from llmjury.decision_field import OUTPUT_MODES, check_output  # noqa: E402
 from llmjury.engine import Engine  # noqa: E402
@@ -74,11 +75,9 @@ from llmjury.settings import (  # noqa: E402
     Settings,
     check_roles,
     check_spec,
-    checked_options,
     choice,
     confidence_level,
     did_you_mean,
-    family_options,
     parse_assignments,
     parse_roles,
     positive_number,
@@ -87,7 +86,6 @@ from llmjury.settings import (  # noqa: E402
 from llmjury.verdicts import Verdict  # noqa: E402
 from llmjury.watch import RunWatch, budget_of  # noqa: E402
 
-PIPELINE_MARK = "llmjury_pipeline"
 SESSION_PLUGIN = "llmjury-session"
 VERDICTS = pytest.StashKey[list[dict[str, Any]]]()
 BASELINE = pytest.StashKey[SavedRun]()  # the --llm-baseline run, read once by the controller
@@ -309,7 +307,8 @@ def pytest_configure(config: pytest.Config) -> None:
         families = discover(config.getini("llm_families"))
         register_family_markers(config, families)
         role_warnings = check_roles(settings, families)
-        for name, options in check_family_options(settings, families).items():
+        config.stash[OPTIONS] = check_family_options(settings, families)
+        for name, options in config.stash[OPTIONS].items():
             config.stash.setdefault(GIVEN_FILES, []).extend(check_dataset_files(families[name], options, settings))
         gates = [Gate.parse(text) for text in settings.gates]
         baseline = baseline_path(config)
@@ -343,6 +342,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if xdist:
             config.pluginmanager.register(interrupts.workers, "llmjury-interrupt-workers")
     config.pluginmanager.register(session, SESSION_PLUGIN)
+    config.pluginmanager.register(CaseSets(families, session.settings), "llmjury-case-sets")
     config.pluginmanager.register(session.watch, "llmjury-watch")
     if not session.is_worker:
         config.pluginmanager.register(session.gate_exit, "llmjury-gate-exit")
@@ -367,7 +367,7 @@ def register_family_markers(config: pytest.Config, families: dict[str, Family]) 
 def check_family_options(settings: Settings, families: dict[str, Family]) -> dict[str, FamilyOptions]:
     """Every `FAMILY.KEY=VALUE` option (`--llm-option` or the ini's `llm_options`) names a known
     family and a key its options model knows; an error names the line and where it was set.
-    Returns the parsed options of each family given some."""
+    Returns every family's parsed options (its defaults where none was given): the run's only parse."""
     by_family: dict[str, list[OptionLine]] = {}
     for key, value in settings.options.items():
         name, dot, option = key.partition(".")
@@ -378,7 +378,7 @@ def check_family_options(settings: Settings, families: dict[str, Family]) -> dic
             raise ConfigError(f"{line}: unknown family {name!r}{did_you_mean(name, families)}; "
                               f"known families: {', '.join(families)}")
         by_family.setdefault(name, []).append(line)
-    return {name: checked_options(name, families[name].options, lines) for name, lines in by_family.items()}
+    return {name: family.parse_options(by_family.get(name, [])) for name, family in families.items()}
 
 
 def check_ini_keys(config: pytest.Config) -> None:
@@ -583,16 +583,6 @@ def session_of(config: pytest.Config) -> JurySession:
     return config.pluginmanager.get_plugin(SESSION_PLUGIN)
 
 
-def settings_of(config: pytest.Config) -> Settings:
-    """The run's settings, for `pytest_generate_tests` hooks that build cases from options."""
-    return session_of(config).settings
-
-
-def options_of(config: pytest.Config, family: Family) -> FamilyOptions:
-    """A family's `--llm-option` values, parsed by its options model (checked at start-up)."""
-    return family.parse_options(family_options(session_of(config).settings, family.name))
-
-
 class JurySession:
     def __init__(self, config: pytest.Config, settings: Settings, gates: list[Gate],
                  families: dict[str, Family], budget: Budget | None = None) -> None:
@@ -649,7 +639,7 @@ class JurySession:
             engine = Engine(settings, store, self.run_id, offline_answers(self.families),
                             meter=self.watch.meter)
             self._jury = Jury(engine, settings, prompts,
-                              PriceTable.load(settings.prices))
+                              PriceTable.load(settings.prices), options=self.config.stash[OPTIONS])
         return self._jury
 
     @property

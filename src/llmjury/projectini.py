@@ -14,14 +14,14 @@ from pathlib import Path
 
 from llmjury.errors import ConfigError
 from llmjury.families import discover
-from llmjury.family import Family
+from llmjury.family import AnyFamily
 
 
 @dataclass(frozen=True)
 class ProjectFamilies:
     """The families a project's runs may hold, and the ini file that named the extra ones."""
 
-    families: dict[str, Family]
+    families: dict[str, AnyFamily]
     inifile: Path | None
 
 

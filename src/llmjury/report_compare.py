@@ -40,7 +40,7 @@ def compared_rows(decision: Decision) -> list[Compared]:
         for row in family.rows:
             if row.change is None:
                 continue
-            gates = [g for g in decision.gates if gate_target(g.gate) == (family.family, row.key, True)]
+            gates = [g for g in decision.gates if gate_target(g.gate) == (family.family, row.path, True)]
             c = row.change
             rows.append(Compared(family.family, row.path, c.baseline_value, c.current_value, c.value, c.low, c.high,
                                  c.mde, gates))

@@ -29,7 +29,7 @@ from llmjury.decision import (
     sig3,
     signed,
 )
-from llmjury.family import Family, Plot
+from llmjury.family import AnyFamily, Family, Plot
 from llmjury.model import GateResult, RunSummary
 
 Point = tuple[str, dict[str, Any]]
@@ -61,7 +61,7 @@ table.attrs { margin: 0.3em 0; } table.attrs caption { text-align: left; color: 
 """
 
 
-def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, Family],
+def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, AnyFamily],
          records: Sequence[Mapping[str, Any]] = (), baseline: Sequence[Mapping[str, Any]] | None = None,
          root: Path | None = None) -> str:
     """The whole page: banners, the Decision block, the comparison view, the plots, every metric per
@@ -106,7 +106,7 @@ def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, Fa
     return "\n".join(parts) + "\n"
 
 
-def family_plots(summary: RunSummary, families: Mapping[str, Family]) -> list[Plot]:
+def family_plots(summary: RunSummary, families: Mapping[str, AnyFamily]) -> list[Plot]:
     """Each family's own figures (`Family.figures`), its ids prefixed with its name so none collide."""
     plots = []
     for name in summary.run.families:

@@ -18,7 +18,7 @@ from llmjury.jurors import parse_jury
 from llmjury.limits import RateLimit
 
 if TYPE_CHECKING:
-    from llmjury.family import Family, FamilyOptions
+    from llmjury.family import AnyFamily, FamilyOptions
 
 DEFAULT_PROVIDER = "offline"
 
@@ -219,7 +219,7 @@ def checked_options(family: str, model: type[FamilyOptions], lines: Sequence[Opt
         raise ConfigError("; ".join(problems)) from None
 
 
-def check_roles(settings: Settings, families: Mapping[str, Family]) -> list[str]:
+def check_roles(settings: Settings, families: Mapping[str, AnyFamily]) -> list[str]:
     """A role set with a typo would silently never be used, and every call would go to the default
     provider. A per-family role (`socratic.judge=SPEC`) names a known family and a role that family
     asks for (a ConfigError otherwise); a role for every family that none asks for, but that is

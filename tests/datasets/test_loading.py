@@ -19,7 +19,10 @@ llm_data = shipped
 """
 
 TOYFAM = """
-from llmjury.family import Dataset, Family, FamilyOptions, Result, Section
+import json
+
+from llmjury import Case, JudgeConfig, LoadCounter, Outcome, Verdict
+from llmjury.family import CaseSet, Dataset, Family, FamilyOptions, Result, Section
 
 
 class ToyOptions(FamilyOptions):
@@ -29,37 +32,6 @@ class ToyOptions(FamilyOptions):
 
 class ToyResult(Result):
     ok: bool = True
-
-
-class Toy(Family):
-    name = "toyfam"
-    options = ToyOptions
-    results = {"check": ToyResult}
-    section = Section
-    datasets = (Dataset("items", "items", "toy items", default="toy.jsonl"),
-                Dataset("extra", "extra", "more toy items"))
-
-    def pipelines(self):
-        return {}
-
-    def offline(self):
-        return {}
-
-    def aggregate(self, verdicts):
-        return Section()
-
-
-FAMILY = Toy()
-"""
-
-# Two test functions over one dataset each, and one over both (two load reports in one call).
-TESTS = """
-import json
-
-import llmjury
-from llmjury import Case, JudgeConfig, LoadCounter, Outcome, Verdict
-from llmjury.plugin import options_of, settings_of
-from toyfam import FAMILY, ToyResult
 
 
 class Item(Case):
@@ -76,28 +48,53 @@ def load(path, name):
     return cases, counter.report("toyfam", name, path, len(kept))
 
 
+def one(options, settings):
+    cases, report = load(FAMILY.dataset_paths(options, settings)["items"], "items")
+    return cases, [report]
+
+
+def both(options, settings):
+    loaded = [load(path, name) for name, path in FAMILY.dataset_paths(options, settings).items()]
+    return [case for cases, _ in loaded for case in cases], [report for _, report in loaded]
+
+
 async def judge(case, jury):
     return Outcome([Verdict(case_id=case.id, family="toyfam", kind="check", result=ToyResult(),
                             judge=JudgeConfig(provider="offline"))])
 
 
-def pytest_generate_tests(metafunc):
-    paths = FAMILY.dataset_paths(options_of(metafunc.config, FAMILY), settings_of(metafunc.config))
-    loaded = {name: load(path, name) for name, path in paths.items()}
-    if metafunc.function is test_one:
-        cases, report = loaded["items"]
-        llmjury.generate(metafunc, cases, loaded=[report])
-    elif metafunc.function is test_both:
-        llmjury.generate(metafunc, [case for cases, _ in loaded.values() for case in cases],
-                         loaded=[report for _, report in loaded.values()])
+class Toy(Family):
+    name = "toyfam"
+    options = ToyOptions
+    results = {"check": ToyResult}
+    section = Section
+    datasets = (Dataset("items", "items", "toy items", default="toy.jsonl"),
+                Dataset("extra", "extra", "more toy items"))
+
+    def case_sets(self):
+        return {"one": CaseSet(one, judge), "both": CaseSet(both, judge)}
+
+    def offline(self):
+        return {}
+
+    def aggregate(self, verdicts):
+        return Section()
 
 
-@llmjury.pipeline(judge)
+FAMILY = Toy()
+"""
+
+# Two test functions: one over one dataset, one over both (two load reports from one case set).
+TESTS = """
+import llmjury
+
+
+@llmjury.case_set("toyfam", "one")
 def test_one(outcome):
     assert outcome.verdicts
 
 
-@llmjury.pipeline(judge)
+@llmjury.case_set("toyfam", "both")
 def test_both(outcome):
     assert outcome.verdicts
 """

@@ -11,15 +11,15 @@ from functools import partial
 from importlib.metadata import entry_points
 
 from llmjury.errors import ConfigError
-from llmjury.family import Family, check_family
+from llmjury.family import AnyFamily, check_family
 from llmjury.providers.offline import Heuristic
 
 ENTRY_POINT_GROUP = "llmjury.families"
 
 
-def discover(extra: Iterable[str] = ()) -> dict[str, Family]:
+def discover(extra: Iterable[str] = ()) -> dict[str, AnyFamily]:
     """Every installed family plus those named `module:attribute` in `extra`, by name."""
-    found: dict[str, Family] = {}
+    found: dict[str, AnyFamily] = {}
     sources: list[tuple[str, Callable[[], object]]] = [
         (f"entry point {ep.name} = {ep.value}", ep.load) for ep in entry_points(group=ENTRY_POINT_GROUP)]
     sources += [(f"llm_families line {line!r}", partial(_import, line)) for line in extra]
@@ -37,7 +37,7 @@ def discover(extra: Iterable[str] = ()) -> dict[str, Family]:
     return dict(sorted(found.items()))
 
 
-def offline_answers(families: Mapping[str, Family]) -> dict[str, Heuristic]:
+def offline_answers(families: Mapping[str, AnyFamily]) -> dict[str, Heuristic]:
     """The offline provider's answers of every family in use, by prompt template."""
     return {template: answer for family in families.values() for template, answer in family.offline().items()}
 

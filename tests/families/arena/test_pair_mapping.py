@@ -15,6 +15,7 @@ from llmjury.families.arena import FAMILY, pairs
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.recorded import pair_verdicts
 from llmjury.families.arena.report import aggregate
+from llmjury.settings import OptionLine
 
 EVAL = Path(__file__).resolve().parents[3] / "evals" / "test_arena.py"
 # Label 0 is the first response, 1 the second, 2 a tie.
@@ -29,6 +30,12 @@ AB = "label\n0\n1\n0\n1\n"
 BA = "label\n1\n0\n1\n1\n"
 COLUMNS = "prompt,response 1,response 2,label"
 LABELS = "0:a,1:b,2:tie"
+
+
+def option_lines(values: dict[str, str]) -> list[OptionLine]:
+    """Options as `--llm-option` lines, the form a family parses them from."""
+    return [OptionLine(key, value, "--llm-option", f"{key}={value}") for key, value in values.items()]
+
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -102,16 +109,16 @@ def test_verdict_files_that_cannot_be_joined_or_repeat_an_order_are_refused(tmp_
 
 
 @pytest.mark.parametrize(("values", "message"), [
-    ({"pairs": "p.csv", "pairs_labels": "0:first"}, r"pairs_labels: '0:first': write VALUE:SIDE with SIDE a, b "
+    ({"pairs": "p.csv", "pairs_labels": "0:first"}, r"pairs_labels=0:first: '0:first': write VALUE:SIDE with SIDE a, b "
                                                    r"or tie"),
     ({"pairs": "p.csv", "pairs_labels": "1:a,2:a"}, r"declare a value for each answer, a and b"),
     ({"pairs": "p.csv", "pairs_columns": "prompt,response"}, r"name 3 or 4 columns"),
-    ({"pairs": "p.csv", "pairs_verdicts_ba": "ba.csv"}, r"pairs_verdicts_ba: declare how its labels name the "
+    ({"pairs": "p.csv", "pairs_verdicts_ba": "ba.csv"}, r"pairs_verdicts_ba=ba\.csv: declare how its labels name the "
                                                        r"answers with arena\.pairs_ba_frame=as_shown"),
 ])
 def test_a_malformed_mapping_is_refused_when_the_options_are_read(values, message):
     with pytest.raises(ConfigError, match=message):
-        FAMILY.parse_options(values)
+        FAMILY.parse_options(option_lines(values))
 
 
 INI = """

@@ -15,12 +15,18 @@ from llmjury.families.geval import FAMILY
 from llmjury.families.geval.cases import geval_cases
 from llmjury.families.geval.ceiling import ceiling_cases
 from llmjury.families.geval.options import GEvalOptions
-from llmjury.settings import Settings
+from llmjury.settings import OptionLine, Settings
 
 REPO = Path(__file__).resolve().parents[3]
 EVAL = REPO / "evals" / "test_geval.py"
 USR_DIMENSIONS = ("Understandable", "Natural", "Maintains Context", "Engaging", "Uses Knowledge", "Overall")
 SYSTEMS = ("KV-MemNN", "Seq2Seq", "Language Model", "Original Ground Truth")
+
+
+def option_lines(values: dict[str, str]) -> list[OptionLine]:
+    """Options as `--llm-option` lines, the form a family parses them from."""
+    return [OptionLine(key, value, "--llm-option", f"{key}={value}") for key, value in values.items()]
+
 
 
 def usr_corpus(contexts: int = 4) -> list[dict]:
@@ -138,14 +144,14 @@ def test_a_criterion_the_file_does_not_rate_is_an_error_listing_what_it_rates(tm
 def test_options_are_checked_at_start_up():
     with pytest.raises(ConfigError, match=r"unknown dataset 'persona'; use topical_chat, dstc9; your own rated "
                                           r"items: geval.items=PATH"):
-        FAMILY.parse_options({"datasets": "persona"})
-    with pytest.raises(ConfigError, match=r"items_name: 'dstc9' is a shipped dataset's name"):
-        FAMILY.parse_options({"items": "x.json", "items_name": "dstc9"})
+        FAMILY.parse_options(option_lines({"datasets": "persona"}))
+    with pytest.raises(ConfigError, match=r"items_name=dstc9: 'dstc9' is a shipped dataset's name"):
+        FAMILY.parse_options(option_lines({"items": "x.json", "items_name": "dstc9"}))
     with pytest.raises(ConfigError, match=r"'fluency': write DIMENSION=CRITERION"):
-        FAMILY.parse_options({"items": "x.json", "items_dimensions": "fluency"})
+        FAMILY.parse_options(option_lines({"items": "x.json", "items_dimensions": "fluency"}))
     with pytest.raises(ConfigError, match=r"unknown option geval.item"):
-        FAMILY.parse_options({"item": "x.json"})
-    assert FAMILY.parse_options({"items": "data/pc_usr.json"}).selected == ["pc_usr"]
+        FAMILY.parse_options(option_lines({"item": "x.json"}))
+    assert FAMILY.parse_options(option_lines({"items": "data/pc_usr.json"})).selected == ["pc_usr"]
 
 
 def test_a_shipped_dataset_with_no_file_and_no_data_root_names_the_option():

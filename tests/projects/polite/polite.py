@@ -10,8 +10,9 @@ from typing import Any
 
 from llmjury import Case, JudgeConfig, Outcome, Verdict
 from llmjury.chat import ChatRequest, Message, chat
-from llmjury.family import Family, FamilyOptions, Metric, Result, Section
+from llmjury.family import CaseLoad, CaseSet, Family, FamilyOptions, Metric, Result, Section
 from llmjury.providers.offline import OfflineAnswers
+from llmjury.settings import Settings
 
 JUDGE_TEMPERATURE = 0.7
 
@@ -23,6 +24,11 @@ class Options(FamilyOptions):
 class Question(Case):
     family: str = "polite"
     text: str
+
+
+def questions(options: Options, settings: Settings) -> CaseLoad:
+    """`polite.cases` numbered questions."""
+    return [Question(id=f"q{i:02d}", text=f"question {i}") for i in range(options.cases)], []
 
 
 class Polite(Result):
@@ -67,15 +73,15 @@ def offline_judge(request: ChatRequest, rng: Any) -> str:
     return "yes" if "please" in request.messages[-1].content.lower() else "no"
 
 
-class PoliteFamily(Family):
+class PoliteFamily(Family[Options, PoliteSection]):
     name = "polite"
     options = Options
     results: Mapping[str, type[Result]] = {"polite": Polite}
     section = PoliteSection
     headline = ("polite_rate", "longest_reply")
 
-    def pipelines(self) -> Mapping[str, Any]:
-        return {"judge": judge}
+    def case_sets(self) -> Mapping[str, CaseSet[Options]]:
+        return {"questions": CaseSet(questions, judge)}
 
     def offline(self) -> Mapping[str, Any]:
         return ANSWERS

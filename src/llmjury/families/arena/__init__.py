@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import ClassVar
 
 from llmjury.cases import RECORDED_MARKERS
-from llmjury.families.arena import datasets, llmbar, mrbench, pipeline, prd, recorded
+from llmjury.families.arena import datasets, recorded
 from llmjury.families.arena.cases import FAMILY as NAME
 from llmjury.families.arena.offline import ANSWERS
 from llmjury.families.arena.options import ArenaOptions
@@ -27,14 +27,14 @@ from llmjury.families.arena.results import (
     PRDReplay,
     RecordedVerdict,
 )
-from llmjury.family import Dataset, Family, FamilyOptions, Pipeline, Replayed
+from llmjury.family import CaseSet, Dataset, Family, FamilyOptions, Replayed
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
 from llmjury.settings import Settings
 from llmjury.verdicts import Verdict
 
 
-class Arena(Family[ArenaSection]):
+class Arena(Family[ArenaOptions, ArenaSection]):
     name = NAME
     options = ArenaOptions
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType({
@@ -45,16 +45,10 @@ class Arena(Family[ArenaSection]):
     datasets: ClassVar[tuple[Dataset, ...]] = datasets.DATASETS
     markers: ClassVar[Mapping[str, str]] = MappingProxyType(RECORDED_MARKERS)
 
-    def pipelines(self) -> Mapping[str, Pipeline]:
-        return {
-            "battle": pipeline.battle,
-            "judge_tutors": pipeline.judge_tutors,
-            "judge_pair": pipeline.judge_pair,
-            "human_battles": mrbench.human_battles,
-            "pair_records": recorded.pair_records,
-            "llmbar_replay": llmbar.replay,
-            "prd_replay": prd.replay,
-        }
+    def case_sets(self) -> Mapping[str, CaseSet[ArenaOptions]]:
+        from llmjury.families.arena import case_sets
+
+        return case_sets.case_sets()
 
     def offline(self) -> Mapping[str, Heuristic]:
         return ANSWERS

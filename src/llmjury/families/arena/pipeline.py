@@ -28,7 +28,6 @@ from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.results import BATTLE, BattleResult, JurorVote, OrderRun, Winner
 from llmjury.judges import pairwise
 from llmjury.jury import Jury, Outcome
-from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
 #: The shared pairwise call and its vote hand back plain words; these read them as a `Winner`. They
@@ -38,7 +37,7 @@ WINNERS: dict[str, Winner] = {"model_a": "model_a", "model_b": "model_b", "tie":
 
 
 def options(jury: Jury) -> ArenaOptions:
-    return ArenaOptions.model_validate(family_options(jury.settings, FAMILY))
+    return jury.options(FAMILY, ArenaOptions)
 
 
 async def answer(jury: Jury, opts: ArenaOptions, question: str, model: str) -> str:

@@ -20,7 +20,6 @@ from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.results import HUMAN, RECORDED, HumanLabel, RecordedVerdict, Winner
 from llmjury.family import Replayed
 from llmjury.jury import Jury, Outcome
-from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
 HUMAN_PREFIX, RECORDED_PREFIX = "human:", "recorded:"
@@ -55,7 +54,7 @@ def pair_verdicts(items: list[pairs.PairItem], dataset: str) -> list[Verdict]:
 async def pair_records(case: DatasetFile, jury: Jury) -> Outcome:
     """The human labels and recorded verdicts of a pairwise items file (no model call), read
     through the run's declared mapping and per-order verdict files."""
-    options = ArenaOptions.model_validate(family_options(jury.settings, FAMILY))
+    options = jury.options(FAMILY, ArenaOptions)
     items, _ = pairs.load(Path(case.path), case.dataset, options)
     return Outcome(pair_verdicts(items, case.dataset))
 

@@ -17,13 +17,13 @@ from llmjury.families.geval.datasets import FAMILY as NAME
 from llmjury.families.geval.offline import ANSWERS
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.results import DeepevalResult, GEvalSection, ScoreResult
-from llmjury.family import Family, FamilyOptions, Pipeline, Replayed
+from llmjury.family import CaseSet, Family, FamilyOptions, Replayed
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
 
-class GEval(Family[GEvalSection]):
+class GEval(Family[GEvalOptions, GEvalSection]):
     name = NAME
     options = GEvalOptions
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(
@@ -40,10 +40,10 @@ class GEval(Family[GEvalSection]):
     })
     hidden_from_tables = ("meta", "human_ceiling", "judge_validity")
 
-    def pipelines(self) -> Mapping[str, Pipeline]:
-        from llmjury.families.geval import ceiling, pipeline
+    def case_sets(self) -> Mapping[str, CaseSet[GEvalOptions]]:
+        from llmjury.families.geval import case_sets
 
-        return {"judge_item": pipeline.judge_item, "annotators": ceiling.annotators}
+        return case_sets.case_sets()
 
     def offline(self) -> Mapping[str, Heuristic]:
         return ANSWERS

@@ -17,7 +17,7 @@ from llmjury.cases import Case, slug
 from llmjury.datasets.dialogue_items import DialogueItem
 from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, load
-from llmjury.families.geval.options import GEvalOptions, from_settings
+from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.results import ScoreResult
 from llmjury.jury import Jury, Outcome
 from llmjury.settings import Settings
@@ -45,7 +45,7 @@ def ceiling_cases(options: GEvalOptions, settings: Settings) -> list[CeilingCase
 
 
 async def annotators(case: CeilingCase, jury: Jury) -> Outcome:
-    items, _ = load(case.dataset, from_settings(jury.settings), jury.settings)
+    items, _ = load(case.dataset, jury.options(FAMILY, GEvalOptions), jury.settings)
     return Outcome(annotator_verdicts(items, case.criterion))
 
 

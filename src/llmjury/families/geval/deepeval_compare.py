@@ -9,7 +9,7 @@ from __future__ import annotations
 from llmjury.families.geval.cases import GEvalCase
 from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY
-from llmjury.families.geval.options import from_settings
+from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.pipeline import evaluation_steps
 from llmjury.families.geval.results import DeepevalResult
 from llmjury.jury import Jury, Outcome
@@ -21,7 +21,7 @@ async def deepeval_geval(case: GEvalCase, jury: Jury) -> Outcome:
     from deepeval.metrics import GEval
     from deepeval.test_case import LLMTestCase, SingleTurnParams
 
-    opts = from_settings(jury.settings)
+    opts = jury.options(FAMILY, GEvalOptions)
     item, criterion = case.item, CRITERIA[case.criterion]
     steps, _ = await evaluation_steps(jury, opts, case.task, case.criterion)
     definition = jury.render(f"geval/criteria/{criterion.name}.j2", part="line", task=case.task).text

@@ -10,7 +10,6 @@ from pydantic import Field, model_validator
 from llmjury.cases import slug
 from llmjury.families.geval.criteria import parse_mapping, unknown
 from llmjury.family import FamilyOptions
-from llmjury.settings import Settings, family_options
 
 SHIPPED = ("topical_chat", "dstc9")
 TASKS = ("dialogue", "response")
@@ -106,7 +105,3 @@ class GEvalOptions(FamilyOptions):
             raise ValueError(f"items_dimensions: {exc}") from None
         return self
 
-
-def from_settings(settings: Settings) -> GEvalOptions:
-    """The run's geval options (already checked at start-up), where a pipeline needs them."""
-    return GEvalOptions.model_validate(family_options(settings, "geval"))

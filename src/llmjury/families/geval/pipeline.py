@@ -13,7 +13,7 @@ from llmjury.errors import ProviderError
 from llmjury.families.geval.cases import GEvalCase
 from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, shipped_steps, steps_folder
-from llmjury.families.geval.options import GEvalOptions, from_settings
+from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.results import ScoreResult
 from llmjury.geval_scoring import PARSER_VERSION
 from llmjury.judges import geval_score
@@ -73,7 +73,7 @@ def render_judge_prompt(jury: Jury, case: GEvalCase, steps: str) -> RenderedProm
 
 
 async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
-    opts = from_settings(jury.settings)
+    opts = jury.options(FAMILY, GEvalOptions)
     criterion = CRITERIA[case.criterion]
     item = case.item
     attributes: dict[str, Any] = {"dataset": item.dataset, "item": item.id, "context_id": item.context_id,

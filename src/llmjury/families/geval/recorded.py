@@ -16,7 +16,7 @@ from llmjury.datasets.files import read_json
 from llmjury.errors import DatasetError
 from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, find, load
-from llmjury.families.geval.options import GEvalOptions, from_settings
+from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.results import ScoreResult
 from llmjury.jury import Jury, Outcome
 from llmjury.settings import Settings
@@ -92,6 +92,6 @@ def flowscore_cases(options: GEvalOptions) -> list[FlowScoreCase]:
 
 async def replay_flowscore(case: FlowScoreCase, jury: Jury) -> Outcome:
     judge = judge_config("flowscore", "recorded (negated)")
-    items, _ = load("dstc9", from_settings(jury.settings), jury.settings)
+    items, _ = load("dstc9", jury.options(FAMILY, GEvalOptions), jury.settings)
     return Outcome([recorded_verdict(f"{item.id}-flowscore", judge, item, "dialogue", "overall",
                                      -float(item.extra["flowscore"])) for item in items if "flowscore" in item.extra])

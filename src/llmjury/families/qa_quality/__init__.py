@@ -12,15 +12,14 @@ from llmjury.families.qa_quality.cases import FAMILY as NAME
 from llmjury.families.qa_quality.datasets import DATASETS
 from llmjury.families.qa_quality.offline import ANSWERS
 from llmjury.families.qa_quality.options import QAOptions
-from llmjury.families.qa_quality.pipeline import course_rules, grade_pair
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, QASection, RulesResult
-from llmjury.family import Command, Dataset, Family, FamilyOptions, Pipeline, Replayed
+from llmjury.family import CaseSet, Command, Dataset, Family, FamilyOptions, Replayed
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
 
-class QAQuality(Family[QASection]):
+class QAQuality(Family[QAOptions, QASection]):
     name = NAME
     options = QAOptions
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(
@@ -31,8 +30,10 @@ class QAQuality(Family[QASection]):
     datasets: ClassVar[tuple[Dataset, ...]] = DATASETS
     hidden_from_tables: ClassVar[tuple[str, ...]] = ("courses", "datasets", "grade_by_label")
 
-    def pipelines(self) -> Mapping[str, Pipeline]:
-        return {"grade_pair": grade_pair, "course_rules": course_rules}
+    def case_sets(self) -> Mapping[str, CaseSet[QAOptions]]:
+        from llmjury.families.qa_quality import case_sets
+
+        return case_sets.case_sets()
 
     def offline(self) -> Mapping[str, Heuristic]:
         return ANSWERS

@@ -17,14 +17,13 @@ from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, RulesResult, Scores
 from llmjury.judges import structured
 from llmjury.jury import Jury, Outcome
-from llmjury.settings import family_options
 from llmjury.verdicts import JudgeConfig, Verdict
 
 PARSER_VERSION = "qa-quality-evaluation/1"
 
 
 def options(jury: Jury) -> QAOptions:
-    return QAOptions.model_validate(family_options(jury.settings, FAMILY))
+    return jury.options(FAMILY, QAOptions)
 
 
 async def grade_pair(case: QACase, jury: Jury) -> Outcome:
@@ -58,7 +57,9 @@ async def grade_pair(case: QACase, jury: Jury) -> Outcome:
                                   avg_score=round(sum(values) / len(values), 3), evaluation=evaluation,
                                   attempts=answer.attempts)
     result = GradeResult(**fields) if case.label is None else LabelledGrade(**fields, label=case.label)
-    return Outcome([Verdict(result=result, **common)], details={"input": evaluation_input.to_prompt_format()})
+    # `on_remove` rides along so the eval test fails or xfails a removed pair as the run asked.
+    return Outcome([Verdict(result=result, **common)],
+                   details={"input": evaluation_input.to_prompt_format(), "on_remove": opts.on_remove})
 
 
 async def course_rules(case: CourseRules, jury: Jury) -> Outcome:

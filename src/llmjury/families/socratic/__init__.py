@@ -11,13 +11,13 @@ from typing import ClassVar
 from llmjury.families.socratic.cases import MAX_CUT_MARKER
 from llmjury.families.socratic.options import DATASETS, NAME, SocraticOptions
 from llmjury.families.socratic.results import HumanPreferenceResult, PairwiseResult, SocraticSection
-from llmjury.family import Command, Family, Pipeline
+from llmjury.family import CaseSet, Command, Family
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
 from llmjury.verdicts import Verdict
 
 
-class Socratic(Family[SocraticSection]):
+class Socratic(Family[SocraticOptions, SocraticSection]):
     name = NAME
     options = SocraticOptions
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType({"pairwise": PairwiseResult,
@@ -44,11 +44,10 @@ class Socratic(Family[SocraticSection]):
     #: Bulky sub-sections `markdown` renders itself.
     hidden_from_tables = ("seed003", "counted_runs", "by_dimension")
 
-    def pipelines(self) -> Mapping[str, Pipeline]:
-        from llmjury.families.socratic import pipeline
+    def case_sets(self) -> Mapping[str, CaseSet[SocraticOptions]]:
+        from llmjury.families.socratic import case_sets
 
-        return {"compare": pipeline.compare, "compare_real": pipeline.compare_real,
-                "judge_responses": pipeline.judge_responses, "judge_tutor_pair": pipeline.judge_tutor_pair}
+        return case_sets.case_sets()
 
     def offline(self) -> Mapping[str, Heuristic]:
         from llmjury.families.socratic.offline import ANSWERS

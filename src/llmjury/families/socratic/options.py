@@ -7,7 +7,6 @@ from typing import Literal
 from pydantic import Field
 
 from llmjury.family import Dataset, FamilyOptions
-from llmjury.settings import Settings, family_options
 
 NAME = "socratic"
 
@@ -46,7 +45,3 @@ DATASETS = (
             formats=("seed000-subsets",)),
 )
 
-
-def options_of(settings: Settings) -> SocraticOptions:
-    """This run's socratic options (already checked at start-up)."""
-    return SocraticOptions.model_validate(family_options(settings, NAME))

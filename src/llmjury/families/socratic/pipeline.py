@@ -12,7 +12,7 @@ from llmjury.errors import ProviderError
 from llmjury.families.socratic.cases import RealSubsetCase, ResponsePairCase, SubsetCase, TutorPairCase
 from llmjury.families.socratic.decision import DECISION_FIELD, PARSER_VERSION, Decision, parse_decision
 from llmjury.families.socratic.dialogue import STUDENT, Turn, cut, generate_dialogue, history, teacher_reply
-from llmjury.families.socratic.options import NAME, SocraticOptions, options_of
+from llmjury.families.socratic.options import NAME, SocraticOptions
 from llmjury.families.socratic.results import (
     AspectVerdict,
     HumanLabel,
@@ -121,7 +121,7 @@ async def compare(case: SubsetCase, jury: Jury) -> Outcome:
         "goal_commitment": plan.persona.goal_commitment, "motivation": plan.persona.motivation,
         "self_efficacy": plan.persona.self_efficacy,
     }
-    opts = options_of(jury.settings)
+    opts = jury.options(NAME, SocraticOptions)
     result = PairwiseResult(source="simulated", dataset="simulated", subject=plan.subject,
                             ours_name=opts.ours_name, baseline_name=opts.baseline_name)
     try:
@@ -148,7 +148,7 @@ async def compare_on(case_id: str, jury: Jury, context: list[Turn], result: Pair
 async def judge_replies(case_id: str, jury: Jury, context: list[Turn], ours: str, baseline: str,
                         result: PairwiseResult, attributes: dict[str, Any]) -> Outcome:
     """Robust pairwise judging of two replies (and each aspect on its own with `aspects=separate`)."""
-    opts = options_of(jury.settings)
+    opts = jury.options(NAME, SocraticOptions)
     judged = await judge_pair(jury, case_id, context, ours, baseline, opts)
     aspects: dict[str, AspectVerdict | None] | None = None
     if opts.aspects == "separate":
@@ -165,7 +165,7 @@ async def judge_replies(case_id: str, jury: Jury, context: list[Turn], ours: str
 
 async def compare_real(case: RealSubsetCase, jury: Jury) -> Outcome:
     """The same comparison on a real (MathDial) dialogue cut at a student turn."""
-    opts = options_of(jury.settings)
+    opts = jury.options(NAME, SocraticOptions)
     result = PairwiseResult(source="mathdial", dataset=case.dataset, subject="math",
                             ours_name=opts.ours_name, baseline_name=opts.baseline_name)
     attributes: dict[str, Any] = {"cut": case.cut, "qid": case.qid, "outcome": case.outcome}
@@ -174,7 +174,7 @@ async def compare_real(case: RealSubsetCase, jury: Jury) -> Outcome:
 
 async def judge_responses(case: ResponsePairCase, jury: Jury) -> Outcome:
     """Seed 000 step 4 on replies collected beforehand: no tutor is asked, only the judge."""
-    opts = options_of(jury.settings)
+    opts = jury.options(NAME, SocraticOptions)
     result = PairwiseResult(source="responses", dataset=case.dataset, ours_name=opts.ours_name,
                             baseline_name=opts.baseline_name)
     attributes: dict[str, Any] = {"subset_id": case.subset_id}
@@ -183,7 +183,7 @@ async def judge_responses(case: ResponsePairCase, jury: Jury) -> Outcome:
 
 async def judge_tutor_pair(case: TutorPairCase, jury: Jury) -> Outcome:
     """The same judge on two annotated tutors' replies; tutor A takes the "ours" slot."""
-    opts = options_of(jury.settings)
+    opts = jury.options(NAME, SocraticOptions)
     judged = await judge_pair(jury, case.id, case.turns(), case.response_a, case.response_b, opts)
     result = HumanPreferenceResult(dataset=case.dataset, human=HUMAN_LABELS[case.human],
                                    human_by_dimension={d: HUMAN_LABELS[h] for d, h in case.human_by_dimension.items()},

@@ -36,7 +36,7 @@ from threadpoolctl import threadpool_limits
 
 from llmjury.aggregate import aggregate_family
 from llmjury.errors import LLMJuryError
-from llmjury.family import Family
+from llmjury.family import AnyFamily
 from llmjury.headline import expand, path_text
 from llmjury.model import RunSummary
 from llmjury.saved import SavedRun
@@ -94,7 +94,7 @@ def _judge_field(judge: Mapping[str, Any], field: str) -> str:
     return "" if value is None else str(value)
 
 
-def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, Family], *,
+def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, AnyFamily], *,
                  allow_judge_change: bool = False, current_summary: RunSummary | None = None,
                  confidence: float = CONFIDENCE) -> dict[str, Any]:
     """The summary's `comparison` section: judge differences, and per family each headline metric
@@ -152,7 +152,7 @@ def metric_rows(compared: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {key: row for key, row in compared.items() if isinstance(row, dict) and "delta" in row}
 
 
-def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], *,
+def compare_family(family: AnyFamily, current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], *,
                    current_section: Mapping[str, Any] | None = None,
                    baseline_section: Mapping[str, Any] | None = None,
                    confidence: float = CONFIDENCE) -> dict[str, Any]:
@@ -198,7 +198,7 @@ def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: 
 class _Side:
     """One run's verdicts on the shared cases, and its headline metrics on them."""
 
-    def __init__(self, family: Family, verdicts: list[Verdict], saved: Mapping[str, Any] | None) -> None:
+    def __init__(self, family: AnyFamily, verdicts: list[Verdict], saved: Mapping[str, Any] | None) -> None:
         self.family = family
         self.verdicts = verdicts
         self.points = headline_leaves(saved, family.headline) if saved is not None else _safe(self.leaves, verdicts)

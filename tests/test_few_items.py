@@ -155,3 +155,13 @@ def _metrics(node: object) -> list[dict]:
     if isinstance(node, list):
         return [m for value in node for m in _metrics(value)]
     return []
+
+
+def test_a_printed_figure_without_its_interval_says_why():
+    """summary.md and the terminal printed a correlation over 3 items as a bare value, the reason only
+    in the method column."""
+    from llmjury.decision import metric_text
+
+    assert metric_text(metric(0.5, 0.1, 0.9, 3, "pearson")) == "0.5 [too few to tell]"
+    assert metric_text(metric(0.5, 0.5, 0.5, 30, "bootstrap")) == "0.5 [no interval]"
+    assert metric_text(metric(0.5, 0.1, 0.9, 30, "pearson")) == "0.5 [0.1, 0.9]"

@@ -16,6 +16,7 @@ from llmjury.errors import ConfigError
 from llmjury.gates import BOUNDS, Gate
 from llmjury.headline import WILDCARD, expand, path_text
 from llmjury.model import FamilySummary, GateResult, RunSummary
+from llmjury.stats import NO_INTERVAL, TOO_FEW
 
 if TYPE_CHECKING:
     from llmjury.family import AnyFamily
@@ -50,10 +51,14 @@ def interval(low: float | None, high: float | None, fmt: Any = sig3) -> str:
 
 
 def metric_text(m: dict[str, Any]) -> str:
-    """A metric as `value [low, high]`, three significant digits."""
+    """A metric as `value [low, high]`, three significant digits; a figure over too few items for an
+    interval says so (its method carries the reason, `llmjury.stats.metric`)."""
     if m.get("value") is None:
         return "n/a"
     ci = interval(m.get("low"), m.get("high"))
+    method = m.get("method") or ""
+    if not ci and (TOO_FEW in method or NO_INTERVAL in method):
+        ci = "[too few to tell]" if TOO_FEW in method else "[no interval]"
     return f"{sig3(m['value'])} {ci}".rstrip()
 
 

@@ -64,15 +64,20 @@ def interval_problem(low: float | None, high: float | None, n: int, minimum: int
     if n < minimum:
         return too_few(n)
     if low is None or high is None:
-        return "no interval: one of its bounds could not be computed"
+        return f"{NO_INTERVAL} one of its bounds could not be computed"
     if not discrete and high - low <= 1e-12 * max(1.0, abs(low), abs(high)):
-        return "no interval: every resample gave the same value, too little spread to tell"
+        return f"{NO_INTERVAL} every resample gave the same value, too little spread to tell"
     return None
+
+
+#: How a metric's method starts the reason it has no interval (`too_few`, `interval_problem`).
+TOO_FEW = "too few items"
+NO_INTERVAL = "no interval:"
 
 
 def too_few(n: int) -> str:
     """The reason a report gives for a figure from too few items to bound."""
-    return f"too few items (n={n}) to tell"
+    return f"{TOO_FEW} (n={n}) to tell"
 
 
 def proportion(successes: int, trials: int, confidence: float = CONFIDENCE) -> dict[str, Any]:

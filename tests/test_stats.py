@@ -13,6 +13,7 @@ from llmjury.stats import (
     length_controlled_rate,
     logistic_fit,
     mean_interval,
+    metric,
     paired_difference,
     paired_proportions_interval,
     proportion,
@@ -328,3 +329,11 @@ def test_the_detectable_change_at_a_level_uses_that_levels_two_sided_quantile():
     assert detectable_change(0.3, 60, 0.92) == pytest.approx(z * 0.3 / 60 ** 0.5)
     assert cases_needed(0.3, 0.05, 0.92) == int(np.ceil((z * 0.3 / 0.05) ** 2))
     assert detectable_change(0.3, 60, 0.92) < detectable_change(0.3, 60)
+
+
+def test_a_nan_of_any_float_width_is_no_value_in_a_metric():
+    # A float32 NaN (a numpy scalar that is not a Python float) once passed through as NaN, which
+    # summary.json cannot hold as JSON.
+    found = metric(np.float32("nan"), np.float16("nan"), np.float64("nan"), 3, "mean")
+    assert (found["value"], found["low"], found["high"]) == (None, None, None)
+    assert metric(np.float32(0.5), 0, 1, 3, "mean")["value"] == 0.5

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ from threadpoolctl import threadpool_limits
 
 from llmjury.aggregate import aggregate_family
 from llmjury.errors import LLMJuryError
-from llmjury.family import Family
+from llmjury.family import AnyFamily
 from llmjury.headline import expand, path_text
 from llmjury.model import RunSummary
 from llmjury.saved import SavedRun
@@ -94,7 +94,7 @@ def _judge_field(judge: Mapping[str, Any], field: str) -> str:
     return "" if value is None else str(value)
 
 
-def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, Family], *,
+def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, AnyFamily], *,
                  allow_judge_change: bool = False, current_summary: RunSummary | None = None,
                  confidence: float = CONFIDENCE) -> dict[str, Any]:
     """The summary's `comparison` section: judge differences, and per family each headline metric
@@ -152,7 +152,7 @@ def metric_rows(compared: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {key: row for key, row in compared.items() if isinstance(row, dict) and "delta" in row}
 
 
-def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], *,
+def compare_family(family: AnyFamily, current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], *,
                    current_section: Mapping[str, Any] | None = None,
                    baseline_section: Mapping[str, Any] | None = None,
                    confidence: float = CONFIDENCE) -> dict[str, Any]:
@@ -198,7 +198,7 @@ def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: 
 class _Side:
     """One run's verdicts on the shared cases, and its headline metrics on them."""
 
-    def __init__(self, family: Family, verdicts: list[Verdict], saved: Mapping[str, Any] | None) -> None:
+    def __init__(self, family: AnyFamily, verdicts: list[Verdict], saved: Mapping[str, Any] | None) -> None:
         self.family = family
         self.verdicts = verdicts
         self.points = headline_leaves(saved, family.headline) if saved is not None else _safe(self.leaves, verdicts)
@@ -242,7 +242,7 @@ def _relevant_kinds(side: _Side, keys: Sequence[str]) -> set[str] | None:
     return needed
 
 
-def _safe(aggregate: Any, verdicts: Sequence[Verdict]) -> Leaves:
+def _safe(aggregate: Callable[[Sequence[Verdict]], Leaves], verdicts: Sequence[Verdict]) -> Leaves:
     """A family's aggregate may refuse a subset (too few models, no data of a kind): no figures then."""
     try:
         return aggregate(verdicts)
@@ -341,7 +341,7 @@ def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Seque
 
 
 def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str],
-               confidence: float) -> dict[str, dict]:
+               confidence: float) -> dict[str, dict[str, Any]]:
     """Delete-a-group jackknife: re-aggregate both runs with the same group of shared cases left out.
     The groups are fixed by a hash of the case ids, so the same two runs get the same interval."""
     groups = min(len(shared), JACKKNIFE_GROUPS)
@@ -349,11 +349,12 @@ def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str
     replicates: list[tuple[Leaves, Leaves]] = []
     for group in np.array_split(np.arange(len(order)), groups) if groups >= 2 else []:
         out = {order[i] for i in group}
-        replicates.append(tuple(_safe(side.leaves, [v for v in side.verdicts if v.case_id not in out])
-                                for side in sides))  # type: ignore[arg-type]
+        kept_now, kept_before = (_safe(side.leaves, [v for v in side.verdicts if v.case_id not in out])
+                                 for side in sides)
+        replicates.append((kept_now, kept_before))
     method = f"delete-a-group jackknife, {groups} groups of shared cases (fixed by case id), re-aggregated " \
              "(not a mean of per-case values)"
-    deltas = {}
+    deltas: dict[str, dict[str, Any]] = {}
     for key in keys:
         point = _difference(sides[0].points.get(key), sides[1].points.get(key))
         values = [d for now, before in replicates if (d := _difference(now.get(key), before.get(key))) is not None]

@@ -156,11 +156,13 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarra
         concordance += ((w32 @ signs.astype(np.float32)).astype(float) * w[:, block]).sum(axis=1)
     total = w.sum(axis=1) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(concordance / np.sqrt((total - _tied_pairs(x, w)) * (total - _tied_pairs(y, w))))
+        tau: np.ndarray = concordance / np.sqrt((total - _tied_pairs(x, w)) * (total - _tied_pairs(y, w)))
+    return tau
 
 
 def _tied_pairs(values: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Ordered pairs of drawn items (an item with itself included) that share a value, per row."""
     order = np.argsort(values, kind="stable")
     starts = np.r_[0, np.flatnonzero(np.diff(values[order])) + 1]
-    return np.asarray((np.add.reduceat(w[:, order], starts, axis=1) ** 2).sum(axis=1))
+    tied: np.ndarray = (np.add.reduceat(w[:, order], starts, axis=1) ** 2).sum(axis=1)
+    return tied

@@ -42,7 +42,7 @@ def metric(value: float | None, low: float | None, high: float | None, n: int, m
     resample alike) tells a reader nothing, and printed as `0.935 [0.935, 0.935]` it claims certainty.
     A `discrete` figure (a rank) may have a zero-width interval: first in every resample is a finding."""
     def clean(x: float | None) -> float | None:
-        return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+        return None if x is None or math.isnan(x) else float(x)  # numpy scalars too, float32 included
 
     value, low, high = clean(value), clean(low), clean(high)
     if low is not None or high is not None:
@@ -192,7 +192,8 @@ def logistic_fit(y: np.ndarray, z: np.ndarray, *, ridge: float = 1e-3, max_steps
     def loss(v: np.ndarray, rows: np.ndarray) -> np.ndarray:
         logit = v[:, :1] + v[:, 1:] * z[rows]
         # -y log p - (1 - y) log(1 - p) = log(1 + e^t) - y t, computed without overflow
-        return (np.logaddexp(0.0, logit) - y[rows] * logit).sum(axis=1) + ridge * (v * v).sum(axis=1)
+        per_row: np.ndarray = (np.logaddexp(0.0, logit) - y[rows] * logit).sum(axis=1) + ridge * (v * v).sum(axis=1)
+        return per_row
 
     active = np.arange(len(y))
     current = loss(w, active)
@@ -313,7 +314,7 @@ def paired_proportions_interval(both: int, rose: int, fell: int, n: int,
     first, second = proportion(both + rose, n, confidence), proportion(both + fell, n, confidence)
     l1, u1, l2, u2 = first["low"], first["high"], second["low"], second["high"]
     spread = (both + rose) * (fell + neither) * (both + fell) * (rose + neither)
-    association = both * neither - rose * fell
+    association: float = both * neither - rose * fell
     # Newcombe's continuity-corrected correlation: a small positive association counts as none.
     if association > n / 2:
         association -= n / 2

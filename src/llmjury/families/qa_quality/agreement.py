@@ -13,7 +13,8 @@ import numpy as np
 
 from llmjury.correlation import MIN_CORRELATION_N, bootstrap_spearman, correlations
 from llmjury.families.qa_quality.labels import describe, vocabulary
-from llmjury.families.qa_quality.results import JudgeValidity, LabelledGrade, Metric
+from llmjury.families.qa_quality.results import JudgeValidity, LabelledGrade
+from llmjury.model import Metric
 from llmjury.stats import metric, proportion
 
 #: Item bootstrap resamples of the Spearman interval (seed 0).

@@ -102,7 +102,8 @@ def test_replay_of_a_family_without_recorded_files_is_a_usage_error(tmp_path, ca
 
 def test_replay_of_a_runs_seed_battle_records_reproduces_its_leaderboard(tmp_path):
     from llmjury.families.arena import FAMILY
-    from llmjury.families.arena.report import aggregate, files
+    from llmjury.families.arena.files import files
+    from llmjury.families.arena.report import aggregate
 
     def battle(i, a, b, winner):
         return FAMILY.typed({"case_id": f"q{i:02d}-{a}-{b}", "family": "arena", "kind": "battle",

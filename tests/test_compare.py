@@ -13,7 +13,8 @@ import pytest
 from summaries import summary_of
 
 from llmjury.cli import main
-from llmjury.compare import compare_runs, comparison_lines, headline_leaves, metric_key, metric_rows
+from llmjury.compare import compare_runs, headline_leaves, metric_key, metric_rows
+from llmjury.compare_terminal import comparison_lines
 from llmjury.exit_status import GATE_FAILED_EXIT
 from llmjury.gates import Gate
 from llmjury.saved import SavedRun

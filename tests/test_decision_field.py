@@ -9,11 +9,12 @@ import json
 
 import pytest
 
+from llmjury.bound_jury import BoundJury
 from llmjury.decision_field import DecisionField, check_output, how_read, reasoning
 from llmjury.errors import ConfigError, JudgeParseError
 from llmjury.families.arena.judge import PAIR_FIELD, SCORE_FIELD, parse_pair, read_scores
 from llmjury.families.socratic.decision import DECISION_FIELD, parse_decision
-from llmjury.judges import CHOICE_FIELD, BoundJury, parse_choice
+from llmjury.judges import CHOICE_FIELD, parse_choice
 from llmjury.jurors import JurySpec
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from llmjury.bound_jury import BoundJury
 from llmjury.custom import FAMILY as CUSTOM_FAMILY
 from llmjury.custom import mean_figures
 from llmjury.engine import Engine
-from llmjury.judges import BoundJury, PairwiseResult, pairwise
+from llmjury.judges import PairwiseResult, pairwise
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary

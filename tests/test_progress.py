@@ -18,7 +18,8 @@ from priced_toy import INI, write_toy
 from llmjury.chat import Sample, Usage
 from llmjury.errors import ConfigError
 from llmjury.pricing import Price, PriceTable
-from llmjury.progress import Board, Display, Meter, RunTotals, Tally, progress_style, status_frame
+from llmjury.progress import Board, Meter, RunTotals, Tally
+from llmjury.progress_display import Display, progress_style, status_frame
 from llmjury.settings import positive_number
 
 TOY_AGAIN = """

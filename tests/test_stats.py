@@ -6,20 +6,17 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
+from llmjury.correlation import bootstrap_spearman, correlations, kendall_tau_b, rank_correlation, resample_ranks
 from llmjury.stats import (
-    bootstrap_spearman,
     cases_needed,
-    correlations,
     detectable_change,
-    kendall_tau_b,
     length_controlled_rate,
     logistic_fit,
     mean_interval,
+    metric,
     paired_difference,
     paired_proportions_interval,
     proportion,
-    rank_correlation,
-    resample_ranks,
     sign_test,
     t_quantile,
 )
@@ -93,7 +90,7 @@ def test_length_controlled_rate_needs_five_cases():
 
 @pytest.mark.parametrize("n, distinct", [(6, 3), (40, 5), (300, 300), (2500, 7)])
 def test_kendall_tau_b_of_each_resample_equals_scipys_on_the_drawn_items(n, distinct, monkeypatch):
-    monkeypatch.setattr("llmjury.stats.SIGN_BLOCK", 1000)  # more than one block at n=2500
+    monkeypatch.setattr("llmjury.correlation.SIGN_BLOCK", 1000)  # more than one block at n=2500
     rng = np.random.default_rng(n)
     x = rng.integers(0, distinct, n).astype(float)
     y = x + rng.normal(0, 2, n).round()
@@ -113,7 +110,7 @@ def test_kendall_tau_b_above_the_pairwise_limit_gives_the_same_figures(monkeypat
     x, y = rng.integers(0, 4, 50).astype(float), rng.integers(0, 6, 50).astype(float)
     counts = np.stack([np.bincount(rng.integers(0, 50, 50), minlength=50) for _ in range(5)])
     pairwise = kendall_tau_b(x, y, counts)
-    monkeypatch.setattr("llmjury.stats.PAIRWISE_ITEMS", 10)
+    monkeypatch.setattr("llmjury.correlation.PAIRWISE_ITEMS", 10)
     assert kendall_tau_b(x, y, counts) == pytest.approx(pairwise, abs=1e-12)
 
 
@@ -332,3 +329,11 @@ def test_the_detectable_change_at_a_level_uses_that_levels_two_sided_quantile():
     assert detectable_change(0.3, 60, 0.92) == pytest.approx(z * 0.3 / 60 ** 0.5)
     assert cases_needed(0.3, 0.05, 0.92) == int(np.ceil((z * 0.3 / 0.05) ** 2))
     assert detectable_change(0.3, 60, 0.92) < detectable_change(0.3, 60)
+
+
+def test_a_nan_of_any_float_width_is_no_value_in_a_metric():
+    # A float32 NaN (a numpy scalar that is not a Python float) once passed through as NaN, which
+    # summary.json cannot hold as JSON.
+    found = metric(np.float32("nan"), np.float16("nan"), np.float64("nan"), 3, "mean")
+    assert (found["value"], found["low"], found["high"]) == (None, None, None)
+    assert metric(np.float32(0.5), 0, 1, 3, "mean")["value"] == 0.5

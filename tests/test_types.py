@@ -29,7 +29,7 @@ def modules_with_errors(mypy_output: str) -> set[str]:
 def test_every_module_whose_type_errors_are_ignored_still_has_some(tmp_path):
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[type]')")
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    assert pyproject.count(IGNORED) == 1
+    assert pyproject.count(IGNORED) <= 1  # none once every module is type-clean
     (tmp_path / "pyproject.toml").write_text(pyproject.replace(IGNORED, ""), encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(tmp_path / "pyproject.toml"),
                           "--cache-dir", str(tmp_path / "cache"), "src/llmjury"],

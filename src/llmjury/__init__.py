@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from llmjury.bound_jury import BoundJury, Comparison, GEvalScore, Score
 from llmjury.case_sets import case_set
 from llmjury.cases import PIPELINE_MARK, Case, parametrize
-from llmjury.judges import BoundJury, Comparison, GEvalScore, RubricScore, Score
+from llmjury.judges import RubricScore
 from llmjury.jury import Jury, Outcome
 from llmjury.loading import LoadCounter, LoadReport
 from llmjury.verdicts import JudgeConfig, Verdict

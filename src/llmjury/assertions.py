@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llmjury.judges import Judgement
+from llmjury.bound_jury import Judgement
 from llmjury.jury import Outcome
 
 

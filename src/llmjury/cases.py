@@ -46,7 +46,8 @@ def parametrize(cases: Iterable[Case]) -> pytest.MarkDecorator:
     The cases ride on a marker until the plugin's `pytest_generate_tests` turns them into
     parameters, because only then is the run's configuration at hand to register the markers
     named after the data (`generate` below)."""
-    return getattr(pytest.mark, CASES_MARK).with_args(list(cases))
+    marker: pytest.MarkDecorator = getattr(pytest.mark, CASES_MARK)  # MarkGenerator makes one per name
+    return marker.with_args(list(cases))
 
 
 class NoCases(Exception):

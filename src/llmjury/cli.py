@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -42,7 +43,7 @@ def read_loading(paths: Sequence[Path]) -> list[LoadReport]:
     return merge(reports)
 
 
-def read_verdicts(paths: Sequence[Path]) -> list[dict]:
+def read_verdicts(paths: Sequence[Path]) -> list[dict[str, Any]]:
     """Verdict records from verdicts files (gzipped or not) or the run folders holding one."""
     try:
         return [record for path in paths for record in runfiles.read_verdicts(path)]
@@ -103,7 +104,8 @@ def compare(args: argparse.Namespace) -> int:
     the project's ini registers (`llm_families`), as in a run."""
     from pytest import ExitCode
 
-    from llmjury.compare import compare_runs, comparison_lines, shown_path
+    from llmjury.compare import compare_runs, shown_path
+    from llmjury.compare_terminal import comparison_lines
     from llmjury.gates import check_metrics
     from llmjury.projectini import project_families
     from llmjury.saved import load_run
@@ -137,7 +139,7 @@ def compare(args: argparse.Namespace) -> int:
     return gate_exit_status(results)
 
 
-def check_known(records: Sequence[dict], gates: Sequence[Gate], project: ProjectFamilies) -> None:
+def check_known(records: Sequence[dict[str, Any]], gates: Sequence[Gate], project: ProjectFamilies) -> None:
     """Every family of the run's verdicts and of the gates is known, else a ConfigError naming it:
     unknown, it would be left out of the comparison and its gates would fail as "no metric"."""
     from llmjury.gates import RUN_SECTIONS
@@ -172,7 +174,7 @@ def export(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_family_commands(commands: argparse._SubParsersAction) -> None:
+def add_family_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The subcommands the project's families contribute (`Family.commands`), beside the core's.
     Families that cannot be loaded leave the rest working: a warning says why theirs are missing."""
     from llmjury.projectini import project_families
@@ -243,7 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or argv[0] not in commands.choices:  # a family's command, or help: the core's start without them
         add_family_commands(commands)
     args = parser.parse_args(argv)
-    return args.handler(args)
+    handler: Callable[[argparse.Namespace], int] = args.handler  # every subcommand sets one (set_defaults)
+    return handler(args)
 
 
 if __name__ == "__main__":

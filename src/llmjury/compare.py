@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ from threadpoolctl import threadpool_limits
 
 from llmjury.aggregate import aggregate_family
 from llmjury.errors import LLMJuryError
-from llmjury.family import Family
+from llmjury.family import AnyFamily
 from llmjury.headline import expand, path_text
 from llmjury.model import RunSummary
 from llmjury.saved import SavedRun
@@ -94,7 +94,7 @@ def _judge_field(judge: Mapping[str, Any], field: str) -> str:
     return "" if value is None else str(value)
 
 
-def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, Family], *,
+def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, AnyFamily], *,
                  allow_judge_change: bool = False, current_summary: RunSummary | None = None,
                  confidence: float = CONFIDENCE) -> dict[str, Any]:
     """The summary's `comparison` section: judge differences, and per family each headline metric
@@ -152,7 +152,7 @@ def metric_rows(compared: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {key: row for key, row in compared.items() if isinstance(row, dict) and "delta" in row}
 
 
-def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], *,
+def compare_family(family: AnyFamily, current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], *,
                    current_section: Mapping[str, Any] | None = None,
                    baseline_section: Mapping[str, Any] | None = None,
                    confidence: float = CONFIDENCE) -> dict[str, Any]:
@@ -198,7 +198,7 @@ def compare_family(family: Family, current: Sequence[dict[str, Any]], baseline: 
 class _Side:
     """One run's verdicts on the shared cases, and its headline metrics on them."""
 
-    def __init__(self, family: Family, verdicts: list[Verdict], saved: Mapping[str, Any] | None) -> None:
+    def __init__(self, family: AnyFamily, verdicts: list[Verdict], saved: Mapping[str, Any] | None) -> None:
         self.family = family
         self.verdicts = verdicts
         self.points = headline_leaves(saved, family.headline) if saved is not None else _safe(self.leaves, verdicts)
@@ -242,7 +242,7 @@ def _relevant_kinds(side: _Side, keys: Sequence[str]) -> set[str] | None:
     return needed
 
 
-def _safe(aggregate: Any, verdicts: Sequence[Verdict]) -> Leaves:
+def _safe(aggregate: Callable[[Sequence[Verdict]], Leaves], verdicts: Sequence[Verdict]) -> Leaves:
     """A family's aggregate may refuse a subset (too few models, no data of a kind): no figures then."""
     try:
         return aggregate(verdicts)
@@ -341,7 +341,7 @@ def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Seque
 
 
 def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str],
-               confidence: float) -> dict[str, dict]:
+               confidence: float) -> dict[str, dict[str, Any]]:
     """Delete-a-group jackknife: re-aggregate both runs with the same group of shared cases left out.
     The groups are fixed by a hash of the case ids, so the same two runs get the same interval."""
     groups = min(len(shared), JACKKNIFE_GROUPS)
@@ -349,11 +349,12 @@ def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str
     replicates: list[tuple[Leaves, Leaves]] = []
     for group in np.array_split(np.arange(len(order)), groups) if groups >= 2 else []:
         out = {order[i] for i in group}
-        replicates.append(tuple(_safe(side.leaves, [v for v in side.verdicts if v.case_id not in out])
-                                for side in sides))  # type: ignore[arg-type]
+        kept_now, kept_before = (_safe(side.leaves, [v for v in side.verdicts if v.case_id not in out])
+                                 for side in sides)
+        replicates.append((kept_now, kept_before))
     method = f"delete-a-group jackknife, {groups} groups of shared cases (fixed by case id), re-aggregated " \
              "(not a mean of per-case values)"
-    deltas = {}
+    deltas: dict[str, dict[str, Any]] = {}
     for key in keys:
         point = _difference(sides[0].points.get(key), sides[1].points.get(key))
         values = [d for now, before in replicates if (d := _difference(now.get(key), before.get(key))) is not None]
@@ -386,41 +387,3 @@ def _delta(value: float | None, low: Any, high: Any, n: int, method: str, confid
     return {"value": clean(value), "low": clean(low), "high": clean(high), "n": int(n), "method": method,
             "confidence": confidence, "p_value": clean(p_value), "discordant": discordant, "mde": clean(mde),
             "margin": clean(margin), "cases_needed": cases_needed}
-
-
-def comparison_lines(comparison: Mapping[str, Any], rows: int = 8) -> list[str]:
-    """The comparison as terminal lines: judge differences, then up to `rows` headline metrics per
-    family with what their n can detect, saying how many more `summary.json` holds."""
-    lines = [f"compared with baseline {comparison['baseline']} ({100 * comparison['confidence']:g}% paired intervals)"]
-    for diff in comparison["judges_differ"]:
-        lines.append(f"  judges differ: {diff['family']} {diff['field']}: "
-                     f"{diff['current'] or '-'} now, {diff['baseline'] or '-'} in the baseline")
-    lines += [f"  {message}" for message in comparison.get("errors", {}).values()]
-    if not comparison["compared"]:
-        lines.append("  not compared: the judges differ (--llm-baseline-allow-judge-change compares them anyway)")
-    for name, compared in comparison["families"].items():
-        metrics = metric_rows(compared)
-        if len(metrics) > rows:
-            lines.append(f"  {name}: {len(metrics) - rows} more headline metrics under comparison in summary.json")
-        for key, row in list(metrics.items())[:rows]:
-            d = row["delta"]
-            interval = "" if d["low"] is None else f" [{_fmt(d['low'])}, {_fmt(d['high'])}]"
-            test = ""
-            if d.get("discordant") is not None:
-                test = (f", McNemar p {_fmt(d['p_value'])} ({d['discordant']['rose']} rose, "
-                        f"{d['discordant']['fell']} fell)")
-            lines.append(f"  {name}.{key}: {_fmt(row['baseline'])} -> {_fmt(row['current'])}, "
-                         f"delta {_fmt(d['value'])}{interval}{test} on {row['shared_cases']} shared cases "
-                         f"({row['only_current']} only now, {row['only_baseline']} only in the baseline)")
-            if d.get("mde") is not None:
-                needs = "" if d.get("cases_needed") is None else \
-                    f"; a {_fmt(d['margin'])} margin needs ~{d['cases_needed']} shared cases"
-                lines.append(f"    smallest detectable change at n={d['n']}: {_fmt(d['mde'])}{needs}")
-        if compared.get("changed_total"):
-            lines.append(f"  {name}: {compared['changed_total']} case value(s) changed, listed largest drop first "
-                         f"in summary.json (comparison.families.{name}.changed_cases)")
-    return lines
-
-
-def _fmt(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.4g}"

@@ -32,6 +32,7 @@ from llmjury.limits import Limiter, estimate_tokens, hand_back_kept_slots
 from llmjury.meter import CallMeter, Unmetered
 from llmjury.providers import Provider, ProviderSpec, resolve
 from llmjury.providers.offline import Heuristic
+from llmjury.reach import Reach
 from llmjury.retry import with_retries
 from llmjury.settings import Settings
 
@@ -64,39 +65,6 @@ class RoleLedger:
 
     def as_dict(self) -> dict[str, str | int]:
         return dict(self.__dict__)
-
-
-#: Connection attempts in a row (retries included) that found no server, from a provider that has
-#: not answered once in this process, before its remaining calls are refused instead of made: two
-#: calls' worth of retries at the default four attempts.
-UNREACHABLE_AFTER = 8
-
-
-@dataclass
-class Reach:
-    """Whether a provider can be reached: with no network or a wrong base URL every call would fail
-    only after its retries, and a run of thousands of cases took minutes to say so. Once a provider
-    that never answered has failed to connect `UNREACHABLE_AFTER` times in a row, its other calls
-    (and the retries of those in flight) fail at once with that cause. A provider that answered
-    once is never given up on: its server may come back."""
-
-    answered: bool = False
-    failures: int = 0
-    cause: str = ""
-
-    def check(self, provider: str) -> None:
-        if self.failures >= UNREACHABLE_AFTER:
-            raise PermanentProviderError(provider, f"unreachable: {self.failures} connection attempts in a row "
-                                                   f"found no server and none was answered in this run (last: "
-                                                   f"{self.cause}); its other calls are not made")
-
-    def failed(self, error: UnreachableProviderError) -> None:
-        if not self.answered:
-            self.failures += 1
-            self.cause = error.cause
-
-    def succeeded(self) -> None:
-        self.answered, self.failures = True, 0
 
 
 #: How long another process may take to fetch a claimed sample before this one fetches it itself.

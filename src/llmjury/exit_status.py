@@ -35,6 +35,7 @@ class GateExit:
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
+        """The outermost wrapper: every other session end has run when the gates' status is applied."""
         result = yield
         if self.status and session.exitstatus == 0:
             session.exitstatus = self.status

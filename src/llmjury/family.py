@@ -224,7 +224,7 @@ class Family(abc.ABC, Generic[OptionsT, SectionT]):
         return Verdict.model_validate({**record, "result": result})
 
 
-def check_family(family: object, where: str) -> Family:
+def check_family(family: object, where: str) -> AnyFamily:
     """The start-up check: `family` keeps the contract, or a ConfigError says what it lacks."""
     if not isinstance(family, Family):
         raise ConfigError(f"family {where}: {family!r} is not a llmjury.family.Family instance")

@@ -22,7 +22,7 @@ import math
 import operator
 import re
 import typing
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -31,9 +31,10 @@ from llmjury.headline import covers
 from llmjury.model import FamilySummary, GateResult, Metric, RunSummary
 
 if TYPE_CHECKING:
-    from llmjury.family import Family
+    from llmjury.family import AnyFamily
 
-OPS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
+OPS: dict[str, Callable[[float, float], bool]] = {">=": operator.ge, "<=": operator.le, ">": operator.gt,
+                                                  "<": operator.lt, "==": operator.eq}
 _GATE = re.compile(r"^\s*(?P<left>.+?)\s*(?P<op>>=|<=|==|>|<)\s*(?P<right>.+?)\s*$")
 _STEP = re.compile(r"\.?([A-Za-z_][\w-]*)|\[([^\]]+)\]")
 BOUNDS = {"low", "high", "value"}
@@ -196,7 +197,10 @@ def delta_split(path: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str,
 
 def resolve_delta(summary: Tree, path: tuple[str, ...]) -> Resolved:
     """A headline metric's difference from the baseline, from the summary's `comparison` section."""
-    family, metric, rest = delta_split(path)  # type: ignore[misc]
+    split = delta_split(path)
+    if split is None:
+        raise MissingMetric(".".join(path))
+    family, metric, rest = split
     comparison = summary.get("comparison")
     if comparison is None:
         raise MissingMetric(".".join(path))
@@ -258,7 +262,7 @@ def check_selection(gates: Sequence[Gate], selected: Collection[str], known: Col
             raise ConfigError(f"gate {gate.text!r}: unknown family {family!r}{hint}; {these}")
 
 
-def check_metrics(gates: Sequence[Gate], families: Mapping[str, Family], *, baseline: bool) -> None:
+def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, baseline: bool) -> None:
     """Every metric a gate names on a known family exists in its section (or the core's counts), and a
     delta gate names a headline metric and has a baseline: a ConfigError at start-up, with the
     nearest name, instead of a failed gate after the run has been paid for."""
@@ -288,7 +292,7 @@ def _is_metric(annotation: Any) -> bool:
     return annotation is Metric or Metric in typing.get_args(annotation)
 
 
-def _check_delta(gate: Gate, family: Family, metric: tuple[str, ...], rest: tuple[str, ...], baseline: bool) -> None:
+def _check_delta(gate: Gate, family: AnyFamily, metric: tuple[str, ...], rest: tuple[str, ...], baseline: bool) -> None:
     if not covers(family.headline, metric):
         names = ", ".join(family.headline) or "none"
         raise ConfigError(f"gate {gate.text!r}: differences are computed for {family.name}'s headline metrics "

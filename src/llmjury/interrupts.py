@@ -89,6 +89,7 @@ class Interrupts:
             self._end(self.held)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Give the signals back to the handlers they had, as the run ends."""
         for signum, previous in self._previous.items():
             signal.signal(signum, previous)
         self._previous.clear()
@@ -111,6 +112,7 @@ class XdistWorkers:
         self.nodes: list[Any] = []
 
     def pytest_configure_node(self, node: Any) -> None:
+        """Each worker xdist starts: the ones an interruption is passed on to."""
         self.nodes.append(node)
 
     def interrupt(self, which: signal.Signals = signal.SIGINT) -> None:

@@ -48,6 +48,7 @@ class ItemOutcomes:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+        """A case test's call outcome becomes its check verdict, and in `record` mode its failure an xfail."""
         report = yield
         case = self._case_of(item)
         if report.when != "call" or case is None or report.skipped:
@@ -68,6 +69,7 @@ class ItemOutcomes:
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Count the recorded failures where the run reports, for its terminal summary."""
         if report.when == "call" and str(getattr(report, "wasxfail", "")).startswith(RECORDED):
             self.recorded.append(report.nodeid)
 

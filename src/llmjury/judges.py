@@ -1,12 +1,10 @@
 """Judge calls a test awaits: a pairwise comparison in both orders, a rubric score with structured
 output, a G-Eval score and a role's plain answer.
 
-Two layers. `pairwise`, `structured` and `geval_score` are the building blocks a family pipeline
-calls with its own template, parser and labels; they return what the judge decided and never
-build a verdict. `BoundJury` (what the `jury` fixture gives a test) renders the core prompts in
-`prompts/core/`, calls the blocks, records one typed verdict per call on the running test and
-returns it. An unscored judgement never raises: the test sees `.scored` and `.error`, and the
-report counts it.
+The building blocks: `pairwise`, `structured` and `geval_score`, which a family pipeline calls
+with its own template, parser and labels; they return what the judge decided and never build a
+verdict. `BoundJury` (llmjury.bound_jury, what the `jury` fixture gives a test) calls them with the
+core prompts and records the verdicts.
 """
 
 from __future__ import annotations
@@ -14,11 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
-from llmjury.chat import ChatRequest, Message
 from llmjury.decision_field import DecisionField, Read
 from llmjury.decision_line import BOLD, DuplicateKeyError, compile_line, fold, looks_alike, own_lines, strict_json
 from llmjury.errors import JudgeParseError, ProviderError
@@ -28,7 +25,7 @@ from llmjury.jury import Jury
 from llmjury.majority import Majority, robust_verdict
 from llmjury.model import Result
 from llmjury.prompts import RenderedPrompt
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.verdicts import JudgeConfig
 
 #: The family a test's judge calls record under when the run defines no other (see `llmjury.custom`).
 CUSTOM = "custom"
@@ -39,7 +36,6 @@ GEVAL_PARSER = "core-geval/2"
 Order = Literal["ab", "ba"]
 Scoring = Literal["auto", "logprobs", "sampling"]
 M = TypeVar("M", bound=BaseModel)
-R = TypeVar("R", bound=Result)
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
@@ -158,7 +154,7 @@ class Pairwise:
     jurors: list[JurorVote] | None
     prompt: str
     #: The orders asked whose every call failed or was refused: no answer came back to read.
-    lost: list[Order] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
 
     @property
     def consistent(self) -> bool | None:
@@ -239,7 +235,7 @@ async def pairwise(jury: Jury, family: str, first: str, second: str, *, template
     # A decision from the other order alone is not the position-balanced one asked for: an order
     # whose every call failed leaves the comparison unscored (an order the judge answered without
     # deciding stays the robust majority's to outvote).
-    lost = [order for order in dict.fromkeys(orders) if order not in answered] if answered else []
+    lost: list[str] = [order for order in dict.fromkeys(orders) if order not in answered] if answered else []
     majority = None if lost else own if len(jurors) == 1 else robust_verdict(
         [v.winner for v in votes if v.winner is not None])
     return Pairwise(runs=runs, majority=majority, answers=JudgeRuns.merged(parts, jury.label(role, family)),
@@ -360,7 +356,7 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                                 request.sampling)
     request = jury.request(prompt, temperature=temperature, top_p=top_p)
     runs = await ask_judge(jury, family, [request] * n, lambda text: parse_score(text, scale), role=role)
-    scores = [a.parsed for a in runs.answers if a.scored and a.parsed is not None]
+    scores = [cast(int, a.parsed) for a in runs.answers if a.scored]  # parse_score's value for a scored answer
     result = None
     if scores:
         score, distribution = frequency_weighted(scores, scale)
@@ -378,169 +374,3 @@ def _logprob_cause(text: str, scale: range) -> str:
     except JudgeParseError as exc:
         return f"unparseable: {exc.cause}"
     return "unparseable: no score on the scale with logprobs at its token"
-
-
-# -- what a test awaits -----------------------------------------------------------------------------
-@dataclass(frozen=True, repr=False)
-class Judgement(Generic[R]):
-    """A judge call's outcome: the verdict it recorded and, when scored, its typed result."""
-
-    verdict: Verdict
-
-    def __repr__(self) -> str:
-        """Short, because pytest prints it under a failed assertion."""
-        brief = self.brief() if self.scored else f"unscored: {self.error}"
-        return f"{type(self).__name__}({brief})"
-
-    def brief(self) -> str:
-        return repr(self.result)
-
-    @property
-    def scored(self) -> bool:
-        return self.verdict.valid
-
-    @property
-    def error(self) -> str | None:
-        return self.verdict.error
-
-    @property
-    def result(self) -> R | None:
-        return self.verdict.result  # type: ignore[return-value]
-
-
-@dataclass(frozen=True, repr=False)
-class Comparison(Judgement[PairwiseResult]):
-    def brief(self) -> str:
-        assert self.result is not None
-        return f"winner={self.winner!r}, consistent={self.consistent}, votes={self.result.vote_counts}"
-
-    @property
-    def winner(self) -> str | None:
-        """"a", "b" or "tie"; None when unscored."""
-        return self.result.winner if self.result else None
-
-    @property
-    def consistent(self) -> bool | None:
-        """Whether both orders agreed (None when either order went unscored)."""
-        return self.result.consistent if self.result else None
-
-
-@dataclass(frozen=True, repr=False)
-class Score(Judgement[ScoreResult]):
-    output: BaseModel | None = None  # the judge's validated structured output
-
-    def brief(self) -> str:
-        return f"score={self.score}, output={self.output!r}"
-
-    @property
-    def score(self) -> float | None:
-        return self.result.score if self.result else None
-
-
-@dataclass(frozen=True, repr=False)
-class GEvalScore(Judgement[GEvalResult]):
-    def brief(self) -> str:
-        assert self.result is not None
-        return f"score={self.result.score:.3f}, method={self.result.method!r}"
-
-    @property
-    def score(self) -> float | None:
-        return self.result.score if self.result else None
-
-
-class BoundJury(Jury):
-    """The jury one test sees: the run's providers and cache, plus judge calls that record their
-    verdicts on that test (under `family`, with `name` grouping them in the report)."""
-
-    def __init__(self, jury: Jury, record: Callable[[Verdict], None], *, case_id: str, name: str,
-                 test: str, family: str = CUSTOM) -> None:
-        super().__init__(jury.engine, jury.settings, jury.prompts, jury.prices)
-        self._record = record
-        self.case_id, self.name, self.test, self.family = case_id, name, test, family
-
-    async def ask(self, role: str, prompt: str, *, system: str | None = None, **params: Any) -> str:
-        """A role's plain answer to `prompt`, sampled as generation.toml's `core/ask` entry says unless
-        `params` say otherwise. A failed call, a refusal or an empty answer raises a ProviderError
-        naming the cause: there is nothing to judge, and the test fails saying why."""
-        messages = [Message(role="user", content=prompt)]
-        if system is not None:
-            messages.insert(0, Message(role="system", content=system))
-        request = ChatRequest(messages=tuple(messages), task="core/ask", **{**self.prompts.generation("core/ask"),
-                                                                             **params})
-        return (await self.complete(role, self.family, request)).answer()
-
-    async def compare(self, a: str, b: str, *, criteria: str, question: str = "", runs: int | None = None,
-                      name: str | None = None) -> Comparison:
-        """Which of `a` and `b` is better by `criteria`: k runs (`--llm-runs`) in each order, robust majority."""
-        k = self.settings.judge_runs if runs is None else runs
-        if k < 1:
-            raise ValueError(f"jury.compare(runs={k}): at least one run per order")
-        several = len(self.jurors("judge", self.family)) > 1
-        ab: list[Order] = ["ab"]
-        ba: list[Order] = ["ba"]
-        orders = ab + ba if several else ab * k + ba * k
-        judged = await pairwise(self, self.family, a, b, template="core/compare.j2", orders=orders,
-                                variables={"criteria": criteria, "question": question}, decisions=CHOICE_FIELD)
-        verdict = self._verdict("compare", judged.config(CHOICE_PARSER), judged.result(), judged.error,
-                                judged.answers.verdict_fields(self), name, criteria=criteria, question=question,
-                                a=a, b=b)
-        return Comparison(verdict)
-
-    async def score(self, answer: str, *, rubric: str, question: str = "", scale: tuple[int, int] = (1, 5),
-                    output: type[BaseModel] = RubricScore, name: str | None = None) -> Score:
-        """`answer` graded on `rubric` as structured output (`output`, a pydantic model with an
-        integer `score` field), validated and asked again once when invalid."""
-        if "score" not in output.model_fields:
-            raise TypeError(f"jury.score(output={output.__name__}): the model needs a `score` field")
-        low, high = scale
-        fields = "\n".join(f"- {key}: {spec.get('type', 'value')}"
-                           for key, spec in output.model_json_schema().get("properties", {}).items())
-        prompt = self.render("core/score.j2", response=answer, rubric=rubric, question=question, low=low,
-                             high=high, fields=fields)
-
-        def in_scale(value: BaseModel) -> str | None:
-            got = value.score  # type: ignore[attr-defined]
-            return None if low <= got <= high else f"score {got} is outside {low}-{high}"
-
-        runs = await structured(self, self.family, prompt, output, check=in_scale)
-        (parsed,) = runs.answers
-        config = JudgeConfig(provider=runs.provider, prompt=prompt.task, parser=SCORE_PARSER, scoring="rubric",
-                             **runs.sampling)
-        output_value = parsed.parsed if parsed.scored else None
-        result = None
-        if output_value is not None:
-            result = ScoreResult(score=float(output_value.score), low=low, high=high,
-                                 output=output_value.model_dump(mode="json"), attempts=parsed.attempts)
-        verdict = self._verdict("score", config, result, parsed.error, runs.verdict_fields(self), name,
-                                rubric=rubric, question=question, answer=answer)
-        return Score(verdict, output=output_value)
-
-    async def geval(self, text: str, *, criterion: str, steps: str | Sequence[str], context: str = "",
-                    scale: tuple[int, int] = (1, 5), scoring: Scoring = "auto", n: int = 20,
-                    name: str | None = None) -> GEvalScore:
-        """G-Eval on `text`: the criterion and its evaluation steps in the form-filling prompt,
-        scored by logprobs where the provider gives them (`auto`), else over n samples."""
-        low, high = scale
-        listed = steps if isinstance(steps, str) else "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
-        form = criterion.split(":")[0].split("(")[0].strip() or "Score"
-        prompt = self.render("core/geval.j2", criterion=criterion, steps=listed, context=context, text=text,
-                             form=form, low=low, high=high)
-        scored = await geval_score(self, self.family, prompt, range(low, high + 1), scoring=scoring, n=n)
-        method = scored.result.method if scored.result else scoring
-        config = JudgeConfig(provider=self.label("judge", self.family), prompt=prompt.task, parser=GEVAL_PARSER,
-                             scoring=method, n=n if method == "sampling" else 1, **scored.sampling)
-        usage = {"raw": scored.raw, "prompt_tokens": scored.prompt_tokens,
-                 "completion_tokens": scored.completion_tokens, "cached": scored.cached,
-                 "cost_usd": self.cost(config.provider, scored.prompt_tokens, scored.completion_tokens),
-                 "repaired": scored.repaired}
-        verdict = self._verdict("geval", config, scored.result, scored.error, usage, name, criterion=criterion,
-                                context=context, text=text)
-        return GEvalScore(verdict)
-
-    def _verdict(self, kind: str, config: JudgeConfig, result: Result | None, error: str | None,
-                 fields: Mapping[str, Any], name: str | None, **attributes: Any) -> Verdict:
-        verdict = Verdict(case_id=self.case_id, family=self.family, kind=kind, judge=config, result=result,
-                          valid=result is not None, error=None if result is not None else error or "no result",
-                          attributes={"name": name or self.name, "test": self.test, **attributes}, **fields)
-        self._record(verdict)
-        return verdict

@@ -37,7 +37,7 @@ class Outcome:
 
 class Jury:
     """The run's providers by role, prompts and cached calls: what a family pipeline sees. A test's
-    `jury` fixture is a `llmjury.judges.BoundJury`, which adds judge calls that record verdicts."""
+    `jury` fixture is a `llmjury.bound_jury.BoundJury`, which adds judge calls that record verdicts."""
 
     def __init__(self, engine: Engine, settings: Settings, prompts: PromptLibrary, prices: PriceTable,
                  options: Mapping[str, FamilyOptions] = MappingProxyType({})) -> None:

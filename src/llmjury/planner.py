@@ -45,7 +45,7 @@ class Wait(Protocol):
     def __call__(self, planned: Future[T], /) -> T: ...
 #: Fixtures the planner can supply itself: the plugin's `case` and `jury`.
 PLANNED_FIXTURES = frozenset({"case", "jury"})
-PLUGIN_MODULE = "llmjury.plugin"
+FIXTURES_MODULE = "llmjury.fixtures"
 
 
 def work_key(pipeline: Pipeline, case: Case) -> str:
@@ -98,7 +98,7 @@ def plannable(item: pytest.Item, plugins: frozenset[str] = frozenset()) -> bool:
         func = getattr(defs[-1], "func", None) if defs else None
         module, qualname = getattr(func, "__module__", ""), getattr(func, "__name__", "")
         if name in info.argnames:
-            if name in PLANNED_FIXTURES and module == PLUGIN_MODULE:
+            if name in PLANNED_FIXTURES and module == FIXTURES_MODULE:
                 continue
             if name in params and qualname == "get_direct_param_fixture_func":
                 continue

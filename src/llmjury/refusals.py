@@ -62,6 +62,7 @@ class BudgetRefusals:
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]
                                   ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """A test the budget stopped is reported skipped, with an unscored verdict, not failed."""
         report = yield
         if report.when in ("setup", "call") and report.failed:
             recorded = self.recorded(item)

@@ -20,7 +20,7 @@ from llmjury.decision import (
     sig3,
     signed,
 )
-from llmjury.family import Family
+from llmjury.family import AnyFamily
 from llmjury.loading import LoadReport
 from llmjury.model import GateResult, RunSummary
 from llmjury.portable import portable, shown
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 FLIPS_IN_MARKDOWN = 10
 
 def write_run(directory: Path, summary: RunSummary, records: list[dict[str, Any]],
-              gates: list[GateResult], families: Mapping[str, Family],
+              gates: list[GateResult], families: Mapping[str, AnyFamily],
               typed: Mapping[str, Sequence[Verdict]] | None = None, *,
               baseline: Sequence[dict[str, Any]] | None = None, root: Path | None = None) -> Path:
     """Write `directory/<run-id>/` and point `directory/latest` at it when the run recorded a verdict
@@ -169,7 +169,7 @@ def decisions_read_line(read: dict[str, int]) -> str:
 READ_AS = {"schema": "from the schema's decision field", "text": "from the text's decision line"}
 
 
-def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str, Family]) -> str:
+def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str, AnyFamily]) -> str:
     """`summary.md`: the decision first, as a pull-request comment should read; tables folded below."""
     run = summary.run
     decision = decision_of(summary, gates, families)
@@ -235,7 +235,7 @@ def _count(usage: Mapping[str, float | None], key: str) -> int:
 
 
 def terminal_lines(summary: RunSummary, gates: list[GateResult], run_dir: Path,
-                   families: Mapping[str, Family], root: Path | None = None) -> list[str]:
+                   families: Mapping[str, AnyFamily], root: Path | None = None) -> list[str]:
     """The end-of-run summary: the same Decision block as `summary.md`, then where the rest is
     (paths relative to `root`, the working directory when not given)."""
     root = root or Path.cwd()

@@ -27,7 +27,8 @@ import pytest
 from llmjury.budget import Budget, budget_facts
 from llmjury.jurors import JurySpec
 from llmjury.pricing import PriceTable
-from llmjury.progress import Board, Display, Meter, RunTotals, progress_style, status_frame
+from llmjury.progress import Board, Meter, RunTotals
+from llmjury.progress_display import Display, progress_style, status_frame
 from llmjury.settings import Settings
 
 T = TypeVar("T")
@@ -165,6 +166,7 @@ class RunWatch:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Stop the display before the session's reports are written below it."""
         if self.display is not None:
             self.display.stop()
             self.display = None
@@ -181,10 +183,12 @@ class RunWatch:
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Say, last, that the budget stopped paid calls (when it did)."""
         if self.note:
             terminalreporter.write_line(self.note, yellow=True, bold=True)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Publish this process's last tally; the process that reports removes the run's board."""
         self.meter.close()
         if not self.is_worker and self.board is not None:
             self.board.remove()

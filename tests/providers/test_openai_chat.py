@@ -13,10 +13,10 @@ import time
 import pytest
 
 from llmjury.chat import chat
-from llmjury.engine import UNREACHABLE_AFTER, Reach
 from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError, UnreachableProviderError
 from llmjury.jurors import JurySpec
 from llmjury.providers.base import ProviderSpec
+from llmjury.reach import UNREACHABLE_AFTER, Reach
 from llmjury.testing import FakeChoice, FakeOpenAI, Fault
 
 

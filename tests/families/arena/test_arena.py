@@ -10,11 +10,12 @@ from llmjury.errors import DatasetError, JudgeParseError
 from llmjury.families.arena import FAMILY, layout
 from llmjury.families.arena.agreement import agreement
 from llmjury.families.arena.arrangement import arrange
+from llmjury.families.arena.files import files
 from llmjury.families.arena.importers import by_judge, chatbot_arena, mtbench_judgements
 from llmjury.families.arena.judge import parse_pair, parse_scores, score_text, winner_from_scores
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.pipeline import battle
-from llmjury.families.arena.report import aggregate, files
+from llmjury.families.arena.report import aggregate
 from llmjury.families.arena.results import BattleResult
 from llmjury.settings import Settings
 

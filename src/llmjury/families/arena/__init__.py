@@ -64,9 +64,9 @@ class Arena(Family[ArenaOptions, ArenaSection]):
         return report.markdown(section)
 
     def files(self, section: ArenaSection, verdicts: Sequence[Verdict]) -> dict[str, str]:
-        from llmjury.families.arena import report
+        from llmjury.families.arena import files
 
-        return report.files(section, verdicts)
+        return files.files(section, verdicts)
 
     def dataset_paths(self, options: FamilyOptions, settings: Settings) -> dict[str, Path]:
         """As the contract's, with `answers` (a ';'-separated list) standing for its first file."""

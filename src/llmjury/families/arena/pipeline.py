@@ -30,6 +30,11 @@ from llmjury.judges import pairwise
 from llmjury.jury import Jury, Outcome
 from llmjury.verdicts import JudgeConfig, Verdict
 
+#: The shared pairwise call and its vote hand back plain words; these read them as a `Winner`. They
+#: only give the words of OUTCOME_LABELS, so a miss is a KeyError, never a guess.
+WINNERS: dict[str, Winner] = {"model_a": "model_a", "model_b": "model_b", "tie": "tie",
+                              "tie (bothbad)": "tie (bothbad)"}
+
 
 def options(jury: Jury) -> ArenaOptions:
     return jury.options(FAMILY, ArenaOptions)
@@ -73,7 +78,8 @@ async def judge_battle(jury: Jury, opts: ArenaOptions, case_id: str, question: s
                             variables={"question": question}, parse=parse, labels=OUTCOME_LABELS,
                             names=("model_a", "model_b"), round_index=round_index, vote=agreed_or_tie,
                             decisions=decisions)
-    runs = [OrderRun(order=r.order, winner=r.winner, error=r.error, juror=r.juror) for r in judged.runs]
+    runs = [OrderRun(order=r.order, winner=None if r.winner is None else WINNERS[r.winner], error=r.error,
+                     juror=r.juror) for r in judged.runs]
     votes = [juror_vote(juror, [r.winner for r in runs if r.juror == juror and r.winner is not None])
              for juror in dict.fromkeys(r.juror for r in runs)]
     common: dict[str, Any] = dict(case_id=case_id, family=FAMILY, kind=BATTLE, judge=judged.config(parser),
@@ -84,10 +90,11 @@ async def judge_battle(jury: Jury, opts: ArenaOptions, case_id: str, question: s
         return Verdict(valid=False, error=first_error, result=BattleResult(runs=runs), **common)
     consistent = all(v.consistent for v in votes if v.winner is not None)
     if judged.jurors is None:
-        result = BattleResult(winner=majority.winner, consistent=consistent, counted_runs=majority.counted, runs=runs)
+        result = BattleResult(winner=WINNERS[majority.winner], consistent=consistent, counted_runs=majority.counted,
+                              runs=runs)
     else:
-        result = BattleResult(winner=majority.winner, confidence=majority.confidence, counted_runs=majority.counted,
-                              consistent=consistent, jurors=votes, runs=runs)
+        result = BattleResult(winner=WINNERS[majority.winner], confidence=majority.confidence,
+                              counted_runs=majority.counted, consistent=consistent, jurors=votes, runs=runs)
     return Verdict(result=result, **common)
 
 
@@ -95,7 +102,7 @@ def juror_vote(juror: str, counted: list[Winner]) -> JurorVote:
     """One juror's vote on a battle from its counted runs: consistent when they all agree."""
     decided = agreed_or_tie(list(counted))
     return JurorVote(judge=juror, counted_runs=len(counted), consistent=len(set(counted)) == 1,
-                     winner=decided.winner if decided else None)
+                     winner=WINNERS[decided.winner] if decided else None)
 
 
 def battle_attributes(case: BattleCase, opts: ArenaOptions) -> dict[str, Any]:

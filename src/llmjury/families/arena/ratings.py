@@ -88,7 +88,8 @@ def outcome_cells(battles: Battles) -> np.ndarray:
         raise ValueError("score_a must be 1, 0 or 0.5 for every battle")
     m = len(battles.models)
     dtype = np.int16 if m * m * 3 <= np.iinfo(np.int16).max else np.int64
-    return ((battles.a * m + battles.b) * 3 + rounded.astype(np.int64)).astype(dtype)
+    cells: np.ndarray = ((battles.a * m + battles.b) * 3 + rounded.astype(np.int64)).astype(dtype)
+    return cells
 
 
 def online_elo(battles: Battles, *, k: float = K_FACTOR, scale: float = SCALE, base: float = BASE,
@@ -98,7 +99,8 @@ def online_elo(battles: Battles, *, k: float = K_FACTOR, scale: float = SCALE, b
     if len(order) and (order.min() < 0 or order.max() >= len(battles)):
         # The compiled pass reads without bounds checks: a wrong index would give made-up ratings.
         raise IndexError(f"order holds battle indices outside 0..{len(battles) - 1}")
-    return elo_passes(battles, [order], updates=len(order), k=k, scale=scale, base=base, init=init)[0]
+    ratings: np.ndarray = elo_passes(battles, [order], updates=len(order), k=k, scale=scale, base=base, init=init)[0]
+    return ratings
 
 
 def elo_passes(battles: Battles, orders: Iterable[np.ndarray], *, updates: int, k: float = K_FACTOR,
@@ -112,7 +114,7 @@ def elo_passes(battles: Battles, orders: Iterable[np.ndarray], *, updates: int, 
     log_base = math.log(base) / scale
     loaded = _compiled_pass.cache_info().currsize > 0
     compiled = _compiled_pass() if loaded or updates > COMPILED_ELO_UPDATES else None
-    plain = None if compiled else cells.tolist()  # lists: Python reads their items far faster
+    plain: list[int] = [] if compiled else cells.tolist()  # lists: Python reads their items far faster
     out = []
     for order in orders:
         if compiled is not None:
@@ -151,7 +153,8 @@ def fit_bradley_terry(wins: np.ndarray, *, scale: float = SCALE, base: float = B
 
     def loss(x: np.ndarray, w: np.ndarray, h: np.ndarray) -> np.ndarray:
         diff = alpha * (x[:, :, None] - x[:, None, :])
-        return (w * np.logaddexp(0.0, -diff)).sum(axis=(1, 2)) + h * (x * x).sum(axis=1)
+        per_round: np.ndarray = (w * np.logaddexp(0.0, -diff)).sum(axis=(1, 2)) + h * (x * x).sum(axis=1)
+        return per_round
 
     current = loss(beta, wins, ridge)
     active = np.ones(rounds, dtype=bool)
@@ -191,17 +194,20 @@ def bradley_terry(wins: np.ndarray, *, scale: float = SCALE, base: float = BASE,
 
     Ratings are shifted so their mean is `init`, or so that model `anchor[0]` sits at `anchor[1]`.
     """
-    return _shifted(fit_bradley_terry(wins[None], scale=scale, base=base), init, anchor)[0]
+    ratings: np.ndarray = _shifted(fit_bradley_terry(wins[None], scale=scale, base=base), init, anchor)[0]
+    return ratings
 
 
 def _shifted(beta: np.ndarray, init: float, anchor: tuple[int, float] | None) -> np.ndarray:
     shift = anchor[1] - beta[:, anchor[0]] if anchor else init - beta.mean(axis=1)
-    return beta + shift[:, None]
+    shifted: np.ndarray = beta + shift[:, None]
+    return shifted
 
 
 def predicted_win_rates(ratings: np.ndarray, *, scale: float = SCALE, base: float = BASE) -> np.ndarray:
     """P[i, j]: the chance model i beats model j implied by the ratings."""
-    return 1.0 / (1.0 + base ** ((ratings[None, :] - ratings[:, None]) / scale))
+    rates: np.ndarray = 1.0 / (1.0 + base ** ((ratings[None, :] - ratings[:, None]) / scale))
+    return rates
 
 
 def empirical_win_rates(battles: Battles) -> np.ndarray:
@@ -242,7 +248,8 @@ def permuted_elo(battles: Battles, *, permutations: int = 20, seed: int = 0) -> 
     rng = np.random.default_rng(seed)
     n = len(battles)
     orders = (rng.permutation(n) for _ in range(permutations))
-    return elo_passes(battles, orders, updates=permutations * n).mean(axis=0)
+    mean: np.ndarray = elo_passes(battles, orders, updates=permutations * n).mean(axis=0)
+    return mean
 
 
 def bootstrap_elo(battles: Battles, *, rounds: int = 20, seed: int = 0) -> np.ndarray:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import ConfigDict
 
 from llmjury.cases import Case, slug
@@ -11,11 +9,10 @@ from llmjury.datasets.dialogue_items import DialogueItem
 from llmjury.errors import DatasetError
 from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, load
-from llmjury.families.geval.options import GEvalOptions
+from llmjury.families.geval.options import GEvalOptions, Task
 from llmjury.loading import LoadReport
 from llmjury.settings import Settings
 
-Task = Literal["dialogue", "response"]
 TASK_MARKS = {"dialogue": "whole_dialogue", "response": "next_response"}
 
 

@@ -1,6 +1,6 @@
 """Meta-evaluation: how well predicted scores track human scores.
 
-Pearson r, Spearman rho and Kendall tau (tau-b), equal to scipy's (llmjury.stats), two ways: pooled
+Pearson r, Spearman rho and Kendall tau (tau-b), equal to scipy's (llmjury.correlation), two ways: pooled
 over all items (seed 004's way), and per dialogue context then averaged (the G-Eval paper's turn-level protocol;
 contexts where either side is constant are skipped). Pooled intervals bootstrap items; per-context
 intervals bootstrap contexts. A system-level correlation (per-system means) is added when items
@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from llmjury.correlation import MIN_CORRELATION_N, kendall_tau_b, resample_ranks
+from llmjury.correlation import correlations as stats_correlations
 from llmjury.families.geval.results import DeepevalResult, MetaEvaluation, ScoreResult
-from llmjury.stats import MIN_CORRELATION_N, kendall_tau_b, metric, resample_ranks, too_few
-from llmjury.stats import correlations as stats_correlations
+from llmjury.stats import metric, too_few
 from llmjury.verdicts import Verdict
 
 KINDS = ("pearson", "spearman", "kendall")

@@ -12,7 +12,9 @@ from llmjury.families.geval.criteria import parse_mapping, unknown
 from llmjury.family import FamilyOptions
 
 SHIPPED = ("topical_chat", "dstc9")
-TASKS = ("dialogue", "response")
+#: What G-Eval judges of a dialogue: the whole dialogue, or its last response.
+Task = Literal["dialogue", "response"]
+TASKS: dict[str, Task] = {"dialogue": "dialogue", "response": "response"}
 
 
 class GEvalOptions(FamilyOptions):
@@ -60,7 +62,11 @@ class GEvalOptions(FamilyOptions):
             return self.listed("datasets")
         return [self.items_dataset] if self.items_dataset else list(SHIPPED)
 
-    def tasks(self, dataset: str) -> list[str]:
+    def tasks(self, dataset: str) -> list[Task]:
+        """The tasks to judge on `dataset` (each checked at start-up, when the options are parsed)."""
+        return [TASKS[task] for task in self.listed_tasks(dataset)]
+
+    def listed_tasks(self, dataset: str) -> list[str]:
         return self.listed("items_tasks" if dataset == self.items_dataset else f"tasks_{dataset}")
 
     def criteria(self, dataset: str) -> list[str] | None:
@@ -91,7 +97,7 @@ class GEvalOptions(FamilyOptions):
                 raise ValueError(f"datasets: unknown dataset {name!r}; use {', '.join(known)}{hint}")
         for name in self.selected:
             own = name == self.items_dataset
-            bad = [task for task in self.tasks(name) if task not in TASKS]
+            bad = [task for task in self.listed_tasks(name) if task not in TASKS]
             if bad:
                 raise ValueError(f"{'items_tasks' if own else f'tasks_{name}'}: unknown task {bad[0]!r}; "
                                  "use dialogue and/or response")

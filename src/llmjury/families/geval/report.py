@@ -15,10 +15,10 @@ from llmjury.families.geval.results import (
     Correlations,
     GEvalSection,
     MetaEvaluation,
-    Metric,
     Reference,
     Validity,
 )
+from llmjury.model import Metric
 from llmjury.repairs import repairs_by_judge, with_counts
 from llmjury.verdicts import Verdict
 
@@ -117,10 +117,11 @@ def markdown(section: GEvalSection) -> str:
              "per-context ρ | per-context τ | system r | system ρ |", "|---|---|---|---|---|---|---|---|---|---|"]
     for key, m in section.meta.items():
         pooled, per, system = m.pooled, m.per_context, m.system_level
-        lines.append(f"| `{key}` | {m.items} | {_fmt(pooled and pooled.pearson)} | "
-                     f"{_fmt(pooled and pooled.spearman)} | {_fmt(pooled and pooled.kendall)} | "
-                     f"{_fmt(per and per.pearson)} | {_fmt(per and per.spearman)} | {_fmt(per and per.kendall)} | "
-                     f"{_fmt(system and system.pearson)} | {_fmt(system and system.spearman)} |")
+        cells = [_fmt(None if pooled is None else pooled.pearson), _fmt(None if pooled is None else pooled.spearman),
+                 _fmt(None if pooled is None else pooled.kendall), _fmt(None if per is None else per.pearson),
+                 _fmt(None if per is None else per.spearman), _fmt(None if per is None else per.kendall),
+                 _fmt(None if system is None else system.pearson), _fmt(None if system is None else system.spearman)]
+        lines.append(f"| `{key}` | {m.items} | {' | '.join(cells)} |")
     if section.human_ceiling:
         lines += ["", "**Human ceiling** (each annotator against the mean of the others, averaged, on the "
                   "items of the same dataset; set a judge's correlation beside it)", "",

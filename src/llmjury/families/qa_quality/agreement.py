@@ -11,9 +11,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from llmjury.correlation import MIN_CORRELATION_N, bootstrap_spearman, correlations
 from llmjury.families.qa_quality.labels import describe, vocabulary
-from llmjury.families.qa_quality.results import JudgeValidity, LabelledGrade, Metric
-from llmjury.stats import MIN_CORRELATION_N, bootstrap_spearman, correlations, metric, proportion
+from llmjury.families.qa_quality.results import JudgeValidity, LabelledGrade
+from llmjury.model import Metric
+from llmjury.stats import metric, proportion
 
 #: Item bootstrap resamples of the Spearman interval (seed 0).
 BOOTSTRAP = 500

@@ -46,7 +46,9 @@ async def grade_pair(case: QACase, jury: Jury) -> Outcome:
                                   **runs.verdict_fields(jury))
     if not answer.scored:
         return Outcome([Verdict(valid=False, error=answer.error, **common)])
-    evaluation: QualityEvaluation = answer.parsed
+    evaluation = answer.parsed
+    if not isinstance(evaluation, QualityEvaluation):  # structured() validates every scored answer as one
+        raise TypeError(f"{case.id}: a scored answer read as {type(evaluation).__name__}, not QualityEvaluation")
     scores = Scores(**{d: getattr(evaluation, d).score for d in DIMENSIONS})
     values = [getattr(scores, d) for d in DIMENSIONS]
     computed = grade(values)

@@ -12,25 +12,25 @@ from collections.abc import Sequence
 import numpy as np
 
 from llmjury.families.qa_quality.agreement import agreement_with_labels
-from llmjury.families.qa_quality.evaluation import DIMENSIONS
+from llmjury.families.qa_quality.evaluation import DIMENSIONS, Grade
 from llmjury.families.qa_quality.results import (
     DimensionMetrics,
     GradeCounts,
     GradeResult,
     LabelledGrade,
-    Metric,
     PairFigures,
     QASection,
     RuleCounts,
     RulesResult,
     TokenSaving,
 )
+from llmjury.model import Metric
 from llmjury.repairs import repairs_by_judge, with_counts
 from llmjury.stats import mean_metric as stats_mean_metric
 from llmjury.stats import proportion
 from llmjury.verdicts import Verdict
 
-GRADES = ("high", "medium", "low", "remove")
+GRADES: tuple[Grade, ...] = ("high", "medium", "low", "remove")
 
 
 def mean_metric(values: list[float]) -> Metric:
@@ -97,7 +97,11 @@ def corpus_section(verdicts: Sequence[Verdict]) -> QASection:
 
 def course_of(verdict: Verdict) -> str:
     """The course a pair is filed under: its own, else its dataset's name (a pairs file without courses)."""
-    return verdict.attributes.get("course") or verdict.attributes.get("dataset", "")
+    for key in ("course", "dataset"):
+        name = verdict.attributes.get(key)
+        if isinstance(name, str) and name:
+            return name
+    return ""
 
 
 def markdown(section: QASection) -> str:

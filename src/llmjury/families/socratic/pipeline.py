@@ -10,16 +10,18 @@ from typing import Any
 from llmjury.chat import ChatRequest, Message
 from llmjury.errors import ProviderError
 from llmjury.families.socratic.cases import RealSubsetCase, ResponsePairCase, SubsetCase, TutorPairCase
-from llmjury.families.socratic.decision import DECISION_FIELD, PARSER_VERSION, parse_decision
+from llmjury.families.socratic.decision import DECISION_FIELD, PARSER_VERSION, Decision, parse_decision
 from llmjury.families.socratic.dialogue import STUDENT, Turn, cut, generate_dialogue, history, teacher_reply
 from llmjury.families.socratic.options import NAME, SocraticOptions
 from llmjury.families.socratic.results import (
     AspectVerdict,
+    HumanLabel,
     HumanPreferenceResult,
     JudgedPair,
     JudgeRun,
     JurorVote,
     PairwiseResult,
+    Side,
 )
 from llmjury.judges import Order, Pairwise, pairwise
 from llmjury.jury import Jury, Outcome
@@ -42,7 +44,18 @@ def positions(case_id: str, runs: int, mode: str, seed: int) -> list[str]:
 
 
 #: `parse_decision`'s options: the reply in slot A (0), in slot B (1), or neither.
-DECISION_LABELS = {"a": 0, "b": 1, "c": "tie"}
+DECISION_LABELS: dict[str, int | str] = {"a": 0, "b": 1, "c": "tie"}
+#: The shared pairwise call hands back plain words; these read them as the results' types. The call
+#: only gives the words of DECISION_LABELS and of its `names`, so a miss is a KeyError, never a guess.
+DECISIONS: dict[str, Decision] = {"a": "a", "b": "b", "c": "c"}
+SIDES: dict[str, Side] = {"ours": "ours", "baseline": "baseline", "tie": "tie"}
+#: People's preferences as the annotated pairs spell them.
+HUMAN_LABELS: dict[str, HumanLabel] = {"a": "a", "b": "b", "tie": "tie"}
+
+
+def side(word: str | None) -> Side | None:
+    """The side a judge run, juror or majority named, if any."""
+    return None if word is None else SIDES[word]
 
 
 async def judge_pair(jury: Jury, case_id: str, turns: list[Turn], ours: str, baseline: str,
@@ -66,9 +79,11 @@ def decision(judged: Pairwise) -> dict[str, Any]:
     m = judged.majority
     decided = {} if m is None else {"winner": m.winner, "confidence": m.confidence, "counted_runs": m.counted,
                                     "vote_counts": m.counts}
-    runs = [JudgeRun(ours_position="A" if r.order == "ab" else "B", decision=r.decision, juror=r.juror,
-                     preferred=r.winner, error=r.error, attempts=r.attempts) for r in judged.runs]
-    jurors = None if judged.jurors is None else [JurorVote(judge=v.judge, winner=v.winner) for v in judged.jurors]
+    runs = [JudgeRun(ours_position="A" if r.order == "ab" else "B", juror=r.juror, preferred=side(r.winner),
+                     decision=None if r.decision is None else DECISIONS[r.decision], error=r.error,
+                     attempts=r.attempts) for r in judged.runs]
+    jurors = None if judged.jurors is None else [JurorVote(judge=v.judge, winner=side(v.winner))
+                                                 for v in judged.jurors]
     return {**decided, "runs": runs, "jurors": jurors}
 
 
@@ -140,7 +155,7 @@ async def judge_replies(case_id: str, jury: Jury, context: list[Turn], ours: str
         aspects = {}
         for aspect in ASPECTS:
             m = (await judge_pair(jury, case_id, context, ours, baseline, opts, aspect)).majority
-            aspects[aspect] = None if m is None else AspectVerdict(winner=m.winner, confidence=m.confidence,
+            aspects[aspect] = None if m is None else AspectVerdict(winner=SIDES[m.winner], confidence=m.confidence,
                                                                    counted_runs=m.counted)
     result = PairwiseResult.model_validate({**result.model_dump(), "ours_chars": len(ours),
                                             "baseline_chars": len(baseline), "aspects": aspects, **decision(judged)})
@@ -170,7 +185,8 @@ async def judge_tutor_pair(case: TutorPairCase, jury: Jury) -> Outcome:
     """The same judge on two annotated tutors' replies; tutor A takes the "ours" slot."""
     opts = jury.options(NAME, SocraticOptions)
     judged = await judge_pair(jury, case.id, case.turns(), case.response_a, case.response_b, opts)
-    result = HumanPreferenceResult(dataset=case.dataset, human=case.human, human_by_dimension=case.human_by_dimension,
+    result = HumanPreferenceResult(dataset=case.dataset, human=HUMAN_LABELS[case.human],
+                                   human_by_dimension={d: HUMAN_LABELS[h] for d, h in case.human_by_dimension.items()},
                                    ours_chars=len(case.response_a), baseline_chars=len(case.response_b),
                                    **decision(judged))
     attributes = {"conversation": case.conversation_id, "corpus": case.corpus, "tutor_a": case.tutor_a,

@@ -7,7 +7,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from llmjury.agreement import JurorAgreement, JuryDecision, juror_agreement
 from llmjury.cases import slug
@@ -16,20 +16,24 @@ from llmjury.families.socratic.results import (
     Comparison,
     DimensionAgreement,
     HumanAgreement,
+    HumanLabel,
     HumanPreferenceResult,
     JudgedPair,
-    Metric,
     PairwiseResult,
     RobustEvaluation,
+    Side,
     SignTest,
     SocraticSection,
 )
 from llmjury.majority import robust_verdict
+from llmjury.model import Metric
 from llmjury.repairs import repairs_by_judge, with_counts
 from llmjury.verdicts import Verdict
 
-OURS, BASELINE, TIE = "ours", "baseline", "tie"
-HUMAN_SIDE = {OURS: "a", BASELINE: "b", TIE: "tie"}
+OURS: Final = "ours"
+BASELINE: Final = "baseline"
+TIE: Final = "tie"
+HUMAN_SIDE: dict[Side, HumanLabel] = {OURS: "a", BASELINE: "b", TIE: "tie"}
 Pair = tuple[Verdict, JudgedPair]
 
 
@@ -134,9 +138,10 @@ def length_controlled(results: Sequence[JudgedPair]) -> Metric:
 
     from llmjury.stats import length_controlled_rate
 
-    rows = [r for r in results if r.ours_chars is not None and r.baseline_chars is not None]
-    outcome = np.array([{OURS: 1.0, BASELINE: 0.0}.get(r.winner or TIE, 0.5) for r in rows])
-    diff = np.array([r.ours_chars - r.baseline_chars for r in rows], dtype=float)  # type: ignore[operator]
+    rows = [(r, ours - base) for r in results
+            if (ours := r.ours_chars) is not None and (base := r.baseline_chars) is not None]
+    outcome = np.array([{OURS: 1.0, BASELINE: 0.0}.get(r.winner or TIE, 0.5) for r, _ in rows])
+    diff = np.array([d for _, d in rows], dtype=float)
     return _metric(length_controlled_rate(outcome, diff))
 
 
@@ -227,8 +232,9 @@ def label(dataset: str) -> str:
 
 def agreement_with_humans(pairs: Sequence[tuple[Verdict, HumanPreferenceResult]]) -> HumanAgreement:
     """The judge against people's preference (tutor A in the "ours" slot), overall and per dimension."""
-    valid = [(v, r) for v, r in pairs if v.valid and r.winner is not None]
-    judged = [(HUMAN_SIDE[r.winner], r.human) for _, r in valid]  # type: ignore[index]
+    decided = [(v, r, HUMAN_SIDE[winner]) for v, r in pairs if v.valid and (winner := r.winner) is not None]
+    valid = [(v, r) for v, r, _ in decided]
+    judged = [(side, r.human) for _, r, side in decided]
     dimensions = list(dict.fromkeys(d for _, r in pairs for d in r.human_by_dimension))
     humans = {v.case_id: {"a": OURS, "b": BASELINE, "tie": TIE}[r.human] for v, r in valid}
     names = ", ".join(sorted({label(r.dataset) for _, r in pairs}))
@@ -240,8 +246,8 @@ def agreement_with_humans(pairs: Sequence[tuple[Verdict, HumanPreferenceResult]]
         position_consistency=position_consistency([r for _, r in valid]),
         chance_agreement_with_ties=_chance(judged),
         dimensions=dimensions,
-        by_dimension={d: DimensionAgreement(**agreement([(HUMAN_SIDE[r.winner], r.human_by_dimension[d])  # type: ignore[index]
-                                                         for _, r in valid if d in r.human_by_dimension]))
+        by_dimension={d: DimensionAgreement(**agreement([(side, r.human_by_dimension[d])
+                                                         for _, r, side in decided if d in r.human_by_dimension]))
                       for d in dimensions},
     )
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from llmjury.bound_jury import BoundJury
 from llmjury.chat import chat
 from llmjury.errors import ConfigError
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.socratic.cases import simulated_cases
 from llmjury.families.socratic.options import SocraticOptions
 from llmjury.families.socratic.pipeline import compare
-from llmjury.judges import BoundJury
 from llmjury.jurors import JurySpec
 from llmjury.jury import Jury
 from llmjury.pricing import PriceTable

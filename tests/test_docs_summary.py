@@ -1,0 +1,25 @@
+"""The summary.json reference page is generated from the model that writes the file: every field of
+every part is on it, so a field added to the model is documented by the build itself."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from llmjury.model import FamilySummary, Metric, RunInfo, RunSummary
+
+HOOK = Path(__file__).resolve().parents[1] / "docs" / "hooks" / "summary_reference.py"
+
+
+def test_every_field_of_the_summary_model_is_on_the_page():
+    spec = importlib.util.spec_from_file_location("summary_reference", HOOK)
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    page = hook.on_page_markdown("# Reports\n\n<!-- llmjury-summary -->\n", page=None)
+    for part in (RunSummary, RunInfo, FamilySummary, Metric):
+        assert f"### `{part.__name__}`" in page
+        for name in part.model_fields:
+            assert f"| `{name}` |" in page, (part.__name__, name)
+    assert "| `status` | `Status` | computed |" in page
+    assert "| `value` | `float | None` | yes |" in page

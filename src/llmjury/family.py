@@ -20,10 +20,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from llmjury.errors import ConfigError
-from llmjury.model import Figures, Metric, Result, Section
+from llmjury.model import FamilyOptions, Figures, Metric, Result, Section
 
 if TYPE_CHECKING:
     import argparse
@@ -46,12 +46,6 @@ CaseLoad: TypeAlias = "tuple[Sequence[Case], Sequence[LoadReport]]"
 #: A family's aggregate model: `aggregate` returns it and the report hooks receive it, so a family
 #: reads its own fields without narrowing a `Section` back.
 SectionT = TypeVar("SectionT", bound=Section)
-
-
-class FamilyOptions(BaseModel):
-    """Base of every family's `--llm-option FAMILY.KEY=VALUE` model: an unknown key is an error."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 #: A family's options model: its case sets' loaders receive it parsed, as this type.

@@ -16,7 +16,7 @@ from llmjury.settings import Settings, family_options
 from llmjury.verdicts import Verdict
 
 if TYPE_CHECKING:
-    from llmjury.family import FamilyOptions
+    from llmjury.model import FamilyOptions
 
 OptionsT = TypeVar("OptionsT", bound="FamilyOptions")
 

@@ -24,6 +24,12 @@ from llmjury.portable import portable
 SUMMARY_VERSION = 1
 
 
+class FamilyOptions(BaseModel):
+    """Base of every family's `--llm-option FAMILY.KEY=VALUE` model: an unknown key is an error."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
 class Figures(BaseModel):
     """Base of the models a family's results and report are made of. Each builds its validation
     schema at first use (pydantic's defer_build), not when its module loads: every process loads

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +18,7 @@ from llmjury.jurors import JurySpec
 from llmjury.limits import RateLimit
 
 if TYPE_CHECKING:
-    from llmjury.family import AnyFamily, FamilyOptions
+    from llmjury.model import FamilyOptions
 
 #: What a role no setting names is asked: the offline heuristics.
 DEFAULT_PROVIDER = JurySpec.parse("offline")
@@ -217,33 +217,3 @@ def checked_options(family: str, model: type[FamilyOptions], lines: Sequence[Opt
                 problems.append(f"{where} {family}.*: {message}")
         raise ConfigError("; ".join(problems)) from None
 
-
-def check_roles(settings: Settings, families: Mapping[str, AnyFamily]) -> list[str]:
-    """A role set with a typo would silently never be used, and every call would go to the default
-    provider. A per-family role (`socratic.judge=SPEC`) names a known family and a role that family
-    asks for (a ConfigError otherwise); a role for every family that none asks for, but that is
-    close to one that is, gets a warning (returned): a test of the user's own may ask for any name."""
-    asked = {role for family in families.values() for role in family.roles}
-    warnings = []
-    for key, spec in settings.roles.items():
-        where = f"{settings.role_sources.get(key, '--llm-role')} {key}={spec.text}"
-        family, dot, role = key.partition(".")
-        if not dot:
-            hint = did_you_mean(key, asked) if key not in asked else ""
-            if hint:
-                warnings.append(f"{where}: no family asks for role {key!r}{hint}; only a test of your own "
-                                f"that asks for {key!r} uses it")
-        elif family not in families:
-            raise ConfigError(f"{where}: unknown family {family!r}{did_you_mean(family, families)}; "
-                              f"known families: {', '.join(families)} (or write {role}=SPEC for every family)")
-        elif families[family].roles and role not in families[family].roles:
-            roles = families[family].roles
-            raise ConfigError(f"{where}: the {family} family asks for no role {role!r}{did_you_mean(role, roles)}; "
-                              f"its roles: {', '.join(roles)}")
-    named = asked | {key.partition(".")[2] or key for key in settings.roles}
-    for role in sorted(settings.under_test - UNDER_TEST - named):
-        hint = did_you_mean(role, named)
-        if hint:
-            warnings.append(f"--llm-under-test {role}: no family asks for role {role!r} and no --llm-role sets it"
-                            f"{hint}; only a test of your own that asks for {role!r} uses it")
-    return warnings

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,12 +22,13 @@ from llmjury.decision_field import check_output
 from llmjury.errors import ConfigError, ConfigWarning, DatasetError
 from llmjury.families import discover
 from llmjury.family import AnyFamily, FamilyOptions
+from llmjury.freshness import UNDER_TEST
 from llmjury.gates import Gate, check_metrics
 from llmjury.options import resolve_settings
 from llmjury.pricing import PriceTable
 from llmjury.redact import redact_spec
 from llmjury.saved import SavedRun, load_run
-from llmjury.settings import OptionLine, Settings, check_roles, did_you_mean
+from llmjury.settings import OptionLine, Settings, did_you_mean
 from llmjury.watch import budget_of
 
 #: A name in a `-m` expression (pytest's grammar: letters, digits and _ : + - . [ ] \).
@@ -93,6 +95,38 @@ def warn_roles(config: pytest.Config, start: StartUp) -> None:
             config.issue_config_time_warning(ConfigWarning(text), stacklevel=2)
         except ConfigWarning:  # a usage error, not a traceback
             raise pytest.UsageError(text) from None
+
+
+def check_roles(settings: Settings, families: Mapping[str, AnyFamily]) -> list[str]:
+    """A role set with a typo would silently never be used, and every call would go to the default
+    provider. A per-family role (`socratic.judge=SPEC`) names a known family and a role that family
+    asks for (a ConfigError otherwise); a role for every family that none asks for, but that is
+    close to one that is, gets a warning (returned): a test of the user's own may ask for any name."""
+    asked = {role for family in families.values() for role in family.roles}
+    warnings = []
+    for key, spec in settings.roles.items():
+        where = f"{settings.role_sources.get(key, '--llm-role')} {key}={spec.text}"
+        family, dot, role = key.partition(".")
+        if not dot:
+            hint = did_you_mean(key, asked) if key not in asked else ""
+            if hint:
+                warnings.append(f"{where}: no family asks for role {key!r}{hint}; only a test of your own "
+                                f"that asks for {key!r} uses it")
+        elif family not in families:
+            raise ConfigError(f"{where}: unknown family {family!r}{did_you_mean(family, families)}; "
+                              f"known families: {', '.join(families)} (or write {role}=SPEC for every family)")
+        elif families[family].roles and role not in families[family].roles:
+            roles = families[family].roles
+            raise ConfigError(f"{where}: the {family} family asks for no role {role!r}{did_you_mean(role, roles)}; "
+                              f"its roles: {', '.join(roles)}")
+    named = asked | {key.partition(".")[2] or key for key in settings.roles}
+    for role in sorted(settings.under_test - UNDER_TEST - named):
+        hint = did_you_mean(role, named)
+        if hint:
+            warnings.append(f"--llm-under-test {role}: no family asks for role {role!r} and no --llm-role sets it"
+                            f"{hint}; only a test of your own that asks for {role!r} uses it")
+    return warnings
+
 
 
 def register_family_markers(config: pytest.Config, families: dict[str, AnyFamily]) -> None:

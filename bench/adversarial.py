@@ -21,10 +21,10 @@ from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
-from llmjury.cache import CacheMode, SampleStore
-from llmjury.engine import Engine
 from llmjury.families import discover, offline_answers
-from llmjury.settings import Settings
+from llmjury.running.cache import CacheMode, SampleStore
+from llmjury.running.engine import Engine
+from llmjury.running.settings import Settings
 
 CORPUS_MODULE = Path(__file__).resolve().parents[1] / "tests" / "adversarial_corpus.py"
 HEADINGS = {"entries": "entries", "kept": "kept", "flips": "flips", "wrongly_scored": "wrongly scored",

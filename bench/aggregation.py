@@ -19,10 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from llmjury import aggregate
 from llmjury.cli import read_verdicts
 from llmjury.families import discover
 from llmjury.pricing import PriceTable
+from llmjury.results import aggregate
 
 
 def main() -> None:

@@ -14,8 +14,8 @@ import argparse
 import time
 from pathlib import Path
 
-from llmjury.compare import compare_family, metric_rows
 from llmjury.families import discover
+from llmjury.results.compare import compare_family, metric_rows
 from llmjury.saved import load_run
 
 

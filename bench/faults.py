@@ -34,7 +34,7 @@ SUITE = textwrap.dedent("""
     from llmjury import Case, JudgeConfig, Outcome, Verdict
     from llmjury.chat import chat
     from llmjury.errors import JudgeParseError
-    from llmjury.judging import ask_judge
+    from llmjury.judgement.judging import ask_judge
 
     CASES = [Case(id=f"case-{{i:05d}}", family="bench") for i in range({cases})]
 

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llmjury.compare import paired_delta
-from llmjury.gates import Gate
 from llmjury.model import RunInfo, RunSummary
+from llmjury.results.compare import paired_delta
+from llmjury.results.gates import Gate
 
 SIZES = (60, 200, 1000)
 #: Unchanged PRs (A/A), and PRs that drop the true figure by 5 and 15 points of its range.

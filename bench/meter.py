@@ -16,10 +16,10 @@ import tempfile
 import timeit
 from pathlib import Path
 
-from llmjury.budget import Budget
 from llmjury.chat import Sample, Usage
 from llmjury.pricing import PriceTable
-from llmjury.progress import Board, Meter, Tally
+from llmjury.running.budget import Budget
+from llmjury.session.progress import Board, Meter, Tally
 
 
 def per_call_us(meter: Meter, provider: str, calls: int) -> float:

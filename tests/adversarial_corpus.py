@@ -5,7 +5,7 @@ Each row says what the judge decided (`truth`, None when it decided nothing) and
 must read (`expected`: the truth, or None for unscored). End to end, a fake OpenAI-compatible
 server answers each row through its family's judge call path; asked for its decision alone (the
 repair call), it gives its real decision in the prompt's format. The verdict parsers' rows also run
-in schema mode (`FIELDS`, llmjury.decision_field): the same free text to a schema request, and each
+in schema mode (`FIELDS`, llmjury.running.decision_field): the same free text to a schema request, and each
 text as the reasoning of a schema answer whose decision field holds the truth.
 """
 
@@ -19,14 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from llmjury.engine import Engine
 from llmjury.errors import JudgeParseError
 from llmjury.families.arena.judge import OUTCOME_LABELS, PAIR_FIELD, SCORE_FIELD, parse_pair, read_scores
 from llmjury.families.qa_quality.evaluation import DIMENSIONS, QualityEvaluation
 from llmjury.families.socratic.decision import DECISION_FIELD, parse_decision
-from llmjury.geval_scoring import parse_score
-from llmjury.judges import CHOICE_FIELD, CHOICE_LABELS, RubricScore, parse_choice, schema_parser
+from llmjury.judgement.geval_scoring import parse_score
+from llmjury.judgement.judges import CHOICE_FIELD, CHOICE_LABELS, RubricScore, parse_choice, schema_parser
 from llmjury.jurors import JurySpec
+from llmjury.running.engine import Engine
 from llmjury.testing import FakeOpenAI
 from llmjury.testing.fake_openai import ServerBehaviour
 
@@ -99,7 +99,7 @@ def corpus_server(rows: list[dict[str, Any]], parser: str, as_field: bool = Fals
 
 async def judge_row(jury: Any, parser: str, i: int, schema: bool = False) -> tuple[Any, bool]:
     """One row through its family's judge call path: (decision or None, decided by a repair call)."""
-    from llmjury.judges import geval_score, pairwise, structured
+    from llmjury.judgement.judges import geval_score, pairwise, structured
 
     item = f"item-{i}-"
     pair = {
@@ -139,7 +139,7 @@ def run_corpus(make_engine: Callable[[], Engine], parser: str, schema: bool = Fa
     """Every row of `parser` end to end: the counts (`COLUMNS`) and a line per row read wrongly
     (a flip, a score from no decision, or a clear decision lost). `schema`: the verdict judge asks
     for its decision field; `as_field`: the rows where the judge decided, answered as the field."""
-    from llmjury.jury import Jury
+    from llmjury.judgement.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
 

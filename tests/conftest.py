@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from llmjury.cache import CacheMode, SampleStore
-from llmjury.engine import Engine
 from llmjury.families import discover, offline_answers
 from llmjury.jurors import JurySpec
-from llmjury.settings import Settings
+from llmjury.running.cache import CacheMode, SampleStore
+from llmjury.running.engine import Engine
+from llmjury.running.settings import Settings
 from llmjury.testing import FakeGemini, FakeOpenAI
 
 pytest_plugins = ["pytester"]

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from llmjury.errors import JudgeParseError
 from llmjury.families.socratic.decision import parse_decision
-from llmjury.geval_scoring import parse_score
+from llmjury.judgement.geval_scoring import parse_score
 from llmjury.jurors import JurySpec
 from llmjury.quotes import unquoted
 from llmjury.testing import FakeOpenAI
@@ -168,8 +168,8 @@ def marked_logprobs(text: str, at: int):
 
 @pytest.mark.parametrize(("text", "score"), SMOL, ids=[f"smol-{i}" for i in range(len(SMOL))])
 def test_copied_rubric_anchors_are_never_the_score_sampling_or_logprobs(make_engine, text, score):
-    from llmjury.judges import geval_score
-    from llmjury.jury import Jury
+    from llmjury.judgement.judges import geval_score
+    from llmjury.judgement.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
     from llmjury.testing.fake_server import FakeChoice
@@ -199,8 +199,8 @@ def test_copied_rubric_anchors_are_never_the_score_sampling_or_logprobs(make_eng
 
 # -- the repair call ---------------------------------------------------------------------------------
 def test_an_ambiguous_answer_gets_one_cached_repair_asking_for_the_decision_alone(make_engine):
-    from llmjury.judges import pairwise
-    from llmjury.jury import Jury
+    from llmjury.judgement.judges import pairwise
+    from llmjury.judgement.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
 
@@ -229,8 +229,8 @@ def test_an_ambiguous_answer_gets_one_cached_repair_asking_for_the_decision_alon
 
 
 def test_at_temperature_0_an_answer_without_a_repair_format_is_not_asked_again(make_engine):
-    from llmjury.judging import ask_judge
-    from llmjury.jury import Jury
+    from llmjury.judgement.judging import ask_judge
+    from llmjury.judgement.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
 

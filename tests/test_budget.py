@@ -9,11 +9,11 @@ import math
 import pytest
 from priced_toy import CALL_USD, CASES, OWN_EVAL, scoring_reply, write_toy
 
-from llmjury.budget import Budget, BudgetExhaustedError, budget_facts, refused_by_budget
 from llmjury.errors import ConfigError, PermanentProviderError
 from llmjury.pricing import Price, PriceTable
-from llmjury.progress import Board, Meter
-from llmjury.settings import positive_number
+from llmjury.running.budget import Budget, BudgetExhaustedError, budget_facts, refused_by_budget
+from llmjury.running.settings import positive_number
+from llmjury.session.progress import Board, Meter
 
 BUDGET_USD = 10.0  # reached by the third call
 CALLS_TO_REACH = math.ceil(BUDGET_USD / CALL_USD)
@@ -180,10 +180,10 @@ def test_a_budget_must_be_a_positive_amount(raw):
 
 def test_under_a_budget_only_paid_calls_write_the_board_at_once(tmp_path, monkeypatch):
     """A free call (offline, priced at 0) costs the budget nothing: it waits for the throttled write."""
-    import llmjury.progress
+    import llmjury.session.progress
     from llmjury.chat import Sample, Usage
 
-    monkeypatch.setattr(llmjury.progress, "PUBLISH_EVERY_S", float("inf"))
+    monkeypatch.setattr(llmjury.session.progress, "PUBLISH_EVERY_S", float("inf"))
     board = Board(tmp_path)
     meter = Meter("gw0", board, budget=Budget(10.0, PRICED))
     answer = [Sample(text="x", usage=Usage(prompt_tokens=1, completion_tokens=1))]
@@ -201,10 +201,10 @@ def test_a_throttle_longer_than_a_thread_can_wait_schedules_a_write_that_can_wai
     started a Timer whose thread died with OverflowError (timestamp out of range)."""
     import threading
 
-    import llmjury.progress
+    import llmjury.session.progress
     from llmjury.chat import Sample, Usage
 
-    monkeypatch.setattr(llmjury.progress, "PUBLISH_EVERY_S", float("inf"))
+    monkeypatch.setattr(llmjury.session.progress, "PUBLISH_EVERY_S", float("inf"))
     meter = Meter("gw0", Board(tmp_path))
     meter.paid("offline", [Sample(text="x", usage=Usage(prompt_tokens=1, completion_tokens=1))])
     try:
@@ -214,7 +214,7 @@ def test_a_throttle_longer_than_a_thread_can_wait_schedules_a_write_that_can_wai
 
 
 def test_the_refusal_behind_a_failure_is_found_raised_handed_on_or_recorded():
-    from llmjury.refusals import refusal_of
+    from llmjury.session.refusals import refusal_of
 
     refusal = Budget(1.0, PRICED).refusal("openai:priced", 2.0)
     text = str(refusal)
@@ -226,7 +226,7 @@ def test_the_refusal_behind_a_failure_is_found_raised_handed_on_or_recorded():
             raise RuntimeError("the pipeline gave up") from exc
     except RuntimeError as wrapped:
         assert refusal_of(wrapped, []) == text
-    handed = AssertionError(f"llmjury.budget.BudgetExhaustedError: {text}\n(run by the worker that planned it)")
+    handed = AssertionError(f"llmjury.running.budget.BudgetExhaustedError: {text}\n(run by the worker that planned it)")
     assert refusal_of(handed, []) == text  # another worker ran the body: its text
     unscored = [{"valid": False, "error": f"call failed: {text}"}]
     assert refusal_of(AssertionError("assert None >= 3"), unscored) == text  # asserted on a refused judgement

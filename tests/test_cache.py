@@ -11,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from llmjury.cache import SampleStore, shards
 from llmjury.chat import Sample
 from llmjury.providers.base import ProviderSpec
+from llmjury.running.cache import SampleStore, shards
 
 
 def _writer(path: str, worker: int, count: int) -> None:
@@ -41,7 +41,7 @@ def test_concurrent_processes_lose_and_duplicate_nothing(tmp_path):
 
 KILLED_WRITER = """
 import sys, pathlib
-from llmjury.cache import SampleStore
+from llmjury.running.cache import SampleStore
 from llmjury.chat import Sample
 store = SampleStore(pathlib.Path(sys.argv[1]))
 i = 0
@@ -127,7 +127,7 @@ def test_a_claim_of_a_killed_run_does_not_block_the_next(tmp_path):
 def test_a_claim_on_a_key_the_run_already_ended_names_it_ended(tmp_path):
     """An answer or a settled failure committed by one process of the run is not claimed again by
     another (which looked the key up just before the commit); a later run's claim takes it."""
-    from llmjury.cache import ENDED
+    from llmjury.running.cache import ENDED
 
     store = SampleStore(tmp_path / "c.sqlite")
     store.put("answered", "openai:m", "t", "{}", Sample(text="a"), "run-a").result()
@@ -140,7 +140,7 @@ def test_a_claim_on_a_key_the_run_already_ended_names_it_ended(tmp_path):
 
 CLAIMS_AND_EXITS = """
 import sys, pathlib
-from llmjury.cache import SampleStore
+from llmjury.running.cache import SampleStore
 SampleStore(pathlib.Path(sys.argv[1])).claim(["k"], "run-x:crashed", run_id="run-x", ttl=600).result()
 """
 

@@ -7,10 +7,10 @@ import asyncio
 import threading
 
 from llmjury.chat import chat
-from llmjury.engine import Engine
-from llmjury.limits import CaseTicket, PrioritySlots, in_case_order
 from llmjury.providers.base import ProviderSpec
-from llmjury.settings import Settings
+from llmjury.running.engine import Engine
+from llmjury.running.limits import CaseTicket, PrioritySlots, in_case_order
+from llmjury.running.settings import Settings
 
 
 def test_a_freed_slot_goes_to_the_earliest_case_then_the_earliest_arrival():

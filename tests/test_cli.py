@@ -7,7 +7,7 @@ import json
 import pytest
 
 from llmjury.cli import main
-from llmjury.exit_status import GATE_FAILED_EXIT
+from llmjury.results.exit_status import GATE_FAILED_EXIT
 from llmjury.runfiles import VERDICTS
 
 

@@ -13,13 +13,13 @@ import pytest
 from summaries import summary_of
 
 from llmjury.cli import main
-from llmjury.compare import compare_runs, headline_leaves, metric_key, metric_rows
-from llmjury.compare_terminal import comparison_lines
-from llmjury.exit_status import GATE_FAILED_EXIT
-from llmjury.gates import Gate
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
+from llmjury.reporting.compare_terminal import comparison_lines
+from llmjury.results.compare import compare_runs, headline_leaves, metric_key, metric_rows
+from llmjury.results.exit_status import GATE_FAILED_EXIT
+from llmjury.results.gates import Gate
 from llmjury.saved import SavedRun
 from llmjury.testing.fake_openai import FakeOpenAI
-from llmjury.verdicts import JudgeConfig, Verdict
 
 PROJECT = Path(__file__).parent / "projects" / "polite"
 

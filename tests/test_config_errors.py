@@ -171,7 +171,7 @@ def test_a_rule_naming_no_given_key_names_every_place_the_family_was_set():
 
     from llmjury.errors import ConfigError
     from llmjury.family import FamilyOptions
-    from llmjury.settings import OptionLine, checked_options
+    from llmjury.running.settings import OptionLine, checked_options
 
     class Options(FamilyOptions):
         low: int = 0

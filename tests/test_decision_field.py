@@ -9,17 +9,17 @@ import json
 
 import pytest
 
-from llmjury.bound_jury import BoundJury
-from llmjury.decision_field import DecisionField, check_output, how_read, reasoning
 from llmjury.errors import ConfigError, JudgeParseError
 from llmjury.families.arena.judge import PAIR_FIELD, SCORE_FIELD, parse_pair, read_scores
 from llmjury.families.socratic.decision import DECISION_FIELD, parse_decision
-from llmjury.judges import CHOICE_FIELD, parse_choice
+from llmjury.judgement.bound_jury import BoundJury
+from llmjury.judgement.judges import CHOICE_FIELD, parse_choice
+from llmjury.judgement.jury import Jury
 from llmjury.jurors import JurySpec
-from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
-from llmjury.settings import Settings
+from llmjury.running.decision_field import DecisionField, check_output, how_read, reasoning
+from llmjury.running.settings import Settings
 from llmjury.testing import FakeGemini, FakeOpenAI, Fault
 from llmjury.testing.fake_openai import ServerBehaviour
 
@@ -300,8 +300,8 @@ def test_arena_asks_for_its_prompts_decisions_as_the_field(make_engine, prompt, 
 
 # -- how verdicts were read, in summary.json and summary.md ------------------------------------------
 def test_the_summary_counts_how_decisions_were_read_per_family():
-    from llmjury.aggregate import core_section
-    from llmjury.reports import decisions_read_line
+    from llmjury.reporting.reports import decisions_read_line
+    from llmjury.results.aggregate import core_section
 
     records = [{"case_id": str(i), "valid": True, "error": None, "judge": {"provider": "openai:j"}, "read": read}
                for i, read in enumerate([{"schema": 2}, {"schema": 1, "text": 1}, {}])]

@@ -36,7 +36,7 @@ def test_strict_json_reads_what_json_reads_otherwise():
 
 
 def test_the_deepeval_bridge_refuses_a_repeated_key():
-    from llmjury.deepeval_bridge import _refuse_duplicate_keys
+    from llmjury.judgement.deepeval_bridge import _refuse_duplicate_keys
 
     with pytest.raises(DuplicateKeyError):
         _refuse_duplicate_keys('{"score": 2, "score": 5}')

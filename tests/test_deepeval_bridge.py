@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("deepeval")
 
 # The bridge goes first: it switches deepeval's telemetry and file writes off before deepeval loads.
-from llmjury.deepeval_bridge import JuryModel, MetricResult, metric_verdict  # noqa: I001
+from llmjury.judgement.deepeval_bridge import JuryModel, MetricResult, metric_verdict  # noqa: I001
 from llmjury.providers.base import ProviderSpec
 
 from deepeval.metrics import BaseMetric, GEval

@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-from llmjury.cache import CacheMode, SampleStore
 from llmjury.chat import chat
 from llmjury.errors import CacheMissError
-from llmjury.limits import RateLimit
 from llmjury.providers.base import ProviderSpec
+from llmjury.running.cache import CacheMode, SampleStore
+from llmjury.running.limits import RateLimit
 
 
 def spec(server) -> ProviderSpec:
@@ -95,11 +95,11 @@ def test_closing_an_engine_closes_its_event_loop(make_engine):
 
 ASKS_TWO_SAMPLES = """
 import sys, pathlib
-from llmjury.cache import SampleStore
+from llmjury.running.cache import SampleStore
 from llmjury.chat import chat
-from llmjury.engine import Engine
+from llmjury.running.engine import Engine
 from llmjury.providers.base import ProviderSpec
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 engine = Engine(Settings(), SampleStore(pathlib.Path(sys.argv[1])), "run-killed")
 small = ProviderSpec.parse(f"openai:small;base_url={sys.argv[2]}")
 engine.run(engine.complete(small, chat(("user", "q"), seed=3).with_n(2)))

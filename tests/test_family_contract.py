@@ -13,7 +13,7 @@ from llmjury.errors import ConfigError
 from llmjury.families import discover
 from llmjury.family import Family, FamilyOptions, Figures, Metric, Result, Section, check_family
 from llmjury.runfiles import read_verdicts
-from llmjury.settings import OptionLine
+from llmjury.running.settings import OptionLine
 
 
 def option_lines(values: dict[str, str]) -> list[OptionLine]:
@@ -188,9 +188,9 @@ class _Rated(Family):
 
 
 def test_a_metric_without_data_keeps_its_none_value_through_the_report(tmp_path):
-    from llmjury.aggregate import summarize
     from llmjury.pricing import PriceTable
-    from llmjury.reports import write_run
+    from llmjury.reporting.reports import write_run
+    from llmjury.results.aggregate import summarize
 
     family = _Rated()
     record = {"case_id": "c", "family": "rated", "kind": "score", "judge": {"provider": "offline:heuristic"},

@@ -16,7 +16,7 @@ from llmjury.families.arena.report import leaderboard
 from llmjury.families.geval.meta import pooled
 from llmjury.families.qa_quality.agreement import agreement_with_labels
 from llmjury.families.qa_quality.results import LabelledGrade
-from llmjury.gates import Gate
+from llmjury.results.gates import Gate
 from llmjury.stats import length_controlled_rate, mean_metric, metric, proportion
 from llmjury.testing import FakeOpenAI
 
@@ -160,7 +160,7 @@ def _metrics(node: object) -> list[dict]:
 def test_a_printed_figure_without_its_interval_says_why():
     """summary.md and the terminal printed a correlation over 3 items as a bare value, the reason only
     in the method column."""
-    from llmjury.decision import metric_text
+    from llmjury.results.decision import metric_text
 
     assert metric_text(metric(0.5, 0.1, 0.9, 3, "pearson")) == "0.5 [too few to tell]"
     assert metric_text(metric(0.5, 0.5, 0.5, 30, "bootstrap")) == "0.5 [no interval]"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from llmjury.cache import CacheMode
 from llmjury.chat import chat
-from llmjury.freshness import UNDER_TEST, replay_policy
 from llmjury.providers.base import ProviderSpec
+from llmjury.running.cache import CacheMode
+from llmjury.running.freshness import UNDER_TEST, replay_policy
 
 
 def spec(server, *options: str) -> ProviderSpec:

@@ -6,9 +6,9 @@ import re
 
 from summaries import summary_of
 
-from llmjury.decision import metric_rows
-from llmjury.gates import Gate, resolve
-from llmjury.reports import markdown
+from llmjury.reporting.reports import markdown
+from llmjury.results.decision import metric_rows
+from llmjury.results.gates import Gate, resolve
 
 
 def metric(value: float) -> dict:

@@ -6,7 +6,7 @@ import pytest
 from summaries import summary_of
 
 from llmjury.errors import ConfigError
-from llmjury.gates import Gate, check_metrics
+from llmjury.results.gates import Gate, check_metrics
 
 TREE = {
     "socratic": {"win_rate": {"value": 0.6, "low": 0.52, "high": 0.67, "n": 200, "method": "wilson"},

@@ -58,8 +58,8 @@ def test_no_module_imports_itself_back_through_others():
 
 def test_an_import_closing_a_ring_is_found_with_every_module_on_it():
     graph = graph_without_known_cycles()
-    graph.add_import(importer="llmjury.errors", imported="llmjury.jury")  # jury -> chat -> errors
-    assert any({"llmjury.errors", "llmjury.jury", "llmjury.chat"} <= set(group) for group in cycles(graph))
+    graph.add_import(importer="llmjury.errors", imported="llmjury.judgement.jury")  # jury -> chat -> errors
+    assert any({"llmjury.errors", "llmjury.judgement.jury", "llmjury.chat"} <= set(group) for group in cycles(graph))
 
 
 def test_an_engine_importing_the_progress_display_breaks_the_floors_contract(tmp_path):
@@ -67,12 +67,13 @@ def test_an_engine_importing_the_progress_display_breaks_the_floors_contract(tmp
     shutil.copy(REPO / "pyproject.toml", tmp_path)
     shutil.copytree(REPO / "src" / "llmjury", tmp_path / "src" / "llmjury",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    engine = tmp_path / "src" / "llmjury" / "engine.py"
-    engine.write_text(engine.read_text(encoding="utf-8") + "\nfrom llmjury.progress import Meter  # noqa\n",
+    engine = tmp_path / "src" / "llmjury" / "running" / "engine.py"
+    engine.write_text(engine.read_text(encoding="utf-8") + "\nfrom llmjury.session.progress import Meter  # noqa\n",
                       encoding="utf-8")
     run = subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
                           "sys.exit(lint_imports_command())", "--no-cache"],
                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path / "src")},
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "llmjury.engine is not allowed to import llmjury.progress" in run.stdout
+    assert "llmjury.running is not allowed to import llmjury.session:" in run.stdout
+    assert "- llmjury.running.engine -> llmjury.session.progress" in run.stdout

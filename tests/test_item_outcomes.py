@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from llmjury.exit_status import GATE_FAILED_EXIT, GATE_INCONCLUSIVE_EXIT
+from llmjury.results.exit_status import GATE_FAILED_EXIT, GATE_INCONCLUSIVE_EXIT
 
 pytestmark = pytest.mark.e2e  # each test runs pytest in a process of its own
 

@@ -10,17 +10,17 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from llmjury.bound_jury import BoundJury
 from llmjury.custom import FAMILY as CUSTOM_FAMILY
 from llmjury.custom import mean_figures
-from llmjury.engine import Engine
-from llmjury.judges import PairwiseResult, pairwise
-from llmjury.jury import Jury
+from llmjury.judgement.bound_jury import BoundJury
+from llmjury.judgement.judges import PairwiseResult, pairwise
+from llmjury.judgement.jury import Jury
+from llmjury.judgement.verdicts import Verdict
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
+from llmjury.running.engine import Engine
 from llmjury.testing import FakeChoice, FakeOpenAI
 from llmjury.testing.fake_openai import ServerBehaviour
-from llmjury.verdicts import Verdict
 
 
 @pytest.fixture
@@ -365,7 +365,7 @@ def test_jury_tests_that_cannot_be_planned_run_at_call_time(pytester, flags):
 
 
 def test_only_plain_jury_tests_are_plannable(pytester):
-    from llmjury.planner import plannable, plugin_modules
+    from llmjury.judgement.planner import plannable, plugin_modules
 
     pytester.makepyfile(test_kinds="""
         import pytest

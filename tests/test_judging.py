@@ -6,9 +6,9 @@ import itertools
 
 from llmjury.chat import chat
 from llmjury.errors import JudgeParseError
-from llmjury.judging import ask_judge
+from llmjury.judgement.judging import ask_judge
+from llmjury.judgement.jury import Jury
 from llmjury.jurors import JurySpec
-from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
 from llmjury.testing import FakeChoice, Fault

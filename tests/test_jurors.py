@@ -2,14 +2,14 @@ from __future__ import annotations
 
 import pytest
 
-from llmjury.agreement import JurorAgreement, JuryDecision, juror_agreement
 from llmjury.chat import chat
 from llmjury.errors import ConfigError
-from llmjury.judging import ask_judge
+from llmjury.judgement.judging import ask_judge
+from llmjury.judgement.jury import Jury
 from llmjury.jurors import JurySpec
-from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
+from llmjury.results.agreement import JurorAgreement, JuryDecision, juror_agreement
 
 
 def test_jury_specs_number_repeated_jurors_across_the_jury():

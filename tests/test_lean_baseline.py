@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from llmjury.cache import SampleStore, copy_samples
 from llmjury.chat import Sample
-from llmjury.handoff import OutcomeHandoff, forget_run
+from llmjury.running.cache import SampleStore, copy_samples
+from llmjury.running.handoff import OutcomeHandoff, forget_run
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / ".github" / "scripts" / "evals.sh"

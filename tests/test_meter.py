@@ -8,12 +8,12 @@ from contextlib import contextmanager
 
 import pytest
 
-from llmjury.cache import SampleStore
 from llmjury.chat import Sample, chat
-from llmjury.engine import Engine
 from llmjury.errors import PermanentProviderError
 from llmjury.providers.base import ProviderSpec
-from llmjury.settings import Settings
+from llmjury.running.cache import SampleStore
+from llmjury.running.engine import Engine
+from llmjury.running.settings import Settings
 
 
 class Recording:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from llmjury.jury import Jury
-from llmjury.planner import PlannedTest, Planner
+from llmjury.judgement.jury import Jury
+from llmjury.judgement.planner import PlannedTest, Planner
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
 

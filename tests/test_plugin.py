@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from llmjury.exit_status import GATE_FAILED_EXIT, GATE_INCONCLUSIVE_EXIT
+from llmjury.results.exit_status import GATE_FAILED_EXIT, GATE_INCONCLUSIVE_EXIT
 from llmjury.runfiles import read_verdicts
 
 TOY = """

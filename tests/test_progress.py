@@ -18,9 +18,9 @@ from priced_toy import INI, write_toy
 from llmjury.chat import Sample, Usage
 from llmjury.errors import ConfigError
 from llmjury.pricing import Price, PriceTable
-from llmjury.progress import Board, Meter, RunTotals, Tally
-from llmjury.progress_display import Display, progress_style, status_frame
-from llmjury.settings import positive_number
+from llmjury.running.settings import positive_number
+from llmjury.session.progress import Board, Meter, RunTotals, Tally
+from llmjury.session.progress_display import Display, progress_style, status_frame
 
 TOY_AGAIN = """
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from llmjury.exit_status import GATE_FAILED_EXIT
 from llmjury.families import discover
-from llmjury.repairs import html_table, markdown, repairs_by_judge
+from llmjury.judgement.verdicts import ASSERTIONS, JudgeConfig, Verdict
+from llmjury.results.exit_status import GATE_FAILED_EXIT
+from llmjury.results.repairs import html_table, markdown, repairs_by_judge
 from llmjury.testing import FakeOpenAI
-from llmjury.verdicts import ASSERTIONS, JudgeConfig, Verdict
 
 GEVAL_ATTRIBUTES = {"dataset": "d", "task": "response", "criterion": "coherence", "item": "i", "context_id": "c",
                     "system_id": "s", "human": None}

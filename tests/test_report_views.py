@@ -16,11 +16,11 @@ from typing import Any, ClassVar
 import pytest
 from summaries import summary_of
 
-from llmjury.decision import decide, gate_line
 from llmjury.family import Family, Metric, Plot, Result, Section
-from llmjury.gates import Gate
 from llmjury.model import RunSummary
-from llmjury.reports import FLIPS_IN_MARKDOWN, markdown, terminal_lines
+from llmjury.reporting.reports import FLIPS_IN_MARKDOWN, markdown, terminal_lines
+from llmjury.results.decision import decide, gate_line
+from llmjury.results.gates import Gate
 
 PROJECT = Path(__file__).parent / "projects" / "polite"
 INJECTED = ("<script>document.title='pwned'</script>"
@@ -96,7 +96,7 @@ def test_flipped_cases_follow_the_decision_worse_first_and_capped():
 
 
 def test_the_case_view_lists_flipped_cases_worse_first_then_changed_then_the_rest():
-    from llmjury.report_html import page
+    from llmjury.reporting.report_html import page
 
     summary = compared_summary([flip("q1", 1.0), flip("q2", -1.0)])
     current = [verdict("q0", "same", True), verdict("q1", "better", True), verdict("q2", "worse", False),
@@ -145,7 +145,7 @@ def verdict(case_id: str, answer: str, polite: bool | None, raw: str = "yes") ->
 
 
 def test_the_page_shows_each_case_s_texts_on_both_runs_and_the_change_against_each_gate():
-    from llmjury.report_html import page
+    from llmjury.reporting.report_html import page
 
     summary = compared_summary([flip("q01", -1.0)])
     gates = [Gate.parse("polite.polite_rate.delta.low>=-0.05").check(summary)]
@@ -170,8 +170,8 @@ def test_the_page_shows_each_case_s_texts_on_both_runs_and_the_change_against_ea
 
 
 def test_the_page_lets_only_its_own_filter_script_run():
-    from llmjury.report_cases import SCRIPT, script_hash
-    from llmjury.report_html import page
+    from llmjury.reporting.report_cases import SCRIPT, script_hash
+    from llmjury.reporting.report_html import page
 
     text = page(compared_summary(), [], {}, [verdict("q00", "ok", True)])
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', text)
@@ -207,7 +207,7 @@ class _Drawn(Family):
 
 
 def test_a_family_s_own_figures_are_drawn_with_ids_under_its_name():
-    from llmjury.report_html import page
+    from llmjury.reporting.report_html import page
 
     summary = summary_of({"run": {"id": "r", "families": ["drawn"]},
                           "drawn": {"cases": 1, "verdicts": 1, "unscored": 0, "rate": metric(0.5, 0.1, 0.9)}})
@@ -271,7 +271,7 @@ def test_markup_in_an_answer_or_the_judge_s_text_runs_nothing_in_chromium(pytest
 @pytest.mark.e2e  # starts a headless Chromium: seconds of CPU
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="no Chromium (Debian package chromium) on this machine")
 def test_a_link_s_filter_hides_the_other_cases_in_chromium(tmp_path):
-    from llmjury.report_html import page
+    from llmjury.reporting.report_html import page
 
     current = [verdict("q00", "fine", True), verdict("q01", "hm", None, raw="maybe"), verdict("q02", "ok", True)]
     report = tmp_path / "report.html"

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from summaries import summary_of
 
-from llmjury.decision import sig3
 from llmjury.families import discover
-from llmjury.gates import Gate
 from llmjury.model import RunSummary
-from llmjury.reports import markdown, terminal_lines, verdict_table, write_run
+from llmjury.reporting.reports import markdown, terminal_lines, verdict_table, write_run
+from llmjury.results.decision import sig3
+from llmjury.results.gates import Gate
 from llmjury.runfiles import LATEST, VERDICTS, link_identical, place, read_verdicts
 from llmjury.tables import csv_table
 
@@ -48,8 +48,8 @@ def socratic_records(n: int = 6) -> list[dict[str, Any]]:
 
 def tree_of(records: list[dict[str, Any]], run_id: str = "fixed-run") -> dict[str, Any]:
     """The summary of these records as summary.json holds it, for a test to edit."""
-    from llmjury.aggregate import summarize
     from llmjury.pricing import PriceTable
+    from llmjury.results.aggregate import summarize
 
     run = {"id": run_id, "judge": "openai:gpt-4o-mini", "cache_mode": "replay", "seed": 0, "workers": 1}
     return summarize(records, run, {}, PriceTable.load(), FAMILIES).tree()
@@ -103,7 +103,7 @@ def test_the_terminal_shows_the_decision_and_says_what_it_left_out(tmp_path):
     assert lines[0].startswith("PASS         socratic.win_rate>=0.1: value 0.667 [")
     assert lines[1] == "socratic: 6 cases, 6 verdicts, 0 unscored"
     assert lines[2].startswith("  socratic.win_rate")
-    from llmjury.decision import metric_rows
+    from llmjury.results.decision import metric_rows
 
     hidden = frozenset(FAMILIES["socratic"].hidden_from_tables)
     left_out = len(metric_rows(summary.families["socratic"].tree(), hidden=hidden)) - 1
@@ -156,7 +156,7 @@ class _Elements(HTMLParser):
 
 
 def test_report_html_holds_every_plot_and_table_and_fetches_nothing():
-    from llmjury.report_html import page
+    from llmjury.reporting.report_html import page
 
     summary = plotted_summary()
     text = page(summary, [Gate.parse("socratic.win_rate>=0.1").check(summary)], FAMILIES)
@@ -176,7 +176,7 @@ def test_report_html_holds_every_plot_and_table_and_fetches_nothing():
 
 
 def test_report_html_is_the_same_for_the_same_summary():
-    from llmjury.report_html import page
+    from llmjury.reporting.report_html import page
 
     summary = plotted_summary()
     assert page(summary, [], FAMILIES) == page(summary, [], FAMILIES)
@@ -187,7 +187,7 @@ def test_report_html_is_the_same_for_the_same_summary():
 def test_report_html_renders_in_headless_chromium(tmp_path):
     from PIL import Image
 
-    from llmjury.report_html import page
+    from llmjury.reporting.report_html import page
 
     report = tmp_path / "report.html"
     report.write_text(page(plotted_summary(), [], FAMILIES), encoding="utf-8")
@@ -390,7 +390,7 @@ import threading
 
 import llmjury
 from llmjury import Case, JudgeConfig, Outcome, Verdict
-from llmjury.planner import in_share, work_key
+from llmjury.judgement.planner import in_share, work_key
 
 
 class Item(Case):
@@ -433,7 +433,7 @@ def test_toy(outcome):
 @pytest.mark.e2e  # the run sends SIGTERM to its own controller: it must not be this process
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_run_stopped_while_planning_reports_the_cases_planning_finished(pytester, monkeypatch, workers):
-    from llmjury.planner import owner_of
+    from llmjury.judgement.planner import owner_of
 
     # Under xdist this test runs in a worker: the run it starts must not take itself for one (and
     # signal this worker's parent).
@@ -456,7 +456,7 @@ def test_a_run_stopped_while_planning_reports_the_cases_planning_finished(pytest
 
 
 def test_a_change_is_found_under_the_key_a_gate_writes():
-    from llmjury.decision import decide
+    from llmjury.results.decision import decide
 
     summary = summary_of({"run": {"families": ["arena"]},
                "arena": {"cases": 2, "verdicts": 2, "unscored": 0, "headline": ["rating"],

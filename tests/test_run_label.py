@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from llmjury.aggregate import summarize
 from llmjury.custom import CheckResult
 from llmjury.families import discover
-from llmjury.judges import ScoreResult
+from llmjury.judgement.judges import ScoreResult
+from llmjury.judgement.verdicts import ASSERTIONS, JudgeConfig, Verdict
 from llmjury.pricing import PriceTable
-from llmjury.verdicts import ASSERTIONS, JudgeConfig, Verdict
+from llmjury.results.aggregate import summarize
 
 
 def record(provider: str, kind: str, result) -> dict:

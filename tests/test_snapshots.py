@@ -7,7 +7,7 @@ import json
 from llmjury.families.socratic.data import personas
 from llmjury.model import RunSummary
 from llmjury.prompts import PromptLibrary
-from llmjury.reports import markdown
+from llmjury.reporting.reports import markdown
 
 HISTORY = ("[Student]: Why is quicksort slow sometimes?\n[Teacher]: What happens with a sorted input?\n"
            "[Student]: It picks bad pivots?")
@@ -30,9 +30,9 @@ def test_socratic_teacher_prompt(snapshot):
 
 
 def test_summary_markdown_layout(snapshot):
-    from llmjury.aggregate import summarize
     from llmjury.families import discover
     from llmjury.pricing import PriceTable
+    from llmjury.results.aggregate import summarize
 
     records = []
     for i, (winner, conf) in enumerate([("ours", "unanimous"), ("ours", "majority"), ("baseline", "majority"),
@@ -57,10 +57,10 @@ def test_summary_markdown_layout(snapshot):
 def test_summary_markdown_head_leads_with_the_decision(snapshot):
     """The head of summary.md as a pull request shows it: banners, gates and why, headline metrics
     with the change against a baseline; everything before the folded details."""
-    from llmjury.aggregate import summarize
     from llmjury.families import discover
-    from llmjury.gates import Gate
     from llmjury.pricing import PriceTable
+    from llmjury.results.aggregate import summarize
+    from llmjury.results.gates import Gate
 
     records = []
     for i in range(12):

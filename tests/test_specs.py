@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from llmjury.bound_jury import BoundJury
 from llmjury.chat import chat
 from llmjury.errors import ConfigError
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.socratic.cases import simulated_cases
 from llmjury.families.socratic.options import SocraticOptions
 from llmjury.families.socratic.pipeline import compare
+from llmjury.judgement.bound_jury import BoundJury
+from llmjury.judgement.jury import Jury
 from llmjury.jurors import JurySpec
-from llmjury.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
 from llmjury.providers.base import ProviderSpec
-from llmjury.settings import OptionLine, checked_options
+from llmjury.running.settings import OptionLine, checked_options
 
 
 def refuse_parsing(monkeypatch: pytest.MonkeyPatch) -> None:

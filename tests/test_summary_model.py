@@ -15,8 +15,8 @@ import pytest
 from summaries import summary_of
 
 from llmjury.errors import ConfigError
-from llmjury.gates import Gate
 from llmjury.model import SUMMARY_VERSION, RunSummary, read_summary
+from llmjury.results.gates import Gate
 
 REPO = Path(__file__).resolve().parents[1]
 BEFORE = Path(__file__).parent / "data" / "offline_summary_before.json.gz"
@@ -46,9 +46,9 @@ def as_recorded(now: Any, recorded: Any) -> Any:
 
 
 def socratic_tree() -> dict[str, Any]:
-    from llmjury.aggregate import summarize
     from llmjury.families import discover
     from llmjury.pricing import PriceTable
+    from llmjury.results.aggregate import summarize
 
     runs = [{"ours_position": p, "decision": "a", "preferred": "ours", "juror": "offline", "error": None,
              "attempts": 1} for p in "AB"]
@@ -64,7 +64,7 @@ def socratic_tree() -> dict[str, Any]:
 
 def test_a_written_summary_reads_back_as_the_same_model(tmp_path):
     from llmjury.families import discover
-    from llmjury.reports import write_run
+    from llmjury.reporting.reports import write_run
 
     summary = RunSummary.model_validate(socratic_tree())
     gates = [Gate.parse("socratic.win_rate>=0.1").check(summary)]

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from llmjury.family import Result
-from llmjury.verdicts import JudgeConfig, UntypedResult, Verdict
+from llmjury.judgement.verdicts import JudgeConfig, UntypedResult, Verdict
 
 RECORD = {"case_id": "item-01", "family": "toy", "kind": "aspect", "judge": {"provider": "openai:m"},
           "result": {"aspect": "a", "score": 3}, "valid": True}

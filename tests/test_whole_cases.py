@@ -1,6 +1,6 @@
 """A run stopped half way, under a concurrency limit against a server that answers one request at a
 time, keeps about half of its cases whole: calls of cases already started go before new cases
-(`llmjury.limits.PrioritySlots`), so the stop leaves whole cases, not every case half judged."""
+(`llmjury.running.limits.PrioritySlots`), so the stop leaves whole cases, not every case half judged."""
 
 from __future__ import annotations
 

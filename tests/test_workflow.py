@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from llmjury.exit_status import GATE_FAILED_EXIT
+from llmjury.results.exit_status import GATE_FAILED_EXIT
 from llmjury.testing import FakeServer
 
 REPO = Path(__file__).resolve().parents[1]

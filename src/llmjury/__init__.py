@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from llmjury.bound_jury import BoundJury, Comparison, GEvalScore, Score
-from llmjury.case_sets import case_set
 from llmjury.cases import PIPELINE_MARK, Case, parametrize
-from llmjury.judges import RubricScore
-from llmjury.jury import Jury, Outcome
+from llmjury.judgement.bound_jury import BoundJury, Comparison, GEvalScore, Score
+from llmjury.judgement.judges import RubricScore
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
 from llmjury.loading import LoadCounter, LoadReport
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.session.case_sets import case_set
 
 __all__ = ["BoundJury", "Case", "Comparison", "GEvalScore", "JudgeConfig", "Jury", "LoadCounter", "LoadReport",
            "Outcome", "RubricScore", "Score", "Verdict", "case_set", "parametrize", "pipeline"]

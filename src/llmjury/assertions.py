@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from llmjury.bound_jury import Judgement
-from llmjury.jury import Outcome
+from llmjury.judgement.bound_jury import Judgement
+from llmjury.judgement.jury import Outcome
 
 
 def assert_scored(*judged: Outcome | Judgement[Any]) -> None:

@@ -11,18 +11,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from llmjury import aggregate, runfiles
-from llmjury.cache import SampleStore
+from llmjury import runfiles
 from llmjury.errors import ConfigError
-from llmjury.exit_status import gate_exit_status
 from llmjury.families import discover
 from llmjury.family import Command
-from llmjury.gates import Gate
 from llmjury.loading import LoadReport, merge
 from llmjury.model import RunInfo, read_summary
 from llmjury.pricing import PriceTable
-from llmjury.projectini import ProjectFamilies
-from llmjury.reports import terminal_lines, write_run
+from llmjury.reporting.reports import terminal_lines, write_run
+from llmjury.results import aggregate
+from llmjury.results.exit_status import gate_exit_status
+from llmjury.results.gates import Gate
+from llmjury.running.cache import SampleStore
+from llmjury.session.projectini import ProjectFamilies
 
 
 def read_loading(paths: Sequence[Path]) -> list[LoadReport]:
@@ -70,7 +71,7 @@ def replay(args: argparse.Namespace) -> int:
     from pytest import ExitCode
 
     from llmjury.errors import LLMJuryError
-    from llmjury.settings import OptionLine, did_you_mean, parse_assignments
+    from llmjury.running.settings import OptionLine, did_you_mean, parse_assignments
 
     families = discover()
     try:
@@ -104,12 +105,12 @@ def compare(args: argparse.Namespace) -> int:
     the project's ini registers (`llm_families`), as in a run."""
     from pytest import ExitCode
 
-    from llmjury.compare import compare_runs, shown_path
-    from llmjury.compare_terminal import comparison_lines
-    from llmjury.gates import check_metrics
-    from llmjury.projectini import project_families
+    from llmjury.reporting.compare_terminal import comparison_lines
+    from llmjury.results.compare import compare_runs, shown_path
+    from llmjury.results.gates import check_metrics
+    from llmjury.running.settings import confidence_level
     from llmjury.saved import load_run
-    from llmjury.settings import confidence_level
+    from llmjury.session.projectini import project_families
 
     try:
         confidence = confidence_level(args.confidence, "--confidence")
@@ -142,7 +143,7 @@ def compare(args: argparse.Namespace) -> int:
 def check_known(records: Sequence[dict[str, Any]], gates: Sequence[Gate], project: ProjectFamilies) -> None:
     """Every family of the run's verdicts and of the gates is known, else a ConfigError naming it:
     unknown, it would be left out of the comparison and its gates would fail as "no metric"."""
-    from llmjury.gates import RUN_SECTIONS
+    from llmjury.results.gates import RUN_SECTIONS
 
     wanted = {r["family"] for r in records} | {f for gate in gates for f in gate.families if f not in RUN_SECTIONS}
     unknown = sorted(wanted - project.families.keys())
@@ -177,7 +178,7 @@ def export(args: argparse.Namespace) -> int:
 def add_family_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The subcommands the project's families contribute (`Family.commands`), beside the core's.
     Families that cannot be loaded leave the rest working: a warning says why theirs are missing."""
-    from llmjury.projectini import project_families
+    from llmjury.session.projectini import project_families
 
     try:
         families = project_families(Path.cwd()).families

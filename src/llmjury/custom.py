@@ -21,12 +21,12 @@ from pydantic import BaseModel, Field
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob
 from llmjury.family import Family, FamilyOptions
-from llmjury.judges import CUSTOM, GEvalResult, PairwiseResult, ScoreResult
+from llmjury.judgement.judges import CUSTOM, GEvalResult, PairwiseResult, ScoreResult
+from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Metric, Result, Section
 from llmjury.providers.offline import Heuristic, OfflineAnswers
-from llmjury.repairs import JudgeRepairs, repairs_by_judge
-from llmjury.repairs import markdown as repairs_markdown
-from llmjury.verdicts import Verdict
+from llmjury.results.repairs import JudgeRepairs, repairs_by_judge
+from llmjury.results.repairs import markdown as repairs_markdown
 
 
 class CustomOptions(FamilyOptions):
@@ -67,7 +67,7 @@ class CustomSection(Section):
     score: dict[str, MeanFigures] = Field(default_factory=dict)
     geval: dict[str, MeanFigures] = Field(default_factory=dict)
     check: dict[str, PassFigures] = Field(default_factory=dict)
-    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.repairs`).
+    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.results.repairs`).
     repairs: dict[str, JudgeRepairs] = Field(default_factory=dict)
 
 

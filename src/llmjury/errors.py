@@ -45,7 +45,7 @@ class TransientProviderError(ProviderError):
 class UnreachableProviderError(TransientProviderError):
     """No server answered at all (the connection was refused or failed). Retried like any transient
     fault; a provider that has never answered and fails this way call after call is given up on
-    (`llmjury.reach.Reach`)."""
+    (`llmjury.running.reach.Reach`)."""
 
 
 class PermanentProviderError(ProviderError):

@@ -29,11 +29,11 @@ if TYPE_CHECKING:
     import argparse
 
     from llmjury.cases import Case
-    from llmjury.jury import Jury, Outcome
+    from llmjury.judgement.jury import Jury, Outcome
+    from llmjury.judgement.verdicts import Verdict
     from llmjury.loading import LoadReport
     from llmjury.providers.offline import Heuristic
-    from llmjury.settings import OptionLine, Settings
-    from llmjury.verdicts import Verdict
+    from llmjury.running.settings import OptionLine, Settings
 
 #: What a family's author imports from here: the contract, and the value types (`llmjury.model`) a
 #: family's results and section are made of.
@@ -188,7 +188,7 @@ class Family(abc.ABC, Generic[OptionsT, SectionT]):
     def parse_options(self, lines: Sequence[OptionLine]) -> OptionsT:
         """This family's options from the lines that set them (none: its defaults), parsed once at
         start-up (and by `llmjury replay`); a ConfigError names each bad line and where it was set."""
-        from llmjury.settings import checked_options
+        from llmjury.running.settings import checked_options
 
         # checked_options validates with `self.options`, so the value is this family's own model.
         return cast(OptionsT, checked_options(self.name, self.options, lines))
@@ -208,11 +208,11 @@ class Family(abc.ABC, Generic[OptionsT, SectionT]):
 
     def typed(self, record: Mapping[str, Any]) -> Verdict:
         """A verdict record (plain JSON data) with its result validated by its kind's model."""
-        from llmjury.verdicts import Verdict
+        from llmjury.judgement.verdicts import Verdict
 
         raw = record.get("result")
         # An unscored verdict has no result to type, whatever its kind (none: the budget refused a
-        # test's call before any judgement, llmjury.refusals).
+        # test's call before any judgement, llmjury.session.refusals).
         result = None if raw is None else self.result_model(record.get("kind", "")).model_validate(raw)
         # The typed result passes the Verdict's validation as it is: no second model_copy of every verdict.
         return Verdict.model_validate({**record, "result": result})

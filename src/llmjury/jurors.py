@@ -3,7 +3,7 @@
 `openai:gpt-4o+gemini:gemini-2.0-flash` is two jurors; `openai:gpt-4o*3` is the same model three
 times, each juror drawing its own sample indices so their votes are independent samples, not one
 answer counted three times. Families ask each juror, decide by majority, and record every
-juror's vote (how often each agreed with the jury is `llmjury.agreement`'s, at report time).
+juror's vote (how often each agreed with the jury is `llmjury.results.agreement`'s, at report time).
 Every role's spec is a `JurySpec`, parsed when settings are resolved: a role of one provider is a
 jury of one, and nothing after start-up parses a spec's text again.
 """

@@ -1,6 +1,6 @@
 """What the engine tells about its fresh calls: the seam between running calls and whoever counts them.
 
-The engine is handed a `CallMeter` (the run's progress and budget, `llmjury.progress.Meter`, in a
+The engine is handed a `CallMeter` (the run's progress and budget, `llmjury.session.progress.Meter`, in a
 pytest session) instead of importing a display: running calls sit below the pytest integration.
 """
 

@@ -193,7 +193,7 @@ class RunSummary(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     loading: list[dict[str, Any]] = Field(default_factory=list)
     families: dict[str, FamilySummary] = Field(default_factory=dict)
-    #: The `comparison` section of a run compared with a baseline (`llmjury.compare.compare_runs`).
+    #: The `comparison` section of a run compared with a baseline (`llmjury.results.compare.compare_runs`).
     comparison: dict[str, Any] | None = None
     budget: BudgetFacts | None = None
     gates: list[GateResult] = Field(default_factory=list)

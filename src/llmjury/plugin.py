@@ -1,10 +1,10 @@
 """The pytest plugin's entry point (`pytest11`): it registers llmjury's plugins by the role of this process.
 
 Roles are decided once, here: an xdist worker runs its tests and hands back what it learned
-(llmjury.worker); the controller, or the only process under `-n 0`, gathers the verdicts and reports
-the run (llmjury.controller, with llmjury.xdist_hooks when xdist is installed). Every process that
-collects and runs tests has a runner (llmjury.runner). Options are declared and resolved in
-llmjury.options, checked at start-up in llmjury.startup; the fixtures live in llmjury.fixtures.
+(llmjury.session.worker); the controller, or the only process under `-n 0`, gathers the verdicts and reports
+the run (llmjury.session.controller, with llmjury.session.xdist_hooks when xdist is installed). Every process that
+collects and runs tests has a runner (llmjury.session.runner). Options are declared and resolved in
+llmjury.session.options, checked at start-up in llmjury.session.startup; the fixtures live in llmjury.session.fixtures.
 """
 
 from __future__ import annotations
@@ -15,27 +15,27 @@ import pytest
 
 pytest.register_assert_rewrite("llmjury.assertions")
 
-from llmjury.case_sets import CaseSets  # noqa: E402
 from llmjury.cases import CASES_MARK, PIPELINE_MARK  # noqa: E402
-from llmjury.collection import CaseParameters, DataErrors, GateSelection, Sampling  # noqa: E402
-from llmjury.controller import Controller, ControllerParts  # noqa: E402
-from llmjury.exit_status import GateExit  # noqa: E402
-from llmjury.frozen import give_back_frozen  # noqa: E402
 from llmjury.interrupts import Interrupts  # noqa: E402
-from llmjury.item_outcomes import ItemOutcomes  # noqa: E402
-from llmjury.item_verdicts import case_of, own_test, record_on, recorded  # noqa: E402
-from llmjury.options import declare  # noqa: E402
 from llmjury.redact import redact_log_records  # noqa: E402
-from llmjury.refusals import BudgetRefusals  # noqa: E402
-from llmjury.runner import RUNNER, Share, TestRunner  # noqa: E402
-from llmjury.startup import StartUp, read_baseline, start_up, warn_roles  # noqa: E402
-from llmjury.stops import Stops  # noqa: E402
-from llmjury.watch import RunWatch  # noqa: E402
-from llmjury.worker import Worker  # noqa: E402
-from llmjury.xdist_hooks import FromWorkers, WorkerStartupErrors, XdistController  # noqa: E402
+from llmjury.results.exit_status import GateExit  # noqa: E402
+from llmjury.session.case_sets import CaseSets  # noqa: E402
+from llmjury.session.collection import CaseParameters, DataErrors, GateSelection, Sampling  # noqa: E402
+from llmjury.session.controller import Controller, ControllerParts  # noqa: E402
+from llmjury.session.frozen import give_back_frozen  # noqa: E402
+from llmjury.session.item_outcomes import ItemOutcomes  # noqa: E402
+from llmjury.session.item_verdicts import case_of, own_test, record_on, recorded  # noqa: E402
+from llmjury.session.options import declare  # noqa: E402
+from llmjury.session.refusals import BudgetRefusals  # noqa: E402
+from llmjury.session.runner import RUNNER, Share, TestRunner  # noqa: E402
+from llmjury.session.startup import StartUp, read_baseline, start_up, warn_roles  # noqa: E402
+from llmjury.session.stops import Stops  # noqa: E402
+from llmjury.session.watch import RunWatch  # noqa: E402
+from llmjury.session.worker import Worker  # noqa: E402
+from llmjury.session.xdist_hooks import FromWorkers, WorkerStartupErrors, XdistController  # noqa: E402
 
 #: The fixtures, a plugin module of their own (no other module imports it, so pytest imports it here).
-pytest_plugins = ["llmjury.fixtures"]
+pytest_plugins = ["llmjury.session.fixtures"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -46,7 +46,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Start-up: resolve and check the configuration, then register the plugins of this process's role."""
     # Registered before pytest's own unraisable-exception plugin adds its cleanup (this hook runs
-    # first), so it runs after it: see llmjury.frozen.settle_before_cleanup.
+    # first), so it runs after it: see llmjury.session.frozen.settle_before_cleanup.
     config.add_cleanup(partial(give_back_frozen, config))
     config.add_cleanup(redact_log_records())
     config.addinivalue_line("markers", f"{PIPELINE_MARK}(pipeline): the coroutine that turns a case into verdicts")
@@ -114,7 +114,7 @@ def register_outcomes(config: pytest.Config, start: StartUp) -> ItemOutcomes:
     """Own-eval case tests' outcomes as verdicts, and budget refusals as unscored verdicts."""
     item_outcomes = ItemOutcomes(start.settings.item_failures, case_of, own_test, record_on)
     config.pluginmanager.register(item_outcomes, "llmjury-item-outcomes")
-    if start.budget is not None:  # a test the budget stopped is unscored, not failed (llmjury.refusals)
+    if start.budget is not None:  # a test the budget stopped is unscored, not failed (llmjury.session.refusals)
         config.pluginmanager.register(BudgetRefusals(recorded, record_on), "llmjury-budget-refusals")
     return item_outcomes
 

@@ -16,7 +16,7 @@ from llmjury.chat import chat
 from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError, UnreachableProviderError
 from llmjury.jurors import JurySpec
 from llmjury.providers.base import ProviderSpec
-from llmjury.reach import UNREACHABLE_AFTER, Reach
+from llmjury.running.reach import UNREACHABLE_AFTER, Reach
 from llmjury.testing import FakeChoice, FakeOpenAI, Fault
 
 
@@ -131,8 +131,8 @@ def test_refusals_come_back_marked_and_are_not_cached(any_server, make_engine):
 
 def test_a_malformed_body_is_transient_then_unscored_with_its_cause(openai_server, make_engine):
     from llmjury.chat import chat
-    from llmjury.judging import ask_judge
-    from llmjury.jury import Jury
+    from llmjury.judgement.judging import ask_judge
+    from llmjury.judgement.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
     from llmjury.testing import Fault

@@ -59,8 +59,8 @@ def test_a_seed_and_a_temperature_reproduce_an_answer(make_engine, spec, tmp_pat
 
 
 def test_a_verdict_judge_refused_json_schema_asks_the_published_prompt_in_text(make_engine, llama_server):
-    from llmjury.judges import CHOICE_FIELD, pairwise
-    from llmjury.jury import Jury
+    from llmjury.judgement.judges import CHOICE_FIELD, pairwise
+    from llmjury.judgement.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
 

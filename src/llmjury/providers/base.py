@@ -70,7 +70,7 @@ class Kind:
 
 
 #: `version` names the release of a system under test: its answers are replayed across runs only
-#: for the same version (llmjury.freshness), and it is part of the cache key.
+#: for the same version (llmjury.running.freshness), and it is part of the cache key.
 _SDK_OPTIONS: dict[str, Callable[[str], OptionValue]] = {
     "api_key": text, "api_key_env": text, "base_url": text, "timeout": seconds, "max_n": count, "version": text}
 KINDS = {

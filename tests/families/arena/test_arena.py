@@ -17,7 +17,7 @@ from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.pipeline import battle
 from llmjury.families.arena.report import aggregate
 from llmjury.families.arena.results import BattleResult
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 
 def test_seed_score_lines_and_winner_rules():
@@ -82,7 +82,7 @@ def test_battle_judged_in_both_orders_ties_when_orders_disagree(tmp_path, make_e
                             {"Which is bigger, 2 or 3?": {"m1": "THREE-IS-BIGGER", "m2": "TWO-IS-BIGGER"}})
     # Always prefers the first answer shown: the two orders disagree, so the battle is a tie.
     openai_server.reply = lambda body, i: "- Score of Model 1: 1\n- Score of Model 2: 0\n- Brief Explanation: x"
-    from llmjury.jury import Jury
+    from llmjury.judgement.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
 
@@ -180,7 +180,7 @@ def test_a_jury_judges_a_battle_and_records_each_jurors_vote(tmp_path, make_engi
     openai_server.reply = lambda body, i: ("- Score of Model 1: 1\n- Score of Model 2: 0" if "[Model 1's Answer]\nTHREE"
                                            in body["messages"][0]["content"] else
                                            "- Score of Model 1: 0\n- Score of Model 2: 1")
-    from llmjury.jury import Jury
+    from llmjury.judgement.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
 
@@ -206,7 +206,7 @@ def test_the_offline_judge_answers_mtbenchs_pair_prompt(tmp_path, make_engine):
     # Its answer is keyed by the user prompt's template (the request's task), not the system prompt's.
     options = write_dataset(tmp_path, ["Which is bigger, 2 or 3?"],
                             {"Which is bigger, 2 or 3?": {"m1": "3 is bigger than 2.", "m2": "No idea."}})
-    from llmjury.jury import Jury
+    from llmjury.judgement.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
 

@@ -15,7 +15,7 @@ from llmjury.families.arena import FAMILY, pairs
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.recorded import pair_verdicts
 from llmjury.families.arena.report import aggregate
-from llmjury.settings import OptionLine
+from llmjury.running.settings import OptionLine
 
 EVAL = Path(__file__).resolve().parents[3] / "evals" / "test_arena.py"
 # Label 0 is the first response, 1 the second, 2 a tie.

@@ -64,7 +64,7 @@ def test_closer_look_replay_reproduces_the_published_geval_row(criterion):
 
     from llmjury.families.geval.closer_look import PUBLISHED, closer_look_cases, replay
     from llmjury.families.geval.options import GEvalOptions
-    from llmjury.settings import Settings
+    from llmjury.running.settings import Settings
 
     (case,) = [c for c in closer_look_cases(GEvalOptions(closer_look=str(CLOSER_LOOK)), Settings())
                if c.criterion == criterion and c.parser == "paper"]

@@ -14,11 +14,11 @@ from llmjury.families.geval.cases import GEvalCase, geval_cases
 from llmjury.families.geval.meta import evaluate, per_context
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.pipeline import judge_item
-from llmjury.geval_scoring import frequency_weighted, logprob_weighted, parse_score
-from llmjury.jury import Jury
+from llmjury.judgement.geval_scoring import frequency_weighted, logprob_weighted, parse_score
+from llmjury.judgement.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 from llmjury.testing import FakeChoice, ServerBehaviour
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"

@@ -15,7 +15,7 @@ from llmjury.families.geval import FAMILY
 from llmjury.families.geval.cases import geval_cases
 from llmjury.families.geval.ceiling import ceiling_cases
 from llmjury.families.geval.options import GEvalOptions
-from llmjury.settings import OptionLine, Settings
+from llmjury.running.settings import OptionLine, Settings
 
 REPO = Path(__file__).resolve().parents[3]
 EVAL = REPO / "evals" / "test_geval.py"

@@ -6,7 +6,7 @@ import pytest
 
 from llmjury.families.geval.report import aggregate, markdown
 from llmjury.families.geval.results import ScoreResult
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
 
 
 def verdicts(dataset: str) -> list[Verdict]:

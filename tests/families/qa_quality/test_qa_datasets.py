@@ -13,7 +13,7 @@ from llmjury.errors import ConfigError, DatasetError
 from llmjury.families.qa_quality import FAMILY
 from llmjury.families.qa_quality.datasets import export_cases, labelled_file, load
 from llmjury.families.qa_quality.options import QAOptions
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 SEMEVAL_ROW = {"question_id": "Q1", "question_subject": "Best bank", "question_body": "Which one?",

@@ -17,7 +17,7 @@ from llmjury.families.qa_quality.evaluation import EvaluationInput, extract_for_
 from llmjury.families.qa_quality.export import answer_rule, load_export, question_rule
 from llmjury.families.qa_quality.pipeline import grade_pair
 from llmjury.families.qa_quality.results import GradeResult
-from llmjury.jury import Jury
+from llmjury.judgement.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
 

@@ -4,10 +4,10 @@ from collections.abc import Callable
 
 import pytest
 
-from llmjury.engine import Engine
-from llmjury.jury import Jury
+from llmjury.judgement.jury import Jury
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary
+from llmjury.running.engine import Engine
 
 
 @pytest.fixture

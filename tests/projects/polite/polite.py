@@ -12,7 +12,7 @@ from llmjury import Case, JudgeConfig, Outcome, Verdict
 from llmjury.chat import ChatRequest, Message, chat
 from llmjury.family import CaseLoad, CaseSet, Family, FamilyOptions, Metric, Result, Section
 from llmjury.providers.offline import OfflineAnswers
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 JUDGE_TEMPERATURE = 0.7
 

@@ -61,7 +61,7 @@ copy_samples() {  # the samples a pull request replays, none of the run's own bo
   python - "$1" "$2" <<'EOF'
 import sys
 from pathlib import Path
-from llmjury.cache import copy_samples
+from llmjury.running.cache import copy_samples
 count = copy_samples(Path(sys.argv[1]), Path(sys.argv[2]))
 print(f"baseline: cache {count} samples, {Path(sys.argv[2]).stat().st_size / 1e6:.2f} MB")
 EOF

@@ -28,10 +28,10 @@ from llmjury.families.arena.results import (
     RecordedVerdict,
 )
 from llmjury.family import CaseSet, Dataset, Family, FamilyOptions, Replayed
+from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
-from llmjury.settings import Settings
-from llmjury.verdicts import Verdict
+from llmjury.running.settings import Settings
 
 
 class Arena(Family[ArenaOptions, ArenaSection]):

@@ -19,9 +19,9 @@ from llmjury.families.arena.results import (
     RecordedVerdict,
     Winner,
 )
+from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Metric
 from llmjury.stats import proportion
-from llmjury.verdicts import Verdict
 
 FLIP: dict[str, str] = {"model_a": "model_b", "model_b": "model_a"}
 PRD_MAJORITY_RULE = "strict plurality of all annotator votes from both orders, else tie"

@@ -16,7 +16,7 @@ from llmjury.families.arena import datasets, layout
 from llmjury.families.arena.cases import FAMILY, BattleCase, is_live
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.loading import LoadCounter, LoadReport
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 
 def recorded_answers(files: list[Path], counter: LoadCounter | None = None) -> dict[str, dict[str, str]]:

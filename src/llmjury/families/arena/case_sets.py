@@ -12,7 +12,7 @@ from llmjury.families.arena.arrangement import arrange
 from llmjury.families.arena.cases import DatasetFile, PairCase
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.family import CaseLoad, CaseSet
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 
 def battles(options: ArenaOptions, settings: Settings) -> CaseLoad:

@@ -13,7 +13,7 @@ from llmjury.cases import slug
 from llmjury.errors import ConfigError
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.family import Dataset
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 QUESTIONS = Dataset("questions", "data", "seed 002's data folder: <dataset>/questions.csv (`question` column)",
                     default="arena/data", formats=("seed-002 questions.csv",))

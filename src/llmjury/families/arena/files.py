@@ -14,8 +14,8 @@ from llmjury.families.arena.judge import score_text
 from llmjury.families.arena.ratings import online_elo
 from llmjury.families.arena.report import Verdicts, battles_of, winner_of
 from llmjury.families.arena.results import BATTLE, ArenaSection
+from llmjury.judgement.verdicts import Verdict
 from llmjury.tables import csv_table
-from llmjury.verdicts import Verdict
 
 #: Characters a leaderboard's file name may not hold.
 _NOT_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9._-]+")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from llmjury.decision_field import DecisionField
 from llmjury.decision_line import BOLD, compile_line, fold, looks_alike, own_lines
 from llmjury.errors import JudgeParseError
 from llmjury.majority import Majority
+from llmjury.running.decision_field import DecisionField
 
 SCORE_PARSER = "arena-score/3"
 PAIR_PARSER = "mtbench-pair/3"
@@ -82,7 +82,7 @@ def read_scores(text: str) -> str:
 OUTCOME_LABELS: dict[str, int | str] = {"model_a": 0, "model_b": 1, "tie": "tie", "tie (bothbad)": "tie (bothbad)"}
 
 
-#: Each reader's decisions as a schema field (llmjury.decision_field), in its prompt's own words:
+#: Each reader's decisions as a schema field (llmjury.running.decision_field), in its prompt's own words:
 #: the four pairs of score lines seed 002's prompt allows, and MT-Bench's three verdicts.
 SCORE_FIELD = DecisionField({"Score of Model 1: 1, Score of Model 2: 0": "model_a",
                              "Score of Model 1: 0, Score of Model 2: 1": "model_b",

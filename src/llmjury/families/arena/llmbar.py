@@ -14,8 +14,8 @@ from llmjury.datasets.files import read_jsonl, read_text
 from llmjury.errors import DatasetError, JudgeParseError
 from llmjury.families.arena.cases import FAMILY, RecordedJudgeFile
 from llmjury.families.arena.results import LLMBAR, LLMBarReplay, Winner
-from llmjury.jury import Jury, Outcome
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
 
 DATASET = "llmbar"
 PARSER_VERSION = "llmbar-output/1"

@@ -12,9 +12,9 @@ from llmjury.cases import slug
 from llmjury.datasets import mrbench
 from llmjury.families.arena.cases import FAMILY, DatasetFile, TutorBattleCase
 from llmjury.families.arena.results import HUMAN, HumanLabel, Winner
-from llmjury.jury import Jury, Outcome
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
 from llmjury.loading import LoadCounter, LoadReport
-from llmjury.verdicts import JudgeConfig, Verdict
 
 WINNER: dict[str, Winner] = {"a": "model_a", "b": "model_b", "tie": "tie"}
 

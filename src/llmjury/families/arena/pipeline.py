@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from llmjury.chat import ChatRequest, Message
-from llmjury.decision_field import DecisionField
 from llmjury.errors import ProviderError
 from llmjury.families.arena import datasets
 from llmjury.families.arena.arrangement import recorded_answers
@@ -26,9 +25,10 @@ from llmjury.families.arena.judge import (
 )
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.results import BATTLE, BattleResult, JurorVote, OrderRun, Winner
-from llmjury.judges import pairwise
-from llmjury.jury import Jury, Outcome
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.judges import pairwise
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
+from llmjury.running.decision_field import DecisionField
 
 #: The shared pairwise call and its vote hand back plain words; these read them as a `Winner`. They
 #: only give the words of OUTCOME_LABELS, so a miss is a KeyError, never a guess.

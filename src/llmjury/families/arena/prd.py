@@ -12,8 +12,8 @@ from llmjury.datasets.files import read_jsonl
 from llmjury.errors import DatasetError
 from llmjury.families.arena.cases import FAMILY, PRDSource
 from llmjury.families.arena.results import HUMAN, PRD, HumanLabel, PRDReplay, Winner
-from llmjury.jury import Jury, Outcome
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
 
 DATASET = "prd"
 _PAIR = re.compile(r"answer_(.+?)-vs-answer_(.+?)-human-reviewer")

@@ -19,8 +19,8 @@ from llmjury.families.arena.layout import records
 from llmjury.families.arena.options import ArenaOptions
 from llmjury.families.arena.results import HUMAN, RECORDED, HumanLabel, RecordedVerdict, Winner
 from llmjury.family import Replayed
-from llmjury.jury import Jury, Outcome
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
 
 HUMAN_PREFIX, RECORDED_PREFIX = "human:", "recorded:"
 

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 
-from llmjury.agreement import JuryDecision, juror_agreement
 from llmjury.correlation import correlations, rank_correlation
 from llmjury.families.arena import agreement
 from llmjury.families.arena.llmbar import published
@@ -52,10 +51,11 @@ from llmjury.families.arena.results import (
     Ranking,
     SelfPreference,
 )
+from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Metric
-from llmjury.repairs import repairs_by_judge, with_counts
+from llmjury.results.agreement import JuryDecision, juror_agreement
+from llmjury.results.repairs import repairs_by_judge, with_counts
 from llmjury.stats import metric
-from llmjury.verdicts import Verdict
 
 Verdicts = Sequence[Verdict]
 HIDDEN_FROM_TABLES = ("leaderboards", "llmbar", "prd")  # rendered by markdown() below

@@ -16,10 +16,10 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from llmjury.agreement import JurorAgreement
 from llmjury.majority import Confidence
 from llmjury.model import Figures, Metric, Result, Section
-from llmjury.repairs import JudgeRepairs
+from llmjury.results.agreement import JurorAgreement
+from llmjury.results.repairs import JudgeRepairs
 
 Winner = Literal["model_a", "model_b", "tie", "tie (bothbad)"]
 Order = Literal["ab", "ba"]
@@ -211,5 +211,5 @@ class ArenaSection(Section):
     jury: dict[str, JurorAgreement] | None = None
     judge_validity: JudgeValidity | None = None
     leaderboards: dict[str, Leaderboard] = Field(default_factory=dict)
-    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.repairs`).
+    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.results.repairs`).
     repairs: dict[str, JudgeRepairs] = Field(default_factory=dict)

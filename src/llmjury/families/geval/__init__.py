@@ -18,9 +18,9 @@ from llmjury.families.geval.offline import ANSWERS
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.results import DeepevalResult, GEvalSection, ScoreResult
 from llmjury.family import CaseSet, Family, FamilyOptions, Replayed
+from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
-from llmjury.verdicts import Verdict
 
 
 class GEval(Family[GEvalOptions, GEvalSection]):

@@ -10,7 +10,7 @@ from llmjury.families.geval import ceiling, closer_look, deepeval_compare, dep, 
 from llmjury.families.geval.cases import GEvalCase, geval_cases
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.family import CaseLoad, CaseSet
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 
 class DeepevalCase(GEvalCase):

@@ -11,7 +11,7 @@ from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, load
 from llmjury.families.geval.options import GEvalOptions, Task
 from llmjury.loading import LoadReport
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 TASK_MARKS = {"dialogue": "whole_dialogue", "response": "next_response"}
 

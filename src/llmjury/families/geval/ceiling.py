@@ -19,9 +19,9 @@ from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, load
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.results import ScoreResult
-from llmjury.jury import Jury, Outcome
-from llmjury.settings import Settings
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
+from llmjury.running.settings import Settings
 
 
 class CeilingCase(Case):

@@ -27,10 +27,10 @@ from llmjury.families.geval.datasets import FAMILY, find
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.report import references
 from llmjury.families.geval.results import ScoreResult
-from llmjury.geval_scoring import PARSER_VERSION, parse_score
-from llmjury.jury import Jury, Outcome
-from llmjury.settings import Settings
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.geval_scoring import PARSER_VERSION, parse_score
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
+from llmjury.running.settings import Settings
 
 DIMENSIONS = {"nat": "naturalness", "coh": "coherence", "eng": "engagingness", "gro": "groundedness"}
 PUBLISHED = {name: tuple(row) for name, row in references()["closer_look"].rows.items()}

@@ -16,7 +16,7 @@ from llmjury.families.geval.criteria import CRITERIA, criterion_of
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.family import Dataset
 from llmjury.loading import LoadCounter, LoadReport
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 FAMILY = "geval"
 DATASETS = (

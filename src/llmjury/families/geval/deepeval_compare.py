@@ -12,12 +12,12 @@ from llmjury.families.geval.datasets import FAMILY
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.pipeline import evaluation_steps
 from llmjury.families.geval.results import DeepevalResult
-from llmjury.jury import Jury, Outcome
+from llmjury.judgement.jury import Jury, Outcome
 
 
 async def deepeval_geval(case: GEvalCase, jury: Jury) -> Outcome:
     # The bridge first: it switches deepeval's telemetry and file writes off before deepeval loads.
-    from llmjury.deepeval_bridge import JuryModel, a_metric_verdict  # isort: skip
+    from llmjury.judgement.deepeval_bridge import JuryModel, a_metric_verdict  # isort: skip
     from deepeval.metrics import GEval
     from deepeval.test_case import LLMTestCase, SingleTurnParams
 

@@ -20,9 +20,9 @@ from llmjury.errors import DatasetError, JudgeParseError
 from llmjury.families.geval.datasets import FAMILY, find
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.results import ScoreResult
-from llmjury.jury import Jury, Outcome
-from llmjury.settings import Settings
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
+from llmjury.running.settings import Settings
 
 FILES = {"dstc9": "dstc9_dep_step2_eval.csv", "fed": "fed_dep_step2_eval.csv"}
 LABELS = {"very bad": 0, "bad": 1, "okay": 2, "good": 3, "very good": 4}

@@ -19,8 +19,8 @@ import numpy.typing as npt
 from llmjury.correlation import MIN_CORRELATION_N, kendall_tau_b, resample_ranks
 from llmjury.correlation import correlations as stats_correlations
 from llmjury.families.geval.results import DeepevalResult, MetaEvaluation, ScoreResult
+from llmjury.judgement.verdicts import Verdict
 from llmjury.stats import metric, too_few
-from llmjury.verdicts import Verdict
 
 KINDS = ("pearson", "spearman", "kendall")
 RESAMPLES = 1000

@@ -15,11 +15,11 @@ from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, shipped_steps, steps_folder
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.results import ScoreResult
-from llmjury.geval_scoring import PARSER_VERSION
-from llmjury.judges import geval_score
-from llmjury.jury import Jury, Outcome
+from llmjury.judgement.geval_scoring import PARSER_VERSION
+from llmjury.judgement.judges import geval_score
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
 from llmjury.prompts import RenderedPrompt
-from llmjury.verdicts import JudgeConfig, Verdict
 
 
 async def evaluation_steps(jury: Jury, opts: GEvalOptions, task: str, criterion: str) -> tuple[str, str]:

@@ -27,7 +27,7 @@ from llmjury.families.geval.criteria import CRITERIA
 from llmjury.families.geval.datasets import FAMILY, to_criteria
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.recorded import judge_config, recorded_verdict, unieval_scores
-from llmjury.verdicts import Verdict
+from llmjury.judgement.verdicts import Verdict
 
 #: A verdict record (plain JSON data) into a verdict with its typed result: `Family.typed`.
 Typed: TypeAlias = Callable[[Mapping[str, Any]], Verdict]

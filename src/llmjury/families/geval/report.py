@@ -18,9 +18,9 @@ from llmjury.families.geval.results import (
     Reference,
     Validity,
 )
+from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Metric
-from llmjury.repairs import repairs_by_judge, with_counts
-from llmjury.verdicts import Verdict
+from llmjury.results.repairs import repairs_by_judge, with_counts
 
 HIDDEN_FROM_TABLES = ("meta", "human_ceiling", "judge_validity")
 ANNOTATOR = "human:annotator-"

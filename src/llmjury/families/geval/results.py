@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import ConfigDict, Field
 
 from llmjury.model import Figures, Metric, Result, Section
-from llmjury.repairs import JudgeRepairs
+from llmjury.results.repairs import JudgeRepairs
 
 
 class ScoreResult(Result):
@@ -102,5 +102,5 @@ class GEvalSection(Section):
     references: dict[str, Reference]
     human_ceiling: dict[str, Ceiling] | None = None
     judge_validity: dict[str, Validity]
-    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.repairs`).
+    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.results.repairs`).
     repairs: dict[str, JudgeRepairs] = Field(default_factory=dict)

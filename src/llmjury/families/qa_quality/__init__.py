@@ -14,9 +14,9 @@ from llmjury.families.qa_quality.offline import ANSWERS
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, QASection, RulesResult
 from llmjury.family import CaseSet, Command, Dataset, Family, FamilyOptions, Replayed
+from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
-from llmjury.verdicts import Verdict
 
 
 class QAQuality(Family[QAOptions, QASection]):

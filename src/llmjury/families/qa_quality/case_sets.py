@@ -11,7 +11,7 @@ from llmjury.families.qa_quality.cases import CourseRules, QACase
 from llmjury.families.qa_quality.datasets import DATASETS, load
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.family import CaseLoad, CaseSet
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 
 def everything(options: QAOptions, settings: Settings) -> CaseLoad:

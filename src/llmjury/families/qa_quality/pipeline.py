@@ -15,9 +15,9 @@ from llmjury.families.qa_quality.evaluation import (
 )
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, RulesResult, Scores
-from llmjury.judges import structured
-from llmjury.jury import Jury, Outcome
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.judges import structured
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
 
 PARSER_VERSION = "qa-quality-evaluation/1"
 

@@ -28,7 +28,7 @@ from llmjury.families.qa_quality.evaluation import (
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.pipeline import PARSER_VERSION
 from llmjury.families.qa_quality.results import GradeResult, Scores
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
 
 REMOVED = "_removed"
 

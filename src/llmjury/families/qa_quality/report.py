@@ -24,11 +24,11 @@ from llmjury.families.qa_quality.results import (
     RulesResult,
     TokenSaving,
 )
+from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Metric
-from llmjury.repairs import repairs_by_judge, with_counts
+from llmjury.results.repairs import repairs_by_judge, with_counts
 from llmjury.stats import mean_metric as stats_mean_metric
 from llmjury.stats import proportion
-from llmjury.verdicts import Verdict
 
 GRADES: tuple[Grade, ...] = ("high", "medium", "low", "remove")
 

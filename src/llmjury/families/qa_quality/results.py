@@ -6,7 +6,7 @@ from pydantic import ConfigDict, Field
 
 from llmjury.families.qa_quality.evaluation import Grade, QualityEvaluation
 from llmjury.model import Figures, Metric, Result, Section
-from llmjury.repairs import JudgeRepairs
+from llmjury.results.repairs import JudgeRepairs
 
 
 class Scores(Figures):
@@ -118,5 +118,5 @@ class QASection(Section):
     courses: dict[str, PairFigures] | None = None
     datasets: dict[str, PairFigures] | None = None
     judge_validity: dict[str, JudgeValidity] | None = None
-    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.repairs`).
+    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.results.repairs`).
     repairs: dict[str, JudgeRepairs] = Field(default_factory=dict)

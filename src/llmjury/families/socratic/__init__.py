@@ -12,9 +12,9 @@ from llmjury.families.socratic.cases import MAX_CUT_MARKER
 from llmjury.families.socratic.options import DATASETS, NAME, SocraticOptions
 from llmjury.families.socratic.results import HumanPreferenceResult, PairwiseResult, SocraticSection
 from llmjury.family import CaseSet, Command, Family
+from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
-from llmjury.verdicts import Verdict
 
 
 class Socratic(Family[SocraticOptions, SocraticSection]):

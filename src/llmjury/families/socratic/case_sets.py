@@ -20,7 +20,7 @@ from llmjury.families.socratic.datasets.mrbench import pair_cases
 from llmjury.families.socratic.datasets.responses import response_cases
 from llmjury.families.socratic.options import SocraticOptions
 from llmjury.family import CaseLoad, CaseSet
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 
 def simulated(options: SocraticOptions, settings: Settings) -> CaseLoad:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from llmjury.decision_field import DecisionField
 from llmjury.decision_line import BOLD, compile_line, fold, looks_alike, own_lines
 from llmjury.errors import JudgeParseError
+from llmjury.running.decision_field import DecisionField
 
 PARSER_VERSION = "socratic-decision/3"
 Decision = Literal["a", "b", "c"]
@@ -15,7 +15,7 @@ Decision = Literal["a", "b", "c"]
 #: What the judge is asked for when its answer holds no readable decision (the repair call).
 DECISION_FORMAT = "### (a) Teacher A\nor\n### (b) Teacher B\nor\n### (c) Equivalent"
 
-#: The same options as a schema field (llmjury.decision_field): the prompt's three, as it lists them.
+#: The same options as a schema field (llmjury.running.decision_field): the prompt's three, as it lists them.
 DECISION_FIELD = DecisionField({"(a) Teacher A": "a", "(b) Teacher B": "b", "(c) Equivalent": "c"}, PARSER_VERSION)
 
 _LABEL = r"(?:(?:final\s+|overall\s+)?(?:decision|verdict|answer)\s*:?\s*)?"

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from llmjury.families.socratic.data import Persona
 from llmjury.families.socratic.options import NAME
-from llmjury.jury import Jury
+from llmjury.judgement.jury import Jury
 
 STUDENT, TEACHER = "Student", "Teacher"
 

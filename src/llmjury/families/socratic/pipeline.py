@@ -23,9 +23,9 @@ from llmjury.families.socratic.results import (
     PairwiseResult,
     Side,
 )
-from llmjury.judges import Order, Pairwise, pairwise
-from llmjury.jury import Jury, Outcome
-from llmjury.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.judges import Order, Pairwise, pairwise
+from llmjury.judgement.jury import Jury, Outcome
+from llmjury.judgement.verdicts import JudgeConfig, Verdict
 
 # The four aspects of the seed's judge prompt; their definitions live in prompts/socratic/judge_aspect.j2.
 ASPECTS = ("Understanding", "Explanation", "Language", "Readability")

@@ -9,7 +9,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final
 
-from llmjury.agreement import JurorAgreement, JuryDecision, juror_agreement
 from llmjury.cases import slug
 from llmjury.families.socratic.results import (
     AspectRates,
@@ -25,10 +24,11 @@ from llmjury.families.socratic.results import (
     SignTest,
     SocraticSection,
 )
+from llmjury.judgement.verdicts import Verdict
 from llmjury.majority import robust_verdict
 from llmjury.model import Metric
-from llmjury.repairs import repairs_by_judge, with_counts
-from llmjury.verdicts import Verdict
+from llmjury.results.agreement import JurorAgreement, JuryDecision, juror_agreement
+from llmjury.results.repairs import repairs_by_judge, with_counts
 
 OURS: Final = "ours"
 BASELINE: Final = "baseline"

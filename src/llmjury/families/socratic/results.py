@@ -11,9 +11,9 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from llmjury.agreement import JurorAgreement
 from llmjury.model import Figures, Metric, Result, Section
-from llmjury.repairs import JudgeRepairs
+from llmjury.results.agreement import JurorAgreement
+from llmjury.results.repairs import JudgeRepairs
 
 Side = Literal["ours", "baseline", "tie"]
 Confidence = Literal["unanimous", "majority", "no_consensus"]
@@ -184,5 +184,5 @@ class SocraticSection(Comparison, Section):
     mathdial: Comparison | None = None
     responses: Comparison | None = None
     judge_validity: HumanAgreement | None = None
-    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.repairs`).
+    #: Per judge: verdicts scored directly, after a repair call, or unscored by cause (`llmjury.results.repairs`).
     repairs: dict[str, JudgeRepairs] = Field(default_factory=dict)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from llmjury.errors import ConfigError
 from llmjury.families.socratic.options import DATASETS, NAME, SocraticOptions
-from llmjury.settings import Settings
+from llmjury.running.settings import Settings
 
 
 def locate(dataset: str, options: SocraticOptions, settings: Settings) -> Path | None:

@@ -1,0 +1,376 @@
+"""Judge calls a test awaits: a pairwise comparison in both orders, a rubric score with structured
+output, a G-Eval score and a role's plain answer.
+
+The building blocks: `pairwise`, `structured` and `geval_score`, which a family pipeline calls
+with its own template, parser and labels; they return what the judge decided and never build a
+verdict. `BoundJury` (llmjury.judgement.bound_jury, what the `jury` fixture gives a test) calls them with the
+core prompts and records the verdicts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar, cast
+
+from pydantic import BaseModel, ValidationError
+
+from llmjury.decision_line import BOLD, DuplicateKeyError, compile_line, fold, looks_alike, own_lines, strict_json
+from llmjury.errors import JudgeParseError, ProviderError
+from llmjury.judgement.geval_scoring import frequency_weighted, logprob_weighted, parse_score
+from llmjury.judgement.judging import JudgeAnswer, JudgeRuns, ask_judge
+from llmjury.judgement.jury import Jury
+from llmjury.judgement.verdicts import JudgeConfig
+from llmjury.majority import Majority, robust_verdict
+from llmjury.model import Result
+from llmjury.prompts import RenderedPrompt
+from llmjury.running.decision_field import DecisionField, Read
+
+#: The family a test's judge calls record under when the run defines no other (see `llmjury.custom`).
+CUSTOM = "custom"
+CHOICE_PARSER = "core-choice/3"
+SCORE_PARSER = "core-structured/2"
+GEVAL_PARSER = "core-geval/2"
+
+Order = Literal["ab", "ba"]
+Scoring = Literal["auto", "logprobs", "sampling"]
+M = TypeVar("M", bound=BaseModel)
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+
+
+# -- typed results (what a verdict records) -------------------------------------------------------
+class PairRun(BaseModel):
+    """One judge run of a pair: the order shown, what the judge said, and whom that favours."""
+
+    order: Order
+    juror: str
+    decision: str | None = None
+    winner: str | None = None
+    error: str | None = None
+    attempts: int = 1
+    #: The decision (or the cause) comes from a repair call that asked for the decision alone.
+    repaired: bool = False
+    #: Where the decision was read: a schema's `decision` field, or the text's decision line.
+    read: Read | None = None
+
+
+class JurorVote(BaseModel):
+    """A juror's own majority, when several jurors judge one pair."""
+
+    judge: str
+    winner: str | None
+
+
+class PairwiseResult(Result):
+    """The robust majority of a pairwise judgement: `winner` is one of the two names or a tie."""
+
+    winner: str
+    confidence: str
+    counted_runs: int
+    vote_counts: dict[str, int]
+    consistent: bool | None = None
+    runs: list[PairRun]
+    jurors: list[JurorVote] | None = None
+
+
+class ScoreResult(Result):
+    """A rubric score read from the judge's validated structured output."""
+
+    score: float
+    low: int
+    high: int
+    output: dict[str, Any]
+    attempts: int = 1
+
+
+class GEvalResult(Result):
+    """A G-Eval score: probability-weighted over the score tokens, or frequency-weighted over samples."""
+
+    score: float
+    method: Literal["logprobs", "sampling"]
+    distribution: dict[str, float]
+    samples: int = 1
+    parsed: int = 1
+
+
+class RubricScore(BaseModel):
+    """The default structured output of `jury.score`: a short reason, then the score."""
+
+    reasoning: str
+    score: int
+
+
+# -- building blocks for families ------------------------------------------------------------------
+#: What `parse_choice` asks for when an answer holds no readable decision (the repair call).
+CHOICE_FORMAT = "### A\nor\n### B\nor\n### tie"
+_LABEL = r"(?:(?:final\s+)?(?:decision|verdict|answer)\s*:?\s*)?"
+_CHOICE = rf"(?:response\s+)?{BOLD}(?P<choice>A|B|tie){BOLD}"
+_CHOICE_LINE = compile_line(rf"###\s*{BOLD}\s*{_LABEL}{BOLD}\s*{_CHOICE}")
+_CHOICE_ALONE = compile_line(_CHOICE)
+_CHOICE_HEADING = compile_line(rf"###\s*{BOLD}\s*{_LABEL}")
+_CHOICE_ELSEWHERE = re.compile(rf"###\s*{BOLD}\s*{_LABEL}{BOLD}\s*(?:response\s+)?{BOLD}(?:A|B|tie)\b", re.IGNORECASE)
+
+
+def parse_choice(text: str) -> str:
+    """`a`, `b` or `tie` from the final line of the judge's own words (quotations blanked), as the
+    prompt asks it after "###": `### A`, `### Response B`, `### tie` (an optional `Final decision:`
+    label allowed), or a `###` heading line followed by the choice alone. Extra words on that line,
+    a look-alike letter, or a second `### A|B|tie` anywhere else in the answer are ambiguous:
+    JudgeParseError, never a guess."""
+    lines = own_lines(text)
+    if not lines:
+        raise JudgeParseError(CHOICE_PARSER, text, 'no final decision after "###"', expected=CHOICE_FORMAT)
+    last, used = lines[-1].text, 1
+    match = _CHOICE_LINE.match(last)
+    if match is None and len(lines) > 1 and _CHOICE_HEADING.match(lines[-2].text):
+        match, used = _CHOICE_ALONE.match(last), 2
+    if match is None:
+        cause = "look-alike characters on the decision line" if looks_alike(last) else (
+            f"the final line {last.strip()[:80]!r} is not '### A', '### B' or '### tie'")
+        raise JudgeParseError(CHOICE_PARSER, text, cause, expected=CHOICE_FORMAT)
+    for line in lines[:-used]:
+        if _CHOICE_ELSEWHERE.search(fold(line.text)):
+            raise JudgeParseError(CHOICE_PARSER, text, f"a second decision-shaped line {line.text.strip()[:80]!r}",
+                                  expected=CHOICE_FORMAT)
+    return match.group("choice").lower()
+
+
+#: `parse_choice`'s decisions: the response shown first (0), shown second (1), or a tie.
+CHOICE_LABELS: Mapping[str, int | str] = {"a": 0, "b": 1, "tie": "tie"}
+#: The same decisions as a schema field: the values `core/compare.j2` lists after "###".
+CHOICE_FIELD = DecisionField({"A": "a", "B": "b", "tie": "tie"}, CHOICE_PARSER)
+
+
+@dataclass
+class Pairwise:
+    """What `pairwise` decided: every run, the robust majority (None when no run counted), each
+    juror's vote for a jury, and the runs' raw text and usage."""
+
+    runs: list[PairRun]
+    majority: Majority | None
+    answers: JudgeRuns
+    jurors: list[JurorVote] | None
+    prompt: str
+    #: The orders asked whose every call failed or was refused: no answer came back to read.
+    lost: list[str] = field(default_factory=list)
+
+    @property
+    def consistent(self) -> bool | None:
+        """Whether the majorities of the two orders agree (None unless both orders were scored)."""
+        by_order = {}
+        for order in ("ab", "ba"):
+            majority = robust_verdict([r.winner for r in self.runs if r.order == order and r.winner is not None])
+            if majority is None:
+                return None
+            by_order[order] = majority.winner
+        return by_order["ab"] == by_order["ba"]
+
+    @property
+    def error(self) -> str | None:
+        """Why no decision stands: no run counted, or every run of one order failed (naming the first
+        cause and every distinct one)."""
+        if self.majority is not None:
+            return None
+        lost = self.lost
+        runs = [r for r in self.runs if r.order in lost] if lost else self.runs
+        errors = sorted({r.error for r in runs if r.error})
+        first = next((r.error for r in runs if r.error), "no runs")
+        if lost:
+            return f"{first.split(':')[0]}: no judge run of order {'/'.join(lost)} counted ({'; '.join(errors)})"
+        return f"{first.split(':')[0]}: no judge run counted ({'; '.join(errors)})"
+
+    def config(self, parser: str) -> JudgeConfig:
+        """The judge configuration a verdict on this pair records (`parser` names the decision's reader)."""
+        return JudgeConfig(provider=self.answers.provider, prompt=self.prompt, runs=len(self.runs), parser=parser,
+                           **self.answers.sampling)
+
+    def result(self) -> PairwiseResult | None:
+        if self.majority is None:
+            return None
+        m = self.majority
+        return PairwiseResult(winner=m.winner, confidence=m.confidence, counted_runs=m.counted,
+                              vote_counts=m.counts, consistent=self.consistent, runs=self.runs, jurors=self.jurors)
+
+
+async def pairwise(jury: Jury, family: str, first: str, second: str, *, template: str, orders: Sequence[Order],
+                   slots: tuple[str, str] = ("response_a", "response_b"), variables: Mapping[str, Any] | None = None,
+                   parse: Callable[[str], str] = parse_choice, labels: Mapping[str, int | str] = CHOICE_LABELS,
+                   names: tuple[str, str] = ("a", "b"), system: str | None = None, role: str = "judge",
+                   round_index: int = 0, vote: Callable[[list[str]], Majority | None] = robust_verdict,
+                   decisions: DecisionField | None = None) -> Pairwise:
+    """Judge `first` against `second` once per entry of `orders` ("ab": first shown in slot 0).
+
+    `parse` reads a decision from the judge's text; `labels` maps it to the slot it favours (0
+    or 1) or to an outcome that needs no swapping ("tie", "tie (bothbad)"); a winner is named
+    by `names`. `vote` turns one juror's counted winners into its decision (the robust majority
+    by default; MT-Bench's "both orders agree, else a tie" for the arena). `decisions` names the
+    prompt's decisions as a schema field, asked for where the provider takes one
+    (llmjury.running.decision_field); `parse` still reads free text. One juror: its
+    decision is the verdict. Several (`spec+spec`, `spec*k`): the jury decides by robust
+    majority over the jurors' decisions. `system` names a system-prompt template;
+    `round_index` asks for fresh samples (a later round).
+    """
+    requests = []
+    for order in orders:
+        shown = (first, second) if order == "ab" else (second, first)
+        prompt = jury.render(template, **dict(variables or {}), **dict(zip(slots, shown, strict=True)))
+        requests.append(jury.request(prompt, system=jury.render(system) if system else None))
+    jurors = jury.jurors(role, family)
+    runs: list[PairRun] = []
+    votes: list[JurorVote] = []
+    parts: list[JudgeRuns] = []
+    answered: set[Order] = set()
+    for juror in jurors:
+        answers = await ask_judge(jury, family, requests, parse, role=role, juror=juror, round_index=round_index,
+                                  decisions=decisions)
+        parts.append(answers)
+        answered |= {order for order, answer in zip(orders, answers.answers, strict=True) if answer.raw}
+        mine = [_pair_run(order, juror.label, answer, labels, names)
+                for order, answer in zip(orders, answers.answers, strict=True)]
+        runs += mine
+        own = vote([r.winner for r in mine if r.winner is not None])
+        votes.append(JurorVote(judge=juror.label, winner=own.winner if own else None))
+    # A decision from the other order alone is not the position-balanced one asked for: an order
+    # whose every call failed leaves the comparison unscored (an order the judge answered without
+    # deciding stays the robust majority's to outvote).
+    lost: list[str] = [order for order in dict.fromkeys(orders) if order not in answered] if answered else []
+    majority = None if lost else own if len(jurors) == 1 else robust_verdict(
+        [v.winner for v in votes if v.winner is not None])
+    return Pairwise(runs=runs, majority=majority, answers=JudgeRuns.merged(parts, jury.label(role, family)),
+                    jurors=votes if len(jurors) > 1 else None, prompt=requests[0].task if requests else "",
+                    lost=lost)
+
+
+def _pair_run(order: Order, juror: str, answer: JudgeAnswer, labels: Mapping[str, int | str],
+              names: tuple[str, str]) -> PairRun:
+    if not answer.scored:
+        return PairRun(order=order, juror=juror, error=answer.error, attempts=answer.attempts,
+                       repaired=answer.repaired)
+    decision = str(answer.parsed)
+    if decision not in labels:
+        return PairRun(order=order, juror=juror, decision=decision, attempts=answer.attempts, repaired=answer.repaired,
+                       error=f"unparseable: decision {decision!r} is none of {sorted(labels)}")
+    label = labels[decision]
+    if isinstance(label, int):
+        slot = label if order == "ab" else 1 - label
+        winner = names[slot]
+    else:
+        winner = label
+    return PairRun(order=order, juror=juror, decision=decision, winner=winner, attempts=answer.attempts,
+                   repaired=answer.repaired, read=answer.read)
+
+
+def schema_parser(schema: type[M], parser: str = SCORE_PARSER) -> Callable[[str], M]:
+    """A parser validating the judge's JSON against `schema` (a ```json fence is tolerated); an
+    object with a repeated key (`{"score": 2, "score": 5}`) is refused, never read by its last value."""
+
+    def parse(text: str) -> M:
+        body = _FENCE.sub("", text.strip())
+        try:
+            data = strict_json(body)
+        except DuplicateKeyError as exc:
+            raise JudgeParseError(parser, text, f"json: {exc}", expected=expected) from exc
+        except ValueError:
+            data = None  # malformed JSON: the schema's validation below names the fault
+        if boolean := _boolean_number(schema, data):  # pydantic's lax mode reads true as 1
+            raise JudgeParseError(parser, text, f"{boolean}: a boolean is not a number", expected=expected)
+        try:
+            return schema.model_validate_json(body)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(map(str, first["loc"])) or "json"
+            raise JudgeParseError(parser, text, f"{where}: {first['msg']}", expected=expected) from exc
+
+    expected = f"one JSON object with the fields {', '.join(schema.model_fields)}, and nothing else"
+    return parse
+
+
+def _boolean_number(schema: type[BaseModel], data: Any) -> str | None:
+    """The first numeric field the judge answered with true or false, if any."""
+    if not isinstance(data, dict):
+        return None
+    return next((name for name, spec in schema.model_fields.items()
+                 if isinstance(data.get(name), bool) and spec.annotation in (int, float, int | None, float | None)),
+                None)
+
+
+async def structured(jury: Jury, family: str, prompt: RenderedPrompt, schema: type[M], *,
+                     check: Callable[[M], str | None] = lambda _: None, role: str = "judge",
+                     retries: int | None = None, parser: str = SCORE_PARSER) -> JudgeRuns:
+    """One judge answer as `schema`, asked through the provider's structured-output support; an
+    answer that does not validate, or that `check` rejects (it returns the cause), is asked again
+    (`retries` times, the run's `parse_retries` by default). `parser` names the reader in errors."""
+    validate = schema_parser(schema, parser)
+
+    def parse(text: str) -> M:
+        value = validate(text)
+        cause = check(value)
+        if cause:
+            raise JudgeParseError(parser, text, cause,
+                                  expected=f"one JSON object with the fields {', '.join(schema.model_fields)}")
+        return value
+
+    request = jury.request(prompt, json_schema=schema.model_json_schema(), schema_name=schema.__name__)
+    return await ask_judge(jury, family, [request], parse, role=role, retries=retries)
+
+
+@dataclass
+class GEvalScoring:
+    """A G-Eval score (or why there is none) with the raw answers and what they cost."""
+
+    result: GEvalResult | None
+    error: str | None
+    raw: list[str]
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+    latency_s: float = 0.0
+    sampling: dict[str, Any] = field(default_factory=dict)
+    #: How many samples a repair call decided (`JudgeRuns.repaired`); the logprob path makes none.
+    repaired: int = 0
+
+
+async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: range, *, scoring: Scoring = "auto",
+                      n: int = 20, temperature: float = 1.0, top_p: float = 1.0, top_logprobs: int = 5,
+                      role: str = "judge") -> GEvalScoring:
+    """G-Eval's scoring: weight the score tokens by their probabilities when the provider returns
+    logprobs (`auto`, `logprobs`), else ask n samples and weight each score by its frequency."""
+    if scoring in ("auto", "logprobs"):
+        request = jury.request(prompt, logprobs=True, top_logprobs=top_logprobs)
+        try:
+            completion = await jury.complete(role, family, request)
+        except ProviderError as exc:
+            return GEvalScoring(None, f"call failed: {exc}", [], 0, 0, False, sampling=request.sampling)
+        sample = completion.samples[0]
+        # Sampling stands in for logprobs only where the provider gives none: an answer that has
+        # logprobs but no readable score is unscored, not 20 more calls.
+        if sample.logprobs or scoring == "logprobs":
+            weighted = logprob_weighted(sample, scale) if sample.problem is None else None
+            result = None if weighted is None else GEvalResult(
+                score=weighted[0], method="logprobs", distribution={str(k): v for k, v in weighted[1].items()})
+            error = None if weighted is not None else sample.problem or _logprob_cause(sample.text, scale)
+            return GEvalScoring(result, error, [sample.text], sample.usage.prompt_tokens,
+                                sample.usage.completion_tokens, completion.cached[0], completion.latency_s,
+                                request.sampling)
+    request = jury.request(prompt, temperature=temperature, top_p=top_p)
+    runs = await ask_judge(jury, family, [request] * n, lambda text: parse_score(text, scale), role=role)
+    scores = [cast(int, a.parsed) for a in runs.answers if a.scored]  # parse_score's value for a scored answer
+    result = None
+    if scores:
+        score, distribution = frequency_weighted(scores, scale)
+        result = GEvalResult(score=score, method="sampling", samples=len(runs.answers), parsed=len(scores),
+                             distribution={str(k): v for k, v in distribution.items()})
+    error = None if scores else next(a.error for a in runs.answers if a.error)
+    return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached,
+                        runs.latency_s, request.sampling, runs.repaired)
+
+
+def _logprob_cause(text: str, scale: range) -> str:
+    """Why a logprob-scored answer has no score: its parse error, or no clean token at the score."""
+    try:
+        parse_score(text, scale)
+    except JudgeParseError as exc:
+        return f"unparseable: {exc.cause}"
+    return "unparseable: no score on the scale with logprobs at its token"

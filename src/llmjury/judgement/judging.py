@@ -1,0 +1,252 @@
+"""Asking a judge k times and reading its answers, without ever losing an answer.
+
+Runs that share one request are samples 0..m-1 of it, so k runs of a judge are k distinct
+cached samples, never one sample replayed k times. An answer whose decision the parser cannot
+read is repaired once where the parser names the decision's format: the judge is shown its own
+answer and asked for the decision alone (`prompts/core/repair.j2`, a request of its own, so it is
+cached and recorded like any call). Otherwise it is asked again as the next unused sample index,
+except at temperature 0, where the same request would repeat the same answer. A run that still
+fails, or a refused or failed call, comes back as an unscored answer carrying the raw text and cause.
+
+A verdict judge that names its decisions (`llmjury.running.decision_field`) asks for them as a schema field
+where the provider sends one natively (`--llm-judge-output`); once the server has proved that it
+refuses the schema, the same runs are asked the published prompt in plain text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from llmjury.chat import ChatRequest, Completion, Message, Usage
+from llmjury.errors import JudgeParseError, ProviderError, SchemaRefusedError
+from llmjury.judgement.jury import Jury
+from llmjury.jurors import Juror
+from llmjury.running.decision_field import DecisionField, Read, how_read, reasoning, uses_schema
+
+
+@dataclass
+class JudgeAnswer:
+    """One run's answer: the parsed decision, or None with the reason it is unscored."""
+
+    raw: str
+    parsed: Any | None
+    error: str | None = None
+    cached: bool = False
+    attempts: int = 1
+    #: What the judge said in the attempts that were asked again (unreadable or empty), in order.
+    earlier: tuple[str, ...] = ()
+    #: Whether the decision comes from (or the cause names) a repair call asking for the decision alone.
+    repaired: bool = False
+    #: How a scored decision was read: from a schema's field or by the text parser (None: unscored).
+    read: Read | None = None
+
+    @property
+    def scored(self) -> bool:
+        return self.error is None
+
+    @property
+    def shown(self) -> str:
+        """What reports show: the reasoning of an answer read from its field, else the answer."""
+        return reasoning(self.raw) if self.read == "schema" else self.raw
+
+
+@dataclass
+class JudgeRuns:
+    answers: list[JudgeAnswer]
+    provider: str
+    usage: Usage
+    latency_s: float
+    #: The requests' temperature and max_tokens, for the verdict's judge configuration.
+    sampling: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def raw(self) -> list[str]:
+        """Every text the judge wrote for these runs, re-asked attempts before their final answer."""
+        return [text for a in self.answers for text in (*a.earlier, a.shown)]
+
+    @property
+    def read(self) -> dict[str, int]:
+        """How many scored runs had their decision read from a schema field, and how many as text."""
+        counts: dict[str, int] = {}
+        for answer in self.answers:
+            if answer.read is not None:
+                counts[answer.read] = counts.get(answer.read, 0) + 1
+        return dict(sorted(counts.items()))
+
+    @property
+    def cached(self) -> bool:
+        return all(a.cached for a in self.answers)
+
+    @classmethod
+    def merged(cls, parts: Sequence[JudgeRuns], provider: str) -> JudgeRuns:
+        """Several jurors' runs as one: answers in order, usage summed, the slowest latency."""
+        return cls(answers=[a for part in parts for a in part.answers], provider=provider,
+                   usage=sum((part.usage for part in parts), Usage()),
+                   latency_s=max((part.latency_s for part in parts), default=0.0),
+                   sampling=parts[0].sampling if parts else {})
+
+    def verdict_fields(self, jury: Jury) -> dict[str, Any]:
+        """What a verdict records about these runs: raw answers, tokens, estimated cost, latency, cache,
+        and how many runs a repair call decided."""
+        usage = self.usage
+        return {"raw": self.raw, "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+                "cost_usd": jury.cost(self.provider, usage.prompt_tokens, usage.completion_tokens),
+                "latency_s": self.latency_s, "cached": self.cached, "repaired": self.repaired, "read": self.read}
+
+    @property
+    def repaired(self) -> int:
+        """How many runs were decided by a repair call (a repair that still failed leaves its run unscored)."""
+        return sum(a.repaired and a.scored for a in self.answers)
+
+
+async def ask_judge(
+    jury: Jury,
+    family: str,
+    requests: Sequence[ChatRequest],
+    parse: Callable[[str], Any],
+    *,
+    role: str = "judge",
+    retries: int | None = None,
+    round_index: int = 0,
+    juror: Juror | None = None,
+    decisions: DecisionField | None = None,
+) -> JudgeRuns:
+    """One answer per request (a run); equal requests become distinct samples of one request.
+
+    `decisions` names the values a verdict prompt allows: the judge is asked for them as a schema
+    field where `--llm-judge-output` and the provider allow, and `parse` reads any free text.
+
+    `round_index` r asks for fresh samples (judging the same battle again in a later round):
+    each round owns its own block of sample indices, retries included, so rounds never collide.
+    """
+    retries = jury.settings.parse_retries if retries is None else retries
+    juror = juror or jury.jurors(role, family)[0]
+    provider = juror.spec
+    mode = jury.settings.judge_output
+    schema = decisions is not None and uses_schema(mode, jury.engine.provider(provider))
+    # Each (round, juror) pair owns a distinct block of sample indices (Cantor pairing), so jurors
+    # sharing a spec and later rounds draw fresh samples.
+    round_index = (round_index + juror.index) * (round_index + juror.index + 1) // 2 + juror.index
+    answers: list[JudgeAnswer | None] = [None] * len(requests)
+    groups: dict[str, list[int]] = {}
+    for run, request in enumerate(requests):
+        groups.setdefault(request.sample_key(juror.label, 0), []).append(run)
+
+    def reader(request: ChatRequest) -> Callable[[str], Any]:
+        return decisions.reader(parse) if decisions is not None and request.native_schema else parse
+
+    def scored(request: ChatRequest, text: str) -> Read:
+        return how_read(text) if request.native_schema else "text"
+
+    async def call(request: ChatRequest, n: int) -> tuple[ChatRequest, Completion]:
+        """The completion, and the request that got it: the text mode's once the server has proved
+        that it refuses the schema (in `auto` mode; in `schema` mode the refusal is the cause)."""
+        try:
+            return request, await jury.engine.complete(provider, request.with_n(n), role=role)
+        except SchemaRefusedError:
+            if mode != "auto" or decisions is None:
+                raise
+        text = request.model_copy(update={"json_schema": None, "schema_name": None, "native_schema": False})
+        return text, await jury.engine.complete(provider, text.with_n(n), role=role)
+
+    async def repair(request: ChatRequest, run: int, failure: JudgeParseError) -> tuple[Usage, float]:
+        """Up to `retries` calls showing the judge its unreadable answer and asking for the decision
+        alone; each follow-up carries the conversation so far, so each is a request of its own."""
+        usage, latency = Usage(), 0.0
+        messages = request.messages
+        for _ in range(retries):
+            last = answers[run]
+            assert last is not None
+            ask = jury.render("core/repair.j2", cause=failure.cause, expected=failure.expected)
+            messages = (*messages, Message(role="assistant", content=last.raw), Message(role="user", content=ask.text))
+            follow_up = request.model_copy(update={
+                "messages": messages, "n": 1, "logprobs": False, "top_logprobs": None, "task": ask.task,
+                **ask.generation})
+            repaired = replace(last, raw="", parsed=None, error=None, cached=False, attempts=last.attempts + 1,
+                               earlier=(*last.earlier, last.raw), repaired=True, read=None)
+            try:
+                completion = await jury.engine.complete(provider, follow_up, role=role)
+            except ProviderError as exc:
+                answers[run] = replace(repaired, error=f"{last.error}; repair call failed: {exc}")
+                break
+            sample = completion.samples[0]
+            usage, latency = usage + sample.usage, max(latency, completion.latency_s)
+            repaired = replace(repaired, raw=sample.text, cached=last.cached and completion.cached[0])
+            if sample.problem is not None:
+                answers[run] = replace(repaired, error=f"{last.error}; repair: {sample.problem}")
+                continue
+            try:
+                answers[run] = replace(repaired, parsed=reader(follow_up)(sample.text),
+                                       read=scored(follow_up, sample.text))
+                break
+            except JudgeParseError as exc:
+                failure = exc
+                answers[run] = replace(repaired, error=f"unparseable: {exc.cause} (after {repaired.attempts - 1} "
+                                                       f"repair call(s) asking for the decision alone)")
+                if exc.expected is None:
+                    break
+        return usage, latency
+
+    async def ask_group(runs: list[int]) -> tuple[Usage, float]:
+        request = decisions.ask(requests[runs[0]]) if decisions is not None and schema else requests[runs[0]]
+        usage, latency = Usage(), 0.0
+        block = round_index * len(runs) * (retries + 1)
+        index_of = {run: block + position for position, run in enumerate(runs)}
+        next_index = block + len(runs)
+        pending = list(runs)
+        for round_ in range(retries + 1):
+            need = max(index_of[run] for run in pending) + 1
+            try:
+                request, completion = await call(request, need)
+            except ProviderError as exc:
+                for run in pending:
+                    answers[run] = JudgeAnswer(raw="", parsed=None, error=f"call failed: {exc}")
+                break
+            latency = max(latency, completion.latency_s)
+            still: list[int] = []
+            repairs: list[tuple[int, JudgeParseError]] = []
+            for run in pending:
+                sample = completion.samples[index_of[run]]
+                usage = usage + sample.usage
+                cached = completion.cached[index_of[run]]
+                before = answers[run]
+                earlier = () if before is None else (*before.earlier, before.raw)
+                if sample.refusal is not None:
+                    answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=sample.problem,
+                                               cached=cached, attempts=round_ + 1, earlier=earlier)
+                    continue
+                if sample.problem is not None:  # empty: asked again as the next sample, like an unreadable one
+                    answers[run] = JudgeAnswer(raw="", parsed=None, error=sample.problem, cached=cached,
+                                               attempts=round_ + 1, earlier=earlier)
+                    index_of[run], next_index = next_index, next_index + 1
+                    still.append(run)
+                    continue
+                try:
+                    answers[run] = JudgeAnswer(raw=sample.text, parsed=reader(request)(sample.text), cached=cached,
+                                               attempts=round_ + 1, earlier=earlier, read=scored(request, sample.text))
+                except JudgeParseError as exc:
+                    error = f"unparseable: {exc.cause}"
+                    if exc.expected is None and request.temperature == 0 and retries > 0:
+                        error += " (not asked again: at temperature 0 the same request repeats its answer)"
+                    answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=error, cached=cached,
+                                               attempts=round_ + 1, earlier=earlier)
+                    if exc.expected is not None and retries > 0:
+                        repairs.append((run, exc))
+                    elif request.temperature != 0:
+                        index_of[run], next_index = next_index, next_index + 1
+                        still.append(run)
+            for more_usage, more_latency in await asyncio.gather(*(repair(request, r, e) for r, e in repairs)):
+                usage, latency = usage + more_usage, max(latency, more_latency)
+            pending = still
+            if not pending:
+                break
+        return usage, latency
+
+    totals = await asyncio.gather(*(ask_group(runs) for runs in groups.values()))
+    usage = sum((u for u, _ in totals), Usage())
+    latency = max((lat for _, lat in totals), default=0.0)
+    return JudgeRuns(answers=[a for a in answers if a is not None], provider=juror.label, usage=usage,
+                     latency_s=latency, sampling=requests[0].sampling if requests else {})

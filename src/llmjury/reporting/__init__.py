@@ -1,0 +1,1 @@
+"""Reports: summary.md, report.html and its views, the comparison's terminal lines."""

@@ -1,0 +1,323 @@
+"""`report.html`: the run's decision, what changed against the baseline (`report_compare`), the
+plots people would rather look at than read, and every case's texts (`report_cases`), in one
+self-contained file (inline SVG, inline CSS, one inline filter script, no network) that opens in
+any browser and survives being attached to a CI run.
+
+Plots are drawn with matplotlib's object API (`Figure`, never pyplot's global state) and saved as
+SVG with a fixed hash salt, so the same summary gives the same bytes; labels stay SVG text that the
+browser draws with its own fonts (half the size and time of glyph outlines, and nothing to fetch).
+matplotlib is imported here only, and this module only when a report is written.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from llmjury.family import AnyFamily, Family, Plot
+from llmjury.model import GateResult, RunSummary
+from llmjury.reporting import report_cases, report_compare
+from llmjury.results import repairs
+from llmjury.results.decision import (
+    OFFLINE_BANNER,
+    Decision,
+    decision_of,
+    hidden_keys,
+    is_metric,
+    metric_rows,
+    metric_text,
+    sig3,
+    signed,
+)
+
+Point = tuple[str, dict[str, Any]]
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+.pass { color: #176f2c; font-weight: bold; } .fail { color: #b00020; font-weight: bold; }
+.inconclusive { color: #8a5a00; font-weight: bold; }
+.banner { border-left: 4px solid #b00020; background: #fff4f4; padding: 0.5em 1em; }
+.offline { border-left: 4px solid #8a5a00; background: #fffbef; padding: 0.5em 1em; }
+figure { margin: 1em 0 2em; } figcaption { color: #555; }
+svg { max-width: 100%; height: auto; } svg.change { max-width: none; }
+#comparison td:first-child { min-width: 16em; } #comparison td:first-child, #headline td:nth-child(2) { max-width: 24em;
+  overflow-wrap: anywhere; }
+.badge { font-size: 0.8em; padding: 0 0.4em; border-radius: 0.6em; background: #eee; }
+.badge.flipped { background: #fde2e4; } .badge.changed { background: #fff1cc; } .badge.unscored { background: #e8e8e8; }
+#case-filter { position: sticky; top: 0; background: #fff; padding: 0.5em 0; border-bottom: 1px solid #ddd; }
+#case-filter label { margin-right: 1em; }
+.case { border-bottom: 1px solid #eee; padding: 0.2em 0; } .case > summary { cursor: pointer; }
+.runs { display: flex; gap: 1em; } .run { flex: 1; min-width: 0; }
+.run h4 { margin: 0.4em 0; } .verdict { border-left: 3px solid #ddd; padding-left: 0.6em; margin-bottom: 0.8em; }
+pre { white-space: pre-wrap; word-break: break-word; background: #f7f7f7; padding: 0.4em; margin: 0.2em 0;
+      max-height: 20em; overflow: auto; }
+table.attrs { margin: 0.3em 0; } table.attrs caption { text-align: left; color: #555; }
+.label { color: #555; margin: 0.3em 0 0; }
+"""
+
+
+def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, AnyFamily],
+         records: Sequence[Mapping[str, Any]] = (), baseline: Sequence[Mapping[str, Any]] | None = None,
+         root: Path | None = None) -> str:
+    """The whole page: banners, the Decision block, the comparison view, the plots, every metric per
+    family, then the cases (this run's verdict records beside the baseline's)."""
+    run = summary.run
+    decision = decision_of(summary, gates, families)
+    e = html.escape
+    policy = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+              f"script-src '{report_cases.script_hash()}'")
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
+             f"<title>llmjury run {e(run.id)}</title><style>{STYLE}</style></head><body>",
+             f"<h1>llmjury run <code>{e(run.id)}</code></h1>"]
+    if not decision.complete:
+        parts.append(f'<p class="banner"><b>Incomplete run: {e(decision.stopped or "stopped early")}.</b> '
+                     "The figures and gates cover only the cases that finished.</p>")
+    if run.offline:
+        parts.append(f'<p class="offline">{e(OFFLINE_BANNER.removeprefix("> ").replace("**", ""))}</p>')
+    parts += _decision(decision)
+    parts += ['<h2 id="what-changed">What changed against the baseline</h2>', report_compare.view(decision)]
+    plots = plots_of(summary) + family_plots(summary, families)
+    parts.append("<h2>Plots</h2>")
+    if not plots:
+        parts.append("<p>No family of this run draws a plot.</p>")
+    for plot in plots:
+        parts.append(f'<figure id="{e(plot.id)}">{plot.svg}<figcaption>{e(plot.caption)}</figcaption></figure>')
+    parts.append("<h2>Details</h2><p>Every metric with its gate path; the reference and replay tables are in "
+                 "<code>summary.md</code> beside this file.</p>")
+    for name in run.families:
+        tree = summary.families[name].tree()
+        rows = metric_rows(tree, hidden=hidden_keys(families, name))
+        parts.append(f'<details id="details-{e(name)}"><summary><b>{e(name)}</b>: {len(rows)} metrics</summary>')
+        parts.append(_table(["metric", "value [95% CI]", "n", "method"],
+                            [[f"<code>{e(name)}.{e(path)}</code>", e(metric_text(m)), str(m["n"]), e(str(m["method"]))]
+                             for path, m in rows]))
+        parts.append(repairs.html_table(tree))
+        parts.append("</details>")
+    if records:
+        parts += ['<h2 id="case-view">Cases</h2>', report_cases.view(records, baseline, decision.flips,
+                                                                     root or Path.cwd())]
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def family_plots(summary: RunSummary, families: Mapping[str, AnyFamily]) -> list[Plot]:
+    """Each family's own figures (`Family.figures`), its ids prefixed with its name so none collide."""
+    plots = []
+    for name in summary.run.families:
+        family = families.get(name)
+        if family is None or name not in summary.families or type(family).figures is Family.figures:
+            continue  # no figures of its own: its section need not be read back
+        section = family.section.model_validate(summary.families[name].figures)
+        plots += [Plot(f"{name}-{plot.id}", plot.caption, plot.svg) for plot in family.figures(section)]
+    return plots
+
+
+def _decision(decision: Decision) -> list[str]:
+    e = html.escape
+    parts = ["<h2>Decision</h2>"]
+    if decision.gates:
+        parts.append(_table(["status", "gate", "value", "interval", "threshold", "decided by", "why"],
+                            [[f'<span class="{e(g.status)}">{e(g.status.upper())}</span>', f"<code>{e(g.gate)}</code>",
+                              e(g.value), e(g.interval), e(g.threshold), e(g.decided_by), e(g.why)]
+                             for g in decision.gates],
+                            table_id="gates"))
+    else:
+        parts.append("<p>No gate was set: nothing here decided the exit code.</p>")
+    if decision.baseline:
+        note = f"; {decision.baseline_note}" if decision.baseline_note else ""
+        parts.append(f"<p>Baseline: <code>{e(decision.baseline)}</code>{e(note)}</p>")
+    change = [f"{decision.change_label} vs baseline"] if decision.baseline else []
+    header = ["family", "headline metric", "value [95% CI]", "n", *change]
+    rows = []
+    for family in decision.families:
+        for row in family.rows:
+            cells = [e(family.family), f"<code>{e(family.family)}.{e(row.path)}</code>", e(row.value),
+                     str(row.metric["n"])]
+            if decision.baseline:
+                cells.append(e(row.change.text()) if row.change is not None else "not compared")
+            rows.append(cells)
+        if family.more_headline:
+            rows.append([e(family.family), f"<i>{family.more_headline} more headline rows in its details</i>", "", ""]
+                        + ([""] if decision.baseline else []))
+    parts.append(_table(header, rows, table_id="headline"))
+    for flips in decision.flips:
+        if not flips.cases:
+            continue
+        parts.append(f"<h3>Cases that flipped: {e(flips.family)} ({flips.total}, the worse direction first; "
+                     f"{len(flips.cases)} listed)</h3>")
+        parts.append(_table(["case", "metric", "baseline", "this run", "change"],
+                            [[f"<code>{e(c.case_id)}</code>", f"<code>{e(c.metric)}</code>", e(_figure(c.baseline)),
+                              e(_figure(c.current)), e(signed(c.change)) + (" (worse)" if c.worse else "")]
+                             for c in flips.cases], table_id=f"flipped-{e(flips.family)}"))
+    return parts
+
+
+def _figure(x: Any) -> str:
+    return sig3(x) if isinstance(x, int | float) and not isinstance(x, bool) else str(x)
+
+
+def _table(header: list[str], rows: list[list[str]], table_id: str = "") -> str:
+    """An HTML table from already escaped cells."""
+    ident = f' id="{table_id}"' if table_id else ""
+    head = "".join(f"<th>{h}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+# -- what each plot shows, read from the summary -------------------------------------------------
+#: The family sections as summary.json holds them, by family name (`sections`).
+Sections = Mapping[str, Mapping[str, Any]]
+
+
+def sections(summary: RunSummary) -> dict[str, dict[str, Any]]:
+    """Each family's section as summary.json holds it: the plots below read figures by their names."""
+    return {name: section.tree() for name, section in summary.families.items()}
+
+
+def leaderboards(summary: Sections) -> list[tuple[str, list[Point]]]:
+    """Arena ratings with their intervals: the main leaderboard, then each named one."""
+    arena = summary.get("arena") or {}
+    boards = []
+    if isinstance(arena.get("rating"), dict):
+        boards.append((f"arena {arena.get('main', '')}".strip(), _metrics(arena["rating"])))
+    for name, board in (arena.get("leaderboards") or {}).items():
+        if name != arena.get("main") and isinstance(board, dict) and isinstance(board.get("rating"), dict):
+            boards.append((f"arena {name}", _metrics(board["rating"])))
+    return [(title, points) for title, points in boards if points]
+
+
+def subset_win_rates(summary: Sections) -> list[Point]:
+    """Socratic win rates: overall, per dataset, per subject."""
+    socratic = summary.get("socratic") or {}
+    points: list[Point] = []
+    if is_metric(socratic.get("win_rate")):
+        points.append(("all", socratic["win_rate"]))
+    for key, value in socratic.items():
+        if isinstance(value, dict) and is_metric(value.get("win_rate")):
+            points.append((f"dataset {key}", value["win_rate"]))
+    points += [(f"subject {k}", m) for k, m in _metrics(socratic.get("by_subject") or {})]
+    return [(label, m) for label, m in points if m.get("value") is not None]
+
+
+def judge_vs_human(summary: Sections) -> list[tuple[str, dict[str, Any], float]]:
+    """G-Eval judges' Spearman correlation with humans beside the humans' own agreement (the ceiling),
+    for every judge, dataset and dimension that has both."""
+    validity = (summary.get("geval") or {}).get("judge_validity") or {}
+    return [(label, entry["spearman"], float(entry["human_ceiling_spearman"])) for label, entry in validity.items()
+            if isinstance(entry, dict) and is_metric(entry.get("spearman"))
+            and entry["spearman"].get("value") is not None and entry.get("human_ceiling_spearman") is not None]
+
+
+def position_consistency(summary: Sections) -> list[Point]:
+    """How often a judge gives the same verdict with the answers' order swapped, per judge."""
+    arena = summary.get("arena") or {}
+    points: list[Point] = []
+    if is_metric(arena.get("swap_consistency")):
+        points.append(("arena: this run's judge", arena["swap_consistency"]))
+    validity = arena.get("judge_validity") or {}
+    for judge, figures in ((validity.get("prd") or {}).get("reviewers") or {}).items():
+        if isinstance(figures, dict) and is_metric(figures.get("swap_consistency")):
+            points.append((f"PRD {judge}", figures["swap_consistency"]))
+    for label, figures in (validity.get("llmbar") or {}).items():
+        if isinstance(figures, dict) and is_metric(figures.get("positional_agreement")):
+            points.append((label, figures["positional_agreement"]))
+    socratic = summary.get("socratic") or {}
+    if is_metric(socratic.get("position_consistency")):
+        points.append(("socratic: this run's judge", socratic["position_consistency"]))
+    return [(label, m) for label, m in points if m.get("value") is not None]
+
+
+def _metrics(node: Mapping[str, Any]) -> list[Point]:
+    return [(key, m) for key, m in node.items() if is_metric(m) and m.get("value") is not None]
+
+
+# -- drawing --------------------------------------------------------------------------------------
+def plots_of(summary: RunSummary) -> list[Plot]:
+    """Every plot this summary has the figures for."""
+    by_family = sections(summary)
+    plots = []
+    for i, (title, points) in enumerate(leaderboards(by_family)):
+        plots.append(Plot(f"leaderboard-{i}", f"Leaderboard {title}: rating with its 95% interval (whiskers)",
+                          _whiskers(points, "rating", sort=True)))
+    subsets = subset_win_rates(by_family)
+    if subsets:
+        plots.append(Plot("subset-win-rates", "Socratic win rate of our teacher, overall and by subset, with 95% "
+                          "intervals; the dashed line is parity (0.5)", _whiskers(subsets, "win rate", parity=0.5)))
+    judged = judge_vs_human(by_family)
+    if judged:
+        plots.append(Plot("judge-vs-human", "G-Eval: each judge's Spearman correlation with the human ratings "
+                          "(whiskers: 95% interval) against the human ceiling (agreement among the annotators); "
+                          "on the diagonal a judge agrees with humans as well as they agree with each other",
+                          _ceiling_scatter(judged)))
+    consistency = position_consistency(by_family)
+    if consistency:
+        plots.append(Plot("position-consistency", "Position consistency: the share of cases judged the same with "
+                          "the answers swapped, per judge, with 95% intervals", _whiskers(consistency, "consistency")))
+    return plots
+
+
+def _svg(figure: Any) -> str:
+    """A figure as inline SVG (no XML prolog), reproducible."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": "llmjury", "svg.fonttype": "none"}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _whiskers(points: list[Point], xlabel: str, sort: bool = False, parity: float | None = None) -> str:
+    """Horizontal dots with interval whiskers, one row per label."""
+    from matplotlib.figure import Figure
+
+    if sort:
+        points = sorted(points, key=lambda p: p[1]["value"])
+    labels = [label for label, _ in points]
+    values = [m["value"] for _, m in points]
+    lower = [m["value"] - m["low"] if m.get("low") is not None else 0.0 for _, m in points]
+    upper = [m["high"] - m["value"] if m.get("high") is not None else 0.0 for _, m in points]
+    figure = Figure(figsize=(8, 0.32 * len(points) + 1.2))
+    ax = figure.subplots()
+    ax.errorbar(values, range(len(points)), xerr=[lower, upper], fmt="o", color="#1f5fa8", ecolor="#7a9cc6",
+                capsize=3)
+    ax.set_yticks(range(len(points)), labels, fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", alpha=0.3)
+    if parity is not None:
+        ax.axvline(parity, linestyle="--", color="#888")
+    if not sort:
+        ax.invert_yaxis()  # read top-down in the order given; a sorted board has its best on top
+    return _svg(figure)
+
+
+def _ceiling_scatter(judged: list[tuple[str, dict[str, Any], float]]) -> str:
+    """Judge correlation (y, with whiskers) against the human ceiling (x), one colour per judge."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(8, 6))
+    ax = figure.subplots()
+    by_judge: dict[str, list[tuple[dict[str, Any], float]]] = {}
+    for label, metric, ceiling in judged:
+        by_judge.setdefault(label.split("/")[0], []).append((metric, ceiling))
+    for judge, points in by_judge.items():
+        xs = [c for _, c in points]
+        ys = [m["value"] for m, _ in points]
+        lower = [m["value"] - m["low"] if m.get("low") is not None else 0.0 for m, _ in points]
+        upper = [m["high"] - m["value"] if m.get("high") is not None else 0.0 for m, _ in points]
+        ax.errorbar(xs, ys, yerr=[lower, upper], fmt="o", capsize=2, label=judge, alpha=0.8)
+    ax.plot([-1, 1], [-1, 1], linestyle="--", color="#888", label="human ceiling")
+    ax.set_xlim(max(-1.0, min(c for _, _, c in judged) - 0.1), 1.0)
+    ax.set_ylim(-1.0, 1.0)
+    ax.set_xlabel("human ceiling (Spearman among annotators)")
+    ax.set_ylabel("judge vs humans (Spearman)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    return _svg(figure)

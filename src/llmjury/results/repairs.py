@@ -1,0 +1,96 @@
+"""How each judge's verdicts were reached: scored directly, scored after a repair call (the judge,
+whose answer was ambiguous, was asked for its decision alone), or left unscored, by cause.
+
+A repaired verdict counts like any other in a family's figures; these counts let a reader see how
+much of a result rests on repairs, and gate on it (`FAMILY.repairs[JUDGE].repaired_rate`)."""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from llmjury.family import Figures, Metric
+from llmjury.judgement.verdicts import ASSERTIONS, Verdict
+
+#: Verdicts no judge was asked for, left out: labels people gave (`human:...`, as the families
+#: name them), a family's own rules (`rules:...`) and a test's own assertions.
+NOT_JUDGED = ("human:", "rules:", ASSERTIONS)
+HEADER = ("judge", "verdicts", "scored directly", "scored after a repair", "unscored (by cause)")
+
+
+class JudgeRepairs(Figures):
+    """One judge's verdicts in one family, by how their decision was reached."""
+
+    verdicts: int
+    #: Scored without a repair call.
+    direct: int
+    #: Scored, with at least one run decided by a repair call.
+    repaired: int
+    #: Unscored, by cause (the first clause of the error, as the core's `unscored_reasons`).
+    unscored: dict[str, int]
+    #: The share of this judge's verdicts that needed a repair, with its Wilson interval.
+    repaired_rate: Metric
+
+
+def repairs_by_judge(verdicts: Sequence[Verdict]) -> dict[str, JudgeRepairs]:
+    """The counts per judge (`judge.provider`), judges in name order; verdicts no judge was asked
+    for (`NOT_JUDGED`) are left out."""
+    # Report time only: the families' section models import this module at start-up, numpy must wait.
+    from llmjury.results.aggregate import unscored_cause
+    from llmjury.stats import proportion
+
+    by_judge: dict[str, list[Verdict]] = {}
+    for verdict in verdicts:
+        if not verdict.judge.provider.startswith(NOT_JUDGED):
+            by_judge.setdefault(verdict.judge.provider, []).append(verdict)
+    out = {}
+    for judge, mine in sorted(by_judge.items()):
+        repaired = sum(v.valid and v.repaired > 0 for v in mine)
+        unscored = Counter(unscored_cause(v.error) for v in mine if not v.valid)
+        out[judge] = JudgeRepairs(verdicts=len(mine), direct=sum(v.valid for v in mine) - repaired, repaired=repaired,
+                                  unscored=dict(sorted(unscored.items())),
+                                  repaired_rate=Metric(**proportion(repaired, len(mine))))
+    return out
+
+
+def rows(repairs: Mapping[str, JudgeRepairs]) -> list[tuple[str, str, str, str, str]]:
+    """One text row per judge, in `HEADER`'s order."""
+    return [(judge, str(r.verdicts), str(r.direct), str(r.repaired),
+             f"{sum(r.unscored.values())}" + (f" ({_causes(r.unscored)})" if r.unscored else ""))
+            for judge, r in repairs.items()]
+
+
+def markdown(repairs: Mapping[str, JudgeRepairs]) -> str:
+    """The counts as a Markdown table for `summary.md` (nothing when no judge recorded a verdict)."""
+    if not repairs:
+        return ""
+    cell = _md_cell
+    lines = ["How verdicts were reached:", "", "| " + " | ".join(HEADER) + " |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join((f"`{cell(judge)}`", *map(cell, rest))) + " |" for judge, *rest in rows(repairs)]
+    return "\n".join(lines)
+
+
+def with_counts(text: str, repairs: Mapping[str, JudgeRepairs]) -> str:
+    """A family's own Markdown with the counts table after it (either may be empty)."""
+    return "\n\n".join(part for part in (text, markdown(repairs)) if part)
+
+
+def html_table(section: Mapping[str, Any]) -> str:
+    """The counts of a family's summary section as an HTML table for `report.html` (nothing when
+    the family records none)."""
+    repairs = {judge: JudgeRepairs.model_validate(r) for judge, r in (section.get("repairs") or {}).items()}
+    if not repairs:
+        return ""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADER)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows(repairs))
+    return f'<table class="repairs"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _causes(unscored: Mapping[str, int]) -> str:
+    return ", ".join(f"{cause or 'unknown'}: {count}" for cause, count in unscored.items())
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("`", "'").replace("\n", " ")

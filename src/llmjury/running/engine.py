@@ -1,0 +1,375 @@
+"""The engine: every LLM call of a process goes through here.
+
+It owns one asyncio loop on a background thread, so any number of calls can be in flight
+while pytest itself stays synchronous: the planner submits all collected cases at once,
+and a test submits its own pipeline and waits. The engine layers, in order: the run's own
+memory of answers, the persistent cache, de-duplication of identical in-flight requests,
+per-provider limits, and retries. Only successful samples are cached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+from collections import defaultdict
+from collections.abc import Coroutine, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from llmjury.chat import ChatRequest, Completion, Sample
+from llmjury.errors import (
+    CacheMissError,
+    PermanentProviderError,
+    ProviderError,
+    SchemaRefusedError,
+    UnreachableProviderError,
+)
+from llmjury.meter import CallMeter, Unmetered
+from llmjury.providers import Provider, ProviderSpec, resolve
+from llmjury.providers.offline import Heuristic
+from llmjury.retry import with_retries
+from llmjury.running.cache import CacheMode, SampleStore
+from llmjury.running.freshness import ReplayPolicy, replay_policy
+from llmjury.running.limits import Limiter, estimate_tokens, hand_back_kept_slots
+from llmjury.running.reach import Reach
+from llmjury.running.settings import Settings
+
+T = TypeVar("T")
+
+
+@dataclass
+class ProviderLedger:
+    """What one provider cost this process: the figures behind the usage table in reports."""
+
+    calls: int = 0
+    fresh_samples: int = 0
+    cached_samples: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    failures: int = 0
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class RoleLedger:
+    """Where one role's samples from one provider came from, and why: the usage report's per-role rows."""
+
+    policy: str
+    fresh_samples: int = 0
+    replayed_samples: int = 0
+
+    def as_dict(self) -> dict[str, str | int]:
+        return dict(self.__dict__)
+
+
+#: How long another process may take to fetch a claimed sample before this one fetches it itself.
+CLAIM_TTL_S = 600.0
+CLAIM_POLL_S = 0.05
+
+
+class Engine:
+    def __init__(self, settings: Settings, store: SampleStore | None, run_id: str,
+                 offline_answers: Mapping[str, Heuristic] | None = None, meter: CallMeter | None = None) -> None:
+        self.settings = settings
+        self.meter: CallMeter = meter or Unmetered()  # progress and budget: told before and after each fresh call
+        self.offline_answers = dict(offline_answers or {})
+        self.owner = f"{run_id}:{secrets.token_hex(4)}"  # this process, in the cache's claims
+        self.store = store
+        self.run_id = run_id
+        self.ledger: dict[str, ProviderLedger] = defaultdict(ProviderLedger)
+        self.roles: dict[tuple[str, str], RoleLedger] = {}
+        self._policies: dict[tuple[str | None, ProviderSpec], ReplayPolicy] = {}
+        self.reach: dict[str, Reach] = defaultdict(Reach)
+        self._providers: dict[ProviderSpec, Provider] = {}
+        self._limiters: dict[str, Limiter] = {}
+        self._memory: dict[str, Sample] = {}
+        self._fetched: set[str] = set()  # keys of samples this process paid for in this run
+        self._unanswered: dict[str, Sample | str] = {}  # keys whose call this process ended with no answer to cache
+        self._inflight: dict[tuple[str, str, int], asyncio.Future[Completion]] = {}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="llmjury-engine", daemon=True)
+        self._thread.start()
+
+    # -- bridging pytest's synchronous world -------------------------------------------------
+    def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        """Schedule a coroutine on the engine loop from any thread."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run a coroutine on the engine loop and wait for its result."""
+        return self.submit(coro).result()
+
+    def close(self) -> None:
+        """Cancel what is still running (a run stopped early: `-x`, Ctrl-C), then close the providers."""
+
+        async def shutdown() -> None:
+            running = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+            for provider in self._providers.values():
+                await provider.aclose()
+
+        if self._thread.is_alive():
+            self.run(shutdown())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)
+        if not self._thread.is_alive() and not self._loop.is_closed():
+            self._loop.close()
+        if self.store is not None:
+            self.store.close()
+
+    # -- calls ---------------------------------------------------------------------------------
+    def provider(self, spec: ProviderSpec) -> Provider:
+        """The one provider (clients, learned server limits) of this process for `spec`."""
+        if spec not in self._providers:
+            self._providers[spec] = resolve(spec, self.offline_answers)
+        return self._providers[spec]
+
+    def policy(self, role: str | None, spec: ProviderSpec) -> ReplayPolicy:
+        """Whether `role`'s answers from `spec` may come from earlier runs (llmjury.running.freshness)."""
+        if (role, spec) not in self._policies:
+            provider, s = self.provider(spec), self.settings
+            self._policies[role, spec] = replay_policy(
+                role, spec, cacheable=provider.cacheable, under_test=s.under_test,
+                replay_under_test=s.replay_under_test, cache_mode=s.cache_mode)
+        return self._policies[role, spec]
+
+    async def complete(self, spec: ProviderSpec, request: ChatRequest, *, role: str | None = None) -> Completion:
+        """n samples for `request` from the provider `spec` (a juror's, a role's) names, cached one by
+        one; the spec is the value parsed at start-up, never its text. `role` says who
+        asks: a role under test gets answers of this run only (llmjury.running.freshness)."""
+        provider = self.provider(spec)
+        policy = self.policy(role, spec)
+        keys = request.sample_keys(provider.cache_name, request.n)
+        flight = (provider.name, keys[0], request.n)
+        if flight in self._inflight:
+            hand_back_kept_slots()  # the call in flight may be waiting for a slot kept for this case
+            return await asyncio.shield(self._inflight[flight])
+        future: asyncio.Future[Completion] = self._loop.create_future()
+        self._inflight[flight] = future
+        try:
+            result = await self._complete(provider, request, keys, policy.fresh)
+            if role is not None:
+                ledger = self.roles.setdefault((role, provider.name), RoleLedger(policy.why))
+                replayed = sum(result.cached)
+                ledger.replayed_samples += replayed
+                ledger.fresh_samples += len(result.cached) - replayed
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiting callers re-raise it themselves
+            raise
+        else:
+            future.set_result(result)
+            return result
+        finally:
+            del self._inflight[flight]
+
+    async def _complete(self, provider: Provider, request: ChatRequest, keys: list[str], fresh: bool) -> Completion:
+        found: dict[int, Sample] = {}
+        cached: dict[int, bool] = {}
+        for index, key in enumerate(keys):
+            sample = self._lookup(provider, key, fresh)
+            if sample is not None:
+                # A sample this process fetched earlier in the run (a judge re-asked for a later
+                # sample of the same request) was paid now, not served from the cache.
+                found[index], cached[index] = sample, key not in self._fetched
+        missing = [i for i in range(request.n) if i not in found]
+        ledger = self.ledger[provider.name]
+        ledger.cached_samples += sum(cached.values())
+        if missing and provider.cacheable and self.settings.cache_mode is CacheMode.REPLAY:
+            raise CacheMissError(
+                f"--llm-cache replay: no recorded response from {provider.name} for prompt "
+                f"{request.task or '(untemplated)'} sample(s) {missing} (key {keys[missing[0]][:16]}); "
+                "run once with --llm-cache record to record it"
+            )
+        if missing and self.store is not None and provider.cacheable:
+            for index in missing:  # ended unanswered by another process of this run: not paid again
+                if (ended := self._ended_elsewhere(provider, keys[index])) is not None:
+                    found[index], cached[index] = ended, False  # this run's own outcome, not the cache's
+            missing = [i for i in missing if i not in found]
+        if missing:
+            mine, theirs = await self._claim(provider, keys, missing)
+            failure: str | None = None
+            try:
+                if mine:
+                    answers = await self._call(provider, request, mine, keys)
+                    for index, sample in zip(mine, answers, strict=True):
+                        found[index], cached[index] = sample, False
+            except SchemaRefusedError:
+                raise  # the claim is handed back: another process learns the refusal itself and asks in text
+            except ProviderError as exc:
+                failure = str(exc)
+                raise
+            finally:
+                # A stored answer ended its claim. A refused or empty answer, or a failure, ends it
+                # with that outcome for the run's other processes (paid once); a cancelled call
+                # hands the key back.
+                unstored = [i for i in mine if keys[i] not in self._memory]
+                if unstored and self.store is not None and provider.cacheable:
+                    outcomes: dict[str, Sample | str] = {keys[i]: found[i] for i in unstored if i in found}
+                    if failure is not None:
+                        outcomes |= {keys[i]: failure for i in unstored if i not in found}
+                    if outcomes:
+                        self._unanswered |= outcomes  # seen here at once; by the others once committed
+                        self.store.settle(outcomes, self.owner, self.run_id)
+                    if len(outcomes) < len(unstored):
+                        self.store.release([keys[i] for i in unstored if keys[i] not in outcomes], self.owner)
+            for index in theirs:
+                found[index], cached[index] = await self._claimed(provider, request, keys, index, fresh)
+        return Completion(
+            provider=provider.name,
+            samples=[found[i] for i in range(request.n)],
+            cached=[cached[i] for i in range(request.n)],
+        )
+
+    async def _claim(self, provider: Provider, keys: list[str], missing: list[int]) -> tuple[list[int], list[int]]:
+        """Split the missing samples into those this process fetches and those another process of
+        the same run is fetching right now or has already ended (so identical requests are paid once
+        across workers)."""
+        if self.store is None or not provider.cacheable:
+            return missing, []
+        held = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
+                                                          run_id=self.run_id, ttl=CLAIM_TTL_S))
+        return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
+
+    async def _claimed(self, provider: Provider, request: ChatRequest, keys: list[str],
+                       index: int, fresh: bool) -> tuple[Sample, bool]:
+        """Wait for another process's fetch of `keys[index]`; fetch it here if that one gave up,
+        failed or died."""
+        assert self.store is not None
+        key = keys[index]
+        hand_back_kept_slots()  # however long the other process takes, this one's slots serve other cases
+        while (sample := self._lookup(provider, key, fresh)) is None and self.store.holder(key) is not None:
+            await asyncio.sleep(CLAIM_POLL_S)
+        if sample is None:
+            # The claim ended: its answer may have been committed between the two reads above, or
+            # the call ended without one to cache. Either way this run has paid for it once.
+            sample = self._lookup(provider, key, fresh)
+        if sample is None and (ended := self._ended_elsewhere(provider, key)) is not None:
+            return ended, False  # this run's own outcome (a refusal, an empty answer), not the cache's
+        if sample is not None:
+            self._memory[key] = sample
+            self.ledger[provider.name].cached_samples += 1
+            return sample, True
+        (answer,) = await self._call(provider, request, [index], keys)
+        return answer, False
+
+    def _ended_elsewhere(self, provider: Provider, key: str) -> Sample | None:
+        """A refused or empty answer another process of this run got for `key`; its failure raises
+        here as it did there. None when no process of this run has ended a call for it unanswered."""
+        assert self.store is not None
+        ended = self._unanswered.get(key) or self.store.unanswered(key, self.run_id)
+        if isinstance(ended, str):
+            raise PermanentProviderError(provider.name, f"{ended} (the call failed in another process of this run)")
+        return ended
+
+    def _lookup(self, provider: Provider, key: str, fresh: bool) -> Sample | None:
+        if key in self._memory:
+            return self._memory[key]
+        if self.store is None or not provider.cacheable:
+            return None
+        # Fresh (refresh mode, a role under test): an entry counts only if this very run wrote it
+        # (another worker may have).
+        return self.store.get(key, written_by=self.run_id if fresh else None)
+
+    def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
+                  sample: Sample) -> Future[None] | None:
+        """Keep a fresh answer for this run and queue it for the cache; the future completes once
+        it is committed (None when nothing is written)."""
+        self._memory[key] = sample
+        self._fetched.add(key)
+        if self.store is not None and provider.cacheable:
+            return self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
+        return None
+
+    async def _call(self, provider: Provider, request: ChatRequest, indices: list[int],
+                    keys: list[str]) -> list[Sample]:
+        """Fetch fresh samples for `indices`, in as many calls as the provider's per-call limit needs.
+
+        Each call's answers are committed to the cache as they arrive, by the cache's writer thread,
+        before they are passed on and before the other calls of the batch finish: a later call that
+        fails or hangs, or a kill, never loses an answer already paid for."""
+        limiter = self._limiter(provider)
+        step = provider.max_samples_per_call
+        chunks = [indices[start:start + step] for start in range(0, len(indices), step)]
+        ledger, reach = self.ledger[provider.name], self.reach[provider.name]
+
+        async def one(chunk: list[int]) -> list[Sample]:
+            size = len(chunk)
+
+            async def attempt() -> list[Sample]:
+                async with limiter.slot(estimate_tokens(request, size)):
+                    reach.check(provider.name)  # a provider given up on: never retried either
+                    # The budget may refuse a paid call (never retried); the run's progress shows it in flight.
+                    with self.meter.flight(provider.name):
+                        ledger.calls += 1
+                        try:
+                            answered = await provider.generate(request, size, chunk)
+                        except UnreachableProviderError as exc:
+                            reach.failed(exc)
+                            raise
+                        reach.succeeded()
+                        self.meter.paid(provider.name, answered)  # published before the slot is free again
+                        return answered
+
+            try:
+                samples = await with_retries(
+                    attempt,
+                    attempts=self.settings.retry_attempts,
+                    base_wait=self.settings.retry_base_wait,
+                    max_wait=self.settings.retry_max_wait,
+                )
+            except Exception:
+                ledger.failures += 1
+                raise
+            samples = samples[:size]
+            request_json = request.model_dump_json()
+            writes = [self._remember(provider, keys[index], request, request_json, sample)
+                      for index, sample in zip(chunk, samples, strict=False)
+                      if sample.problem is None]  # a refusal or an empty answer is asked again next run
+            # Committed before the answers go anywhere: a kill after this point loses none of them.
+            await asyncio.gather(*(asyncio.wrap_future(w) for w in writes if w is not None))
+            for sample in samples:
+                ledger.fresh_samples += 1
+                ledger.prompt_tokens += sample.usage.prompt_tokens
+                ledger.completion_tokens += sample.usage.completion_tokens
+                ledger.latency_s += sample.latency_s
+            if len(samples) < size:
+                # The server answers fewer choices than `n` asks (llama.cpp, Ollama): keep them, ask
+                # for the rest one call per sample from now on, and say so in the run's report.
+                provider.max_samples_per_call = len(samples)
+                adaptations = getattr(provider, "adaptations", None)
+                if adaptations is not None:
+                    adaptations["n"] = f"asked {size} choices, got {len(samples)}: one call per sample"
+                samples = samples + await self._call(provider, request, chunk[len(samples):], keys)
+            return samples
+
+        parts = await asyncio.gather(*(one(chunk) for chunk in chunks))
+        return [sample for part in parts for sample in part]
+
+    def adaptations(self) -> dict[str, dict[str, str]]:
+        """What each provider learned its server does differently (ignores `n`, refuses json_schema)."""
+        return {provider.name: dict(found) for provider in self._providers.values()
+                if (found := getattr(provider, "adaptations", None))}
+
+    def _limiter(self, provider: Provider) -> Limiter:
+        if provider.name not in self._limiters:
+            self._limiters[provider.name] = Limiter(self.settings.limit_for(provider.name))
+        return self._limiters[provider.name]
+
+    def ledger_dict(self) -> dict[str, dict[str, float]]:
+        """Plain JSON-able usage per provider, for xdist's workeroutput and reports."""
+        return {name: entry.as_dict() for name, entry in sorted(self.ledger.items())}
+
+    def roles_dict(self) -> dict[str, dict[str, dict[str, str | int]]]:
+        """Plain JSON-able usage per role and provider (where its samples came from, and why)."""
+        found: dict[str, dict[str, dict[str, str | int]]] = {}
+        for (role, provider), entry in sorted(self.roles.items()):
+            found.setdefault(role, {})[provider] = entry.as_dict()
+        return found

@@ -1,0 +1,207 @@
+"""What a process that runs tests does: plan its share of the selected cases concurrently, run jury
+tests on the engine's loop, and put each test's verdicts on its teardown report.
+
+Registered in every process. Under xdist it works in the workers; xdist's controller collects and runs
+nothing, so its hooks never fire there and its jury is never built. Under `-n 0` the only process runs
+the tests and reports, and its controller reads this process's engine and planner at the session end.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Generator
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llmjury.cases import LOADED, PIPELINE_MARK, Case
+from llmjury.families import offline_answers
+from llmjury.family import AnyFamily
+from llmjury.judgement.jury import Jury
+from llmjury.judgement.planner import (
+    Pipeline,
+    PlannedTest,
+    Planner,
+    body_of,
+    coroutine_of,
+    in_share,
+    is_jury_test,
+    plannable,
+    plugin_modules,
+    work_key,
+)
+from llmjury.judgement.verdicts import Verdict
+from llmjury.loading import LoadReport
+from llmjury.pricing import PriceTable
+from llmjury.prompts import PromptLibrary, use_library
+from llmjury.running.cache import CacheMode, SampleStore, scratch_path, shards
+from llmjury.running.engine import Engine
+from llmjury.running.handoff import OutcomeHandoff
+from llmjury.running.settings import Settings
+from llmjury.session.case_sets import OPTIONS
+from llmjury.session.frozen import freeze_run
+from llmjury.session.item_verdicts import VERDICTS, bound_jury, case_of, recorded
+from llmjury.session.watch import RunWatch
+
+RUNNER = pytest.StashKey["TestRunner"]()
+
+
+@dataclass(frozen=True)
+class Share:
+    """This process's place in the run: the run's id, and which of how many workers plans what."""
+
+    run_id: str
+    index: int = 0
+    count: int = 1
+
+    @classmethod
+    def of(cls, config: pytest.Config) -> Share:
+        """A worker's share, handed down by the controller; else a new run of one process."""
+        workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+        if workerinput is None:
+            return cls(time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3))
+        return cls(str(workerinput["llmjury_run_id"]), int(str(workerinput["workerid"]).lstrip("gw") or 0),
+                   int(workerinput["workercount"]))
+
+
+def runner_of(config: pytest.Config) -> TestRunner:
+    """The run's test runner in this process, stashed once at configure."""
+    return config.stash[RUNNER]
+
+
+class TestRunner:
+    """The jury and planner of one process, built lazily so a session with no llmjury tests opens no
+    cache and starts no thread."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    def __init__(self, config: pytest.Config, settings: Settings, families: dict[str, AnyFamily], share: Share,
+                 watch: RunWatch, given_files: list[Path]) -> None:
+        self.config, self.families, self.share, self.watch = config, families, share, watch
+        self.settings = settings.share(share.count)
+        self.given_files = given_files
+        #: Load reports of the datasets the selected tests use (set once collection has selected them).
+        self.loading: list[LoadReport] = []
+        self._jury: Jury | None = None
+        self._planner: Planner | None = None
+
+    @property
+    def jury(self) -> Jury:
+        """The run's jury: providers by role, prompts, the cache and the engine that makes calls."""
+        if self._jury is None:
+            settings = self.settings
+            if settings.cache_mode is CacheMode.OFF:
+                store = SampleStore(scratch_path(settings.cache_path, self.share.run_id))
+            else:
+                store = SampleStore(settings.cache_path, shards(settings.recordings))
+            prompts = PromptLibrary([settings.prompts] if settings.prompts else [])
+            use_library(prompts)
+            engine = Engine(settings, store, self.share.run_id, offline_answers(self.families),
+                            meter=self.watch.meter)
+            self._jury = Jury(engine, settings, prompts, PriceTable.load(settings.prices),
+                              options=self.config.stash[OPTIONS])
+        return self._jury
+
+    @property
+    def planner(self) -> Planner:
+        """The planner of this process's share, handing outcomes on to other workers through the cache file."""
+        if self._planner is None:
+            store = self.jury.engine.store
+            handoff = None
+            if self.share.count > 1 and store is not None:
+                handoff = OutcomeHandoff(store.path, self.share.run_id, self.share.index)
+            self._planner = Planner(self.jury, worker=self.share.index, workers=self.share.count,
+                                    handoff=handoff, typed=self.typed_verdict, wait=self.watch.wait)
+        return self._planner
+
+    @property
+    def built_jury(self) -> Jury | None:
+        """The jury if this process built one (it made or replayed calls), else None."""
+        return self._jury
+
+    @property
+    def built_planner(self) -> Planner | None:
+        """The planner if this process planned, else None."""
+        return self._planner
+
+    def typed_verdict(self, record: dict[str, Any]) -> Verdict:
+        """A verdict record with its result typed by its family, when the run knows the family."""
+        family = self.families.get(record.get("family", ""))
+        return family.typed(record) if family is not None else Verdict.foreign(record)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Collection has selected the tests (after -k, -m and --llm-sample): plan their cases now."""
+        loaded = self.config.stash.get(LOADED, None)
+        if loaded is not None:  # only the datasets of the tests that run
+            self.loading = loaded.used(filter(None, map(case_of, session.items)), self.given_files)
+        if self.config.getoption("llm_no_plan") or self.config.getoption("collectonly"):
+            return
+        work, tests = self.planned_work(session.items)
+        if work or tests or any(case_of(item) is not None or is_jury_test(item) for item in session.items):
+            freeze_run(self.config)
+            # A worker with an empty share says so too, so the progress display knows it is not coming.
+            done = self.watch.planning(len({work_key(p, c) for p, c in work}) + len(tests))
+            if work or tests:
+                self.planner.start(work, tests, on_done=done)
+
+    def planned_work(self, items: list[pytest.Item]
+                    ) -> tuple[list[tuple[Pipeline, Case]], dict[str, PlannedTest]]:
+        """This process's share of the pipelines to run on cases and of the jury test bodies to run ahead."""
+        work: list[tuple[Pipeline, Case]] = []
+        tests: dict[str, PlannedTest] = {}
+        plugins = plugin_modules(self.config)
+        index, count = self.share.index, self.share.count
+        for item in items:
+            marker, case = item.get_closest_marker(PIPELINE_MARK), case_of(item)
+            if marker is not None and case is not None:
+                pipeline = marker.args[0]
+                if in_share(work_key(pipeline, case), index, count):
+                    work.append((pipeline, case))
+            elif isinstance(item, pytest.Function) and plannable(item, plugins) and in_share(item.nodeid, index, count):
+                tests[item.nodeid] = PlannedTest(partial(body_of, item, bound_jury(self.jury, item)),
+                                                 partial(recorded, item))
+        return work, tests
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
+        """An `async def` test taking `jury`: its planned result, else its body run now on the engine
+        loop (pytest itself would skip it); an exception in the body is the test's outcome."""
+        if not is_jury_test(pyfuncitem):
+            return None
+        planned = self.planner.test_result(pyfuncitem.nodeid)
+        if planned is not None:
+            self.watch.wait(planned)
+            return True
+        handed = self.planner.handed_test(pyfuncitem.nodeid)
+        if handed is None:
+            self.jury.engine.run(coroutine_of(pyfuncitem, pyfuncitem.funcargs))
+            return True
+        # Planned by another worker: its verdicts and its outcome, not a second run of the body.
+        pyfuncitem.stash.setdefault(VERDICTS, []).extend(handed["verdicts"])
+        if handed.get("outcome") == "skip":
+            pytest.skip(handed["error"])
+        if handed.get("outcome") == "xfail":
+            pytest.xfail(handed["error"])
+        if "error" in handed:
+            pytest.fail(f"{handed['summary']}\n{handed['error']}\n(planned by another worker)", pytrace=False)
+        return True
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]
+                                  ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Only the teardown report carries a test's verdicts, so nothing is counted twice."""
+        report = yield
+        if report.when == "teardown":
+            report.llmjury_verdicts = recorded(item)  # type: ignore[attr-defined]
+        return report
+
+    def close(self) -> None:
+        """Stop the engine, then the hand-off: the engine's cancelled work may still hand on through it."""
+        if self._jury is not None:
+            self._jury.engine.close()
+        if self._planner is not None and self._planner.handoff is not None:
+            self._planner.handoff.close()

@@ -337,3 +337,10 @@ def test_a_nan_of_any_float_width_is_no_value_in_a_metric():
     found = metric(np.float32("nan"), np.float16("nan"), np.float64("nan"), 3, "mean")
     assert (found["value"], found["low"], found["high"]) == (None, None, None)
     assert metric(np.float32(0.5), 0, 1, 3, "mean")["value"] == 0.5
+
+
+def test_the_paired_proportions_interval_over_four_cases_is_built_from_wilsons_bounds():
+    """A rate over fewer than 5 items reports no interval, and the paired interval read its bounds
+    from that report: comparing two 4-case runs where one case changed crashed with a TypeError."""
+    low, high = paired_proportions_interval(both=2, rose=0, fell=1, n=4)
+    assert -1.0 <= low < -0.25 + 1e-9 and -0.25 < high <= 1.0

@@ -83,14 +83,19 @@ def proportion(successes: int, trials: int, confidence: float = CONFIDENCE) -> d
     """
     if trials == 0:
         return metric(None, None, None, 0, "wilson")
+    low, high = wilson_bounds(successes, trials, confidence)
+    return metric(successes / trials, low, high, trials, "wilson")
+
+
+def wilson_bounds(successes: int, trials: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The Wilson score interval itself, whatever the count: Newcombe's paired interval is built from
+    it even where a reported rate over so few items shows none (trials > 0)."""
     z = two_sided_z(confidence)
     p, q, z2 = successes / trials, 1 - successes / trials, z ** 2
     denom = 2 * (trials + z2)
     center = (2 * trials * p + z2) / denom
     delta = z / denom * math.sqrt(4 * trials * p * q + z2)
-    low = 0.0 if successes == 0 else center - delta
-    high = 1.0 if successes == trials else center + delta
-    return metric(p, low, high, trials, "wilson")
+    return (0.0 if successes == 0 else center - delta), (1.0 if successes == trials else center + delta)
 
 
 def t_quantile(q: float, dof: int) -> float:
@@ -311,8 +316,7 @@ def paired_proportions_interval(both: int, rose: int, fell: int, n: int,
         return 0.0, 0.0
     neither = n - both - rose - fell
     p1, p2 = (both + rose) / n, (both + fell) / n
-    first, second = proportion(both + rose, n, confidence), proportion(both + fell, n, confidence)
-    l1, u1, l2, u2 = first["low"], first["high"], second["low"], second["high"]
+    (l1, u1), (l2, u2) = wilson_bounds(both + rose, n, confidence), wilson_bounds(both + fell, n, confidence)
     spread = (both + rose) * (fell + neither) * (both + fell) * (rose + neither)
     association: float = both * neither - rose * fell
     # Newcombe's continuity-corrected correlation: a small positive association counts as none.

@@ -101,7 +101,7 @@ case "$mode" in
       if [ -f "$baseline/cache.sqlite" ] && [ ! -f "$cache" ]; then
         mkdir -p "$(dirname "$cache")" && copy_sqlite "$baseline/cache.sqlite" "$cache"
       fi
-      args+=(--llm-baseline "$baseline/run")
+      args+=("--llm-baseline=$baseline/run")  # = form: a separate value is read as a test path for the rootdir
       if [ "${LLMJURY_ALLOW_JUDGE_CHANGE:-0}" = 1 ]; then args+=(--llm-baseline-allow-judge-change); fi
       for gate in "${gates[@]}"; do args+=(--llm-gate "$gate"); done
     else

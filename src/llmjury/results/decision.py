@@ -242,7 +242,7 @@ def _left(gate: str) -> tuple[str, ...] | None:
 
 def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
     """The comparison entry of a metric, keyed as a gate writes its path (`rating[gpt-3.5-turbo]`)."""
-    entry = compared.get(_key(steps))
+    entry = compared.get(path_text(steps))
     if not isinstance(entry, dict):
         return None
     delta = entry.get("delta") or {}
@@ -264,7 +264,7 @@ def headline_rows(name: str, section: FamilySummary, comparison: dict[str, Any] 
         if WILDCARD not in path and len(found) > 1 and all(len(steps) == depth for steps, _ in found):
             # a table of like figures (ratings by model): best first, as a leaderboard reads
             found.sort(key=lambda leaf: -(leaf[1]["value"] if leaf[1]["value"] is not None else float("-inf")))
-        rows += [HeadlineRow(_key(steps), m, _change(compared, steps)) for steps, m in found]
+        rows += [HeadlineRow(path_text(steps), m, _change(compared, steps)) for steps, m in found]
     return rows
 
 
@@ -323,7 +323,7 @@ def gate_target(gate: str) -> tuple[str, str, bool] | None:
     delta = "delta" in left[1:]
     steps = left[1:left.index("delta", 1)] if delta else left[1:]
     steps = steps[:-1] if len(steps) > 1 and steps[-1] in BOUNDS else steps
-    return left[0], _key(steps), delta
+    return left[0], path_text(steps), delta
 
 
 def lower_is_better(gates: list[GateResult]) -> set[tuple[str, str]]:
@@ -334,10 +334,6 @@ def lower_is_better(gates: list[GateResult]) -> set[tuple[str, str]]:
         if target is not None and op is not None and op.group(0) in ("<=", "<"):
             found.add(target[:2])
     return found
-
-
-def _key(steps: tuple[str, ...]) -> str:
-    return path_text(steps)
 
 
 def flips(summary: RunSummary, gates: list[GateResult]) -> list[Flips]:

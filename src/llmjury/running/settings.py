@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 #: What a role no setting names is asked: the offline heuristics.
 DEFAULT_PROVIDER = JurySpec.parse("offline")
+
+#: What a bound gate does when its interval straddles the threshold (`--llm-gate-uncertain`).
+Uncertain = Literal["pass", "inconclusive"]
+UNCERTAIN: dict[str, Uncertain] = {"inconclusive": "inconclusive", "pass": "pass"}
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,7 @@ class Settings:
     gates: tuple[str, ...] = ()
     #: Two-sided level of the intervals of a comparison with a baseline (`delta.low`, `delta.high`).
     compare_confidence: float = 0.95
-    gate_uncertain: str = "inconclusive"
+    gate_uncertain: Uncertain = "inconclusive"
     #: What a failed assertion in a case test of your own does: `fail` it, or `record` it
     #: (llmjury.session.item_outcomes).
     item_failures: str = "fail"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 
@@ -86,9 +86,7 @@ class Controller:
         if collected is None:
             return  # nothing of llmjury's ran
         summary = self.summarize(collected)
-        uncertain: Literal["pass", "inconclusive"] = (  # one of the two, checked at start-up
-            "pass" if self.settings.gate_uncertain == "pass" else "inconclusive")
-        results = [gate.check(summary, uncertain=uncertain) for gate in self.gates]
+        results = [gate.check(summary, uncertain=self.settings.gate_uncertain) for gate in self.gates]
         self.summary_lines = self.write(summary, collected, results)
         self.gate_exit.status = gate_exit_status(results)
 

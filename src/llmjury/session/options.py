@@ -19,6 +19,7 @@ from llmjury.running.decision_field import OUTPUT_MODES
 from llmjury.running.freshness import UNDER_TEST
 from llmjury.running.limits import RateLimit
 from llmjury.running.settings import (
+    UNCERTAIN,
     Settings,
     check_spec,
     choice,
@@ -214,7 +215,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
         sample=None if sample is None else whole_number(sample, "--llm-sample"),
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
         compare_confidence=Settings.compare_confidence if level is None else confidence_level(level, level_source),
-        gate_uncertain=choice(uncertain or "inconclusive", uncertain_source, ("inconclusive", "pass")),
+        gate_uncertain=UNCERTAIN[choice(uncertain or "inconclusive", uncertain_source, tuple(UNCERTAIN))],
         item_failures=choice(item_failures or "fail", item_failures_source, ITEM_FAILURES),
         prices=path(prices, "") if prices else None,
         options=options,

@@ -18,6 +18,7 @@ from llmjury.batch.results import BatchResults, Decoded, LineFailure, read_jsonl
 from llmjury.chat import ChatRequest
 from llmjury.providers.openai_wire import chat_body, completion_samples
 
+
 class InputLine(BaseModel):
     """One request of a batch input file."""
 

@@ -97,7 +97,7 @@ class TokenLimitExceeded(Exception):
 class BatchBook:
     """Every batch one fake has created, and the steps a test takes them through."""
 
-    def __init__(self, answer: Callable[[dict[str, Any]], LineAnswer], prefix: str, max_lines: int) -> None:
+    def __init__(self, answer: Callable[[dict[str, Any]], LineAnswer], prefix: str, max_lines: int | None) -> None:
         self._answer = answer
         self._prefix = prefix
         self.max_lines = max_lines
@@ -122,7 +122,7 @@ class BatchBook:
                               metadata=metadata, tokens=tokens)
             batch.entered["validating"] = batch.created_at
             batch.errors.extend(problems or [])
-            if len(items) > self.max_lines:
+            if self.max_lines is not None and len(items) > self.max_lines:
                 batch.errors.append(("too_many_tasks", f"The batch has {len(items):,} requests; "
                                      f"at most {self.max_lines:,} are allowed per batch.", None))
             elif over:
@@ -206,6 +206,8 @@ class BatchBook:
         batch.entered[state] = int(time.time())
 
     def _finish(self, batch: FakeBatch, state: str, answered: float, code: str, message: str) -> None:
+        if batch.outcomes:  # answered already (a cancel that raced a step)
+            return
         cut = round(len(batch.items) * answered)
         for position, (key, body) in enumerate(batch.items):
             if position >= cut:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import httpx2
 import pytest
 from google import genai
 from google.genai import errors, types
@@ -76,6 +77,16 @@ def test_a_batch_read_from_a_file_answers_in_a_result_file(server, client, tmp_p
                                                                                "k1": "answer to q1"}
 
 
+def test_an_input_file_uploaded_through_the_sdk_feeds_a_batch(server, client, tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(file_line(chat(("user", f"q{i}")), 0, f"k{i}")) + "\n" for i in range(3)))
+    uploaded = client.files.upload(file=path, config={"mime_type": "jsonl", "display_name": "lane-input"})
+    assert uploaded.name and uploaded.size_bytes == path.stat().st_size
+    job = client.batches.create(model="gemini-2.0-flash", src=uploaded.name)
+    done = server.batches.complete(job.name.removeprefix("batches/"))
+    assert [outcome.key for outcome in done.outcomes] == ["k0", "k1", "k2"]
+
+
 def test_an_expired_batch_answers_its_first_part_and_fails_the_rest(server, client):
     name = submit(client, 5)
     server.batches.expire(name.removeprefix("batches/"), answered=0.6)
@@ -133,7 +144,10 @@ def test_inline_requests_over_the_payload_cap_are_refused(server, client):
 def test_a_dropped_poll_fails_once_and_the_next_poll_succeeds(server, client):
     name = submit(client, 1)
     server.faults.append(Fault(status=500, request=r"GET /v1\w*/batches/"))
+    server.faults.append(Fault(drop=True, request=r"GET /v1\w*/batches/"))
     with pytest.raises(errors.ServerError):
+        client.batches.get(name=name)
+    with pytest.raises(httpx2.TransportError):
         client.batches.get(name=name)
     assert client.batches.get(name=name).state == types.JobState.JOB_STATE_PENDING
 

@@ -7,7 +7,16 @@ import re
 from typing import Any
 
 from llmjury.testing.fake_batches import BatchBook
-from llmjury.testing.fake_server import Answer, FakeChoice, FakeServer, Fault, Reply, count_tokens, default_reply
+from llmjury.testing.fake_server import (
+    Answer,
+    FakeChoice,
+    FakeServer,
+    Fault,
+    Headed,
+    Reply,
+    count_tokens,
+    default_reply,
+)
 from llmjury.testing.gemini_batch_routes import GeminiBatchRoutes
 
 _ROUTE = re.compile(r"^/(?P<version>v1\w*)/models/(?P<model>[^:/]+):generateContent$")
@@ -26,7 +35,11 @@ class FakeGemini(FakeServer):
         #: The batch routes and the files they hold (`put_file` an input file, result files).
         self.files = GeminiBatchRoutes(self.batches)
 
-    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes, headers: dict[str, str]) -> Answer:
+    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes,
+                headers: dict[str, str]) -> Answer | Headed:
+        uploaded = self.files.upload(path, body, raw, headers)
+        if uploaded is not None:
+            return uploaded
         if "x-goog-api-key" not in {k.lower() for k in headers}:
             return 403, self.error_body(Fault(status=403, message="missing x-goog-api-key"))
         answer = self.files.respond(method, path, body, raw)

@@ -11,7 +11,16 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from llmjury.testing.fake_batches import BatchBook
-from llmjury.testing.fake_server import Answer, FakeChoice, FakeServer, Fault, Reply, count_tokens, default_reply
+from llmjury.testing.fake_server import (
+    Answer,
+    FakeChoice,
+    FakeServer,
+    Fault,
+    Headed,
+    Reply,
+    count_tokens,
+    default_reply,
+)
 from llmjury.testing.openai_batch_routes import MAX_LINES, OpenAIBatchRoutes
 
 _TOKEN = re.compile(r"\d|\s*[^\W\d_]+|\s*[^\w\s]|\s+")
@@ -71,7 +80,8 @@ class FakeOpenAI(FakeServer):
     def base_url(self) -> str:
         return self.origin + "/v1"
 
-    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes, headers: dict[str, str]) -> Answer:
+    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes,
+                headers: dict[str, str]) -> Answer | Headed:
         answer = self.files.respond(method, path, body, raw, headers)
         return answer if answer is not None else super().respond(method, path, body, raw, headers)
 

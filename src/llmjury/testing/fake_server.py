@@ -56,6 +56,15 @@ Reply = Callable[[dict[str, Any], int], "str | FakeChoice"]
 Answer = tuple[int, "dict[str, Any] | bytes"]
 
 
+@dataclass
+class Headed:
+    """An answer with headers of its own (a resumable upload's URL and status)."""
+
+    status: int
+    payload: dict[str, Any] | bytes
+    headers: dict[str, str]
+
+
 def default_reply(body: dict[str, Any], index: int) -> str:
     return f"reply {index}"
 
@@ -119,7 +128,8 @@ class FakeServer:
     def error_body(self, fault: Fault) -> dict[str, Any]:
         return {"error": {"message": fault.message, "code": fault.status}}
 
-    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes, headers: dict[str, str]) -> Answer:
+    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes,
+                headers: dict[str, str]) -> Answer | Headed:
         """Every request's answer: `route` for the JSON posts every fake speaks; a fake with more
         endpoints (files, batches) looks at them first. `raw` is the body as sent (a multipart upload)."""
         return self.route(path, body, headers)
@@ -128,8 +138,7 @@ class FakeServer:
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""
-        is_json = (handler.headers.get("Content-Type") or "application/json").startswith("application/json")
-        body = json.loads(raw or b"{}") if is_json else {}
+        body = _json_object(raw, handler.headers.get("Content-Type"))
         with self._lock:
             self.requests.append(body)
             self.headers.append({k.lower(): v for k, v in handler.headers.items()})
@@ -151,8 +160,11 @@ class FakeServer:
             if fault is not None:
                 status, payload, extra = fault.status, self.error_body(fault), fault.headers
             else:
-                status, payload = self.respond(handler.command, handler.path, body, raw, dict(handler.headers.items()))
-                extra = {}
+                answer = self.respond(handler.command, handler.path, body, raw, dict(handler.headers.items()))
+                if isinstance(answer, Headed):
+                    status, payload, extra = answer.status, answer.payload, answer.headers
+                else:
+                    (status, payload), extra = answer, {}
             kind = "application/octet-stream" if isinstance(payload, bytes) else "application/json"
             data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
             data = fault.body if fault is not None and fault.body is not None else data
@@ -192,6 +204,18 @@ class _Listener(ThreadingHTTPServer):
         nothing; anything else is printed as socketserver does."""
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)
+
+
+def _json_object(raw: bytes, content_type: str | None) -> dict[str, Any]:
+    """A request's JSON body; {} for none, and for a body that is not JSON (a file's bytes, a multipart
+    upload), which its route reads raw."""
+    if not raw or not (content_type or "application/json").startswith("application/json"):
+        return {}
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
 
 
 def count_tokens(text: str) -> int:

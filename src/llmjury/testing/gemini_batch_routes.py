@@ -1,12 +1,13 @@
 """The Gemini API's batch mode, as google-genai calls it: `batches.create` (inline requests, or a file
 name), `batches.get`, `batches.list` (pageSize/pageToken), `batches.cancel`, and `files.download` of a
 result file. Batches run on llmjury.testing.fake_batches; a batch of inline requests answers inline,
-one read from a file answers in a result file. A test puts an input file with `put_file` (the SDK's
-resumable upload protocol is not spoken).
+one read from a file answers in a result file. Files arrive by the SDK's resumable upload
+(`files.upload`), or from a test with `put_file`.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import time
@@ -14,12 +15,13 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from llmjury.testing.fake_batches import TERMINAL, BatchBook, FakeBatch, LineOutcome, TokenLimitExceeded
-from llmjury.testing.fake_server import Answer, count_tokens
+from llmjury.testing.fake_server import Answer, Headed, count_tokens
 
 #: Inline requests travel in the create call itself, which may carry at most 20 MB.
 MAX_INLINE_BYTES = 20 * 1024 * 1024
 _CREATE = re.compile(r"^/(?P<version>v1\w*)/models/(?P<model>[^:/]+):batchGenerateContent$")
 _BATCH = re.compile(r"^/v1\w*/batches/(?P<id>[^:/]+)(?P<cancel>:cancel)?$")
+_UPLOAD = re.compile(r"^/upload/v1\w*/files$")
 _DOWNLOAD = re.compile(r"^/v1\w*/files/(?P<name>[^:/]+):download$")
 STATES = {"validating": "BATCH_STATE_PENDING", "in_progress": "BATCH_STATE_RUNNING",
           "finalizing": "BATCH_STATE_RUNNING", "cancelling": "BATCH_STATE_RUNNING",
@@ -45,11 +47,41 @@ class GeminiBatchRoutes:
         self.book = book
         self.files: dict[str, bytes] = {}
         self.max_inline_bytes = MAX_INLINE_BYTES
+        self._uploads: dict[str, tuple[dict[str, Any], bytearray]] = {}
+        self._ids = itertools.count(1)
 
     def put_file(self, name: str, data: bytes) -> str:
         """Hold `data` as the file `files/<name>`, for a batch created from it; returns that name."""
         self.files[name] = data
         return f"files/{name}"
+
+    def upload(self, path: str, body: dict[str, Any], raw: bytes, headers: dict[str, str]) -> Headed | None:
+        """A step of a resumable upload: `start` answers the URL to send the bytes to (its id is the
+        credential, as the real API's is), each chunk after it `active`, the last one (`finalize`)
+        the file. None for any other request."""
+        url = urlsplit(path)
+        if not _UPLOAD.match(url.path):
+            return None
+        lowered = {k.lower(): v for k, v in headers.items()}
+        upload_id = parse_qs(url.query).get("upload_id", [None])[0]
+        if upload_id is None:
+            upload_id = str(next(self._ids))
+            self._uploads[upload_id] = (dict(body.get("file") or {}), bytearray())
+            where = f"http://{lowered.get('host', '127.0.0.1')}{url.path}?upload_id={upload_id}"
+            return Headed(200, {}, {"x-goog-upload-url": where, "x-goog-upload-status": "active"})
+        if upload_id not in self._uploads:
+            return Headed(404, {"error": {"code": 404, "message": "no such upload", "status": "NOT_FOUND"}}, {})
+        meta, data = self._uploads[upload_id]
+        data.extend(raw)
+        if "finalize" not in lowered.get("x-goog-upload-command", ""):
+            return Headed(200, {}, {"x-goog-upload-status": "active"})
+        del self._uploads[upload_id]
+        name = str(meta.get("name") or f"upload-{upload_id}").removeprefix("files/")
+        self.files[name] = bytes(data)
+        resource = {"name": f"files/{name}", "displayName": meta.get("displayName", name),
+                    "mimeType": meta.get("mimeType", "application/octet-stream"), "sizeBytes": str(len(data)),
+                    "createTime": rfc3339(int(time.time())), "state": "ACTIVE", "source": "UPLOADED"}
+        return Headed(200, {"file": resource}, {"x-goog-upload-status": "final"})
 
     def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes) -> Answer | None:
         """The answer to a batch or file-download request, or None for any other path."""

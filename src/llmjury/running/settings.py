@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from llmjury.errors import ConfigError
 from llmjury.jurors import JurySpec
+from llmjury.running.batch_lane import BatchMode, LaneTiming
 from llmjury.running.cache import CacheMode, scratch_path
 from llmjury.running.freshness import UNDER_TEST
 from llmjury.running.leases import LEASE_S
@@ -28,6 +29,7 @@ DEFAULT_PROVIDER = JurySpec.parse("offline")
 #: What a bound gate does when its interval straddles the threshold (`--llm-gate-uncertain`).
 Uncertain = Literal["pass", "inconclusive"]
 UNCERTAIN: dict[str, Uncertain] = {"inconclusive": "inconclusive", "pass": "pass"}
+BATCH_MODES: dict[str, BatchMode] = {"wait": "wait", "submit": "submit"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,10 @@ class Settings:
     store: StoreLocation | None = None
     run_group: str | None = None
     lease_s: float = LEASE_S
+    #: The Batch API lane (a spec's `;batch=`): wait for the batches, or submit them and end; how
+    #: often its batches are polled.
+    batch_mode: BatchMode = "wait"
+    batch_poll_s: float = LaneTiming.poll_s
     recordings: Path | None = None
     prompts: Path | None = None
     reports: Path = Path("reports")
@@ -96,6 +102,11 @@ class Settings:
         """Where a run's tallies and spend are shared: PostgreSQL when it is the store (other
         machines read them), else the SQLite file that holds its answers."""
         return self.location if self.location.kind == "postgres" else self.answers(run_id)
+
+    def batched(self) -> bool:
+        """Whether a provider the run may call asks for the Batch API lane (`;batch=`)."""
+        return any(juror.spec.text_option("batch") is not None
+                   for spec in (self.judge, *self.roles.values()) for juror in spec.jurors)
 
     def provider_for(self, role: str, family: str | None = None) -> JurySpec:
         """Spec for a role: `family.role`, then `role`, then the judge (for judges) or offline."""

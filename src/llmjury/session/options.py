@@ -19,6 +19,7 @@ from llmjury.running.decision_field import OUTPUT_MODES
 from llmjury.running.freshness import UNDER_TEST
 from llmjury.running.limits import RateLimit
 from llmjury.running.settings import (
+    BATCH_MODES,
     UNCERTAIN,
     Settings,
     check_spec,
@@ -129,6 +130,13 @@ def declare(parser: pytest.Parser) -> None:
     group.addoption("--llm-lease", metavar="SECONDS",
                     help="how long a claimed call stays another process's without its heartbeat: a killed "
                          "process's calls are taken over after this (default 30)")
+    group.addoption("--llm-batch", choices=sorted(BATCH_MODES),
+                    help="for specs with ;batch=: wait for their batches (default), or submit them and end, "
+                         "leaving their cases pending for the next run on the same store to collect")
+    group.addoption("--llm-batch-poll", metavar="SECONDS",
+                    help="seconds between looks at the providers' batches (default 30)")
+    parser.addini("llm_batch", "wait or submit: what a run does with its calls' batches")
+    parser.addini("llm_batch_poll", "seconds between looks at the providers' batches")
     parser.addini("llm_store", "sqlite or postgres: the run store")
     parser.addini("llm_run_group", "runs sharing this name share one budget")
     parser.addini("llm_lease", "seconds a claim lasts without its owner's heartbeat")
@@ -192,6 +200,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
     store, store_source = pick("llm_store", "llm_store")
     group, _ = pick("llm_run_group", "llm_run_group")
     lease, lease_source = pick("llm_lease", "llm_lease")
+    batch, batch_source = pick("llm_batch", "llm_batch")
+    poll, poll_source = pick("llm_batch_poll", "llm_batch_poll")
     cache_path = path(pick("llm_cache_path", "llm_cache_path")[0], ".llmjury/cache.sqlite")
     roles: dict[str, JurySpec] = {}
     options: dict[str, str] = {}
@@ -218,6 +228,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
         store=StoreLocation.parse(store, cache_path, store_source) if store else None,
         run_group=group or None,
         lease_s=Settings.lease_s if lease is None else positive_number(lease, lease_source, "seconds"),
+        batch_mode=BATCH_MODES[choice(batch or "wait", batch_source, tuple(BATCH_MODES))],
+        batch_poll_s=Settings.batch_poll_s if poll is None else positive_number(poll, poll_source, "seconds"),
         recordings=path(recordings, "") if recordings else None,
         prompts=folder(prompts, "ini llm_prompts"),
         reports=path(pick("llm_reports", "llm_reports")[0], "reports"),

@@ -238,6 +238,12 @@ class Meter:
             self._publish(force=self.budget is not None and rate != (0.0, 0.0),
                           spent_usd=cost if self.budget is not None else 0.0)
 
+    def spent(self, provider: str, usd: float) -> None:
+        """Dollars reserved for (or settled on) work in a provider's batch: in the group's spend at once."""
+        with self._lock:
+            self.tally.cost_usd += usd
+            self._publish(force=True, spent_usd=usd if self.budget is not None else 0.0)
+
     def _rate(self, provider: str) -> tuple[float, float] | None:
         if self.budget is not None:
             return self.budget.rate(provider)

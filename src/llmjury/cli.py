@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from llmjury import runfiles
+from llmjury.batch_commands import add_batch_commands
 from llmjury.errors import ConfigError
 from llmjury.families import discover
 from llmjury.family import Command
@@ -245,6 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     exp.add_argument("--to", type=Path, required=True)
     exp.add_argument("--run-id", help="only entries written by this run")
     exp.set_defaults(handler=export)
+    add_batch_commands(commands)
     wfl = commands.add_parser("workflow", help="write the pull-request workflow (GitHub Actions) into a repository")
     wfl.add_argument("--root", type=Path, default=Path("."), help="the repository's top folder (default: here)")
     wfl.add_argument("--force", action="store_true", help="overwrite files that exist")

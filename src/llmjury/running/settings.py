@@ -16,6 +16,7 @@ from llmjury.jurors import JurySpec
 from llmjury.running.cache import CacheMode
 from llmjury.running.freshness import UNDER_TEST
 from llmjury.running.limits import RateLimit
+from llmjury.running.shard import Shard
 
 if TYPE_CHECKING:
     from llmjury.model import FamilyOptions
@@ -61,6 +62,8 @@ class Settings:
     progress: str = "auto"
     progress_interval: float = 5.0
     gates: tuple[str, ...] = ()
+    #: The part of the suite this invocation runs (`--llm-shard I/N`); None: the whole suite.
+    shard: Shard | None = None
     #: Two-sided level of the intervals of a comparison with a baseline (`delta.low`, `delta.high`).
     compare_confidence: float = 0.95
     gate_uncertain: Uncertain = "inconclusive"

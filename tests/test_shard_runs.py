@@ -110,7 +110,8 @@ def test_the_offline_suites_shards_at_n_2_merge_into_the_whole_run_at_n_0(tmp_pa
     pytest_run("-n", "0", "--llm-reports", str(tmp_path / "whole"), *gates)
     for index in (1, 2, 3):
         pytest_run("-n", "2", "--llm-reports", str(tmp_path / f"shard{index}"), "--llm-shard", f"{index}/3")
-    merged = subprocess.run([sys.executable, "-m", "llmjury.cli", "merge", *(str(tmp_path / f"shard{i}") for i in (1, 2, 3)),
+    shards = [str(tmp_path / f"shard{index}") for index in (1, 2, 3)]
+    merged = subprocess.run([sys.executable, "-m", "llmjury.cli", "merge", *shards,
                              "--out", str(tmp_path / "merged"), "--run-id", "all",
                              "--gate", "socratic.unscored_rate<=0.02", "--gate", "geval.unscored_rate<=0.05"],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)

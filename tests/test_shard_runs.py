@@ -66,7 +66,9 @@ def test_three_shards_merged_hold_the_whole_runs_figures_and_gates(polite, capsy
         shard = polite.runpytest_inprocess("-n", "0", "--llm-reports", f"shard{index}", "--llm-shard", f"{index}/3")
         manifest = json.loads((run_folder(polite.path / f"shard{index}") / MANIFEST).read_text())
         shard.assert_outcomes(passed=len(manifest["node_ids"]))
-        shard.stdout.fnmatch_lines([f"*{40 - len(manifest['node_ids'])} deselected*"])
+        shard.stdout.fnmatch_lines([f"llmjury shard {index}/3: {len(manifest['node_ids'])} of 40 tests; merge the "
+                                    f"shards' run folders with `llmjury merge` (shard{index}/*/shard.json)",
+                                    f"*{40 - len(manifest['node_ids'])} deselected*"])
         folders.append(polite.path / f"shard{index}")
     manifests = [json.loads((run_folder(folder) / MANIFEST).read_text()) for folder in folders]
     assert sorted(node for m in manifests for node in m["node_ids"]) == sorted(

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from llmjury.judgement.planner import in_share
 from llmjury.model import Usage, read_summary
+from llmjury.portable import shown
 from llmjury.results.shard_manifest import MANIFEST, ShardManifest, fingerprint, suite_digest, verdict_settings
 from llmjury.runfiles import write_text
 from llmjury.running.settings import Settings
@@ -84,6 +86,7 @@ class ShardRun(ShardSelection):
     def __init__(self, shard: Shard, settings: Settings, run_id: str) -> None:
         super().__init__(shard)
         self.settings, self.run_id = settings, run_id
+        self.written: Path | None = None
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -108,3 +111,12 @@ class ShardRun(ShardSelection):
             usage=summary.usage if summary is not None else Usage(),
             spend_usd=summary.usage.total_cost_usd if summary is not None else 0.0)
         write_text(run_dir / MANIFEST, manifest.model_dump_json(indent=2))
+        self.written = run_dir / MANIFEST
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Say which part of the suite ran, at any `-n` (xdist's controller prints no "deselected")."""
+        if self.written is not None and self.selected is not None:
+            where = shown(self.written, terminalreporter.config.rootpath)
+            terminalreporter.write_line(f"llmjury shard {self.shard}: {len(self.selected.node_ids)} of "
+                                        f"{self.selected.tests} tests; merge the shards' run folders with "
+                                        f"`llmjury merge` ({where})")

@@ -58,33 +58,49 @@ def test_a_bad_shard_stops_the_run_at_start_up_naming_the_option(polite, value):
     result.stderr.fnmatch_lines([f"ERROR: --llm-shard '{value}': *"])
 
 
-def test_three_shards_merged_hold_the_whole_runs_figures_and_gates(polite, capsys):
-    whole = polite.runpytest_inprocess("-n", "0", "--llm-reports", "whole", "--llm-gate", GATE)
-    whole.assert_outcomes(passed=40)
+@pytest.mark.parametrize(("selection", "tests", "verdicts"), [
+    ((), 40, 30),
+    (("--llm-sample", "12"), 22, 12),  # the sample is drawn before the shard is cut: the same in every shard
+    (("-k", "q1 or plain"), 20, 10),  # q10-q19 and the ten plain tests
+])
+def test_three_shards_merged_hold_the_whole_runs_figures_and_gates(polite, capsys, selection, tests, verdicts):
+    whole = polite.runpytest_inprocess("-n", "0", *selection, "--llm-reports", "whole", "--llm-gate", GATE)
+    whole.assert_outcomes(passed=tests)
     folders = []
     for index in (1, 2, 3):
-        shard = polite.runpytest_inprocess("-n", "0", "--llm-reports", f"shard{index}", "--llm-shard", f"{index}/3")
+        shard = polite.runpytest_inprocess("-n", "0", *selection, "--llm-reports", f"shard{index}",
+                                           "--llm-shard", f"{index}/3")
         manifest = json.loads((run_folder(polite.path / f"shard{index}") / MANIFEST).read_text())
         shard.assert_outcomes(passed=len(manifest["node_ids"]))
-        shard.stdout.fnmatch_lines([f"llmjury shard {index}/3: {len(manifest['node_ids'])} of 40 tests; merge the "
-                                    f"shards' run folders with `llmjury merge` (shard{index}/*/shard.json)",
-                                    f"*{40 - len(manifest['node_ids'])} deselected*"])
+        shard.stdout.fnmatch_lines([f"llmjury shard {index}/3: {len(manifest['node_ids'])} of {tests} tests; merge "
+                                    f"the shards' run folders with `llmjury merge` (shard{index}/*/shard.json)",
+                                    "*deselected*"])
         folders.append(polite.path / f"shard{index}")
     manifests = [json.loads((run_folder(folder) / MANIFEST).read_text()) for folder in folders]
     assert sorted(node for m in manifests for node in m["node_ids"]) == sorted(
         {node for m in manifests for node in m["node_ids"]})  # no test twice
-    assert sum(len(m["node_ids"]) for m in manifests) == 40 and {m["tests"] for m in manifests} == {40}
-    assert all(0 < len(m["node_ids"]) < 40 for m in manifests) and len({m["fingerprint"] for m in manifests}) == 1
+    assert sum(len(m["node_ids"]) for m in manifests) == tests and {m["tests"] for m in manifests} == {tests}
+    assert all(0 < len(m["node_ids"]) < tests for m in manifests) and len({m["fingerprint"] for m in manifests}) == 1
     capsys.readouterr()
 
     code = main(["merge", *map(str, reversed(folders)), "--out", "merged", "--run-id", "all", "--gate", GATE])
     assert code == whole.ret  # the gates' status, as the whole run's
-    assert "merged 3 shards: 30 verdicts" in capsys.readouterr().out
+    assert f"merged 3 shards: {verdicts} verdicts" in capsys.readouterr().out
     whole_summary = json.loads((run_folder(polite.path / "whole") / "summary.json").read_text())
     merged = json.loads((polite.path / "merged" / "all" / "summary.json").read_text())
     assert SAME_FIGURES["differences"](SAME_FIGURES["figures"](whole_summary), SAME_FIGURES["figures"](merged)) == []
     assert merged["gates"][0]["gate"] == GATE and merged["run"]["shards"] == 3
     assert merged["usage"]["providers"] == whole_summary["usage"]["providers"]  # each call made once, either way
+
+
+def test_shards_of_different_selections_are_refused_naming_the_shard(polite, capsys):
+    polite.runpytest_inprocess("-n", "0", "--llm-reports", "one", "--llm-shard", "1/2")
+    polite.runpytest_inprocess("-n", "0", "-k", "not q05", "--llm-reports", "two", "--llm-shard", "2/2")
+    capsys.readouterr()
+    assert main(["merge", "one", "two", "--out", "merged"]) == 4
+    one, two = (run_folder(Path(name)) for name in ("one", "two"))
+    assert capsys.readouterr().err.startswith(f"llmjury merge: shard 2/2 ({two}): collected other tests than "
+                                              f"shard 1/2 ({one}) (39 against 40, or different ones)")
 
 
 def test_the_figures_check_names_each_difference():

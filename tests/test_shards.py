@@ -201,3 +201,10 @@ def test_merge_finds_the_run_folder_in_a_reports_folder_holding_one(tmp_path, ca
     assert main(["merge", str(tmp_path / "artifact-1"), str(tmp_path / "artifact-2"), "--out", str(tmp_path / "out"),
                  "--run-id", "merged"]) == 0
     assert "merged 2 shards: 0 verdicts" in capsys.readouterr().out
+
+
+def test_merge_refuses_a_reports_folder_holding_several_shard_runs(tmp_path, capsys):
+    shard_dir(tmp_path / "reports", "run-a", manifest(1))
+    shard_dir(tmp_path / "reports", "run-b", manifest(2, node_ids=("b",)))
+    assert refused(capsys, tmp_path / "reports") == (f"llmjury merge: {tmp_path / 'reports'}: holds 2 shard runs "
+                                                     "(run-a, run-b); name each run folder")

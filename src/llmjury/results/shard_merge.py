@@ -47,8 +47,11 @@ def shard_folder(path: Path) -> Path:
     `latest`, or the only run folder inside it (as a CI artifact holds one)."""
     if (path / MANIFEST).is_file() or not path.is_dir():
         return path
-    if (path / LATEST).exists():
-        return run_folder(path / LATEST)
+    latest = path / LATEST
+    if latest.is_symlink():  # named by the run folder it points at, as a refusal should name it
+        return path / latest.readlink().name
+    if latest.exists():
+        return run_folder(latest)
     inside = sorted(p.parent for p in path.glob(f"*/{MANIFEST}"))
     if len(inside) > 1:
         raise ConfigError(f"{path}: holds {len(inside)} shard runs ({', '.join(p.name for p in inside)}); "

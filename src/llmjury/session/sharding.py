@@ -52,8 +52,9 @@ class Selected:
 
 def select(items: Sequence[pytest.Item], shard: Shard) -> tuple[list[pytest.Item], list[pytest.Item], Selected]:
     """The shard's tests, the others, and what the manifest says of them."""
-    kept = [item for item in items if in_shard(item, shard)]
-    dropped = [item for item in items if not in_shard(item, shard)]
+    held = [in_shard(item, shard) for item in items]
+    kept = [item for item, here in zip(items, held, strict=True) if here]
+    dropped = [item for item, here in zip(items, held, strict=True) if not here]
     selected = Selected(suite_digest(item.nodeid for item in items), len(items), sorted(i.nodeid for i in kept))
     return kept, dropped, selected
 

@@ -114,7 +114,7 @@ def test_a_manifest_of_another_version_or_shape_is_refused_naming_the_file(tmp_p
         read_manifest(tmp_path / "nothing")
 
 
-def test_the_fingerprint_covers_the_settings_that_change_verdicts_with_specs_redacted():
+def test_the_fingerprint_covers_the_settings_that_change_verdicts_with_specs_redacted(tmp_path):
     base = Settings()
     suite_id = suite_digest(["a"])
     same = fingerprint(suite_id, verdict_settings(replace(base, concurrency=3, gates=("x.y>=1",))))
@@ -122,6 +122,12 @@ def test_the_fingerprint_covers_the_settings_that_change_verdicts_with_specs_red
     for changed in (replace(base, seed=1), replace(base, judge_runs=5), replace(base, sample=10),
                     replace(base, options={"socratic.dialogues": "3"}), replace(base, judge_output="text")):
         assert fingerprint(suite_id, verdict_settings(changed)) != same
+    prompts = tmp_path / "prompts"
+    (prompts / "polite").mkdir(parents=True)
+    (prompts / "polite" / "judge.j2").write_text("Is it polite?")
+    shadowed = fingerprint(suite_id, verdict_settings(replace(base, prompts=prompts)))
+    (prompts / "polite" / "judge.j2").write_text("Is it rude?")
+    assert len({same, shadowed, fingerprint(suite_id, verdict_settings(replace(base, prompts=prompts)))}) == 3
     secret = verdict_settings(replace(base, judge=JurySpec.parse("openai:gpt-4o;api_key=sk-live-123")))
     assert secret["judge"] == "openai:gpt-4o;api_key=***"
 

@@ -60,7 +60,8 @@ class ShardManifest(BaseModel):
 
 def verdict_settings(settings: Settings) -> dict[str, Any]:
     """The settings that change what a run's verdicts are: who judges and answers, how often, on which
-    cases and seed, read how, from which cache mode; with the llmjury version that judged."""
+    cases and seed, read how, from which cache mode, with which of the project's prompt templates;
+    with the llmjury version that judged."""
     try:
         llmjury = version("llmjury")
     except PackageNotFoundError:  # run from a source tree that was never installed
@@ -78,7 +79,15 @@ def verdict_settings(settings: Settings) -> dict[str, Any]:
         "options": dict(sorted(settings.options.items())),
         "cache_mode": settings.cache_mode.value,
         "item_failures": settings.item_failures,
+        "prompts": None if settings.prompts is None else folder_digest(settings.prompts),
     }
+
+
+def folder_digest(folder: Path) -> str:
+    """The files of a folder (the project's prompt templates), by relative path and content: a shard
+    with another prompt asks its judges something else."""
+    files = sorted(path for path in folder.rglob("*") if path.is_file())
+    return digest({str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest() for path in files})
 
 
 def digest(value: Any) -> str:

@@ -120,14 +120,16 @@ def test_the_offline_suites_shards_at_n_2_merge_into_the_whole_run_at_n_0(tmp_pa
     pick = ["evals/test_socratic.py", "evals/test_geval.py", "evals/test_qa_quality.py", "-p", "no:cacheprovider",
             "--llm-cache-path", str(tmp_path / "cache.sqlite")]
 
-    def pytest_run(*args: str) -> None:
+    def pytest_run(*args: str) -> str:
         done = subprocess.run([sys.executable, "-m", "pytest", *pick, "-q", *args], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        return done.stdout
 
     pytest_run("-n", "0", "--llm-reports", str(tmp_path / "whole"), *gates)
     for index in (1, 2, 3):
-        pytest_run("-n", "2", "--llm-reports", str(tmp_path / f"shard{index}"), "--llm-shard", f"{index}/3")
+        out = pytest_run("-n", "2", "--llm-reports", str(tmp_path / f"shard{index}"), "--llm-shard", f"{index}/3")
+        assert f"llmjury shard {index}/3: " in out  # said by xdist's controller, which collects nothing itself
     shards = [str(tmp_path / f"shard{index}") for index in (1, 2, 3)]
     merged = subprocess.run([sys.executable, "-m", "llmjury.cli", "merge", *shards,
                              "--out", str(tmp_path / "merged"), "--run-id", "all",

@@ -1,16 +1,22 @@
 from __future__ import annotations
 
 import importlib
+import os
+import shutil
+import subprocess
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pg_server import TEST_DSN, binaries, fresh_schema, start, stop
 
 from llmjury.families import discover, offline_answers
 from llmjury.jurors import JurySpec
 from llmjury.running.cache import CacheMode, SampleStore
 from llmjury.running.engine import Engine
 from llmjury.running.settings import Settings
+from llmjury.store.location import StoreLocation
 from llmjury.testing import FakeGemini, FakeOpenAI
 
 pytest_plugins = ["pytester"]
@@ -97,6 +103,36 @@ def gemini_server() -> Iterator[FakeGemini]:
         yield server
 
 
+@pytest.fixture(scope="session")
+def postgres_dsn() -> Iterator[str]:
+    """A PostgreSQL server for the session: .ci/run's (LLMJURY_TEST_POSTGRES_DSN), else a throwaway one
+    started here; the tests that need it skip, saying why, where none can be had."""
+    given = os.environ.get(TEST_DSN)
+    if given:
+        yield given
+        return
+    if binaries() is None:
+        pytest.skip("PostgreSQL is not installed here (initdb/pg_ctl not found) and LLMJURY_TEST_POSTGRES_DSN "
+                    "is unset")
+    folder = Path(tempfile.mkdtemp(prefix="llmjury-pg-"))
+    try:
+        dsn = start(folder)
+    except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"no PostgreSQL server could be started here: {exc}")
+    yield dsn
+    stop(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> StoreLocation:
+    """An empty run store on each backend: a SQLite file, or a schema of its own on the PostgreSQL server."""
+    if request.param == "sqlite":
+        return StoreLocation("sqlite", tmp_path / "cache.sqlite")
+    return StoreLocation("postgres", tmp_path / "cache.sqlite", fresh_schema(request.getfixturevalue("postgres_dsn")))
+
+
 @pytest.fixture
 def make_engine(tmp_path: Path) -> Iterator[Callable[..., Engine]]:
     """Engines over a temporary cache; fast retries so fault tests take milliseconds. `judge` and
@@ -104,13 +140,14 @@ def make_engine(tmp_path: Path) -> Iterator[Callable[..., Engine]]:
     engines: list[Engine] = []
 
     def make(*, mode: CacheMode = CacheMode.RECORD, run_id: str = "run-1", cache: Path | None = None,
+             store: StoreLocation | None = None,
              judge: str | None = None, roles: dict[str, str] | None = None, **overrides: object) -> Engine:
         if judge is not None:
             overrides["judge"] = JurySpec.parse(judge)
         overrides["roles"] = {role: JurySpec.parse(spec) for role, spec in (roles or {}).items()}
         settings = Settings(cache_mode=mode, retry_base_wait=0.01, retry_max_wait=0.2, **overrides)
-        store = SampleStore(cache or tmp_path / "cache.sqlite")
-        engine = Engine(settings, store, run_id, offline_answers(discover()))
+        location = store or StoreLocation("sqlite", cache or tmp_path / "cache.sqlite")
+        engine = Engine(settings, SampleStore(location, lease_s=settings.lease_s), run_id, offline_answers(discover()))
         engines.append(engine)
         return engine
 

@@ -1,4 +1,5 @@
-"""The batching SQLite writer: a write's future completes once committed, one bad write fails alone."""
+"""The batching store writer: a write's future completes once committed, one bad write fails alone,
+on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -8,26 +9,27 @@ from pathlib import Path
 
 import pytest
 
-from llmjury.writer import BatchWriter, connect
+from llmjury.store.sqlite import connect
+from llmjury.store.writer import BatchWriter
 
 
-def test_a_committed_write_is_visible_to_another_connection_and_a_bad_one_fails_alone(tmp_path):
-    path = tmp_path / "w.sqlite"
-    with sqlite3.connect(path) as db:
-        db.execute("CREATE TABLE t (k TEXT PRIMARY KEY)")
-    writer = BatchWriter(path, "test-writer")
+def test_a_committed_write_is_visible_to_another_connection_and_a_bad_one_fails_alone(store_location):
+    db = store_location.open()
+    db.execute("CREATE TABLE t (k TEXT PRIMARY KEY)")
+    writer = BatchWriter(store_location.open, "test-writer")
+    first = writer.submit(lambda db: [db.execute("INSERT INTO t VALUES ('first')"), "first"][1])
     bad = writer.submit(lambda db: db.execute("INSERT INTO missing VALUES (1)"))
-    good = writer.submit(lambda db: db.execute("INSERT INTO t VALUES ('a')") and "done")
+    good = writer.submit(lambda db: [db.execute("INSERT INTO t VALUES ('a')"), "done"][1])
     assert good.result() == "done"
-    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+    assert first.result() == "first"
+    with pytest.raises(Exception, match=r"no such table|does not exist"):
         bad.result()
-    with sqlite3.connect(path) as other:
-        assert other.execute("SELECT k FROM t").fetchall() == [("a",)]
+    assert sorted(db.execute("SELECT k FROM t")) == [("a",), ("first",)]
     queued = [writer.submit(lambda db, i=i: db.execute("INSERT INTO t VALUES (?)", (f"q{i}",))) for i in range(50)]
     writer.close()  # commits what is queued before it stops
     assert all(f.done() and f.exception() is None for f in queued)
-    with sqlite3.connect(path) as other:
-        assert other.execute("SELECT COUNT(*) FROM t").fetchone() == (51,)
+    assert db.execute("SELECT COUNT(*) FROM t") == [(52,)]
+    db.close()
 
 
 def test_a_write_whose_caller_gave_up_is_committed_and_the_writer_goes_on(tmp_path):
@@ -35,14 +37,16 @@ def test_a_write_whose_caller_gave_up_is_committed_and_the_writer_goes_on(tmp_pa
     same, and the writer thread keeps serving the writes after it."""
     import threading
 
+    from llmjury.store.sqlite import SqliteDatabase
+
     path = tmp_path / "w.sqlite"
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE t (k TEXT PRIMARY KEY)")
-    writer = BatchWriter(path, "test-writer")
+    writer = BatchWriter(lambda: SqliteDatabase(path), "test-writer")
     writing = threading.Event()
     given_up = threading.Event()
 
-    def slow_write(db: sqlite3.Connection) -> None:
+    def slow_write(db: SqliteDatabase) -> None:
         writing.set()
         given_up.wait(timeout=30)  # the caller cancels while its write runs
         db.execute("INSERT INTO t VALUES ('cancelled')")
@@ -51,7 +55,7 @@ def test_a_write_whose_caller_gave_up_is_committed_and_the_writer_goes_on(tmp_pa
     assert writing.wait(timeout=30)
     assert abandoned.cancel()
     given_up.set()
-    after = writer.submit(lambda db: db.execute("INSERT INTO t VALUES ('after')") and "done")
+    after = writer.submit(lambda db: [db.execute("INSERT INTO t VALUES ('after')"), "done"][1])
     assert after.result(timeout=30) == "done"
     writer.close()
     with sqlite3.connect(path) as other:

@@ -24,6 +24,8 @@ from llmjury.results.exit_status import gate_exit_status
 from llmjury.results.gates import Gate
 from llmjury.running.cache import SampleStore
 from llmjury.session.projectini import ProjectFamilies
+from llmjury.store.location import KINDS, StoreLocation
+from llmjury.store.postgres import DSN_VARIABLE
 
 
 def read_loading(paths: Sequence[Path]) -> list[LoadReport]:
@@ -201,8 +203,11 @@ def workflow(args: argparse.Namespace) -> int:
 
 
 def export(args: argparse.Namespace) -> int:
-    store = SampleStore(args.cache)
-    count = store.export(args.to, run_id=args.run_id)
+    store = SampleStore(StoreLocation.parse(args.store, args.cache, "--store"))
+    try:
+        count = store.export(args.to, run_id=args.run_id)
+    finally:
+        store.close()
     print(f"wrote {count} entries to {args.to}")
     return 0
 
@@ -275,7 +280,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     mrg.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
     mrg.set_defaults(handler=merge_shards)
     exp = commands.add_parser("export", help="write cached responses as a JSONL recording shard")
-    exp.add_argument("--cache", type=Path, default=Path(".llmjury/cache.sqlite"))
+    exp.add_argument("--cache", type=Path, default=Path(".llmjury/cache.sqlite"), help="the SQLite store's file")
+    exp.add_argument("--store", choices=KINDS, default="sqlite",
+                     help=f"postgres: the store at {DSN_VARIABLE} (or libpq's PG* variables)")
     exp.add_argument("--to", type=Path, required=True)
     exp.add_argument("--run-id", help="only entries written by this run")
     exp.set_defaults(handler=export)

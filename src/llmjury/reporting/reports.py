@@ -221,6 +221,11 @@ def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str
                          f"{_count(u, 'cached_samples')} | {_count(u, 'prompt_tokens')} | "
                          f"{_count(u, 'completion_tokens')} | {'unpriced' if cost is None else f'{cost:.4f}'} |")
         lines.append("")
+        repaid = {provider: _count(u, "repaid_samples") for provider, u in usage.providers.items()}
+        lines += [f"`{provider}`: {count} sample(s) paid again, taken over from a process that died holding "
+                  "them (its lease ran out)." for provider, count in repaid.items() if count]
+        if any(repaid.values()):
+            lines.append("")
     if usage.roles:
         lines += ["| role | provider | fresh samples | replayed samples | why |", "|---|---|---|---|---|"]
         for role, providers in usage.roles.items():

@@ -1,9 +1,8 @@
-"""Response cache: one entry per (request, provider, sample index), shared by every xdist worker.
+"""Response cache: one entry per (request, provider, sample index), shared by every process on one store.
 
-SQLite in WAL mode is the store: it ships with Python, lets many processes read while one
-writes, commits each entry atomically and survives `kill -9` (a transaction is either in the
-WAL or not). Reads happen where they are asked for; writes go through a `BatchWriter`, off the
-engine loop and many to a transaction, and return a future that completes once committed.
+The run store (llmjury.store) holds it: a SQLite file in WAL mode on one machine (the default), or
+PostgreSQL for many. Reads happen where they are asked for; writes go through a `BatchWriter`, off
+the engine loop and many to a transaction, and return a future that completes once committed.
 Recordings shipped with the suite are JSONL shards, one entry a line, so they
 review well in a diff and load with one pass of `json.loads`.
 """
@@ -12,47 +11,25 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import closing
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from llmjury.chat import Sample
-from llmjury.writer import BatchWriter, connect
+from llmjury.running.leases import HOST, LEASE_S, Heartbeat, holder_alive
+from llmjury.store.database import Database
+from llmjury.store.location import StoreLocation
+from llmjury.store.schema import ensure_schema
+from llmjury.store.sqlite import SqliteDatabase
+from llmjury.store.writer import BatchWriter
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS samples (
-    key TEXT PRIMARY KEY,
-    provider TEXT NOT NULL,
-    task TEXT NOT NULL,
-    request TEXT NOT NULL,
-    sample TEXT NOT NULL,
-    run_id TEXT NOT NULL,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS unanswered (
-    key TEXT NOT NULL,
-    run_id TEXT NOT NULL,
-    sample TEXT,
-    error TEXT,
-    PRIMARY KEY (key, run_id)
-);
-CREATE TABLE IF NOT EXISTS claims (
-    key TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    expires REAL NOT NULL,
-    pid INTEGER NOT NULL,
-    host TEXT NOT NULL
-);
-"""
-#: This machine, in claims: a claimant's pid says something only on the host it runs on.
-HOST = socket.gethostname()
-#: The holder `SampleStore.claim` names for a key whose outcome the run has already committed.
+#: The holder `SampleStore.claim` names for a key whose outcome is already committed.
 ENDED = "(ended)"
 
 
@@ -65,31 +42,41 @@ class CacheMode(StrEnum):
     OFF = "off"  # nothing kept: the run shares its answers through a scratch store, then deletes it
 
 
-class SampleStore:
-    """Persistent key → `Sample` map; safe for concurrent processes."""
+@dataclass
+class Claimed:
+    """What a claim found: keys another live owner holds (with that owner) or whose outcome is
+    already committed (ENDED), and keys this owner took over from a dead owner (with that owner)."""
 
-    def __init__(self, path: Path, recordings: Iterable[Path] = ()) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
+    held: dict[str, str] = field(default_factory=dict)
+    taken_over: dict[str, str] = field(default_factory=dict)
+
+
+class SampleStore:
+    """Persistent key → `Sample` map; safe for concurrent processes, runs and hosts."""
+
+    def __init__(self, location: StoreLocation, recordings: Iterable[Path] = (), *,
+                 lease_s: float = LEASE_S) -> None:
+        self.location, self.lease_s = location, lease_s
         self._lock = threading.Lock()
-        self._db = connect(path)
-        self._db.execute("BEGIN IMMEDIATE")
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(claims)")}
-        if columns and "pid" not in columns:  # a cache from before claims named their process
-            self._db.execute("DROP TABLE claims")
-        self._db.execute("COMMIT")
-        self._db.executescript(SCHEMA)
-        self._writer = BatchWriter(path, "llmjury-cache-writer")
+        self._db = location.open()
+        ensure_schema(self._db)
+        self._writer = BatchWriter(location.open, "llmjury-cache-writer")
+        self._owners: set[str] = set()
+        self._heartbeat: Heartbeat | None = None
         self._recorded: dict[str, str] = {}
         for shard in recordings:
             self._recorded.update(_read_shard(shard))
 
+    @property
+    def where(self) -> str:
+        return str(self._db)
+
     def get(self, key: str, *, written_by: str | None = None) -> Sample | None:
         """The stored sample, or None; with `written_by`, only entries this run wrote count."""
         with self._lock:
-            row = self._db.execute("SELECT sample, run_id FROM samples WHERE key = ?", (key,)).fetchone()
-        if row is not None and (written_by is None or row[1] == written_by):
-            return Sample.model_validate_json(row[0])
+            rows = self._db.execute("SELECT sample, run_id FROM samples WHERE key = ?", (key,))
+        if rows and (written_by is None or rows[0][1] == written_by):
+            return Sample.model_validate_json(rows[0][0])
         if written_by is None and key in self._recorded:
             return Sample.model_validate_json(self._recorded[key])
         return None
@@ -100,51 +87,94 @@ class SampleStore:
         future completes once the entry is committed."""
         row = (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time())
 
-        def write(db: sqlite3.Connection) -> None:
-            db.execute("INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+        def write(db: Database) -> None:
+            db.execute("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+                       "provider = excluded.provider, task = excluded.task, request = excluded.request, "
+                       "sample = excluded.sample, run_id = excluded.run_id, created = excluded.created", row)
             db.execute("DELETE FROM claims WHERE key = ?", (key,))
 
         return self._writer.submit(write)
 
     # -- claims: one process fetches a sample the others are about to ask for too ------------------
-    def claim(self, keys: Sequence[str], owner: str, *, run_id: str, ttl: float) -> Future[dict[str, str]]:
-        """Claim the fetching of `keys` for `owner`, in one transaction; the future holds the keys
-        another live owner of the same run holds, with that owner, and the keys whose outcome the run
-        has already committed (an answer, a refusal, a failure), with ENDED: a process that looked a
-        key up just before another committed it must read that outcome, not pay for the call again.
-        Claims of other runs (a killed one) and of processes of this machine that are gone (a crashed
-        worker) are taken over."""
+    def claim(self, keys: Sequence[str], owner: str, *, run_id: str, any_run: bool = True) -> Future[Claimed]:
+        """Lease the fetching of `keys` to `owner`, in one statement in key order (so two claimants
+        never wait on each other's rows). A live lease of any run is honoured; an expired one, or
+        one of a process of this machine that is gone, is taken over. Keys whose outcome is already
+        committed come back as ENDED (an answer, or this run's refusal or failure; with `any_run`
+        an answer of any run counts): a process that looked a key up just before another committed
+        it reads that outcome, and does not pay for the call again."""
+        ordered = sorted(set(keys))
         pid = os.getpid()
+        if not ordered:
+            done: Future[Claimed] = Future()
+            done.set_result(Claimed())
+            return done
+        self._hold(owner)
 
-        def write(db: sqlite3.Connection) -> dict[str, str]:
-            now = time.time()
-            held: dict[str, str] = {}
-            for key in keys:
-                if db.execute("SELECT 1 FROM samples WHERE key = ? AND run_id = ? UNION ALL "
-                              "SELECT 1 FROM unanswered WHERE key = ? AND run_id = ?",
-                              (key, run_id, key, run_id)).fetchone() is not None:
-                    held[key] = ENDED
+        def write(db: Database) -> Claimed:
+            wanted, param = db.keys(ordered)
+            taken: dict[str, str | None] = dict(db.execute(
+                f"INSERT INTO claims (key, owner, expires, pid, host, taken_from) "
+                f"SELECT key, ?, {db.now} + ?, ?, ?, NULL FROM ({wanted}) AS wanted WHERE true ORDER BY key "
+                "ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires = excluded.expires, "
+                "pid = excluded.pid, host = excluded.host, taken_from = CASE WHEN claims.owner = excluded.owner "
+                "THEN NULL ELSE claims.owner END "
+                f"WHERE claims.owner = excluded.owner OR claims.expires < {db.now} RETURNING key, taken_from",
+                (owner, self.lease_s, pid, HOST, param)))
+            found = Claimed({}, {key: was for key, was in taken.items() if was is not None and was != owner})
+            for key, holder, holder_pid, host in db.execute(
+                    f"SELECT key, owner, pid, host FROM claims WHERE key IN ({wanted}) AND owner <> ?", (param, owner)):
+                if holder_alive(holder_pid, host):
+                    found.held[key] = holder
                     continue
-                row = db.execute("SELECT owner, expires, pid, host FROM claims WHERE key = ?", (key,)).fetchone()
-                if row is not None and row[0] != owner and row[0].startswith(run_id + ":") and _live(*row[1:]):
-                    held[key] = str(row[0])
-                    continue
-                db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)", (key, owner, now + ttl, pid, HOST))
-            return held
+                db.execute(f"UPDATE claims SET owner = ?, expires = {db.now} + ?, pid = ?, host = ?, taken_from = ? "
+                           "WHERE key = ? AND owner = ?", (owner, self.lease_s, pid, HOST, holder, key, holder))
+                found.taken_over[key] = holder
+            ended = [row[0] for row in db.execute(
+                f"SELECT key FROM samples WHERE key IN ({wanted}) AND (run_id = ? OR ?) "
+                f"UNION SELECT key FROM unanswered WHERE key IN ({wanted}) AND run_id = ?",
+                (param, run_id, any_run, param, run_id))]
+            if ended:
+                ended_in, ended_param = db.keys(ended)
+                db.execute(f"DELETE FROM claims WHERE owner = ? AND key IN ({ended_in})", (owner, ended_param))
+                for key in ended:
+                    found.held[key] = ENDED
+                    found.taken_over.pop(key, None)
+            return found
+
+        return self._writer.submit(write)
+
+    def _hold(self, owner: str) -> None:
+        """Keep `owner`'s leases alive from its first claim until the store closes."""
+        if owner in self._owners:
+            return
+        self._owners.add(owner)
+        if self._heartbeat is None:
+            self._heartbeat = Heartbeat(self._renew, self.lease_s)
+
+    def _renew(self) -> Future[None]:
+        owners, lease = sorted(self._owners), self.lease_s
+
+        def write(db: Database) -> None:
+            for owner in owners:
+                db.execute(f"UPDATE claims SET expires = {db.now} + ? WHERE owner = ?", (lease, owner))
 
         return self._writer.submit(write)
 
     def holder(self, key: str) -> str | None:
-        """Who holds a live claim on `key`, if anyone: not expired, and not a process that is gone."""
+        """Who holds a live lease on `key`, if anyone: not run out, and not a process of this machine that is gone."""
         with self._lock:
-            row = self._db.execute("SELECT owner, expires, pid, host FROM claims WHERE key = ?", (key,)).fetchone()
-        return None if row is None or not _live(*row[1:]) else str(row[0])
+            rows = self._db.execute(f"SELECT owner, expires > {self._db.now}, pid, host FROM claims WHERE key = ?",
+                                    (key,))
+        if not rows or not rows[0][1] or not holder_alive(rows[0][2], rows[0][3]):
+            return None
+        return str(rows[0][0])
 
     def release(self, keys: Iterable[str], owner: str) -> Future[None]:
         """End `owner`'s claims on `keys` unanswered (a cancelled fetch: the waiting processes fetch themselves)."""
         rows = [(k, owner) for k in keys]
 
-        def write(db: sqlite3.Connection) -> None:
+        def write(db: Database) -> None:
             db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", rows)
 
         return self._writer.submit(write)
@@ -157,8 +187,9 @@ class SampleStore:
         rows = [(key, run_id, outcome.model_dump_json() if isinstance(outcome, Sample) else None,
                  outcome if isinstance(outcome, str) else None) for key, outcome in ended.items()]
 
-        def write(db: sqlite3.Connection) -> None:
-            db.executemany("INSERT OR REPLACE INTO unanswered VALUES (?, ?, ?, ?)", rows)
+        def write(db: Database) -> None:
+            db.executemany("INSERT INTO unanswered VALUES (?, ?, ?, ?) ON CONFLICT (key, run_id) DO UPDATE SET "
+                           "sample = excluded.sample, error = excluded.error", rows)
             db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", [(key, owner) for key in ended])
 
         return self._writer.submit(write)
@@ -166,26 +197,25 @@ class SampleStore:
     def unanswered(self, key: str, run_id: str) -> Sample | str | None:
         """How another process of this run ended its call for `key` without a cached sample, if it did."""
         with self._lock:
-            row = self._db.execute("SELECT sample, error FROM unanswered WHERE key = ? AND run_id = ?",
-                                   (key, run_id)).fetchone()
-        if row is None:
+            rows = self._db.execute("SELECT sample, error FROM unanswered WHERE key = ? AND run_id = ?", (key, run_id))
+        if not rows:
             return None
-        return Sample.model_validate_json(row[0]) if row[0] is not None else str(row[1])
+        return Sample.model_validate_json(rows[0][0]) if rows[0][0] is not None else str(rows[0][1])
 
     def __len__(self) -> int:
         with self._lock:
-            (count,) = self._db.execute("SELECT COUNT(*) FROM samples").fetchone()
+            ((count,),) = self._db.execute("SELECT COUNT(*) FROM samples")
         return int(count) + len(self._recorded)
 
     def export(self, destination: Path, *, run_id: str | None = None) -> int:
-        """Write the database's entries (optionally one run's) as a JSONL shard, sorted by key."""
+        """Write the store's entries (optionally one run's) as a JSONL shard, sorted by key."""
         query = "SELECT key, provider, task, request, sample FROM samples"
         params: tuple[str, ...] = ()
         if run_id is not None:
             query += " WHERE run_id = ?"
             params = (run_id,)
         with self._lock:
-            rows = self._db.execute(query + " ORDER BY key", params).fetchall()
+            rows = self._db.execute(query + " ORDER BY key", params)
         destination.parent.mkdir(parents=True, exist_ok=True)
         tmp = destination.with_suffix(destination.suffix + ".tmp")
         with tmp.open("w", encoding="utf-8") as out:
@@ -197,21 +227,24 @@ class SampleStore:
         return len(rows)
 
     def close(self) -> None:
-        """Commit the queued writes, then close."""
+        """Stop renewing leases, commit the queued writes, then close."""
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
         self._writer.close()
         with self._lock:
             self._db.close()
 
 
-def forget_unanswered(path: Path, run_id: str) -> None:
+def forget_unanswered(location: StoreLocation, run_id: str) -> None:
     """Delete a finished run's unanswered outcomes: only that run's processes read them."""
-    if not path.exists():
+    if location.kind == "sqlite" and not location.path.exists():
         return
-    with closing(connect(path)) as db:
-        db.execute("BEGIN IMMEDIATE")
-        if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'unanswered'").fetchone():
-            db.execute("DELETE FROM unanswered WHERE run_id = ?", (run_id,))
-        db.execute("COMMIT")
+    db = location.open()
+    try:
+        ensure_schema(db)
+        db.execute("DELETE FROM unanswered WHERE run_id = ?", (run_id,))
+    finally:
+        db.close()
 
 
 def copy_samples(source: Path, destination: Path) -> int:
@@ -226,33 +259,20 @@ def copy_samples(source: Path, destination: Path) -> int:
     destination.parent.mkdir(parents=True, exist_ok=True)
     tmp = destination.with_name(destination.name + ".tmp")
     tmp.unlink(missing_ok=True)
+    made = SqliteDatabase(tmp)
+    ensure_schema(made)
+    made.close()
     columns = "key, provider, task, request, sample, run_id, created"
     with closing(sqlite3.connect(tmp)) as db:
-        db.executescript(SCHEMA)
         db.execute("ATTACH DATABASE ? AS source", (str(source),))
         with db:  # one transaction: one snapshot of the source
             db.execute(f"INSERT INTO samples ({columns}) SELECT {columns} FROM source.samples")
         db.execute("DETACH DATABASE source")
         (count,) = db.execute("SELECT COUNT(*) FROM samples").fetchone()
+    for leftover in tmp.parent.glob(tmp.name + "-*"):  # WAL files of the made copy
+        leftover.unlink(missing_ok=True)
     tmp.replace(destination)
     return int(count)
-
-
-def _live(expires: float, pid: int, host: str) -> bool:
-    """A claim still counts until it expires, or at once no longer when its process, on this
-    machine, has exited (a worker killed mid-fetch must not hold its keys for the whole TTL)."""
-    return expires > time.time() and (host != HOST or process_alive(pid))
-
-
-def process_alive(pid: int) -> bool:
-    """Whether a process of this machine still runs (xdist's local workers are all on it)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _read_shard(path: Path) -> Iterator[tuple[str, str]]:

@@ -50,6 +50,8 @@ class ProviderLedger:
     completion_tokens: int = 0
     latency_s: float = 0.0
     failures: int = 0
+    #: Samples claimed by a process (of any run or host) that died holding them, paid again here.
+    repaid_samples: int = 0
 
     def as_dict(self) -> dict[str, float]:
         return dict(self.__dict__)
@@ -67,8 +69,7 @@ class RoleLedger:
         return dict(self.__dict__)
 
 
-#: How long another process may take to fetch a claimed sample before this one fetches it itself.
-CLAIM_TTL_S = 600.0
+#: How often a process waiting on another's claimed call looks for its outcome.
 CLAIM_POLL_S = 0.05
 
 
@@ -193,57 +194,69 @@ class Engine:
                 if (ended := self._ended_elsewhere(provider, keys[index])) is not None:
                     found[index], cached[index] = ended, False  # this run's own outcome, not the cache's
             missing = [i for i in missing if i not in found]
-        if missing:
-            mine, theirs = await self._claim(provider, keys, missing)
-            failure: str | None = None
-            try:
-                if mine:
-                    answers = await self._call(provider, request, mine, keys)
-                    for index, sample in zip(mine, answers, strict=True):
-                        found[index], cached[index] = sample, False
-            except SchemaRefusedError:
-                raise  # the claim is handed back: another process learns the refusal itself and asks in text
-            except ProviderError as exc:
-                failure = str(exc)
-                raise
-            finally:
-                # A stored answer ended its claim. A refused or empty answer, or a failure, ends it
-                # with that outcome for the run's other processes (paid once); a cancelled call
-                # hands the key back.
-                unstored = [i for i in mine if keys[i] not in self._memory]
-                if unstored and self.store is not None and provider.cacheable:
-                    outcomes: dict[str, Sample | str] = {keys[i]: found[i] for i in unstored if i in found}
-                    if failure is not None:
-                        outcomes |= {keys[i]: failure for i in unstored if i not in found}
-                    if outcomes:
-                        self._unanswered |= outcomes  # seen here at once; by the others once committed
-                        self.store.settle(outcomes, self.owner, self.run_id)
-                    if len(outcomes) < len(unstored):
-                        self.store.release([keys[i] for i in unstored if keys[i] not in outcomes], self.owner)
+        while missing:
+            mine, theirs = await self._claim(provider, keys, missing, fresh)
+            await self._fetch_claimed(provider, request, keys, mine, found, cached)
             for index in theirs:
-                found[index], cached[index] = await self._claimed(provider, request, keys, index, fresh)
+                answer = await self._claimed(provider, keys[index], fresh)
+                if answer is not None:
+                    found[index], cached[index] = answer
+            # A holder that ended with no outcome (a cancelled call, a dead process): claim again.
+            missing = [i for i in theirs if i not in found]
         return Completion(
             provider=provider.name,
             samples=[found[i] for i in range(request.n)],
             cached=[cached[i] for i in range(request.n)],
         )
 
-    async def _claim(self, provider: Provider, keys: list[str], missing: list[int]) -> tuple[list[int], list[int]]:
-        """Split the missing samples into those this process fetches and those another process of
-        the same run is fetching right now or has already ended (so identical requests are paid once
-        across workers)."""
+    async def _fetch_claimed(self, provider: Provider, request: ChatRequest, keys: list[str], mine: list[int],
+                             found: dict[int, Sample], cached: dict[int, bool]) -> None:
+        """Pay for the samples this process claimed, ending each claim with its outcome."""
+        failure: str | None = None
+        try:
+            if mine:
+                answers = await self._call(provider, request, mine, keys)
+                for index, sample in zip(mine, answers, strict=True):
+                    found[index], cached[index] = sample, False
+        except SchemaRefusedError:
+            raise  # the claim is handed back: another process learns the refusal itself and asks in text
+        except ProviderError as exc:
+            failure = str(exc)
+            raise
+        finally:
+            # A stored answer ended its claim. A refused or empty answer, or a failure, ends it
+            # with that outcome for the run's other processes (paid once); a cancelled call
+            # hands the key back.
+            unstored = [i for i in mine if keys[i] not in self._memory]
+            if unstored and self.store is not None and provider.cacheable:
+                outcomes: dict[str, Sample | str] = {keys[i]: found[i] for i in unstored if i in found}
+                if failure is not None:
+                    outcomes |= {keys[i]: failure for i in unstored if i not in found}
+                if outcomes:
+                    self._unanswered |= outcomes  # seen here at once; by the others once committed
+                    self.store.settle(outcomes, self.owner, self.run_id)
+                if len(outcomes) < len(unstored):
+                    self.store.release([keys[i] for i in unstored if keys[i] not in outcomes], self.owner)
+
+    async def _claim(self, provider: Provider, keys: list[str], missing: list[int],
+                     fresh: bool) -> tuple[list[int], list[int]]:
+        """Split the missing samples into those this process fetches and those another process
+        (of this run or another, on this machine or another) is fetching right now or has already
+        ended (so identical requests are paid once). Samples taken over from a process that died
+        holding them are counted: they may be paid twice."""
         if self.store is None or not provider.cacheable:
             return missing, []
-        held = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
-                                                          run_id=self.run_id, ttl=CLAIM_TTL_S))
+        claimed = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
+                                                             run_id=self.run_id, any_run=not fresh))
+        self.ledger[provider.name].repaid_samples += len(claimed.taken_over)
+        held = claimed.held
         return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
 
-    async def _claimed(self, provider: Provider, request: ChatRequest, keys: list[str],
-                       index: int, fresh: bool) -> tuple[Sample, bool]:
-        """Wait for another process's fetch of `keys[index]`; fetch it here if that one gave up,
-        failed or died."""
+    async def _claimed(self, provider: Provider, key: str, fresh: bool) -> tuple[Sample, bool] | None:
+        """Wait for another process's fetch of `key`: its answer (cached), or this run's outcome of
+        it; None when the holder let go with neither (cancelled, or dead: its lease ran out), and
+        the caller claims the key again."""
         assert self.store is not None
-        key = keys[index]
         hand_back_kept_slots()  # however long the other process takes, this one's slots serve other cases
         while (sample := self._lookup(provider, key, fresh)) is None and self.store.holder(key) is not None:
             await asyncio.sleep(CLAIM_POLL_S)
@@ -253,12 +266,11 @@ class Engine:
             sample = self._lookup(provider, key, fresh)
         if sample is None and (ended := self._ended_elsewhere(provider, key)) is not None:
             return ended, False  # this run's own outcome (a refusal, an empty answer), not the cache's
-        if sample is not None:
-            self._memory[key] = sample
-            self.ledger[provider.name].cached_samples += 1
-            return sample, True
-        (answer,) = await self._call(provider, request, [index], keys)
-        return answer, False
+        if sample is None:
+            return None
+        self._memory[key] = sample
+        self.ledger[provider.name].cached_samples += 1
+        return sample, True
 
     def _ended_elsewhere(self, provider: Provider, key: str) -> Sample | None:
         """A refused or empty answer another process of this run got for `key`; its failure raises

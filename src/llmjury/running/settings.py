@@ -13,10 +13,12 @@ from pydantic import ValidationError
 
 from llmjury.errors import ConfigError
 from llmjury.jurors import JurySpec
-from llmjury.running.cache import CacheMode
+from llmjury.running.cache import CacheMode, scratch_path
 from llmjury.running.freshness import UNDER_TEST
+from llmjury.running.leases import LEASE_S
 from llmjury.running.limits import RateLimit
 from llmjury.running.shard import Shard
+from llmjury.store.location import StoreLocation
 
 if TYPE_CHECKING:
     from llmjury.model import FamilyOptions
@@ -39,6 +41,11 @@ class Settings:
     replay_under_test: bool = False
     cache_mode: CacheMode = CacheMode.RECORD
     cache_path: Path = Path(".llmjury/cache.sqlite")
+    #: The run store (`--llm-store`); None: SQLite at `cache_path`. Runs sharing a `run_group` share
+    #: one budget; a claim's lease lasts `lease_s` without its owner's heartbeat.
+    store: StoreLocation | None = None
+    run_group: str | None = None
+    lease_s: float = LEASE_S
     recordings: Path | None = None
     prompts: Path | None = None
     reports: Path = Path("reports")
@@ -75,6 +82,23 @@ class Settings:
     #: Where each option and role was set (`--llm-option`, `ini llm_options`, ...), for error messages.
     option_sources: dict[str, str] = field(default_factory=dict)
     role_sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def location(self) -> StoreLocation:
+        """Where the run's answers, claims, tallies and spend are shared."""
+        return self.store if self.store is not None else StoreLocation("sqlite", self.cache_path)
+
+    def answers(self, run_id: str) -> StoreLocation:
+        """Where a run keeps its answers: the run store, or with `--llm-cache off` a scratch SQLite
+        file of this machine that its own xdist workers share and the run deletes."""
+        if self.cache_mode is CacheMode.OFF:
+            return self.location.scratch(scratch_path(self.cache_path, run_id))
+        return self.location
+
+    def board(self, run_id: str) -> StoreLocation:
+        """Where a run's tallies and spend are shared: PostgreSQL when it is the store (other
+        machines read them), else the SQLite file that holds its answers."""
+        return self.location if self.location.kind == "postgres" else self.answers(run_id)
 
     def provider_for(self, role: str, family: str | None = None) -> JurySpec:
         """Spec for a role: `family.role`, then `role`, then the judge (for judges) or offline."""

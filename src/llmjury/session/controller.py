@@ -23,7 +23,7 @@ from llmjury.pricing import PriceTable
 from llmjury.redact import redact_spec
 from llmjury.results.exit_status import GateExit, gate_exit_status
 from llmjury.results.gates import Gate
-from llmjury.running.cache import CacheMode, forget_unanswered, remove_scratch, scratch_path
+from llmjury.running.cache import CacheMode, forget_unanswered, remove_scratch
 from llmjury.running.handoff import OutcomeHandoff, forget_run
 from llmjury.running.settings import Settings
 from llmjury.saved import SavedRun
@@ -178,10 +178,9 @@ class Controller:
         planner = self.runner.built_planner
         found = planner.finished() if planner is not None else []
         if self.from_workers.workers:
-            s = self.settings
-            path = scratch_path(s.cache_path, self.run_id) if s.cache_mode is CacheMode.OFF else s.cache_path
-            if path.exists():
-                handoff = OutcomeHandoff(path, self.run_id, 0)
+            location = self.settings.answers(self.run_id)
+            if location.kind != "sqlite" or location.path.exists():
+                handoff = OutcomeHandoff(location, self.run_id, 0)
                 try:
                     found += [r for payload in handoff.handed_on() for r in payload.get("verdicts", [])]
                 finally:
@@ -225,8 +224,8 @@ class Controller:
             remove_scratch(self.settings.cache_path, self.run_id)
         else:
             if self.from_workers.workers:
-                forget_run(self.settings.cache_path, self.run_id)
-            forget_unanswered(self.settings.cache_path, self.run_id)
+                forget_run(self.settings.location, self.run_id)
+            forget_unanswered(self.settings.location, self.run_id)
         settle_before_cleanup(config)
 
 

@@ -32,6 +32,8 @@ from llmjury.running.settings import (
 from llmjury.running.shard import Shard
 from llmjury.session.item_outcomes import ITEM_FAILURES
 from llmjury.session.progress_display import DEFAULT_INTERVAL_S, PROGRESS_MODES
+from llmjury.store.location import KINDS, StoreLocation
+from llmjury.store.postgres import DSN_VARIABLE
 
 
 def declare(parser: pytest.Parser) -> None:
@@ -121,6 +123,19 @@ def declare(parser: pytest.Parser) -> None:
                          "starts; the cases left end unscored with the cause 'budget'")
     group.addoption("--llm-budget-unknown", choices=UNKNOWN_POLICIES,
                     help="a model with no price under --llm-budget: refuse to start (default) or count it as $0")
+    group.addoption("--llm-store", choices=KINDS,
+                    help="where answers, claims, progress and spend are shared: sqlite (default: the cache file, "
+                         f"one machine) or postgres (many machines; connection string from {DSN_VARIABLE} or "
+                         "libpq's PG* variables)")
+    group.addoption("--llm-run-group", metavar="NAME",
+                    help="runs that share a name (CI shards of one workflow run, teammates) share one budget "
+                         "on the store (default: this run alone)")
+    group.addoption("--llm-lease", metavar="SECONDS",
+                    help="how long a claimed call stays another process's without its heartbeat: a killed "
+                         "process's calls are taken over after this (default 30)")
+    parser.addini("llm_store", "sqlite or postgres: the run store")
+    parser.addini("llm_run_group", "runs sharing this name share one budget")
+    parser.addini("llm_lease", "seconds a claim lasts without its owner's heartbeat")
     parser.addini("llm_progress", "off, auto or lines")
     parser.addini("llm_progress_interval", "seconds between progress lines in a log")
     parser.addini("llm_budget", "US dollars: no new paid call once the run's estimated spend reaches it")
@@ -178,6 +193,10 @@ def resolve_settings(config: pytest.Config) -> Settings:
     interval, interval_source = pick("llm_progress_interval", "llm_progress_interval")
     level, level_source = pick("llm_compare_confidence", "llm_compare_confidence")
     output, output_source = pick("llm_judge_output", "llm_judge_output")
+    store, store_source = pick("llm_store", "llm_store")
+    group, _ = pick("llm_run_group", "llm_run_group")
+    lease, lease_source = pick("llm_lease", "llm_lease")
+    cache_path = path(pick("llm_cache_path", "llm_cache_path")[0], ".llmjury/cache.sqlite")
     roles: dict[str, JurySpec] = {}
     options: dict[str, str] = {}
     role_sources: dict[str, str] = {}
@@ -200,7 +219,10 @@ def resolve_settings(config: pytest.Config) -> Settings:
         replay_under_test=bool(config.getini("llm_replay_under_test") if replay_under_test is None
                                else replay_under_test),
         cache_mode=CacheMode(choice(cache_mode or "record", cache_source, tuple(m.value for m in CacheMode))),
-        cache_path=path(pick("llm_cache_path", "llm_cache_path")[0], ".llmjury/cache.sqlite"),
+        cache_path=cache_path,
+        store=StoreLocation.parse(store, cache_path, store_source) if store else None,
+        run_group=group or None,
+        lease_s=Settings.lease_s if lease is None else positive_number(lease, lease_source, "seconds"),
         recordings=path(recordings, "") if recordings else None,
         prompts=folder(prompts, "ini llm_prompts"),
         reports=path(pick("llm_reports", "llm_reports")[0], "reports"),

@@ -1,22 +1,20 @@
 """The run board: each process's planning progress and spend, published where every process reads it.
 
-xdist has no channel from a worker to the controller while a test (or collection) runs, so each
-process publishes its figures to the run board: a folder under the system's temp dir holding one
-small JSON file per process, replaced atomically (a reader sees the old file or the new one,
-never half of one). The budget reads the run-wide spend from it, and the display
-(llmjury.session.progress_display) shows its totals. Under `-n 0` the only process publishes and reads the
-same board: one code path.
+xdist has no channel from a worker to the controller while a test (or collection) runs, and a run
+may span machines (CI shards, teammates on one PostgreSQL store), so each process publishes its
+figures to the run store (llmjury.store): one row per process in `tallies`, and the spend of the
+run group (`--llm-run-group`) as one row in `spend`, added to atomically. The budget reads the
+group's spend from it, and the display (llmjury.session.progress_display) shows the run's totals.
+Under `-n 0` the only process publishes and reads the same board: one code path.
 
 Publishing is throttled (at most every `PUBLISH_EVERY_S`), except that with a budget every paid
-call publishes its cost before it releases its concurrency slot, so that no worker starts a
-paid call after the run's published spend reached the budget (see `Meter.admit`).
+call adds its cost to the spend row, committed, before it releases its concurrency slot, so that no
+process starts a paid call after the group's spend reached the budget (see `Meter.admit`).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import tempfile
 import threading
 import time
@@ -29,6 +27,10 @@ from typing import Any
 from llmjury.chat import Sample
 from llmjury.pricing import PriceTable
 from llmjury.running.budget import Budget, price_of, token_rate
+from llmjury.store.database import Database
+from llmjury.store.location import StoreLocation
+from llmjury.store.schema import ensure_schema
+from llmjury.store.writer import BatchWriter
 
 #: How often a process rewrites its board file at most while nothing forces it (no budget).
 PUBLISH_EVERY_S = 0.5
@@ -75,44 +77,66 @@ JUDGING = JudgingMark()
 
 
 class Board:
-    """The run's shared folder of tallies, one file per process."""
+    """The tallies of a run's processes, and its group's spend, in the run store."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self._made = False
+    def __init__(self, location: StoreLocation, run_id: str, group: str | None = None) -> None:
+        self.run_id, self.group = run_id, group or run_id
+        self._lock = threading.Lock()
+        self._db: Database = location.open()
+        ensure_schema(self._db)
+        self._writer = BatchWriter(location.open, "llmjury-board-writer")
+        self._closed = False
 
-    @classmethod
-    def for_run(cls, run_id: str) -> Board:
-        """The same folder in every process of a run (xdist's workers share the controller's run id)."""
-        return cls(Path(tempfile.gettempdir()) / f"llmjury-run-{run_id}")
+    def publish(self, tally: Tally, spent_usd: float = 0.0) -> None:
+        """Replace this process's row, and add `spent_usd` to the group's spend, in one transaction;
+        returns once committed."""
+        row = (self.group, f"{self.run_id}/{tally.worker}", json.dumps(asdict(tally)))
+        group = self.group
 
-    def publish(self, tally: Tally) -> None:
-        if not self._made:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            self._made = True
-        path = self.folder / f"{tally.worker}.json"
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(asdict(tally)), encoding="utf-8")
-        os.replace(tmp, path)
+        def write(db: Database) -> None:
+            db.execute("INSERT INTO tallies VALUES (?, ?, ?) ON CONFLICT (run_group, worker) DO UPDATE SET "
+                       "payload = excluded.payload", row)
+            if spent_usd:
+                db.execute("INSERT INTO spend VALUES (?, ?) ON CONFLICT (run_group) DO UPDATE SET "
+                           "usd = spend.usd + excluded.usd", (group, spent_usd))
 
-    def read(self, *, skip: str | None = None) -> list[Tally]:
-        """Every process's last published tally (but `skip`'s), in worker order."""
-        tallies = []
-        try:
-            paths = sorted(self.folder.glob("*.json"))
-        except OSError:
-            return []
-        for path in paths:
-            if path.stem == skip:
-                continue
-            try:
-                tallies.append(Tally(**json.loads(path.read_text(encoding="utf-8"))))
-            except (OSError, ValueError, TypeError):
-                continue  # removed at the end of the run while being read
-        return tallies
+        self._writer.submit(write).result()
+
+    def read(self, *, skip: str | None = None, group: bool = False) -> list[Tally]:
+        """The run's processes' last published tallies (but `skip`'s; with `group`, every run's of
+        the group), in worker order."""
+        with self._lock:
+            if self._closed:
+                return []
+            rows = self._db.execute("SELECT worker, payload FROM tallies WHERE run_group = ? ORDER BY worker",
+                                    (self.group,))
+        mine = f"{self.run_id}/"
+        return [Tally(**json.loads(payload)) for worker, payload in rows
+                if (group or worker.startswith(mine)) and worker != f"{mine}{skip}"]
+
+    def spent(self) -> float:
+        """The group's spend so far, every process and run of it on this store."""
+        with self._lock:
+            rows = self._db.execute("SELECT usd FROM spend WHERE run_group = ?", (self.group,))
+        return float(rows[0][0]) if rows else 0.0
 
     def remove(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """The run is over: its tallies go (and the spend, of a group that was this run alone)."""
+        run, group = f"{self.run_id}/%", self.group
+        own = group == self.run_id
+
+        def write(db: Database) -> None:
+            db.execute("DELETE FROM tallies WHERE run_group = ? AND worker LIKE ?", (group, run))
+            if own:
+                db.execute("DELETE FROM spend WHERE run_group = ?", (group,))
+
+        self._writer.submit(write).result()
+
+    def close(self) -> None:
+        self._writer.close()
+        with self._lock:
+            self._closed = True
+            self._db.close()
 
 
 class Meter:
@@ -179,17 +203,17 @@ class Meter:
                 self._publish()
 
     def admit(self, provider: str) -> None:
-        """Raise BudgetExhaustedError when a paid call to `provider` may not start: the run's
-        published spend (this process's own, exact, plus the other workers') reached the budget.
+        """Raise BudgetExhaustedError when a paid call to `provider` may not start: the group's
+        spend in the store (every process's, on every machine sharing it) reached the budget.
 
-        Bound: every admitted call publishes its cost before its concurrency slot is released, so
-        the run's spend exceeds the budget by at most the calls in flight when it was reached (at
-        most one per concurrency slot of the run's paid providers, less the call that reached it)."""
+        Bound: every admitted call commits its cost before its concurrency slot is released, so
+        the spend exceeds the budget by at most the calls in flight when it was reached (at most
+        one per concurrency slot of the group's paid providers, less the call that reached it)."""
         if self.budget is None or self.budget.free(provider):
             return
-        others = sum(t.cost_usd for t in self.board.read(skip=self.tally.worker)) if self.board else 0.0
+        spent = self.board.spent() if self.board is not None else self.tally.cost_usd
         with self._lock:
-            refusal = self.budget.refusal(provider, self.tally.cost_usd + others)
+            refusal = self.budget.refusal(provider, spent)
             if refusal is not None:
                 self.tally.refused_calls += 1
                 self._publish(force=True)
@@ -201,16 +225,18 @@ class Meter:
         prompt = sum(s.usage.prompt_tokens for s in samples)
         completion = sum(s.usage.completion_tokens for s in samples)
         rate = self._rate(provider)
+        cost = price_of(rate, prompt, completion)
         with self._lock:
             t = self.tally
             t.calls += 1
             t.prompt_tokens += prompt
             t.completion_tokens += completion
-            t.cost_usd += price_of(rate, prompt, completion)
+            t.cost_usd += cost
             if rate is None and provider not in t.unpriced:
                 t.unpriced.append(provider)
-            # With a budget, a paid call's cost is on the board before its slot is free (the bound).
-            self._publish(force=self.budget is not None and rate != (0.0, 0.0))
+            # With a budget, a paid call's cost is in the group's spend before its slot is free (the bound).
+            self._publish(force=self.budget is not None and rate != (0.0, 0.0),
+                          spent_usd=cost if self.budget is not None else 0.0)
 
     def _rate(self, provider: str) -> tuple[float, float] | None:
         if self.budget is not None:
@@ -219,8 +245,9 @@ class Meter:
             self._rates[provider] = token_rate(self._prices, provider) if self._prices is not None else None
         return self._rates[provider]
 
-    def _publish(self, force: bool = False) -> None:
-        """Write the tally to the board (the caller holds the lock): now, or if the last write is old."""
+    def _publish(self, force: bool = False, spent_usd: float = 0.0) -> None:
+        """Write the tally to the board (the caller holds the lock): now, or if the last write is old;
+        `spent_usd` (a forced write's) goes into the group's spend with it."""
         if self.board is None or self._closed:
             return
         now = time.monotonic()
@@ -230,7 +257,7 @@ class Meter:
                 self._flush.cancel()
                 self._flush = None
             self._published = now
-            self.board.publish(self.tally)
+            self.board.publish(self.tally, spent_usd)
         elif self._flush is None:
             # A skipped write is made once the throttle allows it: a quiet spell (a slow answer, the
             # last case of a share) never leaves the board behind this process's own figures.

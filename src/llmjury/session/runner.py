@@ -38,7 +38,7 @@ from llmjury.judgement.verdicts import Verdict
 from llmjury.loading import LoadReport
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary, use_library
-from llmjury.running.cache import CacheMode, SampleStore, scratch_path, shards
+from llmjury.running.cache import SampleStore, shards
 from llmjury.running.engine import Engine
 from llmjury.running.handoff import OutcomeHandoff
 from llmjury.running.settings import Settings
@@ -94,10 +94,8 @@ class TestRunner:
         """The run's jury: providers by role, prompts, the cache and the engine that makes calls."""
         if self._jury is None:
             settings = self.settings
-            if settings.cache_mode is CacheMode.OFF:
-                store = SampleStore(scratch_path(settings.cache_path, self.share.run_id))
-            else:
-                store = SampleStore(settings.cache_path, shards(settings.recordings))
+            store = SampleStore(settings.answers(self.share.run_id), shards(settings.recordings),
+                                lease_s=settings.lease_s)
             prompts = PromptLibrary([settings.prompts] if settings.prompts else [])
             use_library(prompts)
             engine = Engine(settings, store, self.share.run_id, offline_answers(self.families),
@@ -113,7 +111,7 @@ class TestRunner:
             store = self.jury.engine.store
             handoff = None
             if self.share.count > 1 and store is not None:
-                handoff = OutcomeHandoff(store.path, self.share.run_id, self.share.index)
+                handoff = OutcomeHandoff(store.location, self.share.run_id, self.share.index)
             self._planner = Planner(self.jury, worker=self.share.index, workers=self.share.count,
                                     handoff=handoff, typed=self.typed_verdict, wait=self.watch.wait)
         return self._planner

@@ -30,6 +30,7 @@ from llmjury.saved import SavedRun, load_run
 from llmjury.session.case_sets import OPTIONS
 from llmjury.session.options import resolve_settings
 from llmjury.session.watch import budget_of
+from llmjury.store.schema import check_store
 
 #: A name in a `-m` expression (pytest's grammar: letters, digits and _ : + - . [ ] \).
 MARK_NAME = re.compile(r"[\w:+\-.\[\]\\]+")
@@ -69,6 +70,7 @@ def start_up(config: pytest.Config) -> StartUp:
         baseline = baseline_path(config)
         check_metrics(gates, families, baseline=baseline is not None)
         check_prices(settings)
+        check_store(settings.location)
         budget = budget_of(settings, [settings.judge, *settings.roles.values()])
     except ConfigError as exc:  # the message may quote a spec: never its key
         raise pytest.UsageError(redact_spec(str(exc))) from None

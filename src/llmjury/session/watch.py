@@ -54,7 +54,8 @@ class RunWatch:
         workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)  # xdist sets it on a worker
         self.is_worker = workerinput is not None
         worker = str(workerinput["workerid"]) if workerinput is not None else "main"
-        self.board = Board.for_run(run_id) if settings.progress != "off" or budget is not None else None
+        self.board = (Board(settings.board(run_id), run_id, settings.run_group)
+                      if settings.progress != "off" or budget is not None else None)
         self.meter = Meter(worker, self.board, PriceTable.load(settings.prices), budget)
         self.expected_workers = expected_workers
         self.display: Display | None = None
@@ -190,5 +191,7 @@ class RunWatch:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Publish this process's last tally; the process that reports removes the run's board."""
         self.meter.close()
-        if not self.is_worker and self.board is not None:
-            self.board.remove()
+        if self.board is not None:
+            if not self.is_worker:
+                self.board.remove()
+            self.board.close()

@@ -1,0 +1,75 @@
+"""The PostgreSQL backend (psycopg 3): one store for many machines, CI shards and teammates.
+
+The connection string comes from the environment (`LLMJURY_STORE_DSN`, else libpq's own `PG*`
+variables), never from a file the project keeps, so no password lands in an ini or a report.
+psycopg is an optional extra (`pip install 'llmjury[postgres]'`): a plain install never imports it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from llmjury.errors import ConfigError
+from llmjury.store.database import Row
+
+DSN_VARIABLE = "LLMJURY_STORE_DSN"
+
+
+class PostgresDatabase:
+    dialect = "postgresql"
+    now = "extract(epoch from clock_timestamp())::double precision"
+
+    def __init__(self, dsn: str) -> None:
+        try:
+            import psycopg
+        except ImportError:
+            raise ConfigError("--llm-store postgres needs psycopg 3: pip install 'llmjury[postgres]'") from None
+        self._errors = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
+        try:
+            # Autocommit, with transactions begun and committed by hand: a read never leaves one open.
+            self._db = psycopg.connect(dsn, autocommit=True)
+        except psycopg.OperationalError as exc:
+            raise ConfigError(f"--llm-store postgres: cannot connect ({_first_line(exc)}); the connection string "
+                              f"comes from {DSN_VARIABLE} or libpq's PG* variables") from None
+        self._where = f"PostgreSQL store {self._db.info.dbname} on {self._db.info.host}:{self._db.info.port}"
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        cursor = self._db.execute(_placeholders(sql), params)
+        return cursor.fetchall() if cursor.description is not None else []
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self._db.cursor() as cursor:
+            cursor.executemany(_placeholders(sql), list(rows))
+
+    def keys(self, keys: Sequence[str]) -> tuple[str, Any]:
+        return "SELECT unnest(?::text[]) AS key", list(keys)
+
+    def begin(self) -> None:
+        self._db.execute("BEGIN")
+
+    def commit(self) -> None:
+        self._db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self._db.execute("ROLLBACK")
+
+    def retryable(self, exc: BaseException) -> bool:
+        return isinstance(exc, self._errors)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __str__(self) -> str:
+        return self._where
+
+
+@functools.lru_cache(maxsize=256)
+def _placeholders(sql: str) -> str:
+    """The store's statements use `?`; psycopg binds `%s` (no statement has a literal `?` or `%`)."""
+    return sql.replace("?", "%s")
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -1,0 +1,79 @@
+"""A throwaway PostgreSQL server for the store's tests, and a schema of its own for each test.
+
+`.ci/run` starts one (`python tests/pg_server.py start DIR` prints its connection string, `stop DIR`
+stops it) and hands it to the tests in LLMJURY_TEST_POSTGRES_DSN; without it the `postgres_dsn`
+fixture starts one for the session where the server's programs are installed, and the tests that
+need one skip saying why where they are not.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+TEST_DSN = "LLMJURY_TEST_POSTGRES_DSN"
+
+
+def binaries() -> Path | None:
+    """The folder of initdb and pg_ctl: on PATH, or Debian's versioned one."""
+    found = shutil.which("pg_ctl")
+    if found:
+        return Path(found).parent
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
+    return versions[-1].parent if versions else None
+
+
+def start(folder: Path) -> str:
+    """initdb into `folder` and start a server on a free port with its socket in `folder`; its DSN."""
+    bin_dir = binaries()
+    if bin_dir is None:
+        raise RuntimeError("PostgreSQL's initdb/pg_ctl are not installed (Debian: apt-get install postgresql)")
+    folder.mkdir(parents=True, exist_ok=True)
+    data, socket_dir = folder / "data", folder / "socket"
+    socket_dir.mkdir(exist_ok=True)
+    run_as: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses root: the server runs as Debian's postgres user
+        shutil.chown(folder, "postgres")
+        shutil.chown(socket_dir, "postgres")
+        run_as = ["runuser", "-u", "postgres", "--"]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    subprocess.run([*run_as, str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
+                    "--no-sync"], check=True, capture_output=True)
+    subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l", str(folder / "log"), "-o",
+                    f"-p {port} -k {socket_dir} -c listen_addresses='' -c fsync=off -c max_connections=300",
+                    "start"], check=True, capture_output=True)
+    return f"host={socket_dir} port={port} user=postgres dbname=postgres"
+
+
+def stop(folder: Path) -> None:
+    bin_dir = binaries()
+    if bin_dir is None or not (folder / "data").exists():
+        return
+    run_as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(folder / "data"), "-m", "immediate", "stop"],
+                   check=False, capture_output=True)
+
+
+def fresh_schema(dsn: str) -> str:
+    """A DSN whose tables live in a new schema of their own: each test starts from an empty store."""
+    import psycopg
+
+    name = f"t_{secrets.token_hex(6)}"
+    with psycopg.connect(dsn, autocommit=True) as db:
+        db.execute(f"CREATE SCHEMA {name}")
+    return f"{dsn} options='-csearch_path={name}'"
+
+
+if __name__ == "__main__":
+    command, where = sys.argv[1], Path(sys.argv[2])
+    if command == "start":
+        print(start(where))
+    else:
+        stop(where)

@@ -18,6 +18,7 @@ from llmjury.running.cache import CacheMode, scratch_path
 from llmjury.running.freshness import UNDER_TEST
 from llmjury.running.leases import LEASE_S
 from llmjury.running.limits import RateLimit
+from llmjury.running.shard import Shard
 from llmjury.store.location import StoreLocation
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ class Settings:
     progress: str = "auto"
     progress_interval: float = 5.0
     gates: tuple[str, ...] = ()
+    #: The part of the suite this invocation runs (`--llm-shard I/N`); None: the whole suite.
+    shard: Shard | None = None
     #: Two-sided level of the intervals of a comparison with a baseline (`delta.low`, `delta.high`).
     compare_confidence: float = 0.95
     gate_uncertain: Uncertain = "inconclusive"

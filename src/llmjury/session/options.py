@@ -30,6 +30,7 @@ from llmjury.running.settings import (
     positive_number,
     whole_number,
 )
+from llmjury.running.shard import Shard
 from llmjury.session.item_outcomes import ITEM_FAILURES
 from llmjury.session.progress_display import DEFAULT_INTERVAL_S, PROGRESS_MODES
 from llmjury.store.location import KINDS, StoreLocation
@@ -80,6 +81,9 @@ def declare(parser: pytest.Parser) -> None:
     group.addoption("--llm-reports", help="reports directory (default: reports)")
     group.addoption("--llm-data", help="data root: where the families find the datasets a suite ships "
                                        "(default: the llm_data ini value; none in a plain install)")
+    group.addoption("--llm-shard", metavar="I/N",
+                    help="run shard I of N (from 1, as a CI matrix counts): each case with all its tests in one "
+                         "shard, by a stable hash; the run folder gets a shard.json for `llmjury merge`")
     group.addoption("--llm-no-plan", action="store_true", default=False,
                     help="skip the concurrent planning phase; each test makes its own calls")
     parser.addini("llm_judge", "judge provider spec")
@@ -217,6 +221,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
         option_sources |= dict.fromkeys(parsed, what)
     under_test = [role.strip() for given, _ in lines("llm_under_test", "llm_under_test") for role in given]
     replay_under_test = config.getoption("llm_replay_under_test")
+    shard = config.getoption("llm_shard")
     return Settings(
         judge=check_spec(judge or "offline", judge_source),
         roles=roles,
@@ -247,6 +252,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
         progress_interval=DEFAULT_INTERVAL_S if interval is None else positive_number(
             interval, interval_source, "seconds"),
         sample=None if sample is None else whole_number(sample, "--llm-sample"),
+        shard=None if shard is None else Shard.parse(shard),
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
         compare_confidence=Settings.compare_confidence if level is None else confidence_level(level, level_source),
         gate_uncertain=UNCERTAIN[choice(uncertain or "inconclusive", uncertain_source, tuple(UNCERTAIN))],

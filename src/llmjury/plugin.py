@@ -116,10 +116,12 @@ def register_runner(config: pytest.Config, start: StartUp, share: Share, watch: 
 
 
 def register_outcomes(config: pytest.Config, start: StartUp) -> ItemOutcomes:
-    """Own-eval case tests' outcomes as verdicts, and budget refusals as unscored verdicts."""
+    """Own-eval case tests' outcomes as verdicts, and budget refusals and calls left in a batch as
+    unscored verdicts."""
     item_outcomes = ItemOutcomes(start.settings.item_failures, case_of, own_test, record_on)
     config.pluginmanager.register(item_outcomes, "llmjury-item-outcomes")
-    if start.budget is not None:  # a test the budget stopped is unscored, not failed (llmjury.session.refusals)
+    if start.budget is not None or start.settings.batched():
+        # A test the budget stopped, or whose call waits in a batch, is unscored, not failed (llmjury.session.refusals).
         config.pluginmanager.register(BudgetRefusals(recorded, record_on), "llmjury-budget-refusals")
     return item_outcomes
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from typing import Final
 
 import openai
 from openai.types import Batch
@@ -24,7 +25,7 @@ from llmjury.redact import scrub
 #: The metadata key a batch's job name travels under (what `find` looks for).
 JOB_TAG = "llmjury_job"
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
-ENDPOINT = "/v1/chat/completions"
+ENDPOINT: Final = "/v1/chat/completions"
 
 
 class OpenAIBatchApi:

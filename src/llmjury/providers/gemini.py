@@ -25,6 +25,20 @@ from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.redact import scrub
 
 
+def _aiohttp_errors() -> tuple[type[Exception], ...]:
+    try:
+        import aiohttp
+    except ImportError:
+        return ()
+    return (aiohttp.ClientError,)
+
+
+#: What a failed or dropped connection raises: httpx2's errors, or aiohttp's, which google-genai's
+#: async client uses whenever aiohttp is installed (a dropped connection: ServerDisconnectedError).
+TRANSPORT_ERRORS: tuple[type[Exception], ...] = (httpx2.TransportError, TimeoutError, ConnectionError,
+                                                 *_aiohttp_errors())
+
+
 class GeminiProvider(Provider):
     max_samples_per_call = 8
 
@@ -42,7 +56,7 @@ class GeminiProvider(Provider):
             )
         except genai_errors.APIError as exc:  # `from None` and scrubbed: the SDK's text may quote the key
             raise api_error(self.name, exc, self.secrets) from None
-        except (httpx2.TransportError, TimeoutError, ConnectionError) as exc:
+        except TRANSPORT_ERRORS as exc:
             raise connection_error(self.name, exc, self.secrets) from None
         blocked = blocked_reason(response)
         if blocked is not None:

@@ -83,6 +83,29 @@ def test_failed_lines_are_failures_beside_the_answers(server):
     assert sorted(results.samples) == ["k0", "k2"] and results.failures["k1"].code == "server_error"
 
 
+def test_a_malformed_output_line_is_kept_apart_named_by_batch_file_and_line(server):
+    async def scenario(api: BatchApi):
+        remote = await api.submit("job", MODEL, items(2))
+        server.batches.complete(remote)
+        await api.status(remote)  # the fake writes its output file when the batch is first seen ended
+        output = server.files.files[server.batches.get(remote).extra["output_file_id"]]
+        output.data = b"not json\n" + output.data
+        return remote, output.id, await api.results(remote)
+
+    remote, file_id, results = run(server, scenario)
+    assert sorted(results.samples) == ["k0", "k1"]
+    assert [str(e) for e in results.malformed] == [f"{remote} file {file_id}, line 1: line: Invalid JSON: "
+                                                   "expected ident at line 1 column 2"]
+
+
+def test_results_of_a_running_batch_are_refused(server):
+    async def scenario(api: BatchApi):
+        await api.results(await api.submit("job", MODEL, items(1)))
+
+    with pytest.raises(ValueError, match=r"batch_000001 has not ended \(status 'validating'\)"):
+        run(server, scenario)
+
+
 def test_a_cancelled_batch_fails_its_unrun_lines_batch_cancelled(server):
     async def scenario(api: BatchApi):
         remote = await api.submit("job", MODEL, items(2))

@@ -16,7 +16,7 @@ from openai.types import Batch
 from llmjury.batch.api import EnqueuedTokenLimit, JobStatus, PendingItem
 from llmjury.batch.openai_lines import InputLine, decode_output, input_line
 from llmjury.batch.results import BatchResults, LineFailure, read_lines
-from llmjury.errors import ProviderError, TransientProviderError
+from llmjury.errors import ProviderError
 from llmjury.providers.base import ProviderSpec
 from llmjury.providers.openai_chat import sdk_client, status_error
 from llmjury.providers.status import connection_error
@@ -110,8 +110,6 @@ class OpenAIBatchApi:
             raise connection_error(self.name, exc, self.secrets) from None
         except openai.OpenAIError as exc:
             raise ProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
-        except UnicodeDecodeError as exc:  # a file that is not text: the next look may read it whole
-            raise TransientProviderError(self.name, f"unreadable batch file ({exc})") from None
 
 
 def token_refusal(batch: Batch) -> str | None:

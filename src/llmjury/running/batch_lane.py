@@ -189,7 +189,7 @@ class BatchLane:
             return
         name = str(spec)
         while (packed := self.queue.take(name, f"llmjury-{secrets.token_hex(8)}", limit=api.max_lines,
-                                         quiet_s=self.timing.quiet_s, holder=self._holder,
+                                         max_bytes=api.max_bytes, quiet_s=self.timing.quiet_s, holder=self._holder,
                                          lease_s=self.timing.lease_s)) is not None:
             items = [PendingItem(i.key, i.request, i.sample_index, i.est_tokens) for i in packed.items]
             try:

@@ -3,7 +3,9 @@ build the request lines of tiny judge calls (each keyed by its cache key), write
 of at most 50,000 lines (OpenAI's cap), and parse an output file of as many answers into samples.
 The same for Gemini's inline requests and a result file. Then the batch clients' submit (build,
 upload, create) of the same requests in batches of 50,000 to the fake servers through the real SDKs;
-the fakes run in this process, so their own parsing is in that figure too (an upper bound).
+the fakes run in this process, so their own parsing is in that figure too (an upper bound). Last,
+what the same run costs synchronously and batched, at the bundled price table's rates, for the
+tokens each answer reports (40 prompt and 6 completion tokens a judge call here).
 
     python bench/batch.py
     python bench/batch.py --lines 100000 --target 60
@@ -24,6 +26,7 @@ from llmjury.batch.api import PendingItem, batch_api
 from llmjury.batch.gemini_lines import file_line, inline_request, read_results
 from llmjury.batch.openai_lines import input_line, read_output, write_input
 from llmjury.chat import ChatRequest, chat
+from llmjury.pricing import PriceTable
 from llmjury.providers.base import ProviderSpec
 from llmjury.testing import FakeGemini, FakeOpenAI
 
@@ -129,6 +132,13 @@ def main() -> None:
     for name, seconds in submitted.items():
         verdict = "" if seconds <= args.target else "  SLOWER"
         print(f"  {name:<38} {seconds:7.2f} s (target {args.target:.0f} s; build, upload, create){verdict}")
+    prices = PriceTable.load()
+    prompt, completion = 40 * args.lines, 6 * args.lines
+    for model in (f"openai:{MODEL}", f"gemini:{GEMINI_MODEL}"):
+        synchronous, batched = prices.cost(model, prompt, completion), prices.batch_cost(model, prompt, completion)
+        if synchronous is not None and batched is not None:
+            print(f"  cost of the run, {model:<29} ${synchronous:8.4f} synchronous, ${batched:8.4f} batched "
+                  f"({batched / synchronous:.0%})")
     # A run this size is a file for either provider (Gemini takes at most 20 MB inline).
     for provider in ("openai", "gemini"):
         total = steps["cache keys (both providers)"] + sum(

@@ -120,6 +120,23 @@ def test_malformed_gate_is_a_usage_error(toy):
     result.stderr.fnmatch_lines(["*METRIC OP THRESHOLD*"])
 
 
+def test_a_workers_share_is_its_place_among_the_runs_workers_not_its_id():
+    """xdist numbers a replacement worker on (gw2, gw3... after a crash, up to gw7 and gw8 in one
+    stuck run): a share read from the id (`gw7` of 2 workers) planned nothing while every test
+    waited for the plan of worker 0 or 1. The controller hands each worker its place."""
+    from types import SimpleNamespace
+
+    from llmjury.session.runner import Share
+    from llmjury.session.xdist_hooks import FromWorkers, XdistController
+
+    controller = XdistController("run-1", FromWorkers())
+    nodes = [SimpleNamespace(workerinput={"workerid": f"gw{n}", "workercount": 2}) for n in (7, 8, 9)]
+    for node in nodes:
+        controller.pytest_configure_node(node)
+    shares = [Share.of(SimpleNamespace(workerinput=node.workerinput)) for node in nodes]  # type: ignore[arg-type]
+    assert [(s.run_id, s.index, s.count) for s in shares] == [("run-1", 0, 2), ("run-1", 1, 2), ("run-1", 0, 2)]
+
+
 def test_sample_picks_the_same_subset_under_xdist(toy):
     first = toy.runpytest_inprocess("--llm-sample", "5", "--llm-seed", "7", "-v")
     first.assert_outcomes(passed=5)

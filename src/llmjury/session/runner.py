@@ -66,7 +66,7 @@ class Share:
         workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
         if workerinput is None:
             return cls(time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3))
-        return cls(str(workerinput["llmjury_run_id"]), int(str(workerinput["workerid"]).lstrip("gw") or 0),
+        return cls(str(workerinput["llmjury_run_id"]), int(workerinput["llmjury_worker_index"]),
                    int(workerinput["workercount"]))
 
 

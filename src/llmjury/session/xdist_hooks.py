@@ -45,8 +45,13 @@ class XdistController:
         self.run_id, self.returns = run_id, returns
 
     def pytest_configure_node(self, node: Any) -> None:
-        """Each worker joins this run: the same run id for its cache rows, board and hand-off."""
+        """Each worker joins this run: the same run id for its cache rows, board and hand-off, and its
+        place among the run's workers. The place is counted here, not read from its id: xdist numbers
+        the workers of every session of a process on (a second in-process run's are gw2 and gw3), and
+        a share read from `gw3` with 2 workers planned nothing while every test waited for it."""
+        count = int(node.workerinput.get("workercount") or 1)
         node.workerinput["llmjury_run_id"] = self.run_id
+        node.workerinput["llmjury_worker_index"] = self.returns.workers % count  # a replaced worker takes a place
         self.returns.workers += 1
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:

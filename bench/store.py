@@ -26,6 +26,7 @@ import argparse
 import importlib.util
 import multiprocessing
 import os
+import secrets
 import shutil
 import tempfile
 import time
@@ -80,6 +81,9 @@ def postgres(wanted: bool) -> Iterator[tuple[str, str]]:
     if not wanted:
         yield "", "not asked for (--backends)"
         return
+    if importlib.util.find_spec("psycopg") is None:
+        yield "", "psycopg is not installed (pip install 'llmjury[postgres]')"
+        return
     for variable in (TEST_DSN, DSN_VARIABLE):
         if os.environ.get(variable):
             yield os.environ[variable], f"the server in {variable}"
@@ -100,11 +104,23 @@ def postgres(wanted: bool) -> Iterator[tuple[str, str]]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def location(backend: str, folder: Path, dsn: str, name: str) -> StoreLocation:
-    """An empty store: a new SQLite file, or a new schema on the server."""
+@contextmanager
+def empty_store(backend: str, folder: Path, dsn: str, name: str) -> Iterator[StoreLocation]:
+    """An empty store: a new SQLite file, or a new schema on the server, dropped afterwards (the
+    server may be a teammate's)."""
     if backend == "sqlite":
-        return StoreLocation("sqlite", folder / f"{name}.sqlite")
-    return StoreLocation("postgres", folder / f"{name}.sqlite", pg_server().fresh_schema(dsn))
+        yield StoreLocation("sqlite", folder / f"{name}.sqlite")
+        return
+    import psycopg
+
+    schema = f"llmjury_bench_{name}_{secrets.token_hex(4)}"
+    with psycopg.connect(dsn, autocommit=True) as db:
+        db.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield StoreLocation("postgres", folder / f"{name}.sqlite", f"{dsn} options='-csearch_path={schema}'")
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as db:
+            db.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 def sample(index: int) -> Sample:
@@ -213,17 +229,19 @@ def exactly_once(all_keys: Sequence[str], won: Sequence[Sequence[str]]) -> list[
 def measure(backend: str, folder: Path, dsn: str, args: argparse.Namespace) -> Figures:
     figures = Figures()
     stored, samples = keys(args.samples, "sample"), [sample(index) for index in range(args.samples)]
-    store = SampleStore(location(backend, folder, dsn, "samples"))
-    try:
-        figures.put_ms = put_all(store, stored, samples) / args.samples * 1000
-        figures.put_each_ms = put_each(store, args.each) / args.each * 1000
-        took = get_times(store, stored, args.reads)
-        figures.get_p50_us, figures.get_p95_us = (float(v) for v in np.percentile(took, [50, 95]))
-        figures.replay_s = replay(store, stored)
-    finally:
-        store.close()
-    figures.claims_per_s, figures.claim_problems = race(
-        location(backend, folder, dsn, "claims"), keys(args.claim_keys, "claim"), args.processes, args.batch)
+    with empty_store(backend, folder, dsn, "samples") as where:
+        store = SampleStore(where)
+        try:
+            figures.put_ms = put_all(store, stored, samples) / args.samples * 1000
+            figures.put_each_ms = put_each(store, args.each) / args.each * 1000
+            took = get_times(store, stored, args.reads)
+            figures.get_p50_us, figures.get_p95_us = (float(v) for v in np.percentile(took, [50, 95]))
+            figures.replay_s = replay(store, stored)
+        finally:
+            store.close()
+    with empty_store(backend, folder, dsn, "claims") as where:
+        figures.claims_per_s, figures.claim_problems = race(where, keys(args.claim_keys, "claim"), args.processes,
+                                                            args.batch)
     return figures
 
 

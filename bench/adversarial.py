@@ -25,6 +25,7 @@ from llmjury.families import discover, offline_answers
 from llmjury.running.cache import CacheMode, SampleStore
 from llmjury.running.engine import Engine
 from llmjury.running.settings import Settings
+from llmjury.store.location import StoreLocation
 
 CORPUS_MODULE = Path(__file__).resolve().parents[1] / "tests" / "adversarial_corpus.py"
 HEADINGS = {"entries": "entries", "kept": "kept", "flips": "flips", "wrongly_scored": "wrongly scored",
@@ -74,8 +75,8 @@ def main() -> int:
 
         def make_engine() -> Engine:
             settings = Settings(cache_mode=CacheMode.RECORD, retry_base_wait=0.01, retry_max_wait=0.2)
-            engine = Engine(settings, SampleStore(Path(folder) / f"cache-{len(engines)}.sqlite"), "bench",
-                            offline_answers(discover()))
+            store = SampleStore(StoreLocation("sqlite", Path(folder) / f"cache-{len(engines)}.sqlite"))
+            engine = Engine(settings, store, "bench", offline_answers(discover()))
             engines.append(engine)
             return engine
 

@@ -20,6 +20,7 @@ from llmjury.chat import Sample, Usage
 from llmjury.pricing import PriceTable
 from llmjury.running.budget import Budget
 from llmjury.session.progress import Board, Meter, Tally
+from llmjury.store.location import StoreLocation
 
 
 def per_call_us(meter: Meter, provider: str, calls: int) -> float:
@@ -35,7 +36,7 @@ def main() -> None:
     args = parser.parse_args()
     prices = PriceTable.load()
     with tempfile.TemporaryDirectory() as folder:
-        board = Board(Path(folder))
+        board = Board(StoreLocation("sqlite", Path(folder) / "board.sqlite"), "bench")
         for index in range(1, args.workers):
             board.publish(Tally(worker=f"gw{index}"))
         budget = Budget(1e9, prices)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pg_server import TEST_DSN, binaries, fresh_schema, start, stop
 
 from llmjury.families import discover, offline_answers
 from llmjury.jurors import JurySpec
@@ -17,7 +18,6 @@ from llmjury.running.engine import Engine
 from llmjury.running.settings import Settings
 from llmjury.store.location import StoreLocation
 from llmjury.testing import FakeGemini, FakeOpenAI
-from pg_server import TEST_DSN, binaries, fresh_schema, start, stop
 
 pytest_plugins = ["pytester"]
 #: Plugins no inner run uses, off in its processes: each xdist worker of an inner run would import them again,
@@ -140,7 +140,8 @@ def make_engine(tmp_path: Path) -> Iterator[Callable[..., Engine]]:
     engines: list[Engine] = []
 
     def make(*, mode: CacheMode = CacheMode.RECORD, run_id: str = "run-1", cache: Path | None = None,
-             store: StoreLocation | None = None, judge: str | None = None, roles: dict[str, str] | None = None, **overrides: object) -> Engine:
+             store: StoreLocation | None = None,
+             judge: str | None = None, roles: dict[str, str] | None = None, **overrides: object) -> Engine:
         if judge is not None:
             overrides["judge"] = JurySpec.parse(judge)
         overrides["roles"] = {role: JurySpec.parse(spec) for role, spec in (roles or {}).items()}

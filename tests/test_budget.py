@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from priced_toy import CALL_USD, CASES, OWN_EVAL, scoring_reply, write_toy
@@ -14,9 +15,15 @@ from llmjury.pricing import Price, PriceTable
 from llmjury.running.budget import Budget, BudgetExhaustedError, budget_facts, refused_by_budget
 from llmjury.running.settings import positive_number
 from llmjury.session.progress import Board, Meter
+from llmjury.store.location import StoreLocation
 
 BUDGET_USD = 10.0  # reached by the third call
 CALLS_TO_REACH = math.ceil(BUDGET_USD / CALL_USD)
+
+
+def board_at(folder: Path) -> Board:
+    """A run board in a SQLite store of its own."""
+    return Board(StoreLocation("sqlite", folder / "board.sqlite"), "run")
 
 
 @pytest.fixture
@@ -146,7 +153,7 @@ def test_the_budget_refuses_paid_calls_only_once_spent():
 
 
 def test_a_meter_sees_the_other_workers_spend_on_the_board(tmp_path):
-    board = Board(tmp_path)
+    board = board_at(tmp_path)
     budget = Budget(10.0, PRICED)
     first, second = Meter("gw0", board, budget=budget), Meter("gw1", board, budget=budget)
     from llmjury.chat import Sample, Usage
@@ -184,7 +191,7 @@ def test_under_a_budget_only_paid_calls_write_the_board_at_once(tmp_path, monkey
     from llmjury.chat import Sample, Usage
 
     monkeypatch.setattr(llmjury.session.progress, "PUBLISH_EVERY_S", float("inf"))
-    board = Board(tmp_path)
+    board = board_at(tmp_path)
     meter = Meter("gw0", board, budget=Budget(10.0, PRICED))
     answer = [Sample(text="x", usage=Usage(prompt_tokens=1, completion_tokens=1))]
     meter.paid("offline", answer)
@@ -205,7 +212,7 @@ def test_a_throttle_longer_than_a_thread_can_wait_schedules_a_write_that_can_wai
     from llmjury.chat import Sample, Usage
 
     monkeypatch.setattr(llmjury.session.progress, "PUBLISH_EVERY_S", float("inf"))
-    meter = Meter("gw0", Board(tmp_path))
+    meter = Meter("gw0", board_at(tmp_path))
     meter.paid("offline", [Sample(text="x", usage=Usage(prompt_tokens=1, completion_tokens=1))])
     try:
         assert meter._flush is not None and meter._flush.interval <= threading.TIMEOUT_MAX

@@ -434,3 +434,24 @@ def test_a_dstc9_models_file_of_the_wrong_shape_is_a_usage_error_naming_the_opti
     result.stderr.fnmatch_lines(['ERROR: --llm-option geval.dstc9_models=models.json: models.json: expected a JSON '
                                  'object {"models": *, "flowscore": *}, got a JSON list'])
     assert "AttributeError" not in result.stdout.str() + result.stderr.str()
+
+
+# -- the run store ---------------------------------------------------------------------------------
+def test_an_unknown_store_in_the_ini_is_named_with_the_known_ones(project):
+    result = usage_error(project, ini="llm_store = postgress")
+    result.stderr.fnmatch_lines(["ERROR: ini llm_store 'postgress': unknown store (use sqlite or postgres)"])
+
+
+def test_a_postgres_store_that_does_not_answer_stops_the_run_at_start_up_without_its_password(project, monkeypatch):
+    # A port nothing listens on: the run stops before any call, naming the cause and where the
+    # connection string comes from, and never printing the string's password.
+    monkeypatch.setenv("LLMJURY_STORE_DSN", "postgresql://llmjury:s3cret@127.0.0.1:9/evals?connect_timeout=3")
+    result = usage_error(project, "--llm-store", "postgres")
+    result.stderr.fnmatch_lines(["ERROR: --llm-store postgres: cannot connect (*); the connection string comes "
+                                 "from LLMJURY_STORE_DSN or libpq's PG* variables"])
+    assert "s3cret" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_lease_must_be_a_positive_number_of_seconds(project):
+    result = usage_error(project, "--llm-lease", "0")
+    result.stderr.fnmatch_lines(["ERROR: --llm-lease '0': must be a positive number of seconds"])

@@ -11,6 +11,7 @@ from llmjury.errors import CacheMissError
 from llmjury.providers.base import ProviderSpec
 from llmjury.running.cache import CacheMode, SampleStore
 from llmjury.running.limits import RateLimit
+from llmjury.store.location import StoreLocation
 
 
 def spec(server) -> ProviderSpec:
@@ -100,7 +101,8 @@ from llmjury.chat import chat
 from llmjury.running.engine import Engine
 from llmjury.providers.base import ProviderSpec
 from llmjury.running.settings import Settings
-engine = Engine(Settings(), SampleStore(pathlib.Path(sys.argv[1])), "run-killed")
+from llmjury.store.location import StoreLocation
+engine = Engine(Settings(), SampleStore(StoreLocation("sqlite", pathlib.Path(sys.argv[1]))), "run-killed")
 small = ProviderSpec.parse(f"openai:small;base_url={sys.argv[2]}")
 engine.run(engine.complete(small, chat(("user", "q"), seed=3).with_n(2)))
 """
@@ -139,7 +141,7 @@ def test_an_answer_is_in_the_cache_as_soon_as_it_arrives_and_survives_a_kill(tmp
         finally:
             release.set()
             asker.kill()
-    survivor = SampleStore(cache)
+    survivor = SampleStore(StoreLocation("sqlite", cache))
     assert survivor.get(key).text == "answer seeded 3"
     assert survivor.get(chat(("user", "q"), seed=3).sample_key("openai:small", 1)) is None
     survivor.close()

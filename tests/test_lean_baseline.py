@@ -15,6 +15,7 @@ import pytest
 from llmjury.chat import Sample
 from llmjury.running.cache import SampleStore, copy_samples
 from llmjury.running.handoff import OutcomeHandoff, forget_run
+from llmjury.store.location import StoreLocation
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / ".github" / "scripts" / "evals.sh"
@@ -32,7 +33,7 @@ def tables(path: Path) -> dict[str, int]:
 
 def handed_on(path: Path, run_id: str, worker: int, count: int) -> None:
     """`count` planned outcomes of `run_id` in the run file at `path`, as a worker hands them on."""
-    handoff = OutcomeHandoff(path, run_id, worker)
+    handoff = OutcomeHandoff(StoreLocation("sqlite", path), run_id, worker)
     keys = [f"{run_id}-{i}" for i in range(count)]
     handoff.announce(keys)
     for key in keys:
@@ -42,18 +43,20 @@ def handed_on(path: Path, run_id: str, worker: int, count: int) -> None:
 
 def test_a_baseline_copy_holds_the_samples_and_none_of_the_runs_bookkeeping(tmp_path):
     cache = tmp_path / "cache.sqlite"
-    store = SampleStore(cache)
+    store = SampleStore(StoreLocation("sqlite", cache))
     for i in range(3):
         store.put(f"k{i}", "openai:m", "t", "{}", Sample(text=f"answer {i}"), "run-a").result()
-    store.claim(["k9"], "run-a:gw0", run_id="run-a", ttl=60).result()
+    store.claim(["k9"], "run-a:gw0", run_id="run-a").result()
     store.close()
     handed_on(cache, "run-a", 0, 500)
 
     shipped = tmp_path / "baseline" / "cache.sqlite"
     assert copy_samples(cache, shipped) == 3
-    assert tables(shipped) == {"samples": 3, "claims": 0, "unanswered": 0}
+    counts = tables(shipped)
+    assert (counts.pop("samples"), counts.pop("llmjury_meta")) == (3, 1)
+    assert set(counts.values()) == {0}  # claims, hand-offs, tallies, spend: none copied
     assert shipped.stat().st_size * 20 < cache.stat().st_size
-    replayed = SampleStore(shipped)
+    replayed = SampleStore(StoreLocation("sqlite", shipped))
     assert replayed.get("k2").text == "answer 2"
     replayed.close()
 
@@ -69,21 +72,21 @@ def test_copying_a_file_that_is_no_response_cache_says_which_file(tmp_path):
 
 def test_forgetting_a_run_deletes_its_hand_off_rows_and_keeps_another_runs(tmp_path):
     cache = tmp_path / "cache.sqlite"
-    SampleStore(cache).close()
+    SampleStore(StoreLocation("sqlite", cache)).close()
     handed_on(cache, "finished", 1, 20)
     handed_on(cache, "running", 0, 5)
-    forget_run(cache, "finished")
+    forget_run(StoreLocation("sqlite", cache), "finished")
     with closing(sqlite3.connect(cache)) as db:
         for table in HANDOFF_TABLES:
             runs = {row[0] for row in db.execute(f"SELECT run_id FROM {table}")}
             assert runs == {"running"}, table
-    still = OutcomeHandoff(cache, "running", 0)
+    still = OutcomeHandoff(StoreLocation("sqlite", cache), "running", 0)
     assert len(still.handed_on()) == 5
     still.close()
 
 
 def test_forgetting_a_run_in_a_cache_that_does_not_exist_creates_none(tmp_path):
-    forget_run(tmp_path / "cache.sqlite", "run")
+    forget_run(StoreLocation("sqlite", tmp_path / "cache.sqlite"), "run")
     assert not (tmp_path / "cache.sqlite").exists()
 
 

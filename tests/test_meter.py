@@ -14,6 +14,7 @@ from llmjury.providers.base import ProviderSpec
 from llmjury.running.cache import SampleStore
 from llmjury.running.engine import Engine
 from llmjury.running.settings import Settings
+from llmjury.store.location import StoreLocation
 
 
 class Recording:
@@ -39,8 +40,8 @@ def engine_with(tmp_path):
     engines: list[Engine] = []
 
     def make(meter: Recording, run_id: str = "run-1") -> Engine:
-        engines.append(Engine(Settings(retry_base_wait=0.01), SampleStore(tmp_path / "cache.sqlite"), run_id,
-                              meter=meter))
+        store = SampleStore(StoreLocation("sqlite", tmp_path / "cache.sqlite"))
+        engines.append(Engine(Settings(retry_base_wait=0.01), store, run_id, meter=meter))
         return engines[-1]
 
     yield make

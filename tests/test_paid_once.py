@@ -8,6 +8,7 @@ import pytest
 from llmjury.chat import Sample, chat
 from llmjury.errors import PermanentProviderError
 from llmjury.providers.base import ProviderSpec
+from llmjury.running.cache import Claimed
 from llmjury.testing import FakeChoice, Fault
 
 
@@ -57,7 +58,7 @@ def test_a_waiter_whose_claim_ends_between_its_two_reads_takes_the_committed_ans
         return None if len(reads) <= 2 else real_get(key, **kwargs)
 
     store.get = get_late
-    store.claim = lambda keys, owner, **kw: _done({keys[0]: "run:other"})  # held by another process
+    store.claim = lambda keys, owner, **kw: _done(Claimed({keys[0]: "run:other"}))  # held by another process
     result = two.run(two.complete(spec(openai_server), chat(("user", "q"))))
     assert result.text == answered.text and len(openai_server.requests) == 1
 
@@ -78,7 +79,7 @@ def test_a_judge_waiting_on_a_claim_takes_an_earlier_runs_answer_after_fetching_
     engine = make_engine(cache=tmp_path / "c.sqlite", run_id="run")
     request = chat(("user", "q"), n=2)
     second = request.sample_key("openai:m", 1)
-    engine.store.claim = lambda keys, owner, **kw: _done({second: "run:other"})
+    engine.store.claim = lambda keys, owner, **kw: _done(Claimed({second: "run:other"}))
     default = openai_server.reply
 
     def reply(body, i):

@@ -7,10 +7,12 @@ import io
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from priced_toy import INI, write_toy
@@ -21,6 +23,7 @@ from llmjury.pricing import Price, PriceTable
 from llmjury.running.settings import positive_number
 from llmjury.session.progress import Board, Meter, RunTotals, Tally
 from llmjury.session.progress_display import Display, progress_style, status_frame
+from llmjury.store.location import StoreLocation
 
 TOY_AGAIN = """
 
@@ -32,6 +35,11 @@ def test_toy_again(outcome):
 LINE = re.compile(r"llmjury planning: (\d+)/(\d+) cases(?: \(\d+%\))?, ([\d,]+) calls \((\d+) in flight\), "
                   r"([\d,]+) tokens, est\. \$(\d+\.\d{4}), ETA (\?|\d+s|\d+m\d\ds|\d+h\d\dm\d\ds)$")
 FINAL = "llmjury planned: 12/12 cases, 12 calls, 48 tokens, est. $48.0000, in *"
+
+
+def board_at(folder: Path) -> Board:
+    """A run board in a SQLite store of its own."""
+    return Board(StoreLocation("sqlite", folder / "board.sqlite"), "run")
 
 
 @pytest.fixture
@@ -258,7 +266,8 @@ def test_the_final_line_sums_every_worker(toy, openai_server, workers):
     result.stdout.fnmatch_lines([FINAL])
     progress_lines(result.outlines)
     run_id = json.loads((toy.path / "reports" / "latest" / "summary.json").read_text())["run"]["id"]
-    assert not Board.for_run(run_id).folder.exists()  # the run board goes with the run
+    with sqlite3.connect(toy.path / ".llmjury" / "cache.sqlite") as cache:  # the run's tallies go with the run
+        assert cache.execute("SELECT COUNT(*) FROM tallies WHERE worker LIKE ?", (f"{run_id}/%",)).fetchone() == (0,)
 
 
 def test_a_case_two_tests_share_is_planned_and_counted_once(toy, openai_server):
@@ -302,7 +311,7 @@ def publish(board: Board, worker: str, **figures: object) -> None:
 
 
 def test_lines_come_every_interval_when_something_changed(tmp_path):
-    board, lines = Board(tmp_path), []
+    board, lines = board_at(tmp_path), []
     display = Display(board, "lines", 5.0, lines.append, expected_workers=lambda: 2)
     display.tick(now=1001.0, clock=0.0)
     assert lines == []  # nothing planned yet
@@ -323,7 +332,7 @@ def test_lines_come_every_interval_when_something_changed(tmp_path):
 
 
 def test_the_final_line_waits_for_every_expected_worker(tmp_path):
-    board, lines = Board(tmp_path), []
+    board, lines = board_at(tmp_path), []
     display = Display(board, "lines", 5.0, lines.append, expected_workers=lambda: 2)
     publish(board, "gw0", total=6, done=6, calls=6, finished=True)
     display.tick(now=1010.0, clock=0.0)
@@ -336,7 +345,7 @@ def test_the_final_line_waits_for_every_expected_worker(tmp_path):
 
 
 def test_a_terminal_gets_one_updating_bar(tmp_path):
-    board, lines, screen = Board(tmp_path), [], io.StringIO()
+    board, lines, screen = board_at(tmp_path), [], io.StringIO()
     display = Display(board, "bar", 5.0, lines.append, expected_workers=lambda: 1, bar_file=screen)
     publish(board, "main", total=12, done=3, calls=3, cost_usd=0.25, refused_calls=2)
     display.tick(now=1010.0, clock=0.0)
@@ -354,7 +363,7 @@ def test_a_terminal_gets_one_updating_bar(tmp_path):
 def test_once_tests_report_the_bar_gives_way_and_the_final_line_still_comes(tmp_path):
     """pytest's progress takes over the terminal's current line once tests report: the bar is
     cleared and not drawn again, and the final line is written when planning ends."""
-    board, lines, screen = Board(tmp_path), [], io.StringIO()
+    board, lines, screen = board_at(tmp_path), [], io.StringIO()
     display = Display(board, "bar", 5.0, lines.append, expected_workers=lambda: 1, bar_file=screen)
     publish(board, "main", total=12, done=3, calls=3)
     display.tick(now=1010.0, clock=0.0)
@@ -373,7 +382,7 @@ def test_the_thread_goes_on_after_tests_start_to_report_holding_the_lock(tmp_pat
     """xdist's controller: tests reporting do not stop the thread (a run whose workers all wait on
     long calls reports nothing for minutes), and it writes only while holding the lock the plugin
     holds around pytest's own writes."""
-    board, lines, written = Board(tmp_path), [], threading.Event()
+    board, lines, written = board_at(tmp_path), [], threading.Event()
     lock = threading.Lock()
 
     def write(line: str) -> None:
@@ -391,7 +400,7 @@ def test_the_thread_goes_on_after_tests_start_to_report_holding_the_lock(tmp_pat
 
 
 def test_once_tests_report_a_terminal_gets_a_status_line_drawn_again_after_pytest_writes(tmp_path):
-    board, lines, frames = Board(tmp_path), [], []
+    board, lines, frames = board_at(tmp_path), [], []
     display = Display(board, "bar", 5.0, lines.append, expected_workers=lambda: 1, bar_file=io.StringIO(),
                       status=frames.append)
     publish(board, "main", total=12, done=3, calls=3, in_flight=2)
@@ -417,7 +426,7 @@ def test_a_status_frame_draws_below_and_puts_the_cursor_back():
 
 
 def test_a_call_is_in_flight_until_it_ends_however_it_ends(tmp_path):
-    meter = Meter("gw0", Board(tmp_path))
+    meter = Meter("gw0", board_at(tmp_path))
     with meter.flight("openai:priced"):
         with meter.flight("openai:priced"):
             assert meter.tally.in_flight == 2
@@ -429,7 +438,7 @@ def test_a_call_is_in_flight_until_it_ends_however_it_ends(tmp_path):
 
 
 def test_a_meter_publishes_throttled_without_a_budget(tmp_path):
-    board = Board(tmp_path)
+    board = board_at(tmp_path)
     meter = Meter("gw3", board, PriceTable({"priced": Price(input=1_000_000, output=0)}))
     meter.planning(2)
     meter.paid("openai:priced", [Sample(text="x", usage=Usage(prompt_tokens=2, completion_tokens=5))])
@@ -445,11 +454,11 @@ class WatchedBoard(Board):
     """A board that says when a write shows `done` cases."""
 
     def __init__(self, folder, done: int) -> None:
-        super().__init__(folder)
+        super().__init__(StoreLocation("sqlite", folder / "board.sqlite"), "run")
         self.done, self.shown = done, threading.Event()
 
-    def publish(self, tally: Tally) -> None:
-        super().publish(tally)
+    def publish(self, tally: Tally, spent_usd: float = 0.0) -> None:
+        super().publish(tally, spent_usd)
         if tally.done >= self.done:
             self.shown.set()
 
@@ -457,14 +466,14 @@ class WatchedBoard(Board):
 def test_a_closed_meter_writes_nothing_to_a_board_that_is_gone(tmp_path):
     """The session ends (meter closed, board removed) while a call is still reporting on the
     engine's thread: that report must not fail nor recreate the run's folder."""
-    board = Board(tmp_path / "run")
+    board = board_at(tmp_path)
     meter = Meter("main", board)
     meter.planning(2)
     meter.close()
     board.remove()
     meter.case_done()
     meter.planned()  # a forced write: it raised FileNotFoundError, or left a timer that did
-    assert not (tmp_path / "run").exists()
+    assert board.read() == []
 
 
 def test_a_throttled_write_is_made_later_not_skipped(tmp_path):

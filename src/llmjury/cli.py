@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from llmjury import runfiles
+from llmjury.batch_commands import add_batch_commands
 from llmjury.errors import ConfigError
 from llmjury.families import discover
 from llmjury.family import Command
@@ -157,6 +158,38 @@ def check_known(records: Sequence[dict[str, Any]], gates: Sequence[Gate], projec
                           "the ini's llm_families")
 
 
+def merge_shards(args: argparse.Namespace) -> int:
+    """The shards of one suite (`--llm-shard I/N` runs) into one report, as one run of the whole
+    suite would give, its gates checked; a set that is not one whole suite is refused, naming the shard."""
+    from pytest import ExitCode
+
+    from llmjury.results import shard_merge
+    from llmjury.results.gates import check_metrics
+    from llmjury.session.projectini import project_families
+
+    try:
+        project = project_families(Path.cwd())
+        gates = [Gate.parse(text) for text in args.gate]
+        check_metrics(gates, project.families, baseline=False)
+        shards = shard_merge.check_shards([shard_merge.read_shard(path) for path in args.shards])
+        # In shard order: a case's verdicts all come from one shard, in the order its run kept them.
+        records = [record for shard in shards for record in shard.records()]
+        check_known(records, gates, project)
+    except ConfigError as exc:
+        print(f"llmjury merge: {exc}", file=sys.stderr)
+        return int(ExitCode.USAGE_ERROR)
+    families = project.families
+    run = shard_merge.merged_run(shards, args.run_id or time.strftime("%Y%m%d-%H%M%S") + "-merged")
+    typed = aggregate.typed_verdicts(records, families)
+    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families, shard_merge.merged_loading(shards),
+                                  typed).model_copy(update={"usage": shard_merge.merged_usage(shards)})
+    results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
+    run_dir = write_run(args.out, summary, records, results, families, typed)
+    print(f"merged {len(shards)} shards: {len(records)} verdicts")
+    print("\n".join(terminal_lines(summary, results, run_dir, families)))
+    return gate_exit_status(results)
+
+
 def workflow(args: argparse.Namespace) -> int:
     """Write the pull-request workflow into a repository."""
     from llmjury.scaffold import write_workflow
@@ -238,6 +271,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     cmp.add_argument("--allow-judge-change", action="store_true",
                      help="compare even when the runs' judges differ (provider, model, prompt, parser, temperature)")
     cmp.set_defaults(handler=compare)
+    mrg = commands.add_parser("merge", help="the run folders of a suite's shards (--llm-shard) into one report "
+                                            "(no model calls)")
+    mrg.add_argument("shards", nargs="+", type=Path, metavar="SHARD_DIR",
+                     help="each shard's run folder (holding shard.json), or a reports folder holding one run")
+    mrg.add_argument("--out", type=Path, default=Path("reports"), help="where the merged report is written")
+    mrg.add_argument("--run-id", help="the merged report's name (its folder under --out); default: time and -merged")
+    mrg.add_argument("--gate", action="append", default=[], metavar="EXPR", help="e.g. 'socratic.win_rate>=0.55'")
+    mrg.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
+    mrg.set_defaults(handler=merge_shards)
     exp = commands.add_parser("export", help="write cached responses as a JSONL recording shard")
     exp.add_argument("--cache", type=Path, default=Path(".llmjury/cache.sqlite"), help="the SQLite store's file")
     exp.add_argument("--store", choices=KINDS, default="sqlite",
@@ -245,6 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     exp.add_argument("--to", type=Path, required=True)
     exp.add_argument("--run-id", help="only entries written by this run")
     exp.set_defaults(handler=export)
+    add_batch_commands(commands)
     wfl = commands.add_parser("workflow", help="write the pull-request workflow (GitHub Actions) into a repository")
     wfl.add_argument("--root", type=Path, default=Path("."), help="the repository's top folder (default: here)")
     wfl.add_argument("--force", action="store_true", help="overwrite files that exist")

@@ -70,3 +70,11 @@ class JudgeParseError(LLMJuryError):
         snippet = raw if len(raw) <= 200 else raw[:200] + "…"
         super().__init__(f"{parser}: {cause}; judge said {snippet!r}")
         self.parser, self.raw, self.cause, self.expected = parser, raw, cause, expected
+
+
+class BatchFileError(LLMJuryError):
+    """A line of a batch file (an output file, a result file) that cannot be read; the other lines still are."""
+
+    def __init__(self, path: str, line: int, cause: str) -> None:
+        super().__init__(f"{path}, line {line}: {cause}")
+        self.path, self.line, self.cause = path, line, cause

@@ -25,6 +25,15 @@ class CallMeter(Protocol):
         """A fresh call answered with `samples` (their usage is what it cost)."""
         ...
 
+    def admit(self, provider: str) -> None:
+        """Raise when no paid work for `provider` may start now (the Batch API lane asks before it queues)."""
+        ...
+
+    def spent(self, provider: str, usd: float) -> None:
+        """Estimated dollars spent outside a call: a batch's reservation when it is queued, and the
+        difference to its price at the batch rate when it is collected (negative when it cost less)."""
+        ...
+
 
 class Unmetered:
     """The meter of an engine nobody watches (tests, `llmjury` commands): admits every call, counts nothing."""
@@ -33,4 +42,10 @@ class Unmetered:
         return nullcontext()
 
     def paid(self, provider: str, samples: Sequence[Sample]) -> None:
+        return None
+
+    def admit(self, provider: str) -> None:
+        return None
+
+    def spent(self, provider: str, usd: float) -> None:
         return None

@@ -28,6 +28,7 @@ from llmjury.session.item_verdicts import case_of, own_test, record_on, recorded
 from llmjury.session.options import declare  # noqa: E402
 from llmjury.session.refusals import BudgetRefusals  # noqa: E402
 from llmjury.session.runner import RUNNER, Share, TestRunner  # noqa: E402
+from llmjury.session.sharding import ShardRun, ShardSelection  # noqa: E402
 from llmjury.session.startup import StartUp, read_baseline, start_up, warn_roles  # noqa: E402
 from llmjury.session.stops import Stops  # noqa: E402
 from llmjury.session.watch import RunWatch  # noqa: E402
@@ -70,6 +71,8 @@ def register_worker(config: pytest.Config, start: StartUp) -> None:
     runner = register_runner(config, start, share, watch)
     config.pluginmanager.register(stops, "llmjury-stops")
     config.pluginmanager.register(Worker(config, runner, stops), "llmjury-worker")
+    if start.settings.shard is not None:  # --llm-shard: keep this shard's tests
+        config.pluginmanager.register(ShardSelection(start.settings.shard), "llmjury-shard")
     register_outcomes(config, start)
 
 
@@ -95,6 +98,8 @@ def register_controller(config: pytest.Config, start: StartUp) -> None:
     parts = ControllerParts(stops, from_workers, watch, gate_exit, item_outcomes, baseline)
     config.pluginmanager.register(Controller(config, start.settings, start.gates, start.families, runner, parts),
                                   "llmjury-controller")
+    if start.settings.shard is not None:  # --llm-shard: keep this shard's tests, write shard.json
+        config.pluginmanager.register(ShardRun(start.settings.shard, start.settings, share.run_id), "llmjury-shard")
     if xdist:
         config.pluginmanager.register(XdistController(share.run_id, from_workers), "llmjury-xdist")
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")

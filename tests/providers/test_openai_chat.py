@@ -125,7 +125,7 @@ def test_refusals_come_back_marked_and_are_not_cached(any_server, make_engine):
     with pytest.raises(PermanentProviderError, match="no answer"):
         first.answer()
     any_server.reply = lambda body, i: "fine"
-    again = make_engine(cache=engine.store.path, run_id="run-2")
+    again = make_engine(store=engine.store.location, run_id="run-2")
     assert again.run(again.complete(spec(any_server), chat(("user", "x")))).text == "fine"
 
 

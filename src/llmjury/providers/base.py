@@ -69,10 +69,20 @@ class Kind:
     native_schema: bool = False
 
 
+def batch_lane(value: str) -> str:
+    """Which calls go through the provider's Batch API: `1` single-turn ones, `all`, or `file`
+    (queued for `llmjury batch export`)."""
+    if value not in ("1", "all", "file"):
+        raise ValueError("must be 1 (single-turn calls), all, or file")
+    return value
+
+
 #: `version` names the release of a system under test: its answers are replayed across runs only
-#: for the same version (llmjury.running.freshness), and it is part of the cache key.
+#: for the same version (llmjury.running.freshness), and it is part of the cache key. `batch` sends
+#: calls through the provider's Batch API (llmjury.running.batch_lane); it is not part of the key.
 _SDK_OPTIONS: dict[str, Callable[[str], OptionValue]] = {
-    "api_key": text, "api_key_env": text, "base_url": text, "timeout": seconds, "max_n": count, "version": text}
+    "api_key": text, "api_key_env": text, "base_url": text, "timeout": seconds, "max_n": count, "version": text,
+    "batch": batch_lane}
 KINDS = {
     "openai": Kind("llmjury.providers.openai_chat", "OpenAIProvider", "openai", _SDK_OPTIONS, native_schema=True),
     "gemini": Kind("llmjury.providers.gemini", "GeminiProvider", "google-genai", _SDK_OPTIONS, native_schema=True),

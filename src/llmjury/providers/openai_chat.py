@@ -14,26 +14,21 @@ made the SDK the largest cost of a run of many concurrent calls (bench/throughpu
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Sequence
-from typing import Any
 
 import openai
 from openai.types.chat import ChatCompletion
 
-from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob, Usage
+from llmjury.chat import ChatRequest, Sample
 from llmjury.errors import PermanentProviderError, ProviderError, SchemaRefusedError, TransientProviderError
 from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
+from llmjury.providers.openai_wire import STRUCTURED_MODES, chat_body, completion_samples
 from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.providers.structured import refusal_proof
-from llmjury.providers.usage import split_usage
 from llmjury.redact import scrub
-
-#: How structured output is asked for, most to least strict; a server that refuses one gets the next.
-STRUCTURED_MODES = ("json_schema", "json_object", "prompt")
 
 
 class OpenAIProvider(Provider):
@@ -79,7 +74,7 @@ class OpenAIProvider(Provider):
                 mode = self.structured
                 try:
                     response = await self.client.post("/chat/completions", cast_to=ChatCompletion,
-                                                      body=self._params(request, n, indices, mode))
+                                                      body=chat_body(self.spec.model, request, n, indices, mode))
                     break
                 except openai.APIStatusError as exc:
                     if not self._step_down_structured(request, mode, exc):
@@ -92,17 +87,11 @@ class OpenAIProvider(Provider):
             raise ProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
         except ValueError as exc:  # a 200 whose body is not JSON (a proxy's page, a cut-off answer)
             raise TransientProviderError(self.name, f"malformed response body ({type(exc).__name__}: {exc})") from None
-        latency = time.perf_counter() - started
-        usage = Usage(
-            prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
-            completion_tokens=getattr(response.usage, "completion_tokens", 0) or 0,
-        )
-        choices = sorted(response.choices, key=lambda c: c.index)[:n]
-        if not choices:
+        samples = completion_samples(response, n, time.perf_counter() - started)
+        if not samples:
             raise TransientProviderError(self.name, f"asked for {n} choices, got none")
         # Fewer choices than asked (llama.cpp, Ollama ignore `n`): the engine fetches the rest.
-        shares = split_usage(usage, len(choices))
-        return [_sample(choice, share, latency) for choice, share in zip(choices, shares, strict=True)]
+        return samples
 
     def _step_down_structured(self, request: ChatRequest, mode: str, exc: openai.APIStatusError) -> bool:
         """After an answer that proves `mode` is refused (llmjury.providers.structured), use the next
@@ -119,37 +108,6 @@ class OpenAIProvider(Provider):
                                                      f"{scrub(proof, self.secrets)}); using {self.structured}")
         return True
 
-    def _params(self, request: ChatRequest, n: int, indices: Sequence[int], mode: str) -> dict[str, Any]:
-        messages = [m.model_dump() for m in request.messages]
-        params: dict[str, Any] = {"model": self.spec.model, "messages": messages}
-        if n != 1:
-            params["n"] = n
-        for name in ("temperature", "top_p", "max_tokens", "seed"):
-            value = getattr(request, name)
-            if value is not None:
-                params[name] = value
-        if n == 1 and indices and indices[0] > 0:
-            # A later sample fetched on its own (the server ignores `n`): its own seed, so it is a
-            # fresh draw and the same one on every run.
-            params["seed"] = (request.seed or 0) + indices[0]
-        if request.logprobs:
-            params["logprobs"] = True
-            if request.top_logprobs is not None:
-                params["top_logprobs"] = request.top_logprobs
-        if request.json_schema is not None:
-            if mode == "json_schema":
-                schema: dict[str, Any] = {"name": request.schema_name or "response", "schema": request.json_schema}
-                if request.native_schema:  # a decision's enum is enforced, not just suggested
-                    schema["strict"] = True
-                params["response_format"] = {"type": "json_schema", "json_schema": schema}
-            elif mode == "json_object":
-                params["response_format"] = {"type": "json_object", "schema": request.json_schema}
-            else:
-                instruction = ("\n\nAnswer with one JSON object and nothing else, valid against this JSON "
-                               f"Schema:\n{json.dumps(request.json_schema)}")
-                messages[-1] = {**messages[-1], "content": messages[-1]["content"] + instruction}
-        return params
-
     async def aclose(self) -> None:
         await self.client.close()
 
@@ -161,31 +119,6 @@ def aiohttp_client() -> openai.DefaultAioHttpClient | None:
         return openai.DefaultAioHttpClient()
     except RuntimeError:
         return None
-
-
-def _sample(choice: Any, usage: Usage, latency: float) -> Sample:
-    message = choice.message
-    refusal = getattr(message, "refusal", None)
-    if choice.finish_reason == "content_filter" and not refusal:
-        refusal = "content_filter"
-    logprobs = None
-    if choice.logprobs is not None and choice.logprobs.content is not None:
-        logprobs = [
-            TokenLogprob(
-                token=item.token,
-                logprob=item.logprob,
-                top=[TopLogprob(token=t.token, logprob=t.logprob) for t in item.top_logprobs or []],
-            )
-            for item in choice.logprobs.content
-        ]
-    return Sample(
-        text=message.content or "",
-        finish_reason=choice.finish_reason,
-        refusal=refusal,
-        logprobs=logprobs,
-        usage=usage,
-        latency_s=latency,
-    )
 
 
 def _status_error(provider: str, exc: openai.APIStatusError, secrets: Sequence[str | None]) -> ProviderError:

@@ -221,6 +221,18 @@ def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str
                          f"{_count(u, 'cached_samples')} | {_count(u, 'prompt_tokens')} | "
                          f"{_count(u, 'completion_tokens')} | {'unpriced' if cost is None else f'{cost:.4f}'} |")
         lines.append("")
+        repaid = {provider: _count(u, "repaid_samples") for provider, u in usage.providers.items()}
+        lines += [f"`{provider}`: {count} sample(s) paid again, taken over from a process that died holding "
+                  "them (its lease ran out)." for provider, count in repaid.items() if count]
+        if any(repaid.values()):
+            lines.append("")
+        batched = [(provider, u) for provider, u in usage.providers.items() if _count(u, "batch_samples")]
+        lines += [f"`{provider}`: {_count(u, 'batch_samples')} sample(s) through its Batch API at the batch rate"
+                  + ("" if u.get("batch_saving_usd") is None else
+                     f" (est. ${u.get('batch_cost_usd') or 0:.4f}, ${u['batch_saving_usd']:.4f} less than synchronous)")
+                  + "." for provider, u in batched]
+        if batched:
+            lines.append("")
     if usage.roles:
         lines += ["| role | provider | fresh samples | replayed samples | why |", "|---|---|---|---|---|"]
         for role, providers in usage.roles.items():

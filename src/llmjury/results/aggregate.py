@@ -130,6 +130,12 @@ def usage_section(usage: dict[str, dict[str, float]], prices: PriceTable, roles:
     for provider, entry in sorted(usage.items()):
         cost = prices.cost(provider, int(entry.get("prompt_tokens", 0)), int(entry.get("completion_tokens", 0)))
         rows[provider] = {**entry, "cost_usd": cost}
+        batched = int(entry.get("batch_prompt_tokens", 0)), int(entry.get("batch_completion_tokens", 0))
+        if any(batched):  # through the provider's Batch API: at the batch rate, and what that saved
+            at_batch, at_sync = prices.batch_cost(provider, *batched), prices.cost(provider, *batched)
+            rows[provider]["cost_usd"] = None if cost is None or at_batch is None else cost + at_batch
+            rows[provider]["batch_cost_usd"] = at_batch
+            rows[provider]["batch_saving_usd"] = None if at_batch is None or at_sync is None else at_sync - at_batch
     known = [r["cost_usd"] for r in rows.values() if r["cost_usd"] is not None]
     return Usage(providers=rows, total_cost_usd=sum(known),
                  unpriced=sorted(p for p, r in rows.items() if r["cost_usd"] is None), roles=roles)

@@ -86,14 +86,7 @@ class SampleStore:
         """Store one successful sample (errors are never cached) and end any claim on its key; the
         future completes once the entry is committed."""
         row = (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time())
-
-        def write(db: Database) -> None:
-            db.execute("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
-                       "provider = excluded.provider, task = excluded.task, request = excluded.request, "
-                       "sample = excluded.sample, run_id = excluded.run_id, created = excluded.created", row)
-            db.execute("DELETE FROM claims WHERE key = ?", (key,))
-
-        return self._writer.submit(write)
+        return self._writer.submit(lambda db: store_samples(db, [row]))
 
     # -- claims: one process fetches a sample the others are about to ask for too ------------------
     def claim(self, keys: Sequence[str], owner: str, *, run_id: str, any_run: bool = True) -> Future[Claimed]:
@@ -233,6 +226,15 @@ class SampleStore:
         self._writer.close()
         with self._lock:
             self._db.close()
+
+
+def store_samples(db: Database, rows: Sequence[tuple[str, str, str, str, str, str, float]]) -> None:
+    """Write answers (key, provider, task, request, sample, run_id, created) and end the claims on
+    their keys, in the caller's transaction."""
+    db.executemany("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+                   "provider = excluded.provider, task = excluded.task, request = excluded.request, "
+                   "sample = excluded.sample, run_id = excluded.run_id, created = excluded.created", rows)
+    db.executemany("DELETE FROM claims WHERE key = ?", [(row[0],) for row in rows])
 
 
 def forget_unanswered(location: StoreLocation, run_id: str) -> None:

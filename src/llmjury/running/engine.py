@@ -30,6 +30,7 @@ from llmjury.meter import CallMeter, Unmetered
 from llmjury.providers import Provider, ProviderSpec, resolve
 from llmjury.providers.offline import Heuristic
 from llmjury.retry import with_retries
+from llmjury.running.batch_lane import BatchLane
 from llmjury.running.cache import CacheMode, SampleStore
 from llmjury.running.freshness import ReplayPolicy, replay_policy
 from llmjury.running.limits import Limiter, estimate_tokens, hand_back_kept_slots
@@ -52,6 +53,10 @@ class ProviderLedger:
     failures: int = 0
     #: Samples claimed by a process (of any run or host) that died holding them, paid again here.
     repaid_samples: int = 0
+    #: Samples answered through the provider's Batch API (llmjury.running.batch_lane), and their tokens.
+    batch_samples: int = 0
+    batch_prompt_tokens: int = 0
+    batch_completion_tokens: int = 0
 
     def as_dict(self) -> dict[str, float]:
         return dict(self.__dict__)
@@ -75,8 +80,10 @@ CLAIM_POLL_S = 0.05
 
 class Engine:
     def __init__(self, settings: Settings, store: SampleStore | None, run_id: str,
-                 offline_answers: Mapping[str, Heuristic] | None = None, meter: CallMeter | None = None) -> None:
+                 offline_answers: Mapping[str, Heuristic] | None = None, meter: CallMeter | None = None,
+                 lane: BatchLane | None = None) -> None:
         self.settings = settings
+        self.lane = lane  # the Batch API lane, when a spec asks for one
         self.meter: CallMeter = meter or Unmetered()  # progress and budget: told before and after each fresh call
         self.offline_answers = dict(offline_answers or {})
         self.owner = f"{run_id}:{secrets.token_hex(4)}"  # this process, in the cache's claims
@@ -91,6 +98,7 @@ class Engine:
         self._memory: dict[str, Sample] = {}
         self._fetched: set[str] = set()  # keys of samples this process paid for in this run
         self._unanswered: dict[str, Sample | str] = {}  # keys whose call this process ended with no answer to cache
+        self._taken_over: set[str] = set()  # keys claimed from a process that died holding them
         self._inflight: dict[tuple[str, str, int], asyncio.Future[Completion]] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="llmjury-engine", daemon=True)
@@ -115,6 +123,8 @@ class Engine:
             await asyncio.gather(*running, return_exceptions=True)
             for provider in self._providers.values():
                 await provider.aclose()
+            if self.lane is not None:
+                await self.lane.aclose()
 
         if self._thread.is_alive():
             self.run(shutdown())
@@ -196,7 +206,7 @@ class Engine:
             missing = [i for i in missing if i not in found]
         while missing:
             mine, theirs = await self._claim(provider, keys, missing, fresh)
-            await self._fetch_claimed(provider, request, keys, mine, found, cached)
+            await self._fetch_claimed(provider, request, keys, mine, found, cached, fresh)
             for index in theirs:
                 answer = await self._claimed(provider, keys[index], fresh)
                 if answer is not None:
@@ -210,11 +220,16 @@ class Engine:
         )
 
     async def _fetch_claimed(self, provider: Provider, request: ChatRequest, keys: list[str], mine: list[int],
-                             found: dict[int, Sample], cached: dict[int, bool]) -> None:
+                             found: dict[int, Sample], cached: dict[int, bool], fresh: bool) -> None:
         """Pay for the samples this process claimed, ending each claim with its outcome."""
         failure: str | None = None
         try:
-            if mine:
+            if mine and self.lane is not None and self.store is not None and provider.cacheable and not fresh \
+                    and self.lane.takes(provider, request):
+                answers = await self._batched(provider, request, [keys[i] for i in mine], mine)
+                for index, sample in zip(mine, answers, strict=True):
+                    found[index], cached[index] = sample, False
+            elif mine:
                 answers = await self._call(provider, request, mine, keys)
                 for index, sample in zip(mine, answers, strict=True):
                     found[index], cached[index] = sample, False
@@ -238,6 +253,23 @@ class Engine:
                 if len(outcomes) < len(unstored):
                     self.store.release([keys[i] for i in unstored if keys[i] not in outcomes], self.owner)
 
+    async def _batched(self, provider: Provider, request: ChatRequest, keys: list[str],
+                       indices: list[int]) -> list[Sample]:
+        """Samples through the provider's Batch API: stored in the cache by the lane as they are
+        collected. A key an earlier run had queued already is not paid again, though its claim was
+        taken over from the dead process that queued it."""
+        assert self.lane is not None
+        samples, queued = await self.lane.fetch(provider, request, keys, indices)
+        ledger = self.ledger[provider.name]
+        ledger.repaid_samples -= len(queued & self._taken_over)
+        ledger.batch_samples += len(samples)
+        ledger.batch_prompt_tokens += sum(sample.usage.prompt_tokens for sample in samples)
+        ledger.batch_completion_tokens += sum(sample.usage.completion_tokens for sample in samples)
+        for key, sample in zip(keys, samples, strict=True):
+            self._memory[key] = sample
+            self._fetched.add(key)
+        return samples
+
     async def _claim(self, provider: Provider, keys: list[str], missing: list[int],
                      fresh: bool) -> tuple[list[int], list[int]]:
         """Split the missing samples into those this process fetches and those another process
@@ -249,6 +281,7 @@ class Engine:
         claimed = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
                                                              run_id=self.run_id, any_run=not fresh))
         self.ledger[provider.name].repaid_samples += len(claimed.taken_over)
+        self._taken_over |= set(claimed.taken_over)
         held = claimed.held
         return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
 

@@ -13,10 +13,12 @@ from pydantic import ValidationError
 
 from llmjury.errors import ConfigError
 from llmjury.jurors import JurySpec
+from llmjury.running.batch_lane import BatchMode, LaneTiming
 from llmjury.running.cache import CacheMode, scratch_path
 from llmjury.running.freshness import UNDER_TEST
 from llmjury.running.leases import LEASE_S
 from llmjury.running.limits import RateLimit
+from llmjury.running.shard import Shard
 from llmjury.store.location import StoreLocation
 
 if TYPE_CHECKING:
@@ -28,6 +30,7 @@ DEFAULT_PROVIDER = JurySpec.parse("offline")
 #: What a bound gate does when its interval straddles the threshold (`--llm-gate-uncertain`).
 Uncertain = Literal["pass", "inconclusive"]
 UNCERTAIN: dict[str, Uncertain] = {"inconclusive": "inconclusive", "pass": "pass"}
+BATCH_MODES: dict[str, BatchMode] = {"wait": "wait", "submit": "submit"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,10 @@ class Settings:
     store: StoreLocation | None = None
     run_group: str | None = None
     lease_s: float = LEASE_S
+    #: The Batch API lane (a spec's `;batch=`): wait for the batches, or submit them and end; how
+    #: often its batches are polled.
+    batch_mode: BatchMode = "wait"
+    batch_poll_s: float = LaneTiming.poll_s
     recordings: Path | None = None
     prompts: Path | None = None
     reports: Path = Path("reports")
@@ -68,6 +75,8 @@ class Settings:
     progress: str = "auto"
     progress_interval: float = 5.0
     gates: tuple[str, ...] = ()
+    #: The part of the suite this invocation runs (`--llm-shard I/N`); None: the whole suite.
+    shard: Shard | None = None
     #: Two-sided level of the intervals of a comparison with a baseline (`delta.low`, `delta.high`).
     compare_confidence: float = 0.95
     gate_uncertain: Uncertain = "inconclusive"
@@ -96,6 +105,11 @@ class Settings:
         """Where a run's tallies and spend are shared: PostgreSQL when it is the store (other
         machines read them), else the SQLite file that holds its answers."""
         return self.location if self.location.kind == "postgres" else self.answers(run_id)
+
+    def batched(self) -> bool:
+        """Whether a provider the run may call asks for the Batch API lane (`;batch=`)."""
+        return any(juror.spec.text_option("batch") is not None
+                   for spec in (self.judge, *self.roles.values()) for juror in spec.jurors)
 
     def provider_for(self, role: str, family: str | None = None) -> JurySpec:
         """Spec for a role: `family.role`, then `role`, then the judge (for judges) or offline."""

@@ -19,6 +19,7 @@ from llmjury.running.decision_field import OUTPUT_MODES
 from llmjury.running.freshness import UNDER_TEST
 from llmjury.running.limits import RateLimit
 from llmjury.running.settings import (
+    BATCH_MODES,
     UNCERTAIN,
     Settings,
     check_spec,
@@ -29,6 +30,7 @@ from llmjury.running.settings import (
     positive_number,
     whole_number,
 )
+from llmjury.running.shard import Shard
 from llmjury.session.item_outcomes import ITEM_FAILURES
 from llmjury.session.progress_display import DEFAULT_INTERVAL_S, PROGRESS_MODES
 from llmjury.store.location import KINDS, StoreLocation
@@ -79,6 +81,9 @@ def declare(parser: pytest.Parser) -> None:
     group.addoption("--llm-reports", help="reports directory (default: reports)")
     group.addoption("--llm-data", help="data root: where the families find the datasets a suite ships "
                                        "(default: the llm_data ini value; none in a plain install)")
+    group.addoption("--llm-shard", metavar="I/N",
+                    help="run shard I of N (from 1, as a CI matrix counts): each case with all its tests in one "
+                         "shard, by a stable hash; the run folder gets a shard.json for `llmjury merge`")
     group.addoption("--llm-no-plan", action="store_true", default=False,
                     help="skip the concurrent planning phase; each test makes its own calls")
     parser.addini("llm_judge", "judge provider spec")
@@ -129,6 +134,13 @@ def declare(parser: pytest.Parser) -> None:
     group.addoption("--llm-lease", metavar="SECONDS",
                     help="how long a claimed call stays another process's without its heartbeat: a killed "
                          "process's calls are taken over after this (default 30)")
+    group.addoption("--llm-batch", choices=sorted(BATCH_MODES),
+                    help="for specs with ;batch=: wait for their batches (default), or submit them and end, "
+                         "leaving their cases pending for the next run on the same store to collect")
+    group.addoption("--llm-batch-poll", metavar="SECONDS",
+                    help="seconds between looks at the providers' batches (default 30)")
+    parser.addini("llm_batch", "wait or submit: what a run does with its calls' batches")
+    parser.addini("llm_batch_poll", "seconds between looks at the providers' batches")
     parser.addini("llm_store", "sqlite or postgres: the run store")
     parser.addini("llm_run_group", "runs sharing this name share one budget")
     parser.addini("llm_lease", "seconds a claim lasts without its owner's heartbeat")
@@ -192,6 +204,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
     store, store_source = pick("llm_store", "llm_store")
     group, _ = pick("llm_run_group", "llm_run_group")
     lease, lease_source = pick("llm_lease", "llm_lease")
+    batch, batch_source = pick("llm_batch", "llm_batch")
+    poll, poll_source = pick("llm_batch_poll", "llm_batch_poll")
     cache_path = path(pick("llm_cache_path", "llm_cache_path")[0], ".llmjury/cache.sqlite")
     roles: dict[str, JurySpec] = {}
     options: dict[str, str] = {}
@@ -207,6 +221,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
         option_sources |= dict.fromkeys(parsed, what)
     under_test = [role.strip() for given, _ in lines("llm_under_test", "llm_under_test") for role in given]
     replay_under_test = config.getoption("llm_replay_under_test")
+    shard = config.getoption("llm_shard")
     return Settings(
         judge=check_spec(judge or "offline", judge_source),
         roles=roles,
@@ -218,6 +233,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
         store=StoreLocation.parse(store, cache_path, store_source) if store else None,
         run_group=group or None,
         lease_s=Settings.lease_s if lease is None else positive_number(lease, lease_source, "seconds"),
+        batch_mode=BATCH_MODES[choice(batch or "wait", batch_source, tuple(BATCH_MODES))],
+        batch_poll_s=Settings.batch_poll_s if poll is None else positive_number(poll, poll_source, "seconds"),
         recordings=path(recordings, "") if recordings else None,
         prompts=folder(prompts, "ini llm_prompts"),
         reports=path(pick("llm_reports", "llm_reports")[0], "reports"),
@@ -235,6 +252,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
         progress_interval=DEFAULT_INTERVAL_S if interval is None else positive_number(
             interval, interval_source, "seconds"),
         sample=None if sample is None else whole_number(sample, "--llm-sample"),
+        shard=None if shard is None else Shard.parse(shard),
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
         compare_confidence=Settings.compare_confidence if level is None else confidence_level(level, level_source),
         gate_uncertain=UNCERTAIN[choice(uncertain or "inconclusive", uncertain_source, tuple(UNCERTAIN))],

@@ -87,12 +87,20 @@ class Board:
         self._writer = BatchWriter(location.open, "llmjury-board-writer")
         self._closed = False
 
-    def publish(self, tally: Tally) -> None:
-        """Replace this process's row (committed by the writer thread, in order)."""
+    def publish(self, tally: Tally, spent_usd: float = 0.0) -> None:
+        """Replace this process's row, and add `spent_usd` to the group's spend, in one transaction;
+        returns once committed."""
         row = (self.group, f"{self.run_id}/{tally.worker}", json.dumps(asdict(tally)))
-        self._writer.submit(lambda db: db.execute(
-            "INSERT INTO tallies VALUES (?, ?, ?) ON CONFLICT (run_group, worker) DO UPDATE SET "
-            "payload = excluded.payload", row))
+        group = self.group
+
+        def write(db: Database) -> None:
+            db.execute("INSERT INTO tallies VALUES (?, ?, ?) ON CONFLICT (run_group, worker) DO UPDATE SET "
+                       "payload = excluded.payload", row)
+            if spent_usd:
+                db.execute("INSERT INTO spend VALUES (?, ?) ON CONFLICT (run_group) DO UPDATE SET "
+                           "usd = spend.usd + excluded.usd", (group, spent_usd))
+
+        self._writer.submit(write).result()
 
     def read(self, *, skip: str | None = None, group: bool = False) -> list[Tally]:
         """The run's processes' last published tallies (but `skip`'s; with `group`, every run's of
@@ -105,12 +113,6 @@ class Board:
         mine = f"{self.run_id}/"
         return [Tally(**json.loads(payload)) for worker, payload in rows
                 if (group or worker.startswith(mine)) and worker != f"{mine}{skip}"]
-
-    def spend(self, usd: float) -> None:
-        """Add a paid call's cost to the group's spend; returns once committed."""
-        self._writer.submit(lambda db: db.execute(
-            "INSERT INTO spend VALUES (?, ?) ON CONFLICT (run_group) DO UPDATE SET usd = spend.usd + excluded.usd",
-            (self.group, usd))).result()
 
     def spent(self) -> float:
         """The group's spend so far, every process and run of it on this store."""
@@ -224,8 +226,6 @@ class Meter:
         completion = sum(s.usage.completion_tokens for s in samples)
         rate = self._rate(provider)
         cost = price_of(rate, prompt, completion)
-        if self.budget is not None and cost and self.board is not None and not self._closed:
-            self.board.spend(cost)  # committed before the call's slot is free again: the bound
         with self._lock:
             t = self.tally
             t.calls += 1
@@ -234,7 +234,15 @@ class Meter:
             t.cost_usd += cost
             if rate is None and provider not in t.unpriced:
                 t.unpriced.append(provider)
-            self._publish(force=self.budget is not None and rate != (0.0, 0.0))
+            # With a budget, a paid call's cost is in the group's spend before its slot is free (the bound).
+            self._publish(force=self.budget is not None and rate != (0.0, 0.0),
+                          spent_usd=cost if self.budget is not None else 0.0)
+
+    def spent(self, provider: str, usd: float) -> None:
+        """Dollars reserved for (or settled on) work in a provider's batch: in the group's spend at once."""
+        with self._lock:
+            self.tally.cost_usd += usd
+            self._publish(force=True, spent_usd=usd if self.budget is not None else 0.0)
 
     def _rate(self, provider: str) -> tuple[float, float] | None:
         if self.budget is not None:
@@ -243,8 +251,9 @@ class Meter:
             self._rates[provider] = token_rate(self._prices, provider) if self._prices is not None else None
         return self._rates[provider]
 
-    def _publish(self, force: bool = False) -> None:
-        """Write the tally to the board (the caller holds the lock): now, or if the last write is old."""
+    def _publish(self, force: bool = False, spent_usd: float = 0.0) -> None:
+        """Write the tally to the board (the caller holds the lock): now, or if the last write is old;
+        `spent_usd` (a forced write's) goes into the group's spend with it."""
         if self.board is None or self._closed:
             return
         now = time.monotonic()
@@ -254,7 +263,7 @@ class Meter:
                 self._flush.cancel()
                 self._flush = None
             self._published = now
-            self.board.publish(self.tally)
+            self.board.publish(self.tally, spent_usd)
         elif self._flush is None:
             # A skipped write is made once the throttle allows it: a quiet spell (a slow answer, the
             # last case of a share) never leaves the board behind this process's own figures.

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from llmjury.batch.api import batch_api
 from llmjury.cases import LOADED, PIPELINE_MARK, Case
 from llmjury.families import offline_answers
 from llmjury.family import AnyFamily
@@ -38,6 +39,7 @@ from llmjury.judgement.verdicts import Verdict
 from llmjury.loading import LoadReport
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary, use_library
+from llmjury.running.batch_lane import BatchLane, LaneTiming
 from llmjury.running.cache import SampleStore, shards
 from llmjury.running.engine import Engine
 from llmjury.running.handoff import OutcomeHandoff
@@ -98,9 +100,14 @@ class TestRunner:
                                 lease_s=settings.lease_s)
             prompts = PromptLibrary([settings.prompts] if settings.prompts else [])
             use_library(prompts)
+            prices = PriceTable.load(settings.prices)
+            lane = None
+            if settings.batched():
+                lane = BatchLane(store.location, self.share.run_id, settings.batch_mode, self.watch.meter, prices,
+                                 batch_api, LaneTiming(poll_s=settings.batch_poll_s))
             engine = Engine(settings, store, self.share.run_id, offline_answers(self.families),
-                            meter=self.watch.meter)
-            self._jury = Jury(engine, settings, prompts, PriceTable.load(settings.prices),
+                            meter=self.watch.meter, lane=lane)
+            self._jury = Jury(engine, settings, prompts, prices,
                               options=self.config.stash[OPTIONS])
         return self._jury
 

@@ -29,6 +29,15 @@ _TABLES = [
     """CREATE TABLE IF NOT EXISTS tallies (run_group TEXT NOT NULL, worker TEXT NOT NULL, payload TEXT NOT NULL,
         PRIMARY KEY (run_group, worker))""",
     """CREATE TABLE IF NOT EXISTS spend (run_group TEXT PRIMARY KEY, usd DOUBLE PRECISION NOT NULL)""",
+    # The Batch API lane (llmjury.running.batch_lane): requests waiting for, or inside, a provider's
+    # batch, and the batches themselves; they outlive the run that queued them.
+    """CREATE TABLE IF NOT EXISTS batch_items (key TEXT PRIMARY KEY, provider TEXT NOT NULL, lane TEXT NOT NULL,
+        task TEXT NOT NULL, request TEXT NOT NULL, sample_index INTEGER NOT NULL, est_tokens INTEGER NOT NULL,
+        reserved_usd DOUBLE PRECISION NOT NULL, state TEXT NOT NULL, job TEXT, attempts INTEGER NOT NULL,
+        error TEXT, run_id TEXT NOT NULL, created DOUBLE PRECISION NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS batch_jobs (job TEXT PRIMARY KEY, provider TEXT NOT NULL, remote_id TEXT,
+        state TEXT NOT NULL, items INTEGER NOT NULL, holder TEXT, expires DOUBLE PRECISION NOT NULL,
+        created DOUBLE PRECISION NOT NULL)""",
 ]
 #: Serialises schema creation on PostgreSQL, whose concurrent `CREATE TABLE IF NOT EXISTS` can fail.
 _LOCK_ID = 0x6C6C6D6A757279

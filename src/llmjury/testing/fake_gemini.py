@@ -1,11 +1,23 @@
-"""Speaks the Gemini API's `POST /v1beta/models/{model}:generateContent`."""
+"""Speaks the Gemini API's `POST /v1beta/models/{model}:generateContent`, and its batch mode
+(llmjury.testing.gemini_batch_routes), whose requests it answers as it answers them synchronously."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from llmjury.testing.fake_server import FakeChoice, FakeServer, Fault, count_tokens
+from llmjury.testing.fake_batches import BatchBook
+from llmjury.testing.fake_server import (
+    Answer,
+    FakeChoice,
+    FakeServer,
+    Fault,
+    Headed,
+    Reply,
+    count_tokens,
+    default_reply,
+)
+from llmjury.testing.gemini_batch_routes import GeminiBatchRoutes
 
 _ROUTE = re.compile(r"^/(?P<version>v1\w*)/models/(?P<model>[^:/]+):generateContent$")
 STATUS_NAMES = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
@@ -14,13 +26,35 @@ MAX_CANDIDATES = 8
 
 
 class FakeGemini(FakeServer):
+    def __init__(self, reply: Reply = default_reply, *, latency: float = 0.0, serial: bool = False) -> None:
+        super().__init__(reply, latency=latency, serial=serial)
+        #: Synchronous generateContent calls answered (a test of the batch lane asserts there were none).
+        self.chat_calls = 0
+        #: The batches this server runs; a test drives them (step, expire, hold) and reads `creations`.
+        self.batches = BatchBook(self.generate_answer, "b", None)
+        #: The batch routes and the files they hold (`put_file` an input file, result files).
+        self.files = GeminiBatchRoutes(self.batches)
+
+    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes,
+                headers: dict[str, str]) -> Answer | Headed:
+        uploaded = self.files.upload(path, body, raw, headers)
+        if uploaded is not None:
+            return uploaded
+        if "x-goog-api-key" not in {k.lower() for k in headers}:
+            return 403, self.error_body(Fault(status=403, message="missing x-goog-api-key"))
+        answer = self.files.respond(method, path, body, raw)
+        return answer if answer is not None else super().respond(method, path, body, raw, headers)
+
     def route(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
         match = _ROUTE.match(path.split("?")[0])
         if not match:
             return 404, self.error_body(Fault(status=404, message=f"no route {path}"))
-        lowered = {k.lower(): v for k, v in headers.items()}
-        if "x-goog-api-key" not in lowered:
-            return 403, self.error_body(Fault(status=403, message="missing x-goog-api-key"))
+        with self._lock:
+            self.chat_calls += 1
+        return self.generate_answer(body, match["model"])
+
+    def generate_answer(self, body: dict[str, Any], model: str = "batch") -> tuple[int, dict[str, Any]]:
+        """What a generateContent request gets, called synchronously or as a request of a batch."""
         config = body.get("generationConfig", {})
         n = int(config.get("candidateCount", 1))
         if n > MAX_CANDIDATES:
@@ -32,7 +66,7 @@ class FakeGemini(FakeServer):
             "candidates": candidates,
             "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": completion,
                               "totalTokenCount": prompt + completion},
-            "modelVersion": match["model"],
+            "modelVersion": model,
             "responseId": f"fake-{len(self.requests)}",
         }
 

@@ -1,5 +1,7 @@
 """Speaks OpenAI's `POST /v1/chat/completions` (choices, logprobs, usage, errors), as OpenAI does
-or, with `ServerBehaviour`, as OpenAI-compatible servers do (llama.cpp, Ollama, vLLM)."""
+or, with `ServerBehaviour`, as OpenAI-compatible servers do (llama.cpp, Ollama, vLLM); and OpenAI's
+Files and Batches endpoints (llmjury.testing.openai_batch_routes), whose lines it answers as it
+answers the same requests synchronously."""
 
 from __future__ import annotations
 
@@ -8,7 +10,18 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from llmjury.testing.fake_server import FakeChoice, FakeServer, Fault, Reply, count_tokens, default_reply
+from llmjury.testing.fake_batches import BatchBook
+from llmjury.testing.fake_server import (
+    Answer,
+    FakeChoice,
+    FakeServer,
+    Fault,
+    Headed,
+    Reply,
+    count_tokens,
+    default_reply,
+)
+from llmjury.testing.openai_batch_routes import MAX_LINES, OpenAIBatchRoutes
 
 _TOKEN = re.compile(r"\d|\s*[^\W\d_]+|\s*[^\w\s]|\s+")
 
@@ -51,6 +64,12 @@ class FakeOpenAI(FakeServer):
                  behaviour: ServerBehaviour = OPENAI) -> None:
         super().__init__(reply, latency=latency, serial=serial)
         self.behaviour = behaviour
+        #: Synchronous chat calls answered (a test of the batch lane asserts there were none).
+        self.chat_calls = 0
+        #: The batches this server runs; a test drives them (step, expire, hold) and reads `creations`.
+        self.batches = BatchBook(self.chat_answer, "batch_", MAX_LINES)
+        #: The files uploaded and written (batch results); `max_file_bytes` may be lowered to test the cap.
+        self.files = OpenAIBatchRoutes(self.batches)
 
     @classmethod
     def llama_cpp(cls, reply: Reply = default_reply, *, latency: float = 0.0) -> FakeOpenAI:
@@ -61,9 +80,20 @@ class FakeOpenAI(FakeServer):
     def base_url(self) -> str:
         return self.origin + "/v1"
 
+    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes,
+                headers: dict[str, str]) -> Answer | Headed:
+        answer = self.files.respond(method, path, body, raw, headers)
+        return answer if answer is not None else super().respond(method, path, body, raw, headers)
+
     def route(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
         if not path.split("?")[0].rstrip("/").endswith("/chat/completions"):
             return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}
+        with self._lock:
+            self.chat_calls += 1
+        return self.chat_answer(body)
+
+    def chat_answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """What a chat-completions request gets, called synchronously or as a line of a batch."""
         fmt = (body.get("response_format") or {}).get("type")
         if fmt and self.behaviour.structured == "none":
             return 400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error",

@@ -8,6 +8,7 @@ a dropped connection), and records every request body it received.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 import time
@@ -40,9 +41,28 @@ class Fault:
     drop: bool = False  # close the connection without answering
     matches: Callable[[dict[str, Any]], bool] | None = None
     body: bytes | None = None  # sent as is with `status` (a malformed answer), instead of an error body
+    #: A regular expression the request's `METHOD /path` must match (a poll: `GET /v1/batches/`); None: any.
+    request: str | None = None
+
+    def takes(self, method: str, path: str, body: dict[str, Any]) -> bool:
+        """Whether this fault is the answer to this request."""
+        if self.request is not None and not re.match(self.request, f"{method} {path}"):
+            return False
+        return self.matches is None or self.matches(body)
 
 
 Reply = Callable[[dict[str, Any], int], "str | FakeChoice"]
+#: What a route answers: a status and a JSON object, or raw bytes (a file's content).
+Answer = tuple[int, "dict[str, Any] | bytes"]
+
+
+@dataclass
+class Headed:
+    """An answer with headers of its own (a resumable upload's URL and status)."""
+
+    status: int
+    payload: dict[str, Any] | bytes
+    headers: dict[str, str]
 
 
 def default_reply(body: dict[str, Any], index: int) -> str:
@@ -76,6 +96,9 @@ class FakeServer:
             def do_POST(self) -> None:
                 server._handle(self)
 
+            def do_GET(self) -> None:
+                server._handle(self)
+
         self._httpd = _Listener((HOST, 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -105,16 +128,22 @@ class FakeServer:
     def error_body(self, fault: Fault) -> dict[str, Any]:
         return {"error": {"message": fault.message, "code": fault.status}}
 
+    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes,
+                headers: dict[str, str]) -> Answer | Headed:
+        """Every request's answer: `route` for the JSON posts every fake speaks; a fake with more
+        endpoints (files, batches) looks at them first. `raw` is the body as sent (a multipart upload)."""
+        return self.route(path, body, headers)
+
     # -- plumbing ---------------------------------------------------------------------------------
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
         length = int(handler.headers.get("Content-Length") or 0)
-        raw = handler.rfile.read(length) if length else b"{}"
-        body = json.loads(raw or b"{}")
+        raw = handler.rfile.read(length) if length else b""
+        body = _json_object(raw, handler.headers.get("Content-Type"))
         with self._lock:
             self.requests.append(body)
             self.headers.append({k.lower(): v for k, v in handler.headers.items()})
             self.paths.append(handler.path)
-            fault = self._take_fault(body)
+            fault = self._take_fault(handler.command, handler.path, body)
         if self.serial:
             self._serve_one.acquire()
         with self._lock:
@@ -127,14 +156,20 @@ class FakeServer:
                 handler.close_connection = True
                 handler.connection.shutdown(2)
                 return
+            payload: dict[str, Any] | bytes
             if fault is not None:
                 status, payload, extra = fault.status, self.error_body(fault), fault.headers
             else:
-                status, payload = self.route(handler.path, body, dict(handler.headers.items()))
-                extra = {}
-            data = fault.body if fault is not None and fault.body is not None else json.dumps(payload).encode()
+                answer = self.respond(handler.command, handler.path, body, raw, dict(handler.headers.items()))
+                if isinstance(answer, Headed):
+                    status, payload, extra = answer.status, answer.payload, answer.headers
+                else:
+                    (status, payload), extra = answer, {}
+            kind = "application/octet-stream" if isinstance(payload, bytes) else "application/json"
+            data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+            data = fault.body if fault is not None and fault.body is not None else data
             handler.send_response(status)
-            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Type", kind)
             handler.send_header("Content-Length", str(len(data)))
             for key, value in extra.items():
                 handler.send_header(key, value)
@@ -146,9 +181,9 @@ class FakeServer:
             if self.serial:
                 self._serve_one.release()
 
-    def _take_fault(self, body: dict[str, Any]) -> Fault | None:
+    def _take_fault(self, method: str, path: str, body: dict[str, Any]) -> Fault | None:
         for fault in self.faults:
-            if fault.matches is None or fault.matches(body):
+            if fault.takes(method, path, body):
                 self.faults.remove(fault)
                 return fault
         return None
@@ -169,6 +204,18 @@ class _Listener(ThreadingHTTPServer):
         nothing; anything else is printed as socketserver does."""
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)
+
+
+def _json_object(raw: bytes, content_type: str | None) -> dict[str, Any]:
+    """A request's JSON body; {} for none, and for a body that is not JSON (a file's bytes, a multipart
+    upload), which its route reads raw."""
+    if not raw or not (content_type or "application/json").startswith("application/json"):
+        return {}
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
 
 
 def count_tokens(text: str) -> int:

@@ -1,0 +1,60 @@
+"""What one batch output file (or one batch's inline responses) answered, line by line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from llmjury.chat import Sample
+from llmjury.errors import BatchFileError
+
+
+@dataclass(frozen=True)
+class LineFailure:
+    """A request the batch did not answer (expired, failed, refused by the server): the lane may send it again."""
+
+    key: str
+    code: str
+    message: str
+
+
+Decoded = tuple[str, Sample | LineFailure]
+
+
+@dataclass
+class BatchResults:
+    """Answers and failures by request key; lines that could not be read at all are listed apart,
+    so one broken line costs one answer, not the file."""
+
+    samples: dict[str, Sample] = field(default_factory=dict)
+    failures: dict[str, LineFailure] = field(default_factory=dict)
+    malformed: list[BatchFileError] = field(default_factory=list)
+
+    def add(self, decoded: Decoded) -> None:
+        """File one decoded line under its key."""
+        key, outcome = decoded
+        if isinstance(outcome, LineFailure):
+            self.failures[key] = outcome
+        else:
+            self.samples[key] = outcome
+
+
+def read_jsonl(path: Path, decode: Callable[[str], Decoded]) -> BatchResults:
+    """Decode every non-blank line of `path`; a line `decode` cannot read is kept as a BatchFileError
+    naming the file and the line number."""
+    results = BatchResults()
+    with path.open(encoding="utf-8") as lines:
+        for number, text in enumerate(lines, start=1):
+            if not text.strip():
+                continue
+            try:
+                results.add(decode(text))
+            except ValidationError as exc:
+                cause = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
+                results.malformed.append(BatchFileError(str(path), number, cause))
+            except ValueError as exc:
+                results.malformed.append(BatchFileError(str(path), number, str(exc)))
+    return results

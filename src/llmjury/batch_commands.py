@@ -1,0 +1,81 @@
+"""`llmjury batch export|import|status`: the file lane, and what the run store holds in batches.
+
+The file lane (a spec's `;batch=file`) queues requests in the run store instead of sending them.
+`export` writes them as an OpenAI batch input file, the format `vllm run-batch` and Ray Data
+pipelines read; `import` reads such a tool's output file (`custom_id` is the cache key) into the
+cache, and the next run replays the answers with no call. No vLLM or Ray is needed here.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from llmjury.batch.openai_lines import input_line, read_output, write_input
+from llmjury.errors import ConfigError
+from llmjury.running.batch_queue import BatchQueue
+from llmjury.store.location import KINDS, StoreLocation
+from llmjury.store.postgres import DSN_VARIABLE
+
+
+def add_batch_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    batch = commands.add_parser("batch", help="the Batch API lanes: export and import files, see what is pending")
+    actions = batch.add_subparsers(dest="action", required=True)
+    export = actions.add_parser("export", help="the file lane's queued requests as an OpenAI batch input file")
+    export.add_argument("--to", type=Path, required=True, help="the JSONL file to write")
+    imported = actions.add_parser("import", help="a batch output file (vllm run-batch, OpenAI) into the cache")
+    imported.add_argument("output", type=Path, help="the JSONL output file; custom_id is the cache key")
+    status = actions.add_parser("status", help="requests queued or in batches, by provider and state")
+    for action, handler in ((export, export_file), (imported, import_file), (status, show_status)):
+        action.add_argument("--cache", type=Path, default=Path(".llmjury/cache.sqlite"), help="the SQLite store's file")
+        action.add_argument("--store", choices=KINDS, default="sqlite",
+                            help=f"postgres: the store at {DSN_VARIABLE} (or libpq's PG* variables)")
+        action.set_defaults(handler=_with_queue(handler))
+
+
+def _with_queue(handler: Callable[[argparse.Namespace, BatchQueue], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        location = StoreLocation.parse(args.store, args.cache, "--store")
+        if location.kind == "sqlite" and not location.path.exists():
+            raise ConfigError(f"--cache {args.cache}: no run store there (a run with ;batch=file makes one)")
+        queue = BatchQueue(location)
+        try:
+            return handler(args, queue)
+        finally:
+            queue.close()
+
+    return run
+
+
+def export_file(args: argparse.Namespace, queue: BatchQueue) -> int:
+    queued = queue.queued_for_file()
+    args.to.parent.mkdir(parents=True, exist_ok=True)
+    write_input(args.to, (input_line(item.request, provider.partition(":")[2], item.sample_index, item.key)
+                          for provider, item in queued))
+    print(f"wrote {len(queued)} request(s) to {args.to}; run them (e.g. `vllm run-batch -i {args.to} -o OUT "
+          f"--model MODEL`), then `llmjury batch import OUT`")
+    return 0
+
+
+def import_file(args: argparse.Namespace, queue: BatchQueue) -> int:
+    if not args.output.is_file():
+        raise ConfigError(f"{args.output}: no such file")
+    results = read_output(args.output)
+    stored = queue.import_answers(results.samples)
+    print(f"{args.output}: stored {stored} answer(s) of {len(results.samples)} in the cache "
+          f"({len(results.samples) - stored} answer no queued request)")
+    for failure in results.failures.values():
+        print(f"{args.output}: {failure.key}: no answer ({failure.code}: {failure.message}); still queued")
+    for malformed in results.malformed:
+        print(f"{malformed}; skipped")
+    return 1 if results.malformed else 0
+
+
+def show_status(args: argparse.Namespace, queue: BatchQueue) -> int:
+    pending = queue.pending()
+    if not pending:
+        print("nothing queued or in batches")
+    for provider, states in pending.items():
+        print(f"{provider}: " + ", ".join(f"{count} {state}" for state, count in states.items()))
+    return 0

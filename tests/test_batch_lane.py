@@ -146,6 +146,16 @@ def ask_all(engine: Engine, reqs) -> list:
     return engine.run(every())
 
 
+def test_a_batch_stays_under_the_providers_file_cap(lane_engine):
+    api = MemoryBatches(max_bytes=4_000)  # a few requests' worth of bytes
+    engine = lane_engine(api)
+    results = ask_all(engine, requests(20))
+    assert all(r.text.startswith("answer") for r in results)
+    assert len(api.remotes) >= 2 and api.lines == 20
+    for remote in api.remotes.values():
+        assert sum(len(item.request.model_dump_json()) for item in remote.items) * 1.5 <= 4_000
+
+
 def test_queued_calls_go_in_batches_under_the_line_cap_and_none_is_sent_synchronously(lane_engine):
     api = MemoryBatches(max_lines=40)
     engine = lane_engine(api)
@@ -191,7 +201,8 @@ def test_a_batch_created_before_the_submitter_died_is_adopted_not_created_again(
     queue = BatchQueue(store_location)
     items = [QueuedItem(k, r.task, r.model_dump_json(), 0, 10, 0.0) for k, r in zip(keys, reqs, strict=True)]
     queue.enqueue("openai:judge-model", "api", items, "run-dead").result()
-    packed = queue.take("openai:judge-model", "job-dead", limit=100, quiet_s=0, holder="run-dead:1", lease_s=0.2)
+    packed = queue.take("openai:judge-model", "job-dead", limit=100, max_bytes=10**9, quiet_s=0, holder="run-dead:1",
+                        lease_s=0.2)
     assert packed is not None
     # The dead submitter asked the provider, then died before recording the batch's id.
     asyncio.run(api.submit(packed.job, "judge-model", [PendingItem(i.key, i.request, 0, 10) for i in packed.items]))

@@ -18,5 +18,8 @@ def test_the_batch_bench_prints_each_step_and_a_total_per_provider_beside_the_ta
     lines = done.stdout.splitlines()
     assert lines[0] == "120 tiny judge requests, llmjury's own time (target 60 s per provider)"
     assert any("openai: write 1 JSONL file(s)" in line for line in lines)
+    submitted = [line.split()[:6] for line in lines if "to the fake" in line]
+    assert submitted == [["openai:", "submit", "1", "batch(es)", "to", "the"],
+                         ["gemini:", "submit", "1", "batch(es)", "to", "the"]]
     assert [line.split()[0] for line in lines[-2:]] == ["openai", "gemini"]
     assert all("(target 60 s)" in line for line in lines[-2:])

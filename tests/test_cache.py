@@ -129,13 +129,14 @@ def test_a_live_lease_of_another_run_holds_and_a_run_out_one_is_taken_over(store
     assert store.claim(["k"], "old-run:1", run_id="old-run").result() == Claimed()
     assert store.claim(["k", "j"], "old-run:2", run_id="old-run").result().held == {"k": "old-run:1"}
     assert store.claim(["k"], "new-run:1", run_id="new-run").result().held == {"k": "old-run:1"}
+    store.started(["k"], "old-run:1").result()  # its call went out; "j"'s never did
     store.close()  # the owners' heartbeat stops: their leases run out
     later = SampleStore(store_location, lease_s=0.5)
     deadline = time.monotonic() + 30
     while later.holder("k") is not None and time.monotonic() < deadline:
         time.sleep(0.05)
-    taken = later.claim(["k"], "new-run:1", run_id="new-run").result()
-    assert taken == Claimed({}, {"k": "old-run:1"})
+    taken = later.claim(["k", "j"], "new-run:1", run_id="new-run").result()
+    assert taken == Claimed({}, {"k": "old-run:1"})  # only a started call may have been paid
     later.release(["k"], "new-run:1").result()
     assert later.holder("k") is None
     later.close()
@@ -175,7 +176,9 @@ import sys, pathlib
 from llmjury.running.cache import SampleStore
 from llmjury.store.location import StoreLocation
 location = StoreLocation(sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3])
-SampleStore(location).claim(["k"], "run-x:crashed", run_id="run-x").result()
+store = SampleStore(location)
+store.claim(["k"], "run-x:crashed", run_id="run-x").result()
+store.started(["k"], "run-x:crashed").result()
 """
 
 

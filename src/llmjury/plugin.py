@@ -19,6 +19,7 @@ from llmjury.cases import CASES_MARK, PIPELINE_MARK  # noqa: E402
 from llmjury.interrupts import Interrupts  # noqa: E402
 from llmjury.redact import redact_log_records  # noqa: E402
 from llmjury.results.exit_status import GateExit  # noqa: E402
+from llmjury.session.batch_status import BatchStatus  # noqa: E402
 from llmjury.session.case_sets import CaseSets  # noqa: E402
 from llmjury.session.collection import CaseParameters, DataErrors, GateSelection, Sampling  # noqa: E402
 from llmjury.session.controller import Controller, ControllerParts  # noqa: E402
@@ -98,6 +99,8 @@ def register_controller(config: pytest.Config, start: StartUp) -> None:
     parts = ControllerParts(stops, from_workers, watch, gate_exit, item_outcomes, baseline)
     config.pluginmanager.register(Controller(config, start.settings, start.gates, start.families, runner, parts),
                                   "llmjury-controller")
+    if start.settings.batched():  # what is left in the providers' batches, said at the end
+        config.pluginmanager.register(BatchStatus(start.settings, share.run_id, gate_exit), "llmjury-batch-status")
     if start.settings.shard is not None:  # --llm-shard: keep this shard's tests, write shard.json
         config.pluginmanager.register(ShardRun(start.settings.shard, start.settings, share.run_id), "llmjury-shard")
     if xdist:
@@ -116,10 +119,12 @@ def register_runner(config: pytest.Config, start: StartUp, share: Share, watch: 
 
 
 def register_outcomes(config: pytest.Config, start: StartUp) -> ItemOutcomes:
-    """Own-eval case tests' outcomes as verdicts, and budget refusals as unscored verdicts."""
+    """Own-eval case tests' outcomes as verdicts, and budget refusals and calls left in a batch as
+    unscored verdicts."""
     item_outcomes = ItemOutcomes(start.settings.item_failures, case_of, own_test, record_on)
     config.pluginmanager.register(item_outcomes, "llmjury-item-outcomes")
-    if start.budget is not None:  # a test the budget stopped is unscored, not failed (llmjury.session.refusals)
+    if start.budget is not None or start.settings.batched():
+        # A test the budget stopped, or whose call waits in a batch, is unscored, not failed (llmjury.session.refusals).
         config.pluginmanager.register(BudgetRefusals(recorded, record_on), "llmjury-budget-refusals")
     return item_outcomes
 

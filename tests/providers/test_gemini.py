@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from llmjury.chat import chat
-from llmjury.errors import PermanentProviderError
+from llmjury.errors import PermanentProviderError, TransientProviderError
 from llmjury.providers.base import ProviderSpec
+from llmjury.providers.gemini import GeminiProvider
 from llmjury.testing import FakeChoice, Fault
 
 
@@ -73,3 +76,19 @@ def test_a_server_error_then_a_success_keeps_the_json_schema(gemini_server, make
         '{"score": 3}'
     assert [r["generationConfig"].get("responseJsonSchema") for r in gemini_server.requests] == [schema, schema]
     assert engine.adaptations() == {}
+
+
+def test_a_connection_dropped_again_and_again_is_a_transient_error_not_the_transport_s_own(gemini_server):
+    # google-genai's async client speaks aiohttp when it is installed; its ServerDisconnectedError
+    # escaped the provider untyped.
+    gemini_server.faults.extend([Fault(drop=True) for _ in range(10)])
+
+    async def call() -> None:
+        provider = GeminiProvider(spec(gemini_server))
+        try:
+            await provider.generate(chat(("user", "hi")), 1)
+        finally:
+            await provider.aclose()
+
+    with pytest.raises(TransientProviderError):
+        asyncio.run(call())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,16 +45,23 @@ class BatchResults:
 def read_jsonl(path: Path, decode: Callable[[str], Decoded]) -> BatchResults:
     """Decode every non-blank line of `path`; a line `decode` cannot read is kept as a BatchFileError
     naming the file and the line number."""
-    results = BatchResults()
     with path.open(encoding="utf-8") as lines:
-        for number, text in enumerate(lines, start=1):
-            if not text.strip():
-                continue
-            try:
-                results.add(decode(text))
-            except ValidationError as exc:
-                cause = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
-                results.malformed.append(BatchFileError(str(path), number, cause))
-            except ValueError as exc:
-                results.malformed.append(BatchFileError(str(path), number, str(exc)))
+        return read_lines(lines, str(path), decode)
+
+
+def read_lines(lines: Iterable[str], source: str, decode: Callable[[str], Decoded],
+               into: BatchResults | None = None) -> BatchResults:
+    """Decode every non-blank line (of a file, or of one downloaded by a batch client) into `into` or
+    new results; a line `decode` cannot read is kept as a BatchFileError naming `source` and the line."""
+    results = BatchResults() if into is None else into
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            results.add(decode(text))
+        except ValidationError as exc:
+            cause = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
+            results.malformed.append(BatchFileError(source, number, cause))
+        except ValueError as exc:
+            results.malformed.append(BatchFileError(source, number, str(exc)))
     return results

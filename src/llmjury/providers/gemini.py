@@ -25,19 +25,27 @@ from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.redact import scrub
 
 
+def _aiohttp_errors() -> tuple[type[Exception], ...]:
+    try:
+        import aiohttp
+    except ImportError:
+        return ()
+    return (aiohttp.ClientError,)
+
+
+#: What a failed or dropped connection raises: httpx2's errors, or aiohttp's, which google-genai's
+#: async client uses whenever aiohttp is installed (a dropped connection: ServerDisconnectedError).
+TRANSPORT_ERRORS: tuple[type[Exception], ...] = (httpx2.TransportError, TimeoutError, ConnectionError,
+                                                 *_aiohttp_errors())
+
+
 class GeminiProvider(Provider):
     max_samples_per_call = 8
 
     def __init__(self, spec: ProviderSpec) -> None:
         super().__init__(spec)
-        api_key = spec.text_option("api_key") or os.environ.get(spec.text_option("api_key_env") or "GEMINI_API_KEY")
-        api_key = api_key or os.environ.get("GOOGLE_API_KEY")
-        base_url = spec.text_option("base_url") or os.environ.get("GOOGLE_GEMINI_BASE_URL")
-        http_options = types.HttpOptions(base_url=base_url, timeout=int(spec.number_option("timeout", 120) * 1000))
-        # google-genai sends a base_url's query and user-info itself; their values must not be printed.
-        self.secrets = (api_key, *(split(base_url).secrets if base_url else ()))
         # Keep the client on the instance: a temporary one is collected and closes its connection.
-        self.client = genai.Client(api_key=api_key or "not-needed-for-local-servers", http_options=http_options)
+        self.client, self.secrets = sdk_client(spec)
         self.max_samples_per_call = int(spec.number_option("max_n", self.max_samples_per_call))
 
     async def generate(self, request: ChatRequest, n: int, indices: Sequence[int] = ()) -> list[Sample]:
@@ -47,8 +55,8 @@ class GeminiProvider(Provider):
                 model=self.spec.model, contents=contents(request), config=generate_config(request, n)
             )
         except genai_errors.APIError as exc:  # `from None` and scrubbed: the SDK's text may quote the key
-            raise _api_error(self.name, exc, self.secrets) from None
-        except (httpx2.TransportError, TimeoutError, ConnectionError) as exc:
+            raise api_error(self.name, exc, self.secrets) from None
+        except TRANSPORT_ERRORS as exc:
             raise connection_error(self.name, exc, self.secrets) from None
         blocked = blocked_reason(response)
         if blocked is not None:
@@ -62,7 +70,20 @@ class GeminiProvider(Provider):
         await self.client.aio.aclose()
 
 
-def _api_error(provider: str, exc: genai_errors.APIError, secrets: Sequence[str | None]) -> ProviderError:
+def sdk_client(spec: ProviderSpec) -> tuple[genai.Client, tuple[str | None, ...]]:
+    """The SDK client `spec` asks for (key, base_url, timeout) and the secrets no text may show: the
+    provider and the batch client (llmjury.batch.gemini_api) build theirs alike."""
+    api_key = spec.text_option("api_key") or os.environ.get(spec.text_option("api_key_env") or "GEMINI_API_KEY")
+    api_key = api_key or os.environ.get("GOOGLE_API_KEY")
+    base_url = spec.text_option("base_url") or os.environ.get("GOOGLE_GEMINI_BASE_URL")
+    http_options = types.HttpOptions(base_url=base_url, timeout=int(spec.number_option("timeout", 120) * 1000))
+    client = genai.Client(api_key=api_key or "not-needed-for-local-servers", http_options=http_options)
+    # google-genai sends a base_url's query and user-info itself; their values must not be printed.
+    return client, (api_key, *(split(base_url).secrets if base_url else ()))
+
+
+def api_error(provider: str, exc: genai_errors.APIError, secrets: Sequence[str | None]) -> ProviderError:
+    """An API error answer as a transient or permanent ProviderError, its text scrubbed of secrets."""
     status = int(exc.code or 0)
     cause = scrub(f"HTTP {status} {exc.status}: {exc.message}", secrets)
     if is_retryable(status):

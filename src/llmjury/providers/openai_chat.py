@@ -42,20 +42,7 @@ class OpenAIProvider(Provider):
 
     def __init__(self, spec: ProviderSpec) -> None:
         super().__init__(spec)
-        api_key = spec.text_option("api_key") or os.environ.get(spec.text_option("api_key_env") or "OPENAI_API_KEY")
-        base_url = spec.text_option("base_url") or os.environ.get("OPENAI_BASE_URL")
-        address = split(base_url) if base_url else None
-        self.secrets = (api_key, *(address.secrets if address else ()))
-        authorization = address.authorization if address else None
-        self.client = openai.AsyncOpenAI(
-            api_key=api_key or "not-needed-for-local-servers",
-            base_url=address.url if address else None,
-            default_query=address.query if address and address.query else None,
-            default_headers={"Authorization": authorization} if authorization else None,
-            timeout=spec.number_option("timeout", 120),
-            max_retries=0,
-            http_client=aiohttp_client(),
-        )
+        self.client, self.secrets = sdk_client(spec)
         self.max_samples_per_call = int(spec.number_option("max_n", self.max_samples_per_call))
         self.structured = STRUCTURED_MODES[0]
         self.adaptations: dict[str, str] = {}
@@ -78,7 +65,7 @@ class OpenAIProvider(Provider):
                     break
                 except openai.APIStatusError as exc:
                     if not self._step_down_structured(request, mode, exc):
-                        raise _status_error(self.name, exc, self.secrets) from None
+                        raise status_error(self.name, exc, self.secrets) from None
                     if request.native_schema:  # learned; a weaker form would change the prompt or the check
                         raise SchemaRefusedError(self.name, self.adaptations["structured_output"]) from None
         except openai.APIConnectionError as exc:  # time-outs included
@@ -112,6 +99,25 @@ class OpenAIProvider(Provider):
         await self.client.close()
 
 
+def sdk_client(spec: ProviderSpec) -> tuple[openai.AsyncOpenAI, tuple[str | None, ...]]:
+    """The SDK client `spec` asks for (key, base_url, timeout; no SDK retries) and the secrets no text
+    may show: the chat provider and the batch client (llmjury.batch.openai_api) build theirs alike."""
+    api_key = spec.text_option("api_key") or os.environ.get(spec.text_option("api_key_env") or "OPENAI_API_KEY")
+    base_url = spec.text_option("base_url") or os.environ.get("OPENAI_BASE_URL")
+    address = split(base_url) if base_url else None
+    authorization = address.authorization if address else None
+    client = openai.AsyncOpenAI(
+        api_key=api_key or "not-needed-for-local-servers",
+        base_url=address.url if address else None,
+        default_query=address.query if address and address.query else None,
+        default_headers={"Authorization": authorization} if authorization else None,
+        timeout=spec.number_option("timeout", 120),
+        max_retries=0,
+        http_client=aiohttp_client(),
+    )
+    return client, (api_key, *(address.secrets if address else ()))
+
+
 def aiohttp_client() -> openai.DefaultAioHttpClient | None:
     """The SDK's aiohttp-based client, or None (the SDK's default httpx one) when aiohttp is not
     installed (openai installed without its `aiohttp` extra)."""
@@ -121,7 +127,8 @@ def aiohttp_client() -> openai.DefaultAioHttpClient | None:
         return None
 
 
-def _status_error(provider: str, exc: openai.APIStatusError, secrets: Sequence[str | None]) -> ProviderError:
+def status_error(provider: str, exc: openai.APIStatusError, secrets: Sequence[str | None]) -> ProviderError:
+    """An HTTP error answer as a transient or permanent ProviderError, its text scrubbed of secrets."""
     status = exc.status_code
     detail = exc.body.get("message") if isinstance(exc.body, dict) else None
     cause = scrub(f"HTTP {status}: {detail or exc.message}", secrets)

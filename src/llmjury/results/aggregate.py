@@ -16,6 +16,7 @@ from llmjury.judgement.verdicts import ASSERTIONS, Verdict
 from llmjury.loading import LoadReport
 from llmjury.model import BudgetFacts, FamilySummary, RunInfo, RunSummary, Section, Usage
 from llmjury.pricing import PriceTable
+from llmjury.running.batch_lane import PENDING_CAUSE, pending_in_batch
 from llmjury.running.budget import BUDGET_CAUSE, refused_by_budget
 from llmjury.stats import proportion
 
@@ -68,7 +69,9 @@ def core_section(records: Records) -> dict[str, Any]:
 def unscored_cause(error: str | None) -> str:
     """The cause an unscored verdict is counted under: its error's first clause, or `budget` for a
     call the budget refused, whatever text the family wrapped around it."""
-    return BUDGET_CAUSE if refused_by_budget(error) else (error or "").split(":")[0]
+    if refused_by_budget(error):
+        return BUDGET_CAUSE
+    return PENDING_CAUSE if pending_in_batch(error) else (error or "").split(":")[0]
 
 
 def typed_verdicts(records: Iterable[Mapping[str, Any]], families: Mapping[str, AnyFamily]) -> dict[str, list[Verdict]]:

@@ -42,12 +42,24 @@ MIN_GAP_S = 0.2
 LANES = ("1", "all", "file")
 
 
+#: The cause an unscored verdict's error starts with when its call waits in a batch.
+PENDING_CAUSE = "batch pending"
+
+
 class BatchPendingError(PermanentProviderError):
     """The call is queued or inside a provider's batch, and this run does not wait for it
     (`--llm-batch submit`, or the file lane): the next run on the same store collects it."""
 
     def __init__(self, provider: str, where: str) -> None:
-        super().__init__(provider, f"batch pending: {where}; run again on the same store to collect it")
+        super().__init__(provider, where)
+        # The text reads from the cause, as a budget refusal's does (llmjury.session.refusals).
+        self.args = (f"{PENDING_CAUSE}: {where}; {provider} not called yet: run again on the same store "
+                     "to collect it",)
+
+
+def pending_in_batch(error: str | None) -> bool:
+    """Whether an unscored verdict's error text is a call left waiting in a batch."""
+    return bool(error) and f"{PENDING_CAUSE}: " in str(error)
 
 
 @dataclass(frozen=True)
@@ -177,7 +189,7 @@ class BatchLane:
             return
         name = str(spec)
         while (packed := self.queue.take(name, f"llmjury-{secrets.token_hex(8)}", limit=api.max_lines,
-                                         quiet_s=self.timing.quiet_s, holder=self._holder,
+                                         max_bytes=api.max_bytes, quiet_s=self.timing.quiet_s, holder=self._holder,
                                          lease_s=self.timing.lease_s)) is not None:
             items = [PendingItem(i.key, i.request, i.sample_index, i.est_tokens) for i in packed.items]
             try:

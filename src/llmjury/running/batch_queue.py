@@ -29,6 +29,9 @@ from llmjury.store.writer import BatchWriter
 
 #: A line the batch did not answer is sent once more, then given up on.
 ATTEMPTS = 2
+#: A batch line's bytes per byte of the stored request (the body adds the model, the line its
+#: envelope): an upper estimate, so a packed batch stays under the provider's file cap.
+LINE_BYTES_PER_REQUEST_BYTE = 1.5
 
 
 @dataclass(frozen=True)
@@ -113,21 +116,29 @@ class BatchQueue:
         return {key: Sample.model_validate_json(sample) for key, sample in rows}
 
     # -- submitting --------------------------------------------------------------------------------
-    def take(self, provider: str, job: str, *, limit: int, quiet_s: float, holder: str,
+    def take(self, provider: str, job: str, *, limit: int, max_bytes: int, quiet_s: float, holder: str,
              lease_s: float) -> Packed | None:
-        """Take up to `limit` pending items of `provider` for a new batch tagged `job`, once the queue
-        holds `limit` of them or none has been queued for `quiet_s` (so a planning phase that is still
-        queueing fills one batch rather than many); None when there is nothing to send yet."""
+        """Take up to `limit` pending items of `provider` (their requests under `max_bytes` in all)
+        for a new batch tagged `job`, once the queue holds a full batch or none has been queued for
+        `quiet_s` (so a planning phase that is still queueing fills one batch rather than many); None
+        when there is nothing to send yet."""
 
         def write(db: Database) -> Packed | None:
-            ((count, newest, now),) = db.execute(
-                f"SELECT COUNT(*), MAX(created), {db.now} FROM batch_items WHERE provider = ? AND state = 'pending' "
-                "AND lane = 'api'", (provider,))
-            if not count or (count < limit and now - newest < quiet_s):
+            ((count, size, newest, now),) = db.execute(
+                f"SELECT COUNT(*), SUM(LENGTH(request)), MAX(created), {db.now} FROM batch_items "
+                "WHERE provider = ? AND state = 'pending' AND lane = 'api'", (provider,))
+            full = count >= limit or (size or 0) * LINE_BYTES_PER_REQUEST_BYTE >= max_bytes
+            if not count or (not full and now - newest < quiet_s):
                 return None
-            keys = [row[0] for row in db.execute(
-                "SELECT key FROM batch_items WHERE provider = ? AND state = 'pending' AND lane = 'api' "
-                "ORDER BY key LIMIT ?", (provider, limit))]
+            keys: list[str] = []
+            packed_bytes = 0
+            for key, length in db.execute(
+                    "SELECT key, LENGTH(request) FROM batch_items WHERE provider = ? AND state = 'pending' "
+                    "AND lane = 'api' ORDER BY key LIMIT ?", (provider, limit)):
+                packed_bytes += int(length * LINE_BYTES_PER_REQUEST_BYTE)
+                if keys and packed_bytes > max_bytes:
+                    break
+                keys.append(key)
             wanted, param = db.keys(keys)
             taken = db.execute(
                 f"UPDATE batch_items SET state = 'packing', job = ? WHERE state = 'pending' AND key IN ({wanted}) "

@@ -45,7 +45,8 @@ class CacheMode(StrEnum):
 @dataclass
 class Claimed:
     """What a claim found: keys another live owner holds (with that owner) or whose outcome is
-    already committed (ENDED), and keys this owner took over from a dead owner (with that owner)."""
+    already committed (ENDED), and keys this owner took over from a dead owner that had started
+    their calls (with that owner): those may be paid twice."""
 
     held: dict[str, str] = field(default_factory=dict)
     taken_over: dict[str, str] = field(default_factory=dict)
@@ -106,23 +107,28 @@ class SampleStore:
 
         def write(db: Database) -> Claimed:
             wanted, param = db.keys(ordered)
+            # A lease run out is taken over; its owner is named only if it had started the call
+            # (the call may have been paid, and is paid again here).
             taken: dict[str, str | None] = dict(db.execute(
-                f"INSERT INTO claims (key, owner, expires, pid, host, taken_from) "
-                f"SELECT key, ?, {db.now} + ?, ?, ?, NULL FROM ({wanted}) AS wanted WHERE true ORDER BY key "
+                f"INSERT INTO claims (key, owner, expires, pid, host, taken_from, started) "
+                f"SELECT key, ?, {db.now} + ?, ?, ?, NULL, 0 FROM ({wanted}) AS wanted WHERE true ORDER BY key "
                 "ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires = excluded.expires, "
-                "pid = excluded.pid, host = excluded.host, taken_from = CASE WHEN claims.owner = excluded.owner "
-                "THEN NULL ELSE claims.owner END "
+                "pid = excluded.pid, host = excluded.host, started = 0, taken_from = CASE WHEN claims.owner "
+                "<> excluded.owner AND claims.started = 1 THEN claims.owner END "
                 f"WHERE claims.owner = excluded.owner OR claims.expires < {db.now} RETURNING key, taken_from",
                 (owner, self.lease_s, pid, HOST, param)))
-            found = Claimed({}, {key: was for key, was in taken.items() if was is not None and was != owner})
-            for key, holder, holder_pid, host in db.execute(
-                    f"SELECT key, owner, pid, host FROM claims WHERE key IN ({wanted}) AND owner <> ?", (param, owner)):
+            found = Claimed({}, {key: was for key, was in taken.items() if was is not None})
+            for key, holder, holder_pid, host, started in db.execute(
+                    f"SELECT key, owner, pid, host, started FROM claims WHERE key IN ({wanted}) AND owner <> ?",
+                    (param, owner)):
                 if holder_alive(holder_pid, host):
                     found.held[key] = holder
                     continue
-                db.execute(f"UPDATE claims SET owner = ?, expires = {db.now} + ?, pid = ?, host = ?, taken_from = ? "
-                           "WHERE key = ? AND owner = ?", (owner, self.lease_s, pid, HOST, holder, key, holder))
-                found.taken_over[key] = holder
+                db.execute(f"UPDATE claims SET owner = ?, expires = {db.now} + ?, pid = ?, host = ?, taken_from = ?, "
+                           "started = 0 WHERE key = ? AND owner = ?",
+                           (owner, self.lease_s, pid, HOST, holder if started else None, key, holder))
+                if started:
+                    found.taken_over[key] = holder
             ended = [row[0] for row in db.execute(
                 f"SELECT key FROM samples WHERE key IN ({wanted}) AND (run_id = ? OR ?) "
                 f"UNION SELECT key FROM unanswered WHERE key IN ({wanted}) AND run_id = ?",
@@ -136,6 +142,13 @@ class SampleStore:
             return found
 
         return self._writer.submit(write)
+
+    def started(self, keys: Sequence[str], owner: str) -> Future[None]:
+        """Mark `owner`'s calls for `keys` under way, before they are sent: if `owner` dies, whoever
+        takes them over knows they may have been paid (the mark rides in the writer's next transaction)."""
+        rows = [(key, owner) for key in keys]
+        return self._writer.submit(lambda db: db.executemany(
+            "UPDATE claims SET started = 1 WHERE key = ? AND owner = ?", rows))
 
     def _hold(self, owner: str) -> None:
         """Keep `owner`'s leases alive from its first claim until the store closes."""

@@ -51,7 +51,7 @@ class ProviderLedger:
     completion_tokens: int = 0
     latency_s: float = 0.0
     failures: int = 0
-    #: Samples claimed by a process (of any run or host) that died holding them, paid again here.
+    #: Samples whose call a process (of any run or host) had started when it died, paid again here.
     repaid_samples: int = 0
     #: Samples answered through the provider's Batch API (llmjury.running.batch_lane), and their tokens.
     batch_samples: int = 0
@@ -98,7 +98,6 @@ class Engine:
         self._memory: dict[str, Sample] = {}
         self._fetched: set[str] = set()  # keys of samples this process paid for in this run
         self._unanswered: dict[str, Sample | str] = {}  # keys whose call this process ended with no answer to cache
-        self._taken_over: set[str] = set()  # keys claimed from a process that died holding them
         self._inflight: dict[tuple[str, str, int], asyncio.Future[Completion]] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="llmjury-engine", daemon=True)
@@ -256,12 +255,10 @@ class Engine:
     async def _batched(self, provider: Provider, request: ChatRequest, keys: list[str],
                        indices: list[int]) -> list[Sample]:
         """Samples through the provider's Batch API: stored in the cache by the lane as they are
-        collected. A key an earlier run had queued already is not paid again, though its claim was
-        taken over from the dead process that queued it."""
+        collected (a key an earlier run had queued already is not queued or paid again)."""
         assert self.lane is not None
-        samples, queued = await self.lane.fetch(provider, request, keys, indices)
+        samples, _ = await self.lane.fetch(provider, request, keys, indices)
         ledger = self.ledger[provider.name]
-        ledger.repaid_samples -= len(queued & self._taken_over)
         ledger.batch_samples += len(samples)
         ledger.batch_prompt_tokens += sum(sample.usage.prompt_tokens for sample in samples)
         ledger.batch_completion_tokens += sum(sample.usage.completion_tokens for sample in samples)
@@ -281,7 +278,6 @@ class Engine:
         claimed = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
                                                              run_id=self.run_id, any_run=not fresh))
         self.ledger[provider.name].repaid_samples += len(claimed.taken_over)
-        self._taken_over |= set(claimed.taken_over)
         held = claimed.held
         return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
 
@@ -354,6 +350,8 @@ class Engine:
                     # The budget may refuse a paid call (never retried); the run's progress shows it in flight.
                     with self.meter.flight(provider.name):
                         ledger.calls += 1
+                        if self.store is not None and provider.cacheable:  # committed before the call leaves
+                            await asyncio.wrap_future(self.store.started([keys[index] for index in chunk], self.owner))
                         try:
                             answered = await provider.generate(request, size, chunk)
                         except UnreachableProviderError as exc:

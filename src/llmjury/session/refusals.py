@@ -1,4 +1,5 @@
-"""A test the budget stopped is unscored with the cause `budget`, not a failure or an error.
+"""A test the budget stopped is unscored with the cause `budget`, not a failure or an error; so is a
+test whose call waits in a provider's batch this run does not wait for (cause `batch pending`).
 
 Once the run's budget is spent a paid call is refused: `jury.ask` (and a pipeline that does not
 catch it) raises `BudgetExhaustedError`, since there is no answer to go on with, and a judge call
@@ -21,6 +22,7 @@ from llmjury.cases import Case
 from llmjury.judgement.judges import CUSTOM
 from llmjury.judgement.planner import is_jury_test
 from llmjury.judgement.verdicts import JudgeConfig, Verdict
+from llmjury.running.batch_lane import PENDING_CAUSE, pending_in_batch
 from llmjury.running.budget import BUDGET_MARK, refused_by_budget, refused_provider
 
 Records = list[dict[str, Any]]
@@ -33,21 +35,26 @@ def refusal_of(error: BaseException | None, recorded: Records) -> str | None:
     seen: set[int] = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
-        if refused_by_budget(str(error)):
+        if _stopped(str(error)):
             return _refusal(str(error))
         error = error.__cause__ or error.__context__
     return next((_refusal(str(r["error"])) for r in recorded if refused(r)), None)
 
 
 def refused(record: dict[str, Any]) -> bool:
-    """An unscored verdict record whose call the budget refused."""
-    return not record.get("valid", True) and refused_by_budget(record.get("error"))
+    """An unscored verdict record whose call the budget refused, or that waits in a batch."""
+    return not record.get("valid", True) and _stopped(record.get("error"))
+
+
+def _stopped(text: str | None) -> bool:
+    return refused_by_budget(text) or pending_in_batch(text)
 
 
 def _refusal(text: str) -> str:
-    """The refusal's own line, from the budget's mark on (without what a family or pytest put before it)."""
-    line = next(line for line in text.splitlines() if refused_by_budget(line))
-    return line[line.index(BUDGET_MARK):].strip()
+    """The refusal's own line, from its mark on (without what a family or pytest put before it)."""
+    line = next(line for line in text.splitlines() if _stopped(line))
+    mark = BUDGET_MARK if refused_by_budget(line) else f"{PENDING_CAUSE}: "
+    return line[line.index(mark):].strip()
 
 
 class BudgetRefusals:

@@ -18,9 +18,11 @@ _TABLES = [
         request TEXT NOT NULL, sample TEXT NOT NULL, run_id TEXT NOT NULL, created DOUBLE PRECISION NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS unanswered (key TEXT NOT NULL, run_id TEXT NOT NULL, sample TEXT, error TEXT,
         PRIMARY KEY (key, run_id))""",
-    # A claim is a lease: its owner's heartbeat moves `expires` on, by the database's clock.
+    # A claim is a lease: its owner's heartbeat moves `expires` on, by the database's clock; `started`
+    # marks a call under way (a dead owner's started calls may have been paid).
     """CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL,
-        expires DOUBLE PRECISION NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, taken_from TEXT)""",
+        expires DOUBLE PRECISION NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, taken_from TEXT,
+        started INTEGER NOT NULL DEFAULT 0)""",
     """CREATE TABLE IF NOT EXISTS plans (run_id TEXT NOT NULL, worker INTEGER NOT NULL, pid INTEGER NOT NULL,
         PRIMARY KEY (run_id, worker))""",
     """CREATE TABLE IF NOT EXISTS planned (run_id TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (run_id, key))""",
@@ -78,12 +80,12 @@ def check_store(location: StoreLocation) -> None:
 
 
 def _drop_old_claims(db: Database) -> None:
-    """Claims serve one run; a cache from before leases (no `taken_from`) drops its old table."""
+    """Claims serve one run; a cache from before leases (no `started`) drops its old table."""
     if db.dialect == "sqlite":
         columns = {row[1] for row in db.execute("PRAGMA table_info(claims)")}
     else:
         columns = {row[0] for row in db.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'claims' "
             "AND table_schema = current_schema()")}
-    if columns and "taken_from" not in columns:
+    if columns and "started" not in columns:
         db.execute("DROP TABLE claims")

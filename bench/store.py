@@ -1,0 +1,345 @@
+"""The run store on SQLite beside PostgreSQL, in one run: what each costs the call path.
+
+    python bench/store.py                  # 100,000 samples, 4 processes claiming 100,000 keys
+    python bench/store.py --backends sqlite --samples 2000 --claim-keys 5000
+
+Both backends go through llmjury's own `SampleStore` (llmjury.running.cache), as a run does:
+- put, amortized: `--samples` puts queued on the batching writer, total time / count; beside it a
+  put awaited before the next (one commit each), the cost batching saves;
+- cache-hit get p50/p95: `--reads` single `SampleStore.get`s of stored samples, each timed;
+- claims per second per process: `--processes` processes race to claim the same `--claim-keys`
+  keys, in planned batches of `--batch` (one `SampleStore.claim` each, walked in the same order, so
+  every batch is contended); each key must be claimed exactly once overall (checked: the bench
+  exits 1 otherwise); target 5,000 keys/s per process;
+- cached replay: `--samples` gets of the stored samples, one after the other, as a replayed run
+  reads them; target: PostgreSQL within 2x of SQLite.
+
+PostgreSQL is the server in LLMJURY_TEST_POSTGRES_DSN or LLMJURY_STORE_DSN when set, else a
+throwaway one started here (tests/pg_server.py: initdb into a temporary folder, a private socket)
+and stopped at the end; each measurement gets an empty schema of its own. Where none can be had,
+the PostgreSQL column says why. Timings depend on the machine: the load average is printed first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import multiprocessing
+import os
+import secrets
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import wait
+from contextlib import contextmanager
+from dataclasses import dataclass
+from multiprocessing.synchronize import Barrier
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from llmjury.chat import Sample, Usage
+from llmjury.running.cache import SampleStore
+from llmjury.store.location import StoreLocation
+from llmjury.store.postgres import DSN_VARIABLE
+
+PG_SERVER = Path(__file__).resolve().parents[1] / "tests" / "pg_server.py"
+TEST_DSN = "LLMJURY_TEST_POSTGRES_DSN"
+CLAIMS_TARGET = 5000.0  # keys/s per process
+REPLAY_TARGET = 2.0  # PostgreSQL's replay time over SQLite's
+BACKENDS = ("sqlite", "postgres")
+
+
+@dataclass
+class Figures:
+    """One backend's column; None where it was not measured, with `missing` saying why."""
+
+    put_ms: float | None = None
+    put_each_ms: float | None = None
+    get_p50_us: float | None = None
+    get_p95_us: float | None = None
+    claims_per_s: list[float] | None = None
+    claim_problems: list[str] | None = None
+    replay_s: float | None = None
+    missing: str = ""
+
+
+def pg_server() -> ModuleType:
+    """tests/pg_server.py, the throwaway server the store's tests use."""
+    spec = importlib.util.spec_from_file_location("pg_server", PG_SERVER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@contextmanager
+def postgres(wanted: bool) -> Iterator[tuple[str, str]]:
+    """A PostgreSQL connection string and where it came from, or ("", why there is none)."""
+    if not wanted:
+        yield "", "not asked for (--backends)"
+        return
+    if importlib.util.find_spec("psycopg") is None:
+        yield "", "psycopg is not installed (pip install 'llmjury[postgres]')"
+        return
+    for variable in (TEST_DSN, DSN_VARIABLE):
+        if os.environ.get(variable):
+            yield os.environ[variable], f"the server in {variable}"
+            return
+    server = pg_server()
+    folder = Path(tempfile.mkdtemp(prefix="llmjury-bench-pg-"))
+    try:
+        try:
+            dsn = server.start(folder)
+        except Exception as exc:  # initdb missing, or refused: the column says why
+            yield "", f"no PostgreSQL server could be started here ({exc})"
+            return
+        try:
+            yield dsn, "a throwaway server on a local socket"
+        finally:
+            server.stop(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def empty_store(backend: str, folder: Path, dsn: str, name: str) -> Iterator[StoreLocation]:
+    """An empty store: a new SQLite file, or a new schema on the server, dropped afterwards (the
+    server may be a teammate's)."""
+    if backend == "sqlite":
+        yield StoreLocation("sqlite", folder / f"{name}.sqlite")
+        return
+    import psycopg
+
+    schema = f"llmjury_bench_{name}_{secrets.token_hex(4)}"
+    with psycopg.connect(dsn, autocommit=True) as db:
+        db.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield StoreLocation("postgres", folder / f"{name}.sqlite", f"{dsn} options='-csearch_path={schema}'")
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as db:
+            db.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def sample(index: int) -> Sample:
+    """A judge's answer of a typical size (a few hundred characters with its usage)."""
+    text = f"Verdict for case {index}: the answer is correct and complete. " * 6
+    return Sample(text=text, finish_reason="stop", usage=Usage(prompt_tokens=420, completion_tokens=96),
+                  latency_s=0.2)
+
+
+def keys(count: int, prefix: str) -> list[str]:
+    return [f"{prefix}-{index:08d}" for index in range(count)]
+
+
+def put_all(store: SampleStore, stored: Sequence[str], samples: Sequence[Sample]) -> float:
+    """Seconds to queue every put on the batching writer and see each committed."""
+    started = time.perf_counter()
+    futures = [store.put(key, "openai:bench", "judge", "{}", answer, "bench")
+               for key, answer in zip(stored, samples, strict=True)]
+    wait(futures)
+    for future in futures:
+        future.result()
+    return time.perf_counter() - started
+
+
+def put_each(store: SampleStore, count: int) -> float:
+    """Seconds for `count` puts, each awaited before the next: one commit per put."""
+    started = time.perf_counter()
+    for index in range(count):
+        store.put(f"each-{index:08d}", "openai:bench", "judge", "{}", sample(index), "bench").result()
+    return time.perf_counter() - started
+
+
+def get_times(store: SampleStore, stored: Sequence[str], reads: int) -> np.ndarray:
+    """Microseconds of each of `reads` cache-hit gets, of keys drawn at random from the stored ones."""
+    drawn = np.random.default_rng(0).choice(len(stored), size=reads)
+    took = np.empty(reads)
+    for index, at in enumerate(drawn):
+        started = time.perf_counter_ns()
+        found = store.get(stored[at])
+        took[index] = (time.perf_counter_ns() - started) / 1000
+        assert found is not None, stored[at]
+    return took
+
+
+def replay(store: SampleStore, stored: Sequence[str]) -> float:
+    """Seconds to read every stored sample back, one get after the other, as a replayed run does."""
+    started = time.perf_counter()
+    for key in stored:
+        assert store.get(key) is not None, key
+    return time.perf_counter() - started
+
+
+def claimant(where: StoreLocation, all_keys: list[str], batch: int, index: int, start: Barrier, end: Barrier,
+             results: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    """One racing process: claim every batch in turn, report the keys it won and its keys/s, and stay
+    alive until all have finished (a gone holder's claims are taken over, which is right in a run
+    but not what this race measures)."""
+    store = SampleStore(where)
+    batches = [all_keys[at:at + batch] for at in range(0, len(all_keys), batch)]
+    won: list[str] = []
+    start.wait()
+    started = time.perf_counter()
+    for keys_of_batch in batches:
+        found = store.claim(keys_of_batch, f"bench-{index}", run_id="bench").result()
+        won.extend(key for key in keys_of_batch if key not in found.held)
+    took = time.perf_counter() - started
+    results.put((index, len(all_keys) / took, won))
+    end.wait()
+    store.close()
+
+
+def race(where: StoreLocation, all_keys: list[str], processes: int, batch: int) -> tuple[list[float], list[str]]:
+    """Each process's keys/s, and what is wrong with who won which key (nothing when each key went
+    to exactly one process)."""
+    context = multiprocessing.get_context("spawn")
+    start, end = context.Barrier(processes + 1), context.Barrier(processes)
+    results = context.Queue()
+    workers = [context.Process(target=claimant, args=(where, all_keys, batch, index, start, end, results))
+               for index in range(processes)]
+    for worker in workers:
+        worker.start()
+    start.wait()
+    reported = sorted(results.get(timeout=1800) for _ in workers)
+    for worker in workers:
+        worker.join()
+    failed = [f"claimant {i} exited {w.exitcode}" for i, w in enumerate(workers) if w.exitcode != 0]
+    return [rate for _, rate, _ in reported], failed + exactly_once(all_keys, [won for _, _, won in reported])
+
+
+def exactly_once(all_keys: Sequence[str], won: Sequence[Sequence[str]]) -> list[str]:
+    """What breaks 'every key claimed by exactly one process': keys won twice, or by no one."""
+    counts: dict[str, int] = dict.fromkeys(all_keys, 0)
+    for keys_won in won:
+        for key in keys_won:
+            counts[key] = counts.get(key, 0) + 1
+    twice = [key for key, count in counts.items() if count > 1]
+    never = [key for key, count in counts.items() if count == 0]
+    problems = []
+    if twice:
+        problems.append(f"{len(twice)} keys claimed more than once (first {twice[0]})")
+    if never:
+        problems.append(f"{len(never)} keys claimed by no process (first {never[0]})")
+    return problems
+
+
+def measure(backend: str, folder: Path, dsn: str, args: argparse.Namespace) -> Figures:
+    figures = Figures()
+    stored, samples = keys(args.samples, "sample"), [sample(index) for index in range(args.samples)]
+    with empty_store(backend, folder, dsn, "samples") as where:
+        store = SampleStore(where)
+        try:
+            figures.put_ms = put_all(store, stored, samples) / args.samples * 1000
+            figures.put_each_ms = put_each(store, args.each) / args.each * 1000
+            took = get_times(store, stored, args.reads)
+            figures.get_p50_us, figures.get_p95_us = (float(v) for v in np.percentile(took, [50, 95]))
+            figures.replay_s = replay(store, stored)
+        finally:
+            store.close()
+    with empty_store(backend, folder, dsn, "claims") as where:
+        figures.claims_per_s, figures.claim_problems = race(where, keys(args.claim_keys, "claim"), args.processes,
+                                                            args.batch)
+    return figures
+
+
+def cell(value: float | None, show: Callable[[float], str], missing: str = "-") -> str:
+    return missing if value is None else show(value)
+
+
+def table(columns: dict[str, Figures], args: argparse.Namespace) -> list[str]:
+    """The figures side by side, each row with its target or reference."""
+    sqlite, pg = columns["sqlite"], columns["postgres"]
+    ratio = (pg.replay_s / sqlite.replay_s) if pg.replay_s is not None and sqlite.replay_s else None
+    verdict = "" if ratio is None else (" met" if ratio <= REPLAY_TARGET else " MISSED")
+
+    def claims(f: Figures) -> float | None:
+        return min(f.claims_per_s) if f.claims_per_s else None
+
+    def once(f: Figures) -> str:
+        if f.claim_problems is None:
+            return "-"
+        return "yes" if not f.claim_problems else "NO: " + "; ".join(f.claim_problems)
+
+    met = [claims(f) >= CLAIMS_TARGET for f in (sqlite, pg) if claims(f) is not None]  # type: ignore[operator]
+    rows = [
+        (f"put, amortized ({args.samples} queued)", cell(sqlite.put_ms, "{:.3f} ms".format),
+         cell(pg.put_ms, "{:.3f} ms".format), "reference: put awaited each, below"),
+        (f"put, awaited each ({args.each})", cell(sqlite.put_each_ms, "{:.3f} ms".format),
+         cell(pg.put_each_ms, "{:.3f} ms".format), "one commit per put"),
+        (f"cache-hit get p50 ({args.reads} gets)", cell(sqlite.get_p50_us, "{:.0f} us".format),
+         cell(pg.get_p50_us, "{:.0f} us".format), ""),
+        ("cache-hit get p95", cell(sqlite.get_p95_us, "{:.0f} us".format),
+         cell(pg.get_p95_us, "{:.0f} us".format), ""),
+        (f"claims/s per process, slowest of {args.processes}", cell(claims(sqlite), "{:,.0f}".format),
+         cell(claims(pg), "{:,.0f}".format),
+         f">= {CLAIMS_TARGET:,.0f}" + ("" if not met else " met" if all(met) else " MISSED")),
+        (f"  fastest ({args.claim_keys} keys, batches of {args.batch})",
+         cell(max(sqlite.claims_per_s) if sqlite.claims_per_s else None, "{:,.0f}".format),
+         cell(max(pg.claims_per_s) if pg.claims_per_s else None, "{:,.0f}".format), ""),
+        ("  each key claimed exactly once", once(sqlite), once(pg), "yes"),
+        (f"cached replay ({args.samples} gets)", cell(sqlite.replay_s, "{:.2f} s".format),
+         cell(pg.replay_s, "{:.2f} s".format),
+         f"postgresql <= {REPLAY_TARGET:g}x sqlite" + ("" if ratio is None else f": {ratio:.2f}x{verdict}")),
+    ]
+    width = max(len(row[0]) for row in rows) + 2
+    lines = [f"{'':<{width}}{'sqlite':>16}{'postgresql':>16}   target / reference"]
+    lines += [f"{name:<{width}}{a:>16}{b:>16}   {note}" for name, a, b, note in rows]
+    for backend, figures in columns.items():
+        if figures.missing:
+            lines.append(f"{backend}: not measured: {figures.missing}")
+    return lines
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is below 1")
+    return value
+
+
+def backends(text: str) -> list[str]:
+    chosen = [name.strip() for name in text.split(",")]
+    wrong = [name for name in chosen if name not in BACKENDS]
+    if wrong:
+        raise argparse.ArgumentTypeError(f"{', '.join(wrong)}: each backend is one of {', '.join(BACKENDS)}")
+    return chosen
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--samples", type=positive, default=100_000, help="samples put, then replayed")
+    parser.add_argument("--each", type=positive, default=500, help="puts awaited one by one")
+    parser.add_argument("--reads", type=positive, default=10_000, help="timed cache-hit gets")
+    parser.add_argument("--claim-keys", type=positive, default=100_000, help="keys the processes race for")
+    parser.add_argument("--processes", type=positive, default=4, help="claiming processes")
+    parser.add_argument("--batch", type=positive, default=500, help="keys per claim")
+    parser.add_argument("--backends", type=backends, default=list(BACKENDS), help="sqlite,postgres")
+    args = parser.parse_args()
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    print(f"load average {load} on {os.cpu_count()} CPUs")
+    columns = {name: Figures(missing="" if name in args.backends else "not asked for (--backends)")
+               for name in BACKENDS}
+    with tempfile.TemporaryDirectory() as tmp, postgres("postgres" in args.backends) as (dsn, where):
+        folder = Path(tmp)
+        if "sqlite" in args.backends:
+            columns["sqlite"] = measure("sqlite", folder, "", args)
+        if "postgres" in args.backends:
+            if dsn:
+                print(f"postgresql: {where}")
+                columns["postgres"] = measure("postgres", folder, dsn, args)
+            else:
+                columns["postgres"] = Figures(missing=where)
+    for line in table(columns, args):
+        print(line)
+    return 1 if any(f.claim_problems for f in columns.values()) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

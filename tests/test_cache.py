@@ -233,3 +233,24 @@ def test_identical_requests_wait_for_no_crashed_worker(make_engine, store_locati
         assert future.result(timeout=300).texts == ["the answer"]  # a guard: it never waits out the lease
     assert len(server.requests) == 1
     assert engine.ledger_dict()["openai:judge"]["repaid_samples"] == 1
+
+
+def test_a_schema_named_by_the_search_path_is_made_on_first_use(postgres_dsn, tmp_path):
+    """`options=-csearch_path=NAME` keeps a team's runs apart: a schema that does not exist yet is
+    made, not a crash with PostgreSQL's 'no schema has been selected to create in'."""
+    import secrets
+
+    name = f"team_{secrets.token_hex(4)}"
+    dsn = f"{postgres_dsn} options='-csearch_path={name}'"
+    store = SampleStore(StoreLocation("postgres", tmp_path / "unused", dsn))
+    store.put("k", "openai:m", "t", "{}", Sample(text="kept"), "run").result()
+    assert store.get("k").text == "kept"
+    assert store._db.execute("SELECT current_schema()") == [(name,)]
+    store.close()
+
+
+def test_a_search_path_with_no_schema_to_make_is_a_usage_error_naming_the_store(postgres_dsn, tmp_path):
+    from llmjury.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r'PostgreSQL store .*: its search_path \("\$user"\) names no schema'):
+        SampleStore(StoreLocation("postgres", tmp_path / "unused", f"{postgres_dsn} options='-csearch_path=\"$user\"'"))

@@ -280,7 +280,7 @@ def test_provider_spec_typos_stop_the_run_at_start_up(project, args, ini, line):
     ("openai:gpt-4o;timeout=0", "*option timeout='0' must be above 0 seconds"),
     ("gemini:gemini-2.0-flash;max_n=-1", "*option max_n='-1' must be at least 1"),
     ("openai:gpt-4o;timout=30",
-     "*unknown option 'timout'; openai reads api_key, api_key_env, base_url, max_n, timeout, version"),
+     "*unknown option 'timout'; openai reads api_key, api_key_env, base_url, batch, max_n, timeout, version"),
     ("http:http://127.0.0.1:1/chat;max_n=2", "*unknown option 'max_n'; http reads body, reply, timeout, version"),
     ("offline;seed=1", "*unknown option 'seed'; offline takes no options"),
     ("openai:gpt-4o;base_url", "*option 'base_url' is not key=value"),
@@ -455,3 +455,16 @@ def test_a_postgres_store_that_does_not_answer_stops_the_run_at_start_up_without
 def test_a_lease_must_be_a_positive_number_of_seconds(project):
     result = usage_error(project, "--llm-lease", "0")
     result.stderr.fnmatch_lines(["ERROR: --llm-lease '0': must be a positive number of seconds"])
+
+
+def test_a_dsn_that_is_no_connection_string_is_a_usage_error_naming_the_cause(project, monkeypatch):
+    monkeypatch.setenv("LLMJURY_STORE_DSN", "this is not a dsn")
+    result = usage_error(project, "--llm-store", "postgres")
+    result.stderr.fnmatch_lines(["ERROR: --llm-store postgres: cannot connect (*missing \"=\"*); the connection "
+                                 "string comes from LLMJURY_STORE_DSN or libpq's PG* variables"])
+
+
+def test_a_shard_in_the_ini_is_pointed_to_the_option(project):
+    result = usage_error(project, ini="llm_shard = 1/3")
+    result.stderr.fnmatch_lines(["ERROR: ini llm_shard: a shard belongs to one invocation, not to the project: "
+                                 "pass --llm-shard I/N"])

@@ -143,7 +143,8 @@ def compare(args: argparse.Namespace) -> int:
     return gate_exit_status(results)
 
 
-def check_known(records: Sequence[dict[str, Any]], gates: Sequence[Gate], project: ProjectFamilies) -> None:
+def check_known(records: Sequence[dict[str, Any]], gates: Sequence[Gate], project: ProjectFamilies,
+                command: str = "compare") -> None:
     """Every family of the run's verdicts and of the gates is known, else a ConfigError naming it:
     unknown, it would be left out of the comparison and its gates would fail as "no metric"."""
     from llmjury.results.gates import RUN_SECTIONS
@@ -154,7 +155,7 @@ def check_known(records: Sequence[dict[str, Any]], gates: Sequence[Gate], projec
         where = f"the llm_families lines of {project.inifile}" if project.inifile else "no pytest ini file found here"
         raise ConfigError(f"unknown famil{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}: "
                           f"neither installed (entry point llmjury.families) nor registered ({where}); run "
-                          "llmjury compare from the project's folder, or register it as module:attribute in "
+                          f"llmjury {command} from the project's folder, or register it as module:attribute in "
                           "the ini's llm_families")
 
 
@@ -174,7 +175,7 @@ def merge_shards(args: argparse.Namespace) -> int:
         shards = shard_merge.check_shards([shard_merge.read_shard(path) for path in args.shards])
         # In shard order: a case's verdicts all come from one shard, in the order its run kept them.
         records = [record for shard in shards for record in shard.records()]
-        check_known(records, gates, project)
+        check_known(records, gates, project, "merge")
     except ConfigError as exc:
         print(f"llmjury merge: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE_ERROR)

@@ -171,6 +171,9 @@ class BudgetFacts(BaseModel):
     unknown_cost: str
     unpriced: list[str]
     note: str
+    #: Runs sharing a `--llm-run-group` share the budget: the group, and its spend (every run's).
+    run_group: str | None = None
+    group_spent_usd: float | None = None
 
 
 class Status(BaseModel):

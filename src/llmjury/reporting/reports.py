@@ -223,7 +223,7 @@ def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str
         lines.append("")
         repaid = {provider: _count(u, "repaid_samples") for provider, u in usage.providers.items()}
         lines += [f"`{provider}`: {count} sample(s) paid again, taken over from a process that died holding "
-                  "them (its lease ran out)." for provider, count in repaid.items() if count]
+                  "them (its process ended, or its lease ran out)." for provider, count in repaid.items() if count]
         if any(repaid.values()):
             lines.append("")
         batched = [(provider, u) for provider, u in usage.providers.items() if _count(u, "batch_samples")]

@@ -107,9 +107,10 @@ def price_of(rate: tuple[float, float] | None, prompt_tokens: int, completion_to
 
 
 def budget_facts(budget: Budget, spent_usd: float, refused_calls: int, unpriced: Sequence[str],
-                 records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+                 records: Sequence[dict[str, Any]], group: tuple[str, float] | None = None) -> dict[str, Any]:
     """What the run's summary says about the budget: the cap, the estimated spend, whether it
-    stopped the run, and how many verdicts and cases it left unscored."""
+    stopped the run, and how many verdicts and cases it left unscored; with a run `group` (its name
+    and the spend of all its runs), the group's spend, which is what the cap holds."""
     refused = [r for r in records if not r.get("valid", True) and refused_by_budget(r.get("error"))]
     cases = sorted({f"{r.get('family')}::{r.get('case_id')}" for r in refused})
     stopped = refused_calls > 0 or bool(refused)
@@ -118,9 +119,13 @@ def budget_facts(budget: Budget, spent_usd: float, refused_calls: int, unpriced:
         "refused_calls": refused_calls, "unscored_verdicts": len(refused), "unscored_cases": len(cases),
         "unknown_cost": budget.unknown, "unpriced": sorted(unpriced),
     }
+    spend = f"estimated spend ${spent_usd:.4g}"
+    if group is not None:
+        facts["run_group"], facts["group_spent_usd"] = group[0], round(group[1], 6)
+        spend = f"run group {group[0]}'s estimated spend ${group[1]:.4g} (this run's ${spent_usd:.4g})"
     facts["note"] = (
-        f"The budget (${budget.limit_usd:g}) stopped the run: estimated spend ${spent_usd:.4g}; "
+        f"The budget (${budget.limit_usd:g}) stopped the run: {spend}; "
         f"{refused_calls} paid call(s) not made, {len(cases)} case(s) left unscored (cause: {BUDGET_CAUSE})."
-        if stopped else f"Budget ${budget.limit_usd:g}: estimated spend ${spent_usd:.4g}, not reached.")
+        if stopped else f"Budget ${budget.limit_usd:g}: {spend}, not reached.")
     return facts
 

@@ -15,7 +15,6 @@ import threading
 from collections import defaultdict
 from collections.abc import Coroutine, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from llmjury.chat import ChatRequest, Completion, Sample
@@ -33,45 +32,12 @@ from llmjury.retry import with_retries
 from llmjury.running.batch_lane import BatchLane
 from llmjury.running.cache import CacheMode, SampleStore
 from llmjury.running.freshness import ReplayPolicy, replay_policy
+from llmjury.running.ledger import ProviderLedger, RoleLedger
 from llmjury.running.limits import Limiter, estimate_tokens, hand_back_kept_slots
 from llmjury.running.reach import Reach
 from llmjury.running.settings import Settings
 
 T = TypeVar("T")
-
-
-@dataclass
-class ProviderLedger:
-    """What one provider cost this process: the figures behind the usage table in reports."""
-
-    calls: int = 0
-    fresh_samples: int = 0
-    cached_samples: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-    failures: int = 0
-    #: Samples whose call a process (of any run or host) had started when it died, paid again here.
-    repaid_samples: int = 0
-    #: Samples answered through the provider's Batch API (llmjury.running.batch_lane), and their tokens.
-    batch_samples: int = 0
-    batch_prompt_tokens: int = 0
-    batch_completion_tokens: int = 0
-
-    def as_dict(self) -> dict[str, float]:
-        return dict(self.__dict__)
-
-
-@dataclass
-class RoleLedger:
-    """Where one role's samples from one provider came from, and why: the usage report's per-role rows."""
-
-    policy: str
-    fresh_samples: int = 0
-    replayed_samples: int = 0
-
-    def as_dict(self) -> dict[str, str | int]:
-        return dict(self.__dict__)
 
 
 #: How often a process waiting on another's claimed call looks for its outcome.
@@ -277,7 +243,10 @@ class Engine:
             return missing, []
         claimed = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
                                                              run_id=self.run_id, any_run=not fresh))
-        self.ledger[provider.name].repaid_samples += len(claimed.taken_over)
+        # A call asked afresh by each run (a role under test) would be paid here anyway: only its own
+        # run's dead process's call counts as paid twice.
+        self.ledger[provider.name].repaid_samples += sum(
+            not fresh or dead.startswith(f"{self.run_id}:") for dead in claimed.taken_over.values())
         held = claimed.held
         return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
 

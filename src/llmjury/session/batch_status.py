@@ -53,5 +53,6 @@ class BatchStatus:
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Say, at the very end, what waits in batches and how to collect it."""
         for line in self.lines:
             terminalreporter.write_line(line, yellow=True)

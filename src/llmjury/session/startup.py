@@ -34,6 +34,8 @@ from llmjury.store.schema import check_store
 
 #: A name in a `-m` expression (pytest's grammar: letters, digits and _ : + - . [ ] \).
 MARK_NAME = re.compile(r"[\w:+\-.\[\]\\]+")
+#: Settings that belong to one invocation, not to a project's ini, and why.
+PER_INVOCATION = {"llm_shard": "a shard belongs to one invocation, not to the project: pass --llm-shard I/N"}
 #: Where an ini key may point the providers' SDKs when their own variable is unset.
 BASE_URLS = (("OPENAI_BASE_URL", "llm_openai_base_url"), ("GOOGLE_GEMINI_BASE_URL", "llm_gemini_base_url"))
 
@@ -170,6 +172,8 @@ def check_ini_keys(config: pytest.Config) -> None:
         return
     ours = sorted(name for name in registered if name.startswith("llm_"))
     for key in sorted(unknown()):
+        if key in PER_INVOCATION:
+            raise ConfigError(f"ini {key}: {PER_INVOCATION[key]}")
         if key.startswith("llm_"):
             raise ConfigError(f"ini {key}: not an llmjury setting{did_you_mean(key, ours)}; "
                               f"llmjury reads {', '.join(ours)}")

@@ -178,7 +178,9 @@ class RunWatch:
         if self.budget is None or self.board is None:
             return {}
         totals = RunTotals.of(self.board.read())
-        facts = budget_facts(self.budget, totals.cost_usd, totals.refused_calls, totals.unpriced, records)
+        group = self.settings.run_group
+        facts = budget_facts(self.budget, totals.cost_usd, totals.refused_calls, totals.unpriced, records,
+                             None if group is None else (group, self.board.spent()))
         self.note = facts["note"] if facts["stopped"] else None
         return {"budget": facts}
 

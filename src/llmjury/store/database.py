@@ -21,6 +21,8 @@ class Database(Protocol):
     #: An SQL expression for the database's clock, in seconds since the epoch: leases are timed by
     #: it, never by the clocks of the machines that share the store.
     now: str
+    #: The driver's own errors (a statement the server refused), told apart from the program's.
+    errors: tuple[type[Exception], ...]
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Run one statement; its rows (none for a statement that returns none)."""
@@ -35,6 +37,10 @@ class Database(Protocol):
 
     def begin(self) -> None:
         """Start a write transaction (SQLite takes its write lock here, not at the first write)."""
+        ...
+
+    def make_schema(self) -> None:
+        """Make the namespace the store's tables go in, where the database has one to make."""
         ...
 
     def commit(self) -> None:

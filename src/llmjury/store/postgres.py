@@ -27,10 +27,11 @@ class PostgresDatabase:
         except ImportError:
             raise ConfigError("--llm-store postgres needs psycopg 3: pip install 'llmjury[postgres]'") from None
         self._errors = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
+        self.errors: tuple[type[Exception], ...] = (psycopg.Error,)
         try:
             # Autocommit, with transactions begun and committed by hand: a read never leaves one open.
             self._db = psycopg.connect(dsn, autocommit=True)
-        except psycopg.OperationalError as exc:
+        except psycopg.Error as exc:  # no server there, a wrong password, a string that is no connection string
             raise ConfigError(f"--llm-store postgres: cannot connect ({_first_line(exc)}); the connection string "
                               f"comes from {DSN_VARIABLE} or libpq's PG* variables") from None
         self._where = f"PostgreSQL store {self._db.info.dbname} on {self._db.info.host}:{self._db.info.port}"
@@ -48,6 +49,20 @@ class PostgresDatabase:
 
     def begin(self) -> None:
         self._db.execute("BEGIN")
+
+    def make_schema(self) -> None:
+        """Create the schema the connection's search_path names first, when it does not exist yet
+        (`options=-csearch_path=NAME` keeps a team's runs apart: its tables are made on first use)."""
+        ((current, path),) = self.execute("SELECT current_schema(), current_setting('search_path')")
+        if current is not None:
+            return
+        first = next((name.strip().strip('"') for name in str(path).split(",")
+                      if name.strip() and name.strip() != '"$user"'), None)
+        if first is None:
+            raise ConfigError(f"{self}: its search_path ({path}) names no schema to keep the store's tables in")
+        from psycopg import sql
+
+        self._db.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(first)))
 
     def commit(self) -> None:
         self._db.execute("COMMIT")

@@ -47,7 +47,16 @@ _LOCK_ID = 0x6C6C6D6A757279
 
 def ensure_schema(db: Database) -> None:
     """Create the tables a store lacks and check its version, in one write transaction: raise a
-    ConfigError for a store of a version this llmjury does not know."""
+    ConfigError for a store of a version this llmjury does not know, or that refuses the tables
+    (a user without the right to create them), naming the store and the cause."""
+    try:
+        _ensure(db)
+    except db.errors as exc:
+        raise ConfigError(f"{db}: cannot make or read its tables ({str(exc).strip().splitlines()[0]})") from None
+
+
+def _ensure(db: Database) -> None:
+    db.make_schema()
     db.begin()
     try:
         if db.dialect == "postgresql":

@@ -24,6 +24,7 @@ LOCK_WAIT = 60.0
 class SqliteDatabase:
     dialect = "sqlite"
     now = "((julianday('now') - 2440587.5) * 86400.0)"
+    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -41,6 +42,9 @@ class SqliteDatabase:
 
     def begin(self) -> None:
         self._db.execute("BEGIN IMMEDIATE")
+
+    def make_schema(self) -> None:
+        return None  # a file is its own namespace
 
     def commit(self) -> None:
         self._db.execute("COMMIT")

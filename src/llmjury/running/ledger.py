@@ -1,0 +1,39 @@
+"""What a process's calls cost, per provider and per role: the figures behind the usage tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class ProviderLedger:
+    """What one provider cost this process: the figures behind the usage table in reports."""
+
+    calls: int = 0
+    fresh_samples: int = 0
+    cached_samples: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    failures: int = 0
+    #: Samples whose call a process (of any run or host) had started when it died, paid again here.
+    repaid_samples: int = 0
+    #: Samples answered through the provider's Batch API (llmjury.running.batch_lane), and their tokens.
+    batch_samples: int = 0
+    batch_prompt_tokens: int = 0
+    batch_completion_tokens: int = 0
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class RoleLedger:
+    """Where one role's samples from one provider came from, and why: the usage report's per-role rows."""
+
+    policy: str
+    fresh_samples: int = 0
+    replayed_samples: int = 0
+
+    def as_dict(self) -> dict[str, str | int]:
+        return dict(self.__dict__)

@@ -161,3 +161,28 @@ def test_a_failed_later_call_keeps_the_answers_that_arrived_before_it(make_engin
         again = make_engine(run_id="run-2")
         assert again.run(again.complete(spec, chat(("user", "q"), seed=3))).cached == [True]
         assert len(server.requests) == 2
+
+
+def test_lookups_asked_in_one_turn_of_the_loop_reach_the_store_as_one_statement(make_engine, openai_server):
+    """A replayed run asks for every case's answer at once: on PostgreSQL one round trip each made a
+    replay four to seven times SQLite's; they are read together, once per turn of the loop."""
+    import asyncio
+
+    from llmjury.testing import FakeOpenAI  # noqa: F401  (the fixture's server)
+
+    spec = ProviderSpec.parse(f"openai:m;base_url={openai_server.base_url}")
+    requests = [chat(("user", f"question {i}")) for i in range(200)]
+    first = make_engine(run_id="run-1")
+
+    async def ask_all(engine):
+        return await asyncio.gather(*(engine.complete(spec, r) for r in requests))
+
+    first.run(ask_all(first))
+    first.close()
+    again = make_engine(run_id="run-2")
+    statements = []
+    real_rows = again.store.rows
+    again.store.rows = lambda keys: statements.append(len(keys)) or real_rows(keys)
+    replayed = again.run(ask_all(again))
+    assert all(r.cached == [True] for r in replayed) and len(openai_server.requests) == 200
+    assert statements == [200]

@@ -48,16 +48,16 @@ def test_a_waiter_whose_claim_ends_between_its_two_reads_takes_the_committed_ans
                                                                                       tmp_path):
     one, two = two_workers(make_engine, tmp_path)
     answered = one.run(one.complete(spec(openai_server), chat(("user", "q"))))
-    store, real_get = two.store, two.store.get
+    store, real_rows = two.store, two.store.rows
     reads = []
 
-    def get_late(key, **kwargs):
+    def rows_late(keys):
         # The lookup before claiming and the waiter's first read miss: the holder commits the answer,
         # and ends its claim, just after the second.
-        reads.append(key)
-        return None if len(reads) <= 2 else real_get(key, **kwargs)
+        reads.append(keys)
+        return {} if len(reads) <= 2 else real_rows(keys)
 
-    store.get = get_late
+    store.rows = rows_late
     store.claim = lambda keys, owner, **kw: _done(Claimed({keys[0]: "run:other"}))  # held by another process
     result = two.run(two.complete(spec(openai_server), chat(("user", "q"))))
     assert result.text == answered.text and len(openai_server.requests) == 1
@@ -99,13 +99,13 @@ def test_an_answer_committed_between_the_lookup_and_the_claim_is_not_paid_again(
     one, two = two_workers(make_engine, tmp_path)
     answered = one.run(one.complete(spec(openai_server), chat(("user", "q"))))
     one.close()  # committed
-    real_get, reads = two.store.get, []
+    real_rows, reads = two.store.rows, []
 
-    def get_late(key, **kwargs):
-        reads.append(key)  # the first read, before the claim, was made before the commit
-        return None if len(reads) == 1 else real_get(key, **kwargs)
+    def rows_late(keys):
+        reads.append(keys)  # the first read, before the claim, was made before the commit
+        return {} if len(reads) == 1 else real_rows(keys)
 
-    two.store.get = get_late
+    two.store.rows = rows_late
     result = two.run(two.complete(spec(openai_server), chat(("user", "q"))))
     assert result.text == answered.text and len(openai_server.requests) == 1
 

@@ -29,6 +29,8 @@ from llmjury.store.schema import ensure_schema
 from llmjury.store.sqlite import SqliteDatabase
 from llmjury.store.writer import BatchWriter
 
+#: A stored sample as the store holds it: its JSON, and the run that wrote it.
+StoredRow = tuple[str, str]
 #: The holder `SampleStore.claim` names for a key whose outcome is already committed.
 ENDED = "(ended)"
 
@@ -74,10 +76,23 @@ class SampleStore:
 
     def get(self, key: str, *, written_by: str | None = None) -> Sample | None:
         """The stored sample, or None; with `written_by`, only entries this run wrote count."""
+        return self.sample_of(key, self.rows([key]).get(key), written_by)
+
+    def rows(self, keys: Sequence[str]) -> dict[str, StoredRow]:
+        """The stored rows (sample JSON, the run that wrote it) of `keys`, in one statement: a
+        replayed run's lookups come in one round trip per turn of the engine's loop, not one each."""
         with self._lock:
-            rows = self._db.execute("SELECT sample, run_id FROM samples WHERE key = ?", (key,))
-        if rows and (written_by is None or rows[0][1] == written_by):
-            return Sample.model_validate_json(rows[0][0])
+            if len(keys) == 1:
+                found = self._db.execute("SELECT key, sample, run_id FROM samples WHERE key = ?", (keys[0],))
+            else:
+                wanted, param = self._db.keys(keys)
+                found = self._db.execute(f"SELECT key, sample, run_id FROM samples WHERE key IN ({wanted})", (param,))
+        return {key: (sample, run_id) for key, sample, run_id in found}
+
+    def sample_of(self, key: str, row: StoredRow | None, written_by: str | None = None) -> Sample | None:
+        """A stored row's sample (with `written_by`, only if this run wrote it), else a recording's."""
+        if row is not None and (written_by is None or row[1] == written_by):
+            return Sample.model_validate_json(row[0])
         if written_by is None and key in self._recorded:
             return Sample.model_validate_json(self._recorded[key])
         return None

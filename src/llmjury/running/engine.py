@@ -35,6 +35,7 @@ from llmjury.running.freshness import ReplayPolicy, replay_policy
 from llmjury.running.ledger import ProviderLedger, RoleLedger
 from llmjury.running.limits import Limiter, estimate_tokens, hand_back_kept_slots
 from llmjury.running.reach import Reach
+from llmjury.running.reads import CoalescedReads
 from llmjury.running.settings import Settings
 
 T = TypeVar("T")
@@ -54,6 +55,7 @@ class Engine:
         self.offline_answers = dict(offline_answers or {})
         self.owner = f"{run_id}:{secrets.token_hex(4)}"  # this process, in the cache's claims
         self.store = store
+        self._reads = CoalescedReads(store) if store is not None else None
         self.run_id = run_id
         self.ledger: dict[str, ProviderLedger] = defaultdict(ProviderLedger)
         self.roles: dict[tuple[str, str], RoleLedger] = {}
@@ -150,7 +152,7 @@ class Engine:
         found: dict[int, Sample] = {}
         cached: dict[int, bool] = {}
         for index, key in enumerate(keys):
-            sample = self._lookup(provider, key, fresh)
+            sample = await self._lookup(provider, key, fresh)
             if sample is not None:
                 # A sample this process fetched earlier in the run (a judge re-asked for a later
                 # sample of the same request) was paid now, not served from the cache.
@@ -256,12 +258,12 @@ class Engine:
         the caller claims the key again."""
         assert self.store is not None
         hand_back_kept_slots()  # however long the other process takes, this one's slots serve other cases
-        while (sample := self._lookup(provider, key, fresh)) is None and self.store.holder(key) is not None:
+        while (sample := await self._lookup(provider, key, fresh)) is None and self.store.holder(key) is not None:
             await asyncio.sleep(CLAIM_POLL_S)
         if sample is None:
             # The claim ended: its answer may have been committed between the two reads above, or
             # the call ended without one to cache. Either way this run has paid for it once.
-            sample = self._lookup(provider, key, fresh)
+            sample = await self._lookup(provider, key, fresh)
         if sample is None and (ended := self._ended_elsewhere(provider, key)) is not None:
             return ended, False  # this run's own outcome (a refusal, an empty answer), not the cache's
         if sample is None:
@@ -279,14 +281,14 @@ class Engine:
             raise PermanentProviderError(provider.name, f"{ended} (the call failed in another process of this run)")
         return ended
 
-    def _lookup(self, provider: Provider, key: str, fresh: bool) -> Sample | None:
+    async def _lookup(self, provider: Provider, key: str, fresh: bool) -> Sample | None:
         if key in self._memory:
             return self._memory[key]
-        if self.store is None or not provider.cacheable:
+        if self.store is None or self._reads is None or not provider.cacheable:
             return None
         # Fresh (refresh mode, a role under test): an entry counts only if this very run wrote it
         # (another worker may have).
-        return self.store.get(key, written_by=self.run_id if fresh else None)
+        return self.store.sample_of(key, await self._reads.row(key), self.run_id if fresh else None)
 
     def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
                   sample: Sample) -> Future[None] | None:

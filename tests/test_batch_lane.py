@@ -175,10 +175,36 @@ def test_a_new_lane_on_the_same_store_resumes_the_batches_and_sends_nothing_twic
     assert len(api.remotes) == 1
     first.close()
     api.polls = 1  # the provider finishes meanwhile
-    second = lane_engine(api, run_id="run-2")
+    meter = RecordingMeter()
+    second = lane_engine(api, run_id="run-2", meter=meter)
     answers = ask_all(second, requests(30))
     assert all(r.text.startswith("answer") for r in answers), answers
     assert len(api.remotes) == 1 and api.lines == 30  # resumed: nothing sent again
+    # The first run reserved the batch's estimate; this one settles nothing of it (it went negative).
+    assert meter.spend == 0.0
+
+
+def test_a_run_that_ends_lets_the_next_poll_its_batches_at_once(lane_engine, store_location):
+    """A run's hold on the batches it polls ends with it: the next run waited out the hold (a minute)."""
+    from llmjury.running.batch_queue import BatchQueue
+
+    first = lane_engine(MemoryBatches(polls=10**9), mode="submit", run_id="run-1")
+    ask_all(first, requests(3))
+    first.close()
+    queue = BatchQueue(store_location)
+    assert len(queue.to_poll("openai:judge-model", "run-2:x", lease_s=60)) == 1
+    queue.close()
+
+
+def test_a_line_an_earlier_run_gave_up_on_is_asked_again_by_the_next(lane_engine):
+    api = MemoryBatches()
+    reqs = requests(4)
+    api.fail = {reqs[0].sample_key("openai:judge-model", 0)}
+    failed = ask_all(lane_engine(api, run_id="run-1"), reqs)
+    assert "failed twice" in str(failed[0])
+    api.fail = set()
+    again = ask_all(lane_engine(api, run_id="run-2"), reqs[:1])
+    assert again[0].text.startswith("answer")
 
 
 def test_expired_lines_are_sent_once_more_and_completed_ones_kept(lane_engine):

@@ -468,3 +468,9 @@ def test_a_shard_in_the_ini_is_pointed_to_the_option(project):
     result = usage_error(project, ini="llm_shard = 1/3")
     result.stderr.fnmatch_lines(["ERROR: ini llm_shard: a shard belongs to one invocation, not to the project: "
                                  "pass --llm-shard I/N"])
+
+
+def test_a_batched_spec_for_a_role_under_test_is_refused_naming_why(project):
+    result = usage_error(project, "--llm-role", "candidate=openai:bot;batch=1")
+    result.stderr.fnmatch_lines(["ERROR: --llm-role candidate=openai:bot;batch=1: a role under test is asked afresh "
+                                 "by each run, so its calls never go by batch (;batch=)*"])

@@ -9,6 +9,7 @@ cache, and the next run replays the answers with no call. No vLLM or Ray is need
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +25,8 @@ def add_batch_commands(commands: argparse._SubParsersAction[argparse.ArgumentPar
     actions = batch.add_subparsers(dest="action", required=True)
     export = actions.add_parser("export", help="the file lane's queued requests as an OpenAI batch input file")
     export.add_argument("--to", type=Path, required=True, help="the JSONL file to write")
+    export.add_argument("--provider", metavar="KIND:MODEL",
+                        help="only this provider's requests (one model a file), e.g. openai:Qwen/Qwen2.5-7B")
     imported = actions.add_parser("import", help="a batch output file (vllm run-batch, OpenAI) into the cache")
     imported.add_argument("output", type=Path, help="the JSONL output file; custom_id is the cache key")
     status = actions.add_parser("status", help="requests queued or in batches, by provider and state")
@@ -36,25 +39,37 @@ def add_batch_commands(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 def _with_queue(handler: Callable[[argparse.Namespace, BatchQueue], int]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
-        location = StoreLocation.parse(args.store, args.cache, "--store")
-        if location.kind == "sqlite" and not location.path.exists():
-            raise ConfigError(f"--cache {args.cache}: no run store there (a run with ;batch=file makes one)")
-        queue = BatchQueue(location)
         try:
-            return handler(args, queue)
-        finally:
-            queue.close()
+            location = StoreLocation.parse(args.store, args.cache, "--store")
+            if location.kind == "sqlite" and not location.path.exists():
+                if args.action == "status":
+                    print(f"nothing queued or in batches: no run store at {args.cache}")
+                    return 0
+                raise ConfigError(f"--cache {args.cache}: no run store there (a run with ;batch=file makes one)")
+            queue = BatchQueue(location)
+            try:
+                return handler(args, queue)
+            finally:
+                queue.close()
+        except ConfigError as exc:
+            print(f"llmjury batch {args.action}: {exc}", file=sys.stderr)
+            return 4
 
     return run
 
 
 def export_file(args: argparse.Namespace, queue: BatchQueue) -> int:
-    queued = queue.queued_for_file()
+    queued = [(provider, item) for provider, item in queue.queued_for_file()
+              if args.provider is None or provider == args.provider]
     args.to.parent.mkdir(parents=True, exist_ok=True)
     write_input(args.to, (input_line(item.request, provider.partition(":")[2], item.sample_index, item.key)
                           for provider, item in queued))
-    print(f"wrote {len(queued)} request(s) to {args.to}; run them (e.g. `vllm run-batch -i {args.to} -o OUT "
-          f"--model MODEL`), then `llmjury batch import OUT`")
+    models = sorted({provider.partition(":")[2] for provider, _ in queued})
+    print(f"wrote {len(queued)} request(s) to {args.to} for {', '.join(models) or 'no model'}; run them (e.g. "
+          f"`vllm run-batch -i {args.to} -o OUT --model {models[0] if len(models) == 1 else 'MODEL'}`), then "
+          "`llmjury batch import OUT`")
+    if len(models) > 1:
+        print("the file holds several models' requests: `--provider KIND:MODEL` writes one model's")
     return 0
 
 
@@ -63,8 +78,8 @@ def import_file(args: argparse.Namespace, queue: BatchQueue) -> int:
         raise ConfigError(f"{args.output}: no such file")
     results = read_output(args.output)
     stored = queue.import_answers(results.samples)
-    print(f"{args.output}: stored {stored} answer(s) of {len(results.samples)} in the cache "
-          f"({len(results.samples) - stored} answer no queued request)")
+    print(f"{args.output}: stored {stored} of its {len(results.samples)} answer(s) in the cache"
+          + (f"; {len(results.samples) - stored} answered no queued request" if stored < len(results.samples) else ""))
     for failure in results.failures.values():
         print(f"{args.output}: {failure.key}: no answer ({failure.code}: {failure.message}); still queued")
     for malformed in results.malformed:

@@ -225,7 +225,9 @@ class BatchLane:
     def _settle(self, provider: str, job: str, answers: dict[str, Sample], failures: dict[str, str]) -> None:
         answered, _ = self.queue.collected(job, provider, answers, failures)
         settled = 0.0
-        for item in answered:
+        for item, run_id in answered:
+            if run_id != self.run_id:
+                continue  # reserved by the run that queued it: its estimate stands in that run's spend
             usage = answers[item.key].usage
             price = self.prices.batch_cost(provider, usage.prompt_tokens, usage.completion_tokens) or 0.0
             settled += price - item.reserved_usd
@@ -243,4 +245,5 @@ class BatchLane:
             await asyncio.gather(self._loop_task, return_exceptions=True)
         for api in self._apis.values():
             await api.aclose()
+        self.queue.release(self._holder)  # the next run polls this run's batches at once
         self.queue.close()

@@ -78,14 +78,20 @@ class BatchQueue:
     # -- queueing ----------------------------------------------------------------------------------
     def enqueue(self, provider: str, lane: str, items: Sequence[QueuedItem], run_id: str) -> Future[set[str]]:
         """Queue items (their keys claimed by the caller); the future holds the keys already queued
-        (by an earlier run, or another process): those are neither queued nor paid again."""
+        (by an earlier run, or another process) or answered: those are neither queued nor paid again."""
         rows = [(i.key, provider, lane, i.task, i.request_json, i.sample_index, i.est_tokens, i.reserved_usd,
                  run_id) for i in items]
         keys = {i.key for i in items}
 
         def write(db: Database) -> set[str]:
             wanted, param = db.keys(sorted(keys))
-            queued = {row[0] for row in db.execute(f"SELECT key FROM batch_items WHERE key IN ({wanted})", (param,))}
+            # A line an earlier run gave up on is asked again, as a failed synchronous call is.
+            db.execute(f"DELETE FROM batch_items WHERE key IN ({wanted}) AND state = 'failed' AND run_id <> ?",
+                       (param, run_id))
+            # Queued already, or answered since the caller looked (a batch collected meanwhile): not again.
+            queued = {row[0] for row in db.execute(
+                f"SELECT key FROM batch_items WHERE key IN ({wanted}) UNION SELECT key FROM samples "
+                f"WHERE key IN ({wanted})", (param, param))}
             db.executemany(
                 "INSERT INTO batch_items (key, provider, lane, task, request, sample_index, est_tokens, "
                 "reserved_usd, state, job, attempts, error, run_id, created) "
@@ -200,13 +206,13 @@ class BatchQueue:
         return self._writer.submit(write).result()
 
     def collected(self, job: str, provider: str, answers: Mapping[str, Sample], failures: Mapping[str, str]
-                  ) -> tuple[list[QueuedItem], list[str]]:
+                  ) -> tuple[list[tuple[QueuedItem, str]], list[str]]:
         """An ended batch: store its answers in the cache (ending their claims and their items), send
         each unanswered line once more and give up on one already sent twice. Returns the answered
-        items (for the budget to settle) and the keys given up on."""
+        items with the run that queued each (for the budget to settle) and the keys given up on."""
         created = time.time()
 
-        def write(db: Database) -> tuple[list[QueuedItem], list[str]]:
+        def write(db: Database) -> tuple[list[tuple[QueuedItem, str]], list[str]]:
             rows = db.execute("SELECT key, task, request, sample_index, est_tokens, reserved_usd, run_id, attempts "
                               "FROM batch_items WHERE job = ?", (job,))
             answered = [row for row in rows if row[0] in answers]
@@ -224,9 +230,15 @@ class BatchQueue:
                 db.execute("UPDATE batch_items SET state = ?, job = NULL, attempts = ?, error = ? WHERE key = ?",
                            (state, attempts + 1, error, key))
             db.execute("UPDATE batch_jobs SET state = 'done', holder = NULL WHERE job = ?", (job,))
-            return [QueuedItem(*row[:6]) for row in answered], given_up
+            return [(QueuedItem(*row[:6]), str(row[6])) for row in answered], given_up
 
         return self._writer.submit(write).result()
+
+    def release(self, holder: str) -> None:
+        """`holder` ends: its polls are free at once, and a submission it left unrecorded is looked
+        up by the next submitter at once (its lease is over)."""
+        self._writer.submit(lambda db: db.execute(
+            f"UPDATE batch_jobs SET holder = NULL, expires = {db.now} WHERE holder = ?", (holder,))).result()
 
     def renew(self, holder: str, lease_s: float) -> None:
         """Keep `holder`'s submissions and polls its own while it lives."""

@@ -1,4 +1,4 @@
-"""What a run leaves in the providers' batches, said at its end; `--llm-batch submit` ends green.
+"""What a run leaves in the providers' batches, said at its end; a run that leaves some ends green.
 
 A run that submits and does not wait (`--llm-batch submit`, or the file lane) leaves cases
 pending: their tests are skipped with the cause `batch pending`, and the run's last lines say how
@@ -44,9 +44,10 @@ class BatchStatus:
         if waiting:
             again = "the same command without --llm-batch submit" if self.settings.batch_mode == "submit" \
                 else "the same command"
-            self.lines.append(f"llmjury batch: run {again} on the same store to collect them "
-                              "(`llmjury batch status` shows what is left; the file lane: `llmjury batch export`)")
-            if self.settings.batch_mode == "submit" and self.gate_exit.status:
+            self.lines.append(f"llmjury batch: run {again} on the same store to collect what is in a provider's "
+                              "batch; the file lane's requests: `llmjury batch export`, run them, `llmjury batch "
+                              "import`, then run again (`llmjury batch status` shows what is left)")
+            if self.gate_exit.status:
                 self.lines.append("llmjury batch: the gates are not applied to the exit status while requests "
                                   "are pending")
                 self.gate_exit.status = 0

@@ -111,6 +111,12 @@ def check_roles(settings: Settings, families: Mapping[str, AnyFamily]) -> list[s
     for key, spec in settings.roles.items():
         where = f"{settings.role_sources.get(key, '--llm-role')} {key}={spec.text}"
         family, dot, role = key.partition(".")
+        batched = [juror.spec for juror in spec.jurors if juror.spec.text_option("batch") is not None
+                   and juror.spec.version is None]
+        if (role or family) in settings.under_test and batched and not settings.replay_under_test:
+            raise ConfigError(f"{where}: a role under test is asked afresh by each run, so its calls never go by "
+                              "batch (;batch=); give its spec a ;version=... (its answers are then replayed across "
+                              "runs, and batched) or drop ;batch=")
         if not dot:
             hint = did_you_mean(key, asked) if key not in asked else ""
             if hint:

@@ -33,7 +33,9 @@ E2E_DESELECTED = pytest.StashKey[int]()
 # next would fail or pay the import again: a process that runs tests imports them once, up front.
 # Inner runs import their test files by basename too: give them names no module under tests/ has
 # (test_arena_suite.py, not test_arena.py), or they collide with the module already imported.
-IMPORTED_BEFORE_INNER_RUNS = ("pandas", "scipy.stats", "matplotlib.figure")
+# psycopg too: its compiled half keeps raising the error classes of its first import, which a
+# re-imported `psycopg` does not catch.
+IMPORTED_BEFORE_INNER_RUNS = ("pandas", "scipy.stats", "matplotlib.figure", "psycopg")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -34,7 +34,7 @@ from llmjury.testing.fake_server import FakeServer
 
 MODEL = "judge-model"
 PRICES = PriceTable({MODEL: Price(input=0.15, output=0.60, batch_input=0.075, batch_output=0.30)})
-FAST = LaneTiming(poll_s=0.2, quiet_s=0.5, lease_s=1.0)
+FAST = LaneTiming(poll_s=0.2, quiet_s=2.0, lease_s=1.0)
 
 
 def spec_for(kind: str, server: FakeServer) -> ProviderSpec:

@@ -86,6 +86,7 @@ class BatchLane:
         self._loop_task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._backoff: dict[ProviderSpec, int] = {}
+        self._arriving = 0  # calls of this process between their claim and their queue row
 
     @staticmethod
     def takes(provider: Provider, request: ChatRequest) -> bool:
@@ -110,8 +111,12 @@ class BatchLane:
         reserve = self.prices.batch_cost(provider.name, prompt, request.max_tokens or 256) or 0.0
         items = [QueuedItem(key, request.task, request.model_dump_json(), index, est, reserve)
                  for key, index in zip(keys, indices, strict=True)]
-        queued = await asyncio.wrap_future(self.queue.enqueue(
-            provider.name, "file" if file_lane else "api", items, self.run_id))
+        self._arriving += 1
+        try:
+            queued = await asyncio.wrap_future(self.queue.enqueue(
+                provider.name, "file" if file_lane else "api", items, self.run_id))
+        finally:
+            self._arriving -= 1
         if reserve:
             self.meter.spent(provider.name, reserve * (len(items) - len(queued)))
         if file_lane:
@@ -188,8 +193,10 @@ class BatchLane:
             self._backoff[spec] -= 1
             return
         name = str(spec)
+        # While this process still queues (the writer has its rows), only a full batch goes.
+        quiet_s = float("inf") if self._arriving else self.timing.quiet_s
         while (packed := self.queue.take(name, f"llmjury-{secrets.token_hex(8)}", limit=api.max_lines,
-                                         max_bytes=api.max_bytes, quiet_s=self.timing.quiet_s, holder=self._holder,
+                                         max_bytes=api.max_bytes, quiet_s=quiet_s, holder=self._holder,
                                          lease_s=self.timing.lease_s)) is not None:
             items = [PendingItem(i.key, i.request, i.sample_index, i.est_tokens) for i in packed.items]
             try:

@@ -32,7 +32,7 @@ CASES = [Question(id=f"q{i}", family="answers", question=f"What is {i} + 1?", re
 @llmjury.parametrize(CASES)
 async def test_answer(case, jury):
     graded = await jury.score(case.reference, rubric="5: correct; 1: wrong", question=case.question)
-    assert graded.score >= 3, graded.error or f"scored {graded.score}"
+    assert (graded.score or 0) >= 3, graded.error or f"scored {graded.score}"
 """
 
 

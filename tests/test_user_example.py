@@ -82,3 +82,19 @@ def test_a_gate_holds_on_the_examples_aggregated_score(project):
     result, _ = run(project, "--llm-gate", "custom.score.test_answer.mean>=4")
     assert result.ret not in (0, 1)  # the tests passed; the gate failed the run
     result.stdout.fnmatch_lines(["*FAIL*custom.score.test_answer.mean>=4*"])
+
+
+def test_a_score_the_judge_never_gave_fails_the_example_with_the_judges_error(project):
+    """A rubric answer that cannot be read leaves no score: the example's assertion shows why (the
+    judge's error), where `graded.score >= 3` stopped on a TypeError before its message."""
+    from llmjury.testing import FakeOpenAI
+
+    def reply(body, index):
+        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+        return '{"reasoning": "the same", "decision": "tie"}' if schema == "verdict" else "no idea"
+
+    with FakeOpenAI(reply) as server:
+        result, _ = run(project, "--llm-judge", f"openai:m;api_key=x;base_url={server.base_url}")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*AssertionError: unparseable*"])
+    assert "TypeError" not in result.stdout.str()

@@ -31,7 +31,7 @@ from llmjury.meter import CallMeter
 from llmjury.pricing import PriceTable
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.running.batch_queue import BatchQueue, QueuedItem
-from llmjury.running.limits import estimate_tokens
+from llmjury.running.limits import completion_budget, estimate_prompt_tokens, estimate_tokens
 from llmjury.store.location import StoreLocation
 
 BatchMode = Literal["wait", "submit"]
@@ -107,8 +107,8 @@ class BatchLane:
             self._start(provider.spec)
         self.meter.admit(provider.name)  # the budget: no new paid work once the spend reached it
         est = estimate_tokens(request, 1)
-        prompt = est - (request.max_tokens or 256)
-        reserve = self.prices.batch_cost(provider.name, prompt, request.max_tokens or 256) or 0.0
+        reserve = self.prices.batch_cost(provider.name, estimate_prompt_tokens(request), completion_budget(request)) \
+            or 0.0
         items = [QueuedItem(key, request.task, request.model_dump_json(), index, est, reserve)
                  for key, index in zip(keys, indices, strict=True)]
         self._arriving += 1
@@ -230,7 +230,7 @@ class BatchLane:
             self._settle(str(spec), job, results.samples, failures)
 
     def _settle(self, provider: str, job: str, answers: dict[str, Sample], failures: dict[str, str]) -> None:
-        answered, _ = self.queue.collected(job, provider, answers, failures)
+        answered = self.queue.collected(job, provider, answers, failures)
         settled = 0.0
         for item, run_id in answered:
             if run_id != self.run_id:
@@ -241,10 +241,6 @@ class BatchLane:
         if settled:
             self.meter.spent(provider, settled)
         self._wake.set()
-
-    def pending(self) -> dict[str, dict[str, int]]:
-        """What the store still holds queued or in batches, by provider and state."""
-        return self.queue.pending()
 
     async def aclose(self) -> None:
         if self._loop_task is not None:

@@ -61,9 +61,7 @@ class Packed:
 @dataclass(frozen=True)
 class ItemState:
     state: str
-    job: str | None
     error: str | None
-    remote_id: str | None
 
 
 class BatchQueue:
@@ -107,10 +105,8 @@ class BatchQueue:
             return {}
         with self._lock:
             wanted, param = self._db.keys(keys)
-            rows = self._db.execute(
-                "SELECT i.key, i.state, i.job, i.error, j.remote_id FROM batch_items i "
-                f"LEFT JOIN batch_jobs j ON j.job = i.job WHERE i.key IN ({wanted})", (param,))
-        return {key: ItemState(state, job, error, remote) for key, state, job, error, remote in rows}
+            rows = self._db.execute(f"SELECT key, state, error FROM batch_items WHERE key IN ({wanted})", (param,))
+        return {key: ItemState(state, error) for key, state, error in rows}
 
     def answers(self, keys: Sequence[str]) -> dict[str, Sample]:
         """The cached answers among `keys`."""
@@ -206,31 +202,28 @@ class BatchQueue:
         return self._writer.submit(write).result()
 
     def collected(self, job: str, provider: str, answers: Mapping[str, Sample], failures: Mapping[str, str]
-                  ) -> tuple[list[tuple[QueuedItem, str]], list[str]]:
+                  ) -> list[tuple[QueuedItem, str]]:
         """An ended batch: store its answers in the cache (ending their claims and their items), send
         each unanswered line once more and give up on one already sent twice. Returns the answered
-        items with the run that queued each (for the budget to settle) and the keys given up on."""
+        items with the run that queued each (for the budget to settle)."""
         created = time.time()
 
-        def write(db: Database) -> tuple[list[tuple[QueuedItem, str]], list[str]]:
+        def write(db: Database) -> list[tuple[QueuedItem, str]]:
             rows = db.execute("SELECT key, task, request, sample_index, est_tokens, reserved_usd, run_id, attempts "
                               "FROM batch_items WHERE job = ?", (job,))
             answered = [row for row in rows if row[0] in answers]
             store_samples(db, [(key, provider, task, request, answers[key].model_dump_json(), run_id, created)
                                for key, task, request, *_, run_id, _ in answered])
             db.executemany("DELETE FROM batch_items WHERE key = ?", [(row[0],) for row in answered])
-            given_up = []
             for key, *_, attempts in rows:
                 if key in answers:
                     continue
                 error = failures.get(key, "the batch returned no line for it")
                 state = "pending" if attempts + 1 < ATTEMPTS else "failed"
-                if state == "failed":
-                    given_up.append(key)
                 db.execute("UPDATE batch_items SET state = ?, job = NULL, attempts = ?, error = ? WHERE key = ?",
                            (state, attempts + 1, error, key))
             db.execute("UPDATE batch_jobs SET state = 'done', holder = NULL WHERE job = ?", (job,))
-            return [(QueuedItem(*row[:6]), str(row[6])) for row in answered], given_up
+            return [(QueuedItem(*row[:6]), str(row[6])) for row in answered]
 
         return self._writer.submit(write).result()
 

@@ -70,10 +70,6 @@ class SampleStore:
         for shard in recordings:
             self._recorded.update(_read_shard(shard))
 
-    @property
-    def where(self) -> str:
-        return str(self._db)
-
     def get(self, key: str, *, written_by: str | None = None) -> Sample | None:
         """The stored sample, or None; with `written_by`, only entries this run wrote count."""
         return self.sample_of(key, self.rows([key]).get(key), written_by)

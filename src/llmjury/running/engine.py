@@ -284,11 +284,11 @@ class Engine:
     async def _lookup(self, provider: Provider, key: str, fresh: bool) -> Sample | None:
         if key in self._memory:
             return self._memory[key]
-        if self.store is None or self._reads is None or not provider.cacheable:
+        if self._reads is None or not provider.cacheable:
             return None
         # Fresh (refresh mode, a role under test): an entry counts only if this very run wrote it
         # (another worker may have).
-        return self.store.sample_of(key, await self._reads.row(key), self.run_id if fresh else None)
+        return self._reads.store.sample_of(key, await self._reads.row(key), self.run_id if fresh else None)
 
     def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
                   sample: Sample) -> Future[None] | None:

@@ -69,9 +69,18 @@ class RateLimit:
 
 
 def estimate_tokens(request: ChatRequest, n: int) -> int:
-    """A cheap upper-ish estimate (4 characters a token) for the tokens-per-minute bucket."""
-    prompt = sum(len(m.content) for m in request.messages) // 4 + 1
-    return prompt + n * (request.max_tokens or 256)
+    """A cheap upper-ish estimate for the tokens-per-minute bucket: the prompt, and `n` answers."""
+    return estimate_prompt_tokens(request) + n * completion_budget(request)
+
+
+def estimate_prompt_tokens(request: ChatRequest) -> int:
+    """The prompt's tokens, at 4 characters a token."""
+    return sum(len(m.content) for m in request.messages) // 4 + 1
+
+
+def completion_budget(request: ChatRequest) -> int:
+    """The most tokens one answer may take: the request's `max_tokens`, else 256."""
+    return request.max_tokens or 256
 
 
 T = TypeVar("T")

@@ -98,7 +98,7 @@ class Settings:
         """Where a run keeps its answers: the run store, or with `--llm-cache off` a scratch SQLite
         file of this machine that its own xdist workers share and the run deletes."""
         if self.cache_mode is CacheMode.OFF:
-            return self.location.scratch(scratch_path(self.cache_path, run_id))
+            return StoreLocation("sqlite", scratch_path(self.cache_path, run_id))
         return self.location
 
     def board(self, run_id: str) -> StoreLocation:

@@ -31,11 +31,6 @@ class StoreLocation:
             return cls("postgres", cache_path, os.environ.get(DSN_VARIABLE, ""))
         raise ConfigError(f"{option} {value!r}: unknown store (use {' or '.join(KINDS)})")
 
-    def scratch(self, path: Path) -> StoreLocation:
-        """A SQLite file of this machine: `--llm-cache off` shares one run's answers among its own
-        xdist workers, which all run here, and keeps nothing."""
-        return StoreLocation("sqlite", path)
-
     def open(self) -> Database:
         """A new connection (each thread that writes or reads keeps its own)."""
         if self.kind == "sqlite":

@@ -16,7 +16,7 @@ Both backends go through llmjury's own `SampleStore` (llmjury.running.cache), as
   (llmjury.running.reads); target: PostgreSQL within 2x of SQLite.
 
 PostgreSQL is the server in LLMJURY_TEST_POSTGRES_DSN or LLMJURY_STORE_DSN when set, else a
-throwaway one started here (tests/pg_server.py: initdb into a temporary folder, a private socket)
+throwaway one started here (llmjury.testing.postgres: initdb into a temporary folder, a private socket)
 and stopped at the end; each measurement gets an empty schema of its own. Where none can be had,
 the PostgreSQL column says why. Timings depend on the machine: the load average is printed first.
 """
@@ -38,7 +38,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 
@@ -47,9 +46,8 @@ from llmjury.running.cache import SampleStore
 from llmjury.running.reads import CoalescedReads
 from llmjury.store.location import StoreLocation
 from llmjury.store.postgres import DSN_VARIABLE
+from llmjury.testing.postgres import TEST_DSN, start, stop
 
-PG_SERVER = Path(__file__).resolve().parents[1] / "tests" / "pg_server.py"
-TEST_DSN = "LLMJURY_TEST_POSTGRES_DSN"
 CLAIMS_TARGET = 5000.0  # keys/s per process
 REPLAY_TARGET = 2.0  # PostgreSQL's replay time over SQLite's
 BACKENDS = ("sqlite", "postgres")
@@ -69,15 +67,6 @@ class Figures:
     missing: str = ""
 
 
-def pg_server() -> ModuleType:
-    """tests/pg_server.py, the throwaway server the store's tests use."""
-    spec = importlib.util.spec_from_file_location("pg_server", PG_SERVER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @contextmanager
 def postgres(wanted: bool) -> Iterator[tuple[str, str]]:
     """A PostgreSQL connection string and where it came from, or ("", why there is none)."""
@@ -91,18 +80,17 @@ def postgres(wanted: bool) -> Iterator[tuple[str, str]]:
         if os.environ.get(variable):
             yield os.environ[variable], f"the server in {variable}"
             return
-    server = pg_server()
     folder = Path(tempfile.mkdtemp(prefix="llmjury-bench-pg-"))
     try:
         try:
-            dsn = server.start(folder)
+            dsn = start(folder)
         except Exception as exc:  # initdb missing, or refused: the column says why
             yield "", f"no PostgreSQL server could be started here ({exc})"
             return
         try:
             yield dsn, "a throwaway server on a local socket"
         finally:
-            server.stop(folder)
+            stop(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

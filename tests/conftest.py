@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from pg_server import TEST_DSN, binaries, fresh_schema, start, stop
 
 from llmjury.families import discover, offline_answers
 from llmjury.jurors import JurySpec
@@ -18,6 +17,7 @@ from llmjury.running.engine import Engine
 from llmjury.running.settings import Settings
 from llmjury.store.location import StoreLocation
 from llmjury.testing import FakeGemini, FakeOpenAI
+from llmjury.testing.postgres import TEST_DSN, binaries, fresh_schema, start, stop
 
 pytest_plugins = ["pytester"]
 #: Plugins no inner run uses, off in its processes: each xdist worker of an inner run would import them again,

@@ -1,9 +1,9 @@
-"""A throwaway PostgreSQL server for the store's tests, and a schema of its own for each test.
+"""A throwaway PostgreSQL server for testing against the run store, and a schema of its own per test.
 
-`.ci/run` starts one (`python tests/pg_server.py start DIR` prints its connection string, `stop DIR`
-stops it) and hands it to the tests in LLMJURY_TEST_POSTGRES_DSN; without it the `postgres_dsn`
-fixture starts one for the session where the server's programs are installed, and the tests that
-need one skip saying why where they are not.
+`python -m llmjury.testing.postgres start DIR` initdbs into DIR, starts a server on a free port
+with its socket in DIR and prints its connection string; `stop DIR` stops it. `.ci/run` hands the
+string to the tests in LLMJURY_TEST_POSTGRES_DSN, and `bench/store.py` starts one when none is
+given. PostgreSQL's own programs (initdb, pg_ctl) must be installed; psycopg for `fresh_schema`.
 """
 
 from __future__ import annotations

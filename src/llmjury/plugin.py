@@ -27,7 +27,7 @@ from llmjury.session.frozen import give_back_frozen  # noqa: E402
 from llmjury.session.item_outcomes import ItemOutcomes  # noqa: E402
 from llmjury.session.item_verdicts import case_of, own_test, record_on, recorded  # noqa: E402
 from llmjury.session.options import declare  # noqa: E402
-from llmjury.session.refusals import BudgetRefusals  # noqa: E402
+from llmjury.session.refusals import UnansweredSkips  # noqa: E402
 from llmjury.session.runner import RUNNER, Share, TestRunner  # noqa: E402
 from llmjury.session.sharding import ShardRun, ShardSelection  # noqa: E402
 from llmjury.session.startup import StartUp, read_baseline, start_up, warn_roles  # noqa: E402
@@ -125,6 +125,6 @@ def register_outcomes(config: pytest.Config, start: StartUp) -> ItemOutcomes:
     config.pluginmanager.register(item_outcomes, "llmjury-item-outcomes")
     if start.budget is not None or start.settings.batched():
         # A test the budget stopped, or whose call waits in a batch, is unscored, not failed (llmjury.session.refusals).
-        config.pluginmanager.register(BudgetRefusals(recorded, record_on), "llmjury-budget-refusals")
+        config.pluginmanager.register(UnansweredSkips(recorded, record_on), "llmjury-unanswered-skips")
     return item_outcomes
 

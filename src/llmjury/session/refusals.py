@@ -57,9 +57,9 @@ def _refusal(text: str) -> str:
     return line[line.index(mark):].strip()
 
 
-class BudgetRefusals:
-    """Registered in every process of a run with a budget (xdist's workers make the reports).
-    `recorded` reads the verdicts on a test item, `record` adds one."""
+class UnansweredSkips:
+    """Registered in every process of a run with a budget or a batch lane (xdist's workers make the
+    reports). `recorded` reads the verdicts on a test item, `record` adds one."""
 
     def __init__(self, recorded: Callable[[pytest.Item], Records], record: Callable[[pytest.Item, Verdict], None]
                  ) -> None:
@@ -69,7 +69,8 @@ class BudgetRefusals:
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]
                                   ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        """A test the budget stopped is reported skipped, with an unscored verdict, not failed."""
+        """A test the budget stopped, or whose call waits in a batch, is reported skipped, with an
+        unscored verdict, not failed."""
         report = yield
         if report.when in ("setup", "call") and report.failed:
             recorded = self.recorded(item)

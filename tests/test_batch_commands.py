@@ -80,10 +80,14 @@ def test_queued_exported_run_elsewhere_imported_then_replayed_with_no_call(proje
             check.validate_python(line["body"])
             assert line["body"]["model"] == "local-model"
 
-        Path("answers.jsonl").write_text(vllm_output(lines, 4) + "{not json\n")
+        assert main(["batch", "export", "--provider", "openai:other-model", "--to", "none.jsonl"]) == 4
+        assert "queued for the file lane: openai:local-model" in capsys.readouterr().err
+        stray = vllm_output([{"custom_id": "not-queued", "body": {"model": "local-model"}}], 4)
+        Path("answers.jsonl").write_text(vllm_output(lines, 4) + stray + "{not json\n")
         assert main(["batch", "import", "answers.jsonl"]) == 1  # one line it cannot read: named, the rest kept
         said = capsys.readouterr().out
-        assert "stored 4 of its 4 answer(s)" in said and "answers.jsonl, line 5" in said
+        assert "stored 4 of its 5 answer(s)" in said and "answers.jsonl, line 6" in said
+        assert "custom_id not-queued answers no queued request" in said
 
         replayed = run(project, server)
         replayed.assert_outcomes(passed=4)

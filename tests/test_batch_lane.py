@@ -260,7 +260,7 @@ def test_the_file_lane_queues_for_export_and_import_fills_the_cache(lane_engine,
     queue = BatchQueue(store_location)
     queued = queue.queued_for_file()
     assert [provider for provider, _ in queued] == ["openai:judge-model"] * 3
-    assert queue.import_answers({item.key: Sample(text="from vllm") for _, item in queued}) == 3
+    assert len(queue.import_answers({item.key: Sample(text="from vllm") for _, item in queued})) == 3
     queue.close()
     again = lane_engine(MemoryBatches(), run_id="run-2")
     async def replayed():

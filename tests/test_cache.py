@@ -249,6 +249,22 @@ def test_a_schema_named_by_the_search_path_is_made_on_first_use(postgres_dsn, tm
     store.close()
 
 
+@pytest.mark.parametrize(("written", "made"), [("TeamX", "teamx"), ('"TeamX"', "TeamX"), ("newteam,public", "newteam")])
+def test_the_schema_made_is_the_one_postgresql_reads_from_the_search_path(postgres_dsn, tmp_path, written, made):
+    """PostgreSQL lower-cases an unquoted name (a schema made as written, `TeamX`, was never found),
+    and takes the first entry even where a later one exists (the tables went into `public`)."""
+    import secrets
+
+    suffix = secrets.token_hex(3)
+    path = written.replace("TeamX", f"TeamX{suffix}").replace("newteam", f"newteam{suffix}")
+    dsn = f"{postgres_dsn} options='-csearch_path={path}'"
+    store = SampleStore(StoreLocation("postgres", tmp_path / "unused", dsn))
+    assert store._db.execute("SELECT current_schema()") == [(made.replace("TeamX", f"TeamX{suffix}")
+                                                            .replace("teamx", f"teamx{suffix}")
+                                                            .replace("newteam", f"newteam{suffix}"),)]
+    store.close()
+
+
 def test_a_search_path_with_no_schema_to_make_is_a_usage_error_naming_the_store(postgres_dsn, tmp_path):
     from llmjury.errors import ConfigError
 

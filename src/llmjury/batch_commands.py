@@ -59,8 +59,15 @@ def _with_queue(handler: Callable[[argparse.Namespace, BatchQueue], int]) -> Cal
 
 
 def export_file(args: argparse.Namespace, queue: BatchQueue) -> int:
-    queued = [(provider, item) for provider, item in queue.queued_for_file()
-              if args.provider is None or provider == args.provider]
+    everything = queue.queued_for_file()
+    queued = [(provider, item) for provider, item in everything if args.provider is None or provider == args.provider]
+    if not queued:
+        there = sorted({provider for provider, _ in everything})
+        if args.provider is not None and there:
+            raise ConfigError(f"--provider {args.provider}: nothing of it is queued; queued for the file lane: "
+                              f"{', '.join(there)}")
+        print("nothing is queued for the file lane: a run with a ;batch=file spec queues its calls")
+        return 0
     args.to.parent.mkdir(parents=True, exist_ok=True)
     write_input(args.to, (input_line(item.request, provider.partition(":")[2], item.sample_index, item.key)
                           for provider, item in queued))
@@ -78,8 +85,9 @@ def import_file(args: argparse.Namespace, queue: BatchQueue) -> int:
         raise ConfigError(f"{args.output}: no such file")
     results = read_output(args.output)
     stored = queue.import_answers(results.samples)
-    print(f"{args.output}: stored {stored} of its {len(results.samples)} answer(s) in the cache"
-          + (f"; {len(results.samples) - stored} answered no queued request" if stored < len(results.samples) else ""))
+    print(f"{args.output}: stored {len(stored)} of its {len(results.samples)} answer(s) in the cache")
+    for key in sorted(set(results.samples) - stored):
+        print(f"{args.output}: custom_id {key} answers no queued request; skipped")
     for failure in results.failures.values():
         print(f"{args.output}: {failure.key}: no answer ({failure.code}: {failure.message}); still queued")
     for malformed in results.malformed:

@@ -257,11 +257,11 @@ class BatchQueue:
                                     "FROM batch_items WHERE lane = 'file' AND state = 'pending' ORDER BY key")
         return [(provider, QueuedItem(*rest)) for provider, *rest in rows]
 
-    def import_answers(self, answers: Mapping[str, Sample]) -> int:
-        """Answers read from a batch output file, stored for the queued items they answer; how many."""
+    def import_answers(self, answers: Mapping[str, Sample]) -> set[str]:
+        """Answers read from a batch output file, stored for the queued items they answer; their keys."""
         created = time.time()
 
-        def write(db: Database) -> int:
+        def write(db: Database) -> set[str]:
             rows = []
             for key, sample in answers.items():
                 for provider, task, request, run_id in db.execute(
@@ -269,7 +269,7 @@ class BatchQueue:
                     rows.append((key, provider, task, request, sample.model_dump_json(), run_id, created))
             store_samples(db, rows)
             db.executemany("DELETE FROM batch_items WHERE key = ?", [(row[0],) for row in rows])
-            return len(rows)
+            return {row[0] for row in rows}
 
         return self._writer.submit(write).result()
 

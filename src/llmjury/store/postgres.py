@@ -52,14 +52,15 @@ class PostgresDatabase:
 
     def make_schema(self) -> None:
         """Create the schema the connection's search_path names first, when it does not exist yet
-        (`options=-csearch_path=NAME` keeps a team's runs apart: its tables are made on first use)."""
-        ((current, path),) = self.execute("SELECT current_schema(), current_setting('search_path')")
-        if current is not None:
-            return
-        first = next((name.strip().strip('"') for name in str(path).split(",")
-                      if name.strip() and name.strip() != '"$user"'), None)
+        (`options=-csearch_path=NAME` keeps a team's runs apart: its tables are made on first use,
+        in that schema, even where a later entry such as `public` exists)."""
+        ((path,),) = self.execute("SELECT current_setting('search_path')")
+        first = next((schema_name(entry) for entry in str(path).split(",")
+                      if entry.strip() and entry.strip() != '"$user"'), None)
         if first is None:
             raise ConfigError(f"{self}: its search_path ({path}) names no schema to keep the store's tables in")
+        if self.execute("SELECT 1 FROM pg_namespace WHERE nspname = ?", (first,)):
+            return  # no CREATE asked for: a user without that right may use a schema made for it
         from psycopg import sql
 
         self._db.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(first)))
@@ -78,6 +79,14 @@ class PostgresDatabase:
 
     def __str__(self) -> str:
         return self._where
+
+
+def schema_name(entry: str) -> str:
+    """A search_path entry as PostgreSQL reads it: a quoted name as written, else lower-cased."""
+    entry = entry.strip()
+    if len(entry) > 1 and entry.startswith('"') and entry.endswith('"'):
+        return entry[1:-1].replace('""', '"')
+    return entry.lower()
 
 
 @functools.lru_cache(maxsize=256)

@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
+#: Why a judge run holds no decision, as reports count it: no decision stated, two different decisions in
+#: the judge's own final words, a value off the scale it was asked on, an answer cut off by the token limit,
+#: an answer stopped by a content filter or refused, a failed call, an empty answer.
+UnscoredCause = Literal["no_decision", "ambiguous", "out_of_scale", "truncated", "filtered", "refused", "failed",
+                        "empty"]
+
 
 class LLMJuryError(Exception):
     """Base class for every error llmjury raises on purpose."""
@@ -64,12 +72,14 @@ class CacheMissError(LLMJuryError):
 
 class JudgeParseError(LLMJuryError):
     """A judge answer that does not contain a decision the parser can read. `expected` is the
-    decision's format as the prompt asks it, for a repair call that asks for the decision alone."""
+    decision's format as the prompt asks it, for a repair call that asks for the decision alone; `kind`
+    is the cause's category, which reports count."""
 
-    def __init__(self, parser: str, raw: str, cause: str, *, expected: str | None = None) -> None:
+    def __init__(self, parser: str, raw: str, cause: str, *, expected: str | None = None,
+                 kind: UnscoredCause = "no_decision") -> None:
         snippet = raw if len(raw) <= 200 else raw[:200] + "…"
         super().__init__(f"{parser}: {cause}; judge said {snippet!r}")
-        self.parser, self.raw, self.cause, self.expected = parser, raw, cause, expected
+        self.parser, self.raw, self.cause, self.expected, self.kind = parser, raw, cause, expected, kind
 
 
 class BatchFileError(LLMJuryError):

@@ -17,7 +17,7 @@ import time
 from adversarial import corpus_module
 
 from llmjury.errors import JudgeParseError
-from llmjury.quotes import unquoted
+from llmjury.reading.quotes import unquoted
 
 
 def main() -> None:

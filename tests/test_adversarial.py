@@ -18,7 +18,7 @@ from llmjury.errors import JudgeParseError
 from llmjury.families.socratic.decision import parse_decision
 from llmjury.judgement.geval_scoring import parse_score
 from llmjury.jurors import JurySpec
-from llmjury.quotes import unquoted
+from llmjury.reading.quotes import unquoted
 from llmjury.testing import FakeOpenAI
 from llmjury.testing.fake_openai import ServerBehaviour
 
@@ -190,7 +190,7 @@ def test_copied_rubric_anchors_are_never_the_score_sampling_or_logprobs(make_eng
         by_sampling = engine.run(geval_score(jury, "custom", prompt, range(1, 4), scoring="sampling", n=2))
     if score is None:
         assert by_logprobs.result is None and by_sampling.result is None
-        assert by_logprobs.error.startswith("unparseable: the final line")
+        assert by_logprobs.error.startswith("unparseable: ")
         assert by_sampling.error.startswith("unparseable")
     else:
         assert by_logprobs.result.score == pytest.approx(score - 0.25)  # weighted at the score's own token
@@ -207,7 +207,7 @@ def test_an_ambiguous_answer_gets_one_cached_repair_asking_for_the_decision_alon
     def reply(body, index):
         if body["messages"][-1]["content"].startswith(REPAIR_ASK):
             return "### B"
-        return 'B is right.\n### B\n\nResponse A ends with "### A".'
+        return "B is right.\n### B\n\nResponse A ends with ### A."
 
     variables = {"criteria": "correct", "question": "Capital of France?"}
     requests = []
@@ -260,5 +260,6 @@ def test_a_form_label_with_punctuation_is_a_label(text, score):
 
 def test_a_score_line_under_a_punctuated_label_before_the_final_number_is_ambiguous():
     """It was not seen as a score line, so the trailing `1` was read as the score."""
-    with pytest.raises(JudgeParseError, match="a second score line"):
+    with pytest.raises(JudgeParseError, match="before the decision that decide otherwise") as raised:
         parse_score("Coherence - is the reply coherent with the question?: 5\n\n1", range(1, 6))
+    assert raised.value.kind == "ambiguous"

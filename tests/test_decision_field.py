@@ -13,7 +13,7 @@ from llmjury.errors import ConfigError, JudgeParseError
 from llmjury.families.arena.judge import PAIR_FIELD, SCORE_FIELD, parse_pair, read_scores
 from llmjury.families.socratic.decision import DECISION_FIELD, parse_decision
 from llmjury.judgement.bound_jury import BoundJury
-from llmjury.judgement.judges import CHOICE_FIELD, parse_choice
+from llmjury.judgement.judges import CHOICE_FIELD, CHOICE_FORMAT, parse_choice
 from llmjury.judgement.jury import Jury
 from llmjury.jurors import JurySpec
 from llmjury.pricing import PriceTable
@@ -60,8 +60,10 @@ def test_free_text_to_a_schema_request_is_read_by_the_text_parser():
     read = CHOICE_FIELD.reader(parse_choice)
     assert read("B explains it.\n### B") == "b"
     assert how_read("B explains it.\n### B") == "text" and how_read(answer("A")) == "schema"
-    with pytest.raises(JudgeParseError, match="final line"):
+    with pytest.raises(JudgeParseError, match="no decision in the prompt's format"):
         read("I prefer B.")
+    # a text that merely begins with `{` is text, and is read as such
+    assert read("{A} repeats the question; B answers it.\n### B") == "b"
 
 
 @pytest.mark.parametrize(("text", "cause"), [
@@ -71,7 +73,6 @@ def test_free_text_to_a_schema_request_is_read_by_the_text_parser():
     ('{"reasoning": "r"}', "missing field(s) decision"),
     ('{"reasoning": "r", "decision": "A", "score": 5}', "unexpected field(s) score"),
     ('{"reasoning": 3, "decision": "A"}', "reasoning is not a string"),
-    ('{"reasoning": "r", "decision": "A"', "malformed"),
     ('```json\n{"reasoning": "r", "decision": "D"}\n```', "decision 'D'"),
 ])
 def test_json_that_does_not_validate_is_ambiguous_with_its_cause(text, cause):
@@ -79,6 +80,13 @@ def test_json_that_does_not_validate_is_ambiguous_with_its_cause(text, cause):
         CHOICE_FIELD.reader(parse_choice)(text)
     assert cause in raised.value.cause
     assert raised.value.expected == CHOICE_FIELD.expected
+
+
+def test_an_answer_that_only_begins_like_json_is_read_as_text():
+    """A cut or malformed object is no JSON verdict: the text reader reads it (and finds no decision)."""
+    with pytest.raises(JudgeParseError, match="no decision in the prompt's format") as raised:
+        CHOICE_FIELD.reader(parse_choice)('{"reasoning": "r", "decision": "A"')
+    assert raised.value.kind == "no_decision" and raised.value.expected == CHOICE_FORMAT
 
 
 def test_the_schema_is_reasoning_first_then_an_enum_of_the_prompts_decisions():

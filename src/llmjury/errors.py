@@ -73,13 +73,15 @@ class CacheMissError(LLMJuryError):
 class JudgeParseError(LLMJuryError):
     """A judge answer that does not contain a decision the parser can read. `expected` is the
     decision's format as the prompt asks it, for a repair call that asks for the decision alone; `kind`
-    is the cause's category, which reports count."""
+    is the cause's category, which reports count; `language` the answer's (en, ko, it), which the
+    repair call asks in."""
 
     def __init__(self, parser: str, raw: str, cause: str, *, expected: str | None = None,
-                 kind: UnscoredCause = "no_decision") -> None:
+                 kind: UnscoredCause = "no_decision", language: str = "en") -> None:
         snippet = raw if len(raw) <= 200 else raw[:200] + "…"
         super().__init__(f"{parser}: {cause}; judge said {snippet!r}")
         self.parser, self.raw, self.cause, self.expected, self.kind = parser, raw, cause, expected, kind
+        self.language = language
 
 
 class BatchFileError(LLMJuryError):

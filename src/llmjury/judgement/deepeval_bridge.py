@@ -22,10 +22,10 @@ from deepeval.test_case import LLMTestCase  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
 from llmjury.chat import ChatRequest, Message  # noqa: E402
-from llmjury.decision_line import DuplicateKeyError, strict_json  # noqa: E402
 from llmjury.judgement.verdicts import JudgeConfig, Verdict  # noqa: E402
 from llmjury.model import Result  # noqa: E402
 from llmjury.providers.base import ProviderSpec  # noqa: E402
+from llmjury.reading.verdict_json import DuplicateKeyError, strict_json  # noqa: E402
 from llmjury.running.engine import Engine  # noqa: E402
 
 

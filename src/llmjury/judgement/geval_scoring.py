@@ -6,24 +6,13 @@ The core's `GEvalScore` judge and the geval family both score this way, so it si
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 
 from llmjury.chat import Sample, TokenLogprob, TopLogprob
-from llmjury.decision_line import BOLD, LEAD, TRAIL, fold, looks_alike, own_lines
 from llmjury.errors import JudgeParseError
+from llmjury.reading.rating import Rating
 
-PARSER_VERSION = "geval-score/5"
-# The form's score line: the score alone ("2"), or after the form's label ("Coherence: 2",
-# "- Naturalness (1-3): 2", "Overall Quality: **4**", "Score: 4."), optionally out of the top ("4/5").
-_RANGE = r"\(\s*[0-9]+\s*[-–—~]\s*[0-9]+\s*\)"
-# The label is the form's criterion as the prompt may phrase it ("Coherence - is the reply coherent
-# with the question?"): a letter, then up to 120 characters with no digit, colon or line break.
-_LABEL = rf"(?:[^\W\d_][^\d:\n]{{0,120}}?[ \t]*(?:{_RANGE})?[ \t]*{BOLD}[ \t]*:[ \t]*)?"
-# A numbered form line ("1. Coherence: 2") reads like a bulleted one when a label follows the number.
-_NUMBERED = r"(?:[0-9]{1,2}[.)][ \t]+(?=[^\W\d_]))?"
-_SCORE_LINE = re.compile(rf"{LEAD}{_NUMBERED}{_LABEL}{BOLD}(?P<score>[0-9]+){BOLD}(?:[ \t]*/[ \t]*[0-9]+)?{TRAIL}",
-                         re.IGNORECASE)
+PARSER_VERSION = "geval-score/6"
 
 
 def parse_score(text: str, scale: range) -> int:
@@ -32,31 +21,11 @@ def parse_score(text: str, scale: range) -> int:
 
 
 def score_at(text: str, scale: range) -> tuple[int, int]:
-    """The score of a form-filling answer and its offset in `text`. The prompt ends with the form's
-    score line, so the score is read only from the final line of the judge's own words (quotations
-    blanked): the number alone or after the form's label (`4`, `Coherence: 2`, `- Naturalness
-    (1-3): 2`, `1. Coherence: 2`, `Score: 4.`, `4/5`), a whole number on the scale. Digits anywhere else (rubric anchors
-    copied from the prompt, "A score of 1 (no) means ...", a restated scale `1-5`, `1–5`, `(1—5)`)
-    are never the score; a final line with anything more on it, or a second score line elsewhere,
-    is ambiguous: JudgeParseError, never a guess."""
-    expected = f"the score alone, a whole number from {scale.start} to {scale.stop - 1}"
-    lines = own_lines(text)
-    last = lines[-1] if lines else None
-    match = _SCORE_LINE.match(last.text) if last else None
-    if last is None or match is None:
-        shown = last.text.strip()[:80] if last else ""
-        cause = "look-alike characters on the score line" if last and looks_alike(last.text) else (
-            f"the final line {shown!r} is not a score line")
-        raise JudgeParseError(PARSER_VERSION, text, cause, expected=expected)
-    value = int(match.group("score"))
-    if value not in scale:
-        raise JudgeParseError(PARSER_VERSION, text, f"score {value} is not between {scale.start} and "
-                              f"{scale.stop - 1}", expected=expected)
-    for line in lines[:-1]:
-        if _SCORE_LINE.match(fold(line.text)):
-            raise JudgeParseError(PARSER_VERSION, text, f"a second score line {line.text.strip()[:80]!r}",
-                                  expected=expected)
-    return value, last.start + match.start("score")
+    """The score of a form-filling answer and its offset in `text`: the judge's own final score
+    line on the scale asked (`llmjury.reading.rating` holds the rules: `4`, `Coherence: 2`,
+    `- Naturalness (1-3): 2`, `Score: 4.`, `4/5`; copied rubric anchors and restated scales are
+    never the score; a competing score is ambiguous, another scale out_of_scale)."""
+    return Rating(PARSER_VERSION, scale).read_at(text)
 
 
 def frequency_weighted(scores: list[int], scale: range) -> tuple[float, dict[int, float]]:

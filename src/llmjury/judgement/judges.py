@@ -9,14 +9,12 @@ core prompts and records the verdicts.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, cast
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from llmjury.decision_line import BOLD, DuplicateKeyError, compile_line, fold, looks_alike, own_lines, strict_json
 from llmjury.errors import JudgeParseError, ProviderError
 from llmjury.judgement.geval_scoring import frequency_weighted, logprob_weighted, parse_score
 from llmjury.judgement.judging import JudgeAnswer, JudgeRuns, ask_judge
@@ -25,19 +23,19 @@ from llmjury.judgement.verdicts import JudgeConfig
 from llmjury.majority import Majority, robust_verdict
 from llmjury.model import Result
 from llmjury.prompts import RenderedPrompt
+from llmjury.reading.choice import Choice, Option
+from llmjury.reading.verdict_json import read_model
 from llmjury.running.decision_field import DecisionField, Read
 
 #: The family a test's judge calls record under when the run defines no other (see `llmjury.custom`).
 CUSTOM = "custom"
-CHOICE_PARSER = "core-choice/3"
+CHOICE_PARSER = "core-choice/4"
 SCORE_PARSER = "core-structured/2"
 GEVAL_PARSER = "core-geval/2"
 
 Order = Literal["ab", "ba"]
 Scoring = Literal["auto", "logprobs", "sampling"]
 M = TypeVar("M", bound=BaseModel)
-
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
 # -- typed results (what a verdict records) -------------------------------------------------------
@@ -105,36 +103,17 @@ class RubricScore(BaseModel):
 # -- building blocks for families ------------------------------------------------------------------
 #: What `parse_choice` asks for when an answer holds no readable decision (the repair call).
 CHOICE_FORMAT = "### A\nor\n### B\nor\n### tie"
-_LABEL = r"(?:(?:final\s+)?(?:decision|verdict|answer)\s*:?\s*)?"
-_CHOICE = rf"(?:response\s+)?{BOLD}(?P<choice>A|B|tie){BOLD}"
-_CHOICE_LINE = compile_line(rf"###\s*{BOLD}\s*{_LABEL}{BOLD}\s*{_CHOICE}")
-_CHOICE_ALONE = compile_line(_CHOICE)
-_CHOICE_HEADING = compile_line(rf"###\s*{BOLD}\s*{_LABEL}")
-_CHOICE_ELSEWHERE = re.compile(rf"###\s*{BOLD}\s*{_LABEL}{BOLD}\s*(?:response\s+)?{BOLD}(?:A|B|tie)\b", re.IGNORECASE)
+#: `core/compare.j2`'s decisions after "###", and the names a judge gives them.
+CHOICE = Choice(CHOICE_PARSER, (Option("a", ("Response A", "A")), Option("b", ("Response B", "B")),
+                                Option("tie", ("tie",))), marker="###", expected=CHOICE_FORMAT,
+                ties=frozenset({"tie"}))
 
 
 def parse_choice(text: str) -> str:
-    """`a`, `b` or `tie` from the final line of the judge's own words (quotations blanked), as the
-    prompt asks it after "###": `### A`, `### Response B`, `### tie` (an optional `Final decision:`
-    label allowed), or a `###` heading line followed by the choice alone. Extra words on that line,
-    a look-alike letter, or a second `### A|B|tie` anywhere else in the answer are ambiguous:
-    JudgeParseError, never a guess."""
-    lines = own_lines(text)
-    if not lines:
-        raise JudgeParseError(CHOICE_PARSER, text, 'no final decision after "###"', expected=CHOICE_FORMAT)
-    last, used = lines[-1].text, 1
-    match = _CHOICE_LINE.match(last)
-    if match is None and len(lines) > 1 and _CHOICE_HEADING.match(lines[-2].text):
-        match, used = _CHOICE_ALONE.match(last), 2
-    if match is None:
-        cause = "look-alike characters on the decision line" if looks_alike(last) else (
-            f"the final line {last.strip()[:80]!r} is not '### A', '### B' or '### tie'")
-        raise JudgeParseError(CHOICE_PARSER, text, cause, expected=CHOICE_FORMAT)
-    for line in lines[:-used]:
-        if _CHOICE_ELSEWHERE.search(fold(line.text)):
-            raise JudgeParseError(CHOICE_PARSER, text, f"a second decision-shaped line {line.text.strip()[:80]!r}",
-                                  expected=CHOICE_FORMAT)
-    return match.group("choice").lower()
+    """`a`, `b` or `tie`: the judge's own final decision after "###" (`### A`, `### Response B`,
+    `### Final decision: tie`, a `###` heading with the choice on the next line), by the rules of
+    `llmjury.reading.choice`."""
+    return CHOICE.read(text)
 
 
 #: `parse_choice`'s decisions: the response shown first (0), shown second (1), or a tie.
@@ -263,37 +242,13 @@ def _pair_run(order: Order, juror: str, answer: JudgeAnswer, labels: Mapping[str
 
 
 def schema_parser(schema: type[M], parser: str = SCORE_PARSER) -> Callable[[str], M]:
-    """A parser validating the judge's JSON against `schema` (a ```json fence is tolerated); an
-    object with a repeated key (`{"score": 2, "score": 5}`) is refused, never read by its last value."""
+    """A parser validating the judge's JSON against `schema` (`llmjury.reading.verdict_json`: a ```json
+    fence is tolerated; a repeated key or two score fields that disagree are ambiguous, never read)."""
 
     def parse(text: str) -> M:
-        body = _FENCE.sub("", text.strip())
-        try:
-            data = strict_json(body)
-        except DuplicateKeyError as exc:
-            raise JudgeParseError(parser, text, f"json: {exc}", expected=expected) from exc
-        except ValueError:
-            data = None  # malformed JSON: the schema's validation below names the fault
-        if boolean := _boolean_number(schema, data):  # pydantic's lax mode reads true as 1
-            raise JudgeParseError(parser, text, f"{boolean}: a boolean is not a number", expected=expected)
-        try:
-            return schema.model_validate_json(body)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(map(str, first["loc"])) or "json"
-            raise JudgeParseError(parser, text, f"{where}: {first['msg']}", expected=expected) from exc
+        return read_model(text, schema, parser)
 
-    expected = f"one JSON object with the fields {', '.join(schema.model_fields)}, and nothing else"
     return parse
-
-
-def _boolean_number(schema: type[BaseModel], data: Any) -> str | None:
-    """The first numeric field the judge answered with true or false, if any."""
-    if not isinstance(data, dict):
-        return None
-    return next((name for name, spec in schema.model_fields.items()
-                 if isinstance(data.get(name), bool) and spec.annotation in (int, float, int | None, float | None)),
-                None)
 
 
 async def structured(jury: Jury, family: str, prompt: RenderedPrompt, schema: type[M], *,

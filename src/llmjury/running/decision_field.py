@@ -10,29 +10,28 @@ never with the schema pasted in.
 An answer that is a JSON object is read by its `decision` field alone, strictly: a repeated key, a
 missing or extra field, a decision outside the enum or malformed JSON is ambiguous (repaired or
 unscored with its cause, never a guess). Free text to a schema request (a server that ignores the
-response format) is read by the family's own decision-line parser, exactly as in text mode.
+response format), even text that begins with `{` but is no JSON object, is read by the family's own
+text reader, exactly as in text mode.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from llmjury.chat import ChatRequest
-from llmjury.decision_line import DuplicateKeyError, strict_json
-from llmjury.errors import ConfigError, JudgeParseError
+from llmjury.errors import ConfigError, JudgeParseError, UnscoredCause
 from llmjury.jurors import JurySpec
 from llmjury.providers.base import KINDS, Provider
+from llmjury.reading.verdict_json import DuplicateKeyError, json_body, strict_json
 
 #: `--llm-judge-output`: the schema where the provider takes one, always the schema, or never.
 OUTPUT_MODES = ("auto", "schema", "text")
 #: How a verdict run's decision was read: from the schema's field, or by the text parser.
 Read = Literal["schema", "text"]
 SCHEMA_NAME = "verdict"
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ class DecisionField:
         extra = sorted(set(answer) - {"reasoning", "decision"})
         if missing or extra:
             cause = f"missing field(s) {', '.join(missing)}" if missing else f"unexpected field(s) {', '.join(extra)}"
-            raise self._ambiguous(text, f"json: {cause}")
+            raise self._ambiguous(text, f"json: {cause}", "no_decision" if "decision" in missing else "ambiguous")
         if not isinstance(answer["reasoning"], str):
             raise self._ambiguous(text, "json: reasoning is not a string")
         value = answer["decision"]
@@ -89,14 +88,8 @@ class DecisionField:
             raise self._ambiguous(text, f"json: decision {value!r} is none of {', '.join(map(repr, self.values))}")
         return self.values[value]
 
-    def _ambiguous(self, text: str, cause: str) -> JudgeParseError:
-        return JudgeParseError(self.parser, text, cause, expected=self.expected)
-
-
-def json_body(text: str) -> str | None:
-    """The answer without a ```json fence when it is a JSON object (it opens with `{`), else None."""
-    body = _FENCE.sub("", text.strip())
-    return body if body.startswith("{") else None
+    def _ambiguous(self, text: str, cause: str, kind: UnscoredCause = "ambiguous") -> JudgeParseError:
+        return JudgeParseError(self.parser, text, cause, expected=self.expected, kind=kind)
 
 
 def how_read(text: str) -> Read:

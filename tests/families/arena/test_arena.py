@@ -26,15 +26,16 @@ def test_seed_score_lines_and_winner_rules():
     assert [winner_from_scores(*s) for s in [(1, 0), (0, 1), (1, 1), (0, 0)]] == \
         ["model_a", "model_b", "tie", "tie (bothbad)"]
     assert score_text("model_b") == "{'model_a': '0', 'model_b': '1'}"
-    with pytest.raises(JudgeParseError, match="arena-score/3"):
+    with pytest.raises(JudgeParseError, match="arena-score/4"):
         parse_scores("Model 1 is better.")
 
 
 def test_mtbench_verdict_ends_the_answer_and_stands_alone():
     assert parse_pair("Assistant B is clearer. Final verdict: [[B]]") == "model_b"
     assert parse_pair("[[C]]") == "tie"
-    for ambiguous in ("I considered [[A]] but final: [[B]]", "[[B]]\nAssistant A wrote [[A]] at its end."):
-        with pytest.raises(JudgeParseError, match="mtbench-pair/3"):
+    assert parse_pair("I considered [[A]] but final: [[B]]") == "model_b"  # a final verdict corrects an interim one
+    for ambiguous in ("[[A]] or [[B]]", "[[B]]\nAssistant A wrote [[A]] at its end."):
+        with pytest.raises(JudgeParseError, match="mtbench-pair/4"):
             parse_pair(ambiguous)
 
 
@@ -216,4 +217,4 @@ def test_the_offline_judge_answers_mtbenchs_pair_prompt(tmp_path, make_engine):
     case = arrange(options, engine.settings)[0][0]
     verdict = engine.run(battle(case, jury)).verdict
     assert verdict.valid, verdict.error
-    assert verdict.judge.parser == "mtbench-pair/3" and all("[[" in text for text in verdict.raw)
+    assert verdict.judge.parser == "mtbench-pair/4" and all("[[" in text for text in verdict.raw)

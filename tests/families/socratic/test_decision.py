@@ -20,6 +20,7 @@ from llmjury.majority import robust_verdict
         ("### **A**", "a"),
         ("### Teacher A.", "a"),
         ("comparison\n\n**### (c) Equivalent**", "c"),
+        ("### Teacher A is better than Teacher B", "a"),  # the winner named first, the loser after
     ],
 )
 def test_reads_the_last_decision_block(text, expected):
@@ -29,11 +30,11 @@ def test_reads_the_last_decision_block(text, expected):
 @pytest.mark.parametrize("text", [
     "Teacher A is better.", "### I cannot decide", "###",
     # a second decision-shaped line, or more than a decision on the decision line, is ambiguous
-    "draft ### (b)\nfinal:\n### (a) Teacher A", "### Teacher A is better than Teacher B", "### They are equivalent.",
+    "draft ### (b)\nfinal:\n### (a) Teacher A", "### They are equivalent.",
     "### (a) Teacher B", "[Teacher A]: what is 2+2?\n\nequivalent",
 ])
 def test_unreadable_decisions_raise_with_the_text(text):
-    with pytest.raises(JudgeParseError, match="socratic-decision/3"):
+    with pytest.raises(JudgeParseError, match="socratic-decision/4"):
         parse_decision(text)
 
 

@@ -11,7 +11,7 @@ double, curly or angle quotes (« », ‹ ›, „ “) or in single quotes that
 apostrophe in "Teacher A's" opens nothing, and one between letters inside a span closes nothing).
 A quoted span may run over several lines but never over a blank line, and over at most 2,000
 characters. What the blanking misses
-is still no decision: parsers read the decision only at its own place (`llmjury.decision_line`).
+is still no decision unless it stands where a decision does (`llmjury.reading.decisions`).
 """
 
 from __future__ import annotations

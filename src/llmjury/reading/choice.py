@@ -1,0 +1,256 @@
+"""A choice after a marker: `### (b) Teacher B`, `### tie`, `[[A]]`, read by the rules of
+`llmjury.reading.decisions` in the options' own names and their translations.
+
+A family declares its options once (`Choice`): the value each returns, the names the prompt gives
+it ("(a) Teacher A", "Teacher A", "(a)", "a") and the marker (`###` before the choice, or `[[ ]]`
+around it). A decision line may carry a label (`Final decision:`, `최종 결정:`, `Decisione
+finale:`), markdown bold, a list bullet, a full stop, and commentary that names no other option
+(a loser named after a comparison is fine: `### Teacher B is better than Teacher A`). Without the
+marker, a labelled line (`Final decision: B`), a `###` heading followed by the choice alone, or
+(where the family allows it) an explicit option alone on the final line is a decision too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Literal
+
+from llmjury.errors import JudgeParseError
+from llmjury.reading.decisions import Found, conflict, is_final
+from llmjury.reading.text import OwnWords, fold
+from llmjury.reading.words import BOLD, COMPARATIVE, LABEL, LEAD, ROLE_WORDS, TIE_WORDS, any_of, language_of
+
+Marker = Literal["###", "[[]]"]
+_FLAGS = re.IGNORECASE | re.MULTILINE
+_EDGE = r"(?![A-Za-z0-9])"
+_KOREAN_ENDING = re.compile(r"^(?:입니다|이다|다|임|요|이에요|예요)?[ \t]*[.!]?$")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One decision a prompt allows: what the reader returns, and every name the prompt gives it."""
+
+    value: str
+    names: tuple[str, ...]
+
+
+def _name_pattern(name: str) -> str:
+    """A name as a pattern: role and tie words in every language read, a letter in parentheses
+    with any spacing, a bare letter only as a word of its own."""
+    parts = []
+    for token in re.findall(r"\(\s*\w\s*\)|[^\s()]+", name):
+        key = token.lower()
+        letter = re.fullmatch(r"\(\s*(\w)\s*\)", token)
+        if letter:
+            parts.append(rf"\(\s*{re.escape(letter.group(1))}\s*\)")
+        elif key in ROLE_WORDS:
+            parts.append(any_of(ROLE_WORDS[key]))
+        elif key in TIE_WORDS:
+            parts.append(any_of(TIE_WORDS[key]))
+        else:
+            parts.append(re.escape(token))
+    return r"\s*".join(parts) + _EDGE
+
+
+def _prose_names(option: Option) -> str:
+    """How prose names an option: its names that are more than a bare letter, and its letter after
+    a role word or in upper case ("Response B", "B"; never the article "a")."""
+    names = [_name_pattern(n) for n in option.names if len(n.strip()) > 1]
+    letters = {n.strip() for n in option.names if len(n.strip()) == 1 and n.strip().isalpha()}
+    roles = any_of([w for words in ROLE_WORDS.values() for w in words])
+    for letter in letters:
+        names.append(rf"(?:{roles}\s*)?(?-i:{re.escape(letter.upper())}){_EDGE}")
+        names.append(rf"{roles}\s*{re.escape(letter)}{_EDGE}")
+    return "(?:" + "|".join(sorted(names, key=len, reverse=True)) + ")" if names else r"(?!)"
+
+
+def _prose_decisions(o: str) -> list[str]:
+    """Prose that decides for the option named by `o`, in English, Korean and Italian."""
+    end = r"(?=\s*(?:[.!;,:)]|$|than\b|overall\b|and\b|here\b|in\s+this\s+case))"
+    return [
+        rf"{o}\s+(?:is|was|seems|appears|remains)\s+(?:clearly\s+|slightly\s+|much\s+|far\s+|definitely\s+|overall\s+)?"
+        rf"(?:the\s+)?(?:better|best|superior|preferable|preferred|stronger|winner)"
+        rf"(?:\s+(?:one|response|answer|teacher|choice|option|overall))?{end}",
+        rf"\b(?:prefer|choose|chose|pick|select|favou?r|go\s+with)\s+{o}",
+        rf"{o}\s+wins\b", rf"\bwinner\s+is\s+{o}",
+        rf"{o}\s*(?:가|이|는|은)?\s*(?:더|훨씬|조금|약간)?\s*(?:낫|좋|우수|뛰어나)",
+        rf"{o}\s*(?:을|를)\s*(?:선택|선호)", rf"{o}\s*(?:의\s*)?승리",
+        rf"{o}\s+(?:è|e'|risulta|sembra|appare)\s+(?:chiaramente\s+|decisamente\s+|leggermente\s+|nel\s+complesso\s+)?"
+        rf"(?:la\s+|il\s+)?(?:migliore|meglio|preferibile|superiore|vincitore|vincitrice){end}",
+        rf"\b(?:scelgo|preferisco|vince)\s+(?:la\s+|il\s+|l')?{o}", rf"{o}\s+vince\b",
+    ]
+
+
+_TIE_PROSE = (r"\b(?:it\s*'?s|it\s+is)\s+a\s+tie\b|\b(?:both|they)\s+are\s+(?:equally\s+good|equivalent|equal)\b"
+              r"|무승부|동점|둘\s*다\s*(?:비슷|동등)|\bpareggio\b|\bparità\b|\bsono\s+equivalenti\b")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A prompt's options and where its decision stands; `read` is the family's parser."""
+
+    parser: str
+    options: tuple[Option, ...]
+    marker: Marker
+    #: The decision's format as the prompt asks it (what a repair call asks for).
+    expected: str
+    #: Whether an explicit option alone on the final line (`(a) Teacher A`, a name with its letter in
+    #: parentheses) decides where no marker stands anywhere (as small models answer).
+    alone_at_end: bool = False
+    #: The option values that mean "neither" (their prose is "it's a tie", "they are equivalent").
+    ties: frozenset[str] = field(default_factory=frozenset)
+
+    def with_names(self, extra: Mapping[str, Sequence[str]]) -> Choice:
+        """The same options with more names (a template's own labels and translations)."""
+        unknown = sorted(set(extra) - {o.value for o in self.options})
+        if unknown:
+            raise ValueError(f"no option {', '.join(unknown)} in {self.parser} (options: "
+                             f"{', '.join(o.value for o in self.options)})")
+        return replace(self, options=tuple(Option(o.value, (*o.names, *extra.get(o.value, ())))
+                                           for o in self.options))
+
+    def __call__(self, text: str) -> str:
+        return self.read(text)
+
+    # -- patterns, built once per declaration --------------------------------------------------------
+    @cached_property
+    def _names(self) -> list[tuple[Option, re.Pattern[str]]]:
+        return [(o, re.compile("|".join(_name_pattern(n) for n in o.names), re.IGNORECASE)) for o in self.options]
+
+    @cached_property
+    def _option(self) -> str:
+        names = sorted({n for o in self.options for n in o.names}, key=len, reverse=True)
+        return "(?P<option>" + "|".join(_name_pattern(n) for n in names) + ")"
+
+    @cached_property
+    def _explicit(self) -> str:
+        names = sorted({n for o in self.options for n in o.names if "(" in n}, key=len, reverse=True)
+        return "(?P<option>" + "|".join(_name_pattern(n) for n in names) + ")"
+
+    @cached_property
+    def _patterns(self) -> dict[str, re.Pattern[str]]:
+        head = rf"###[ \t]*{BOLD}[ \t]*(?:{LABEL})?{BOLD}[ \t]*"
+        option, tail = self._option, rf"{BOLD}(?P<tail>[^\n]*)$"
+        return {
+            "marked": re.compile(rf"{LEAD}{head}{option}{tail}", _FLAGS),
+            "heading": re.compile(rf"{LEAD}###[ \t]*{BOLD}[ \t]*{LABEL}{BOLD}[ \t]*\.?[ \t]*$", _FLAGS),
+            "labelled_heading": re.compile(rf"{LEAD}{BOLD}{LABEL}{BOLD}[ \t]*$", _FLAGS),
+            "alone": re.compile(rf"{LEAD}{BOLD}[ \t]*{option}{tail}", _FLAGS),
+            "explicit": re.compile(rf"{LEAD}{BOLD}[ \t]*{self._explicit}{BOLD}[ \t]*\.?[ \t]*{BOLD}[ \t]*$", _FLAGS),
+            "labelled": re.compile(rf"{LEAD}{BOLD}(?=[^\n]*?(?:decision|verdict|answer|choice|winner|결정|판정|판단|"
+                                   rf"선택|결론|decisione|verdetto|risposta|scelta|vincitore))(?:{LABEL}){BOLD}"
+                                   rf"[ \t]*{option}{tail}", _FLAGS),
+            "mention": re.compile(rf"###[ \t]*{BOLD}[ \t]*(?:{LABEL})?{BOLD}[ \t]*{option}", _FLAGS),
+            "brackets": re.compile(rf"\[\[[ \t]*{option}[ \t]*\]\]", _FLAGS),
+            "bracket_shaped": re.compile(r"\[\[\s*[^\[\]\n]{1,12}?\s*\]\]|\[\s*\[\s*\w\s*\]\s*\]", re.IGNORECASE),
+        }
+
+    @cached_property
+    def _prose(self) -> list[tuple[str, re.Pattern[str]]]:
+        found = []
+        for option in self.options:
+            if option.value in self.ties:
+                found.append((option.value, re.compile(_TIE_PROSE, re.IGNORECASE)))
+                continue
+            patterns = _prose_decisions(_prose_names(option))
+            found.append((option.value, re.compile("|".join(patterns), re.IGNORECASE)))
+        return found
+
+    # -- reading ---------------------------------------------------------------------------------------
+    def value_of(self, name: str) -> str | None:
+        """The option `name` names (None for none of them)."""
+        for option, pattern in self._names:
+            if pattern.fullmatch(name.strip()):
+                return option.value
+        return None
+
+    def read(self, text: str) -> str:
+        """The judge's own final decision, by the rules of `llmjury.reading.decisions`; JudgeParseError
+        (kind no_decision or ambiguous) when there is none or another competes with it."""
+        words = OwnWords(text)
+        statements = self._statements(words)
+        if not statements:
+            folded = OwnWords(fold(text))
+            cause = ("look-alike characters on the decision line" if self._statements(folded)
+                     else f"no decision in the prompt's format ({self.expected.splitlines()[0]} ...)")
+            raise self._error(text, cause, "no_decision")
+        decision, tail = statements[-1]
+        if tail is not None and (named := self._tail_conflict(tail, decision.value)):
+            raise self._error(text, named, "ambiguous")
+        mentions = self._mentions(OwnWords(fold(text)))
+        prose = [Found(m.start(), m.end(), value)
+                 for value, pattern in self._prose for m in pattern.finditer(words.text)]
+        competing = conflict(words, decision, mentions, prose)
+        if competing:
+            raise self._error(text, competing, "ambiguous")
+        assert decision.value is not None
+        return str(decision.value)
+
+    def _statements(self, words: OwnWords) -> list[tuple[Found, str | None]]:
+        """Every decision line with what it decides and its commentary (None: no commentary to check)."""
+        patterns, lines = self._patterns, words.lines
+        found: list[tuple[Found, str | None]] = []
+        if self.marker == "[[]]":
+            for line in lines:
+                for m in patterns["brackets"].finditer(line.text):
+                    found.append((Found(line.start + m.start(), line.start + m.end(), self.value_of(m["option"]),
+                                        is_final(line.text[max(0, m.start() - 30):m.start()])), None))
+            return found
+        marked_anywhere = any("###" in line.text for line in lines)
+        for i, line in enumerate(lines):
+            match = patterns["marked"].match(line.text) or patterns["labelled"].match(line.text)
+            start = line.start
+            if match is None and i + 1 < len(lines) and (patterns["heading"].match(line.text)
+                                                         or patterns["labelled_heading"].match(line.text)):
+                match = patterns["alone"].match(lines[i + 1].text)
+                line = lines[i + 1]
+            if match is None and self.alone_at_end and i == len(lines) - 1 and not marked_anywhere:
+                match = patterns["explicit"].match(line.text)
+            if match is None:
+                continue
+            tail = match.groupdict().get("tail")
+            found.append((Found(start, line.start + len(line.text), self.value_of(match["option"]),
+                                is_final(words.text[start:line.start + match.start("option")])), tail))
+        return found
+
+    def _mentions(self, words: OwnWords) -> list[Found]:
+        """Decision-shaped text anywhere in the judge's own words (look-alike letters folded)."""
+        patterns = self._patterns
+        if self.marker == "[[]]":
+            return [Found(m.start(), m.end(), self._bracket_value(m.group(0)), is_final(self._line(words, m.start())))
+                    for m in patterns["bracket_shaped"].finditer(words.text)]
+        found = [Found(m.start(), m.end(), self.value_of(m["option"]), is_final(self._line(words, m.start())))
+                 for m in patterns["mention"].finditer(words.text)]
+        found += [Found(s.start, s.end, s.value, s.final) for s, _ in self._statements(words)]
+        return found
+
+    def _bracket_value(self, shaped: str) -> str | None:
+        inner = re.sub(r"[\[\]\s]", "", shaped)
+        return self.value_of(inner)
+
+    @staticmethod
+    def _line(words: OwnWords, position: int) -> str:
+        start = words.text.rfind("\n", 0, position) + 1
+        return words.text[max(start, position - 30):position]
+
+    def _tail_conflict(self, tail: str, value: object) -> str | None:
+        """Why the commentary after a decision on its own line competes with it (None: it does not)."""
+        rest = re.sub(r"^[\s*_]+|[\s*_]+$", "", tail)
+        if not rest or rest == "." or _KOREAN_ENDING.match(rest):
+            return None
+        for other in self.options:
+            if other.value == value:
+                continue
+            prose = re.compile(_prose_names(other), re.IGNORECASE)
+            for m in prose.finditer(rest):
+                before, after = rest[:m.start()], rest[m.end():m.end() + 4]
+                if not (COMPARATIVE.search(before) or after.lstrip().startswith("보다")):
+                    return f"the decision line also names {m.group(0).strip()!r}"
+        return None
+
+    def _error(self, text: str, cause: str, kind: Literal["no_decision", "ambiguous"]) -> JudgeParseError:
+        return JudgeParseError(self.parser, text, cause, expected=self.expected, kind=kind,
+                               language=language_of(text))

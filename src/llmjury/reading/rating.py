@@ -1,0 +1,147 @@
+"""A rating on the scale the prompt asked for: `Coherence: 2`, `- Naturalness (1-3): 2`, `4`,
+`Score: 4 (solid)`, `4/5`, `4 points`, `four`, `점수: 4점`, `Punteggio: quattro`, read by the rules of
+`llmjury.reading.decisions`.
+
+A score line is the value alone, or after a label and a colon (a numbered form line `1. Coherence:
+2` too), with markdown bold, a trailing full stop, a unit word, a denominator, or a parenthetical
+remark; after a label, commentary may follow a separator (`Score: 4 - solid`). A number word is
+read where it means one number. The scale must be the one asked: a denominator (`5/10`) or a range
+in the label (`Coherence (1-10):`) naming another scale, a value off the scale or a fraction
+(`4.5`) is `out_of_scale`, never rescaled or rounded. Numbers in a remark or commentary on the
+score line (`2 (the response claims: 5)`, `2, maybe 3`), a second score line that differs, or a
+score mention after the decision that differs (`I would give it a 4`) are ambiguous. Rubric
+anchors copied from the prompt before the score (`A score of 1 (no) means ...`) and restated scales
+(`1-5`) are never a score.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from llmjury.errors import JudgeParseError, UnscoredCause
+from llmjury.reading.decisions import Found, conflict, is_final
+from llmjury.reading.text import OwnWords, fold
+from llmjury.reading.words import BOLD, LEAD, NUMBER_WORDS, OUT_OF, UNIT, any_of, language_of
+
+_WORD = any_of(tuple(NUMBER_WORDS))
+_VALUE = rf"(?P<value>\d+(?:[.,]\d+)?|{_WORD}(?![\w]))"
+_RANGE = r"\(\s*(?P<low>\d+)\s*[-–—~]\s*(?P<high>\d+)\s*\)"
+# The label is the form's criterion as the prompt may phrase it ("Coherence - is the reply coherent
+# with the question?"): a letter, then up to 120 characters with no digit, colon or line break.
+_LABEL = rf"(?P<label>[^\W\d_][^\d:=\n]{{0,120}}?[ \t]*(?:{_RANGE})?[ \t]*{BOLD}[ \t]*[:=][ \t]*)"
+_NUMBERED = r"(?:\d{1,2}[.)][ \t]+(?=[^\W\d_]))?"
+_OUT_OF_FIRST = r"(?:(?P<top_first>\d+)\s*점\s*만점\s*(?:에서|에|중)?\s*)"
+_DENOMINATOR = rf"(?:[ \t]*{OUT_OF}[ \t]*(?P<top>\d+))"
+_REMARK = r"(?:[ \t]*\((?P<remark>[^()\n]*)\))"
+_LINE = re.compile(
+    rf"{LEAD}{_NUMBERED}(?:{_LABEL}{BOLD}[ \t]*{_OUT_OF_FIRST}?{_VALUE}{BOLD}{_DENOMINATOR}?(?:[ \t]*{UNIT})?{BOLD}"
+    rf"{_REMARK}?[ \t]*{BOLD}(?P<tail>[^\n]*)"
+    rf"|{BOLD}[ \t]*{_OUT_OF_FIRST.replace('top_first', 'btop_first')}?(?P<bare>\d+(?:[.,]\d+)?|{_WORD}(?![\w]))"
+    rf"{BOLD}{_DENOMINATOR.replace('top', 'btop')}?"
+    rf"(?:[ \t]*{UNIT})?{BOLD}{_REMARK.replace('remark', 'bremark')}?[ \t]*{BOLD}[ \t]*\.?[ \t]*{BOLD}[ \t]*)$",
+    re.IGNORECASE | re.MULTILINE)
+#: What may follow a labelled score on its line: a full stop, or a separator and words.
+_COMMENT = re.compile(r"\.?|[.:;,\-–—][ \t]*(?P<comment>\S.*)", re.IGNORECASE)
+#: A score mentioned in prose: "a score of 4", "I'd rate it 4", "4/5", "voto 4", "점수는 4".
+_MENTION = re.compile(
+    r"(?:\b(?:score|rating|rate[ds]?|grade|give\s+(?:it\s+)?|punteggio|voto|valuto)|점수|평점)"
+    r"\s*(?:of|is|would\s+be|should\s+be|:|=|di|è|는|은)?\s*(?:an?\s+|it\s+(?:an?\s+)?)?(?P<value>\d+)(?![\d.,]\d)"
+    r"(?!\s*[-–—~]\s*\d)|(?P<fraction>\d+)\s*(?:/|out\s+of|su)\s*(?P<top>\d+)", re.IGNORECASE)
+#: A labelled score inside a sentence ("... ends with Coherence: 5 to steer"): it competes after the decision.
+_LABELLED = re.compile(r"[^\W\d_]{3,}[ \t]*[*_]*[ \t]*[:=][ \t]*[*_]*[ \t]*(?P<value>\d+)(?![\d.,]\d)"
+                       r"(?![ \t]*[-–—~][ \t]*\d)")
+#: A rubric anchor ("A score of 1 (no) means ..."): the prompt's words, never a score when copied before it.
+_ANCHOR = re.compile(r"\s*(?:\([^()\n]*\)\s*)?(?:means|indicates|signifies|is\s+given|=|:)", re.IGNORECASE)
+#: A scale restated in a remark or commentary ("on a 1-5 scale", "out of 5").
+_RESTATED = re.compile(rf"\d+\s*[-–—~]\s*\d+|{OUT_OF}\s*\d+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A whole-number score on `scale`, as a form-filling or rubric prompt asks for it."""
+
+    parser: str
+    scale: range
+
+    @cached_property
+    def expected(self) -> str:
+        """The decision's format as the prompt asks it (what a repair call asks for)."""
+        return f"the score alone, a whole number from {self.scale.start} to {self.scale.stop - 1}"
+
+    def __call__(self, text: str) -> int:
+        return self.read(text)
+
+    def read(self, text: str) -> int:
+        """The judge's own final score (see `read_at`)."""
+        return self.read_at(text)[0]
+
+    def read_at(self, text: str) -> tuple[int, int]:
+        """The judge's own final score and its offset in `text` (where its token's logprobs stand)."""
+        words = OwnWords(text)
+        statements = self._statements(words.text)
+        if not statements:
+            cause = ("look-alike characters on the score line" if self._statements(fold(words.text))
+                     else "no score line (the score alone, or after the form's label)")
+            raise self._error(text, cause, "no_decision")
+        decision, match = statements[-1]
+        mentions = [found for found, _ in statements] + self._mentions(fold(words.text), after=decision.end)
+        competing = self._remark_conflict(match) or conflict(words, decision, mentions, [])
+        if competing:
+            raise self._error(text, competing, "ambiguous")
+        if off := self._off_scale(match, decision.value):
+            raise self._error(text, off, "out_of_scale")
+        assert isinstance(decision.value, int)
+        group = "value" if match["value"] is not None else "bare"
+        return decision.value, words.raw_offset(match.start(group))
+
+    def _statements(self, text: str) -> list[tuple[Found, re.Match[str]]]:
+        found = []
+        for m in _LINE.finditer(text):
+            if m["label"] is not None and not _COMMENT.fullmatch(m["tail"].strip()):
+                continue  # more on the line than a remark or commentary: not a score line
+            found.append((Found(m.start(), m.end(), _value(m["value"] or m["bare"]), is_final(m["label"] or "")), m))
+        return found
+
+    def _mentions(self, text: str, after: int) -> list[Found]:
+        found = []
+        for m in _MENTION.finditer(text):
+            if m["fraction"] is not None:
+                found.append(Found(m.start(), m.end(), _value(m["fraction"])))
+            elif m.start() >= after or not _ANCHOR.match(text, m.end()):
+                found.append(Found(m.start(), m.end(), _value(m["value"])))
+        found += [Found(m.start(), m.end(), _value(m["value"])) for m in _LABELLED.finditer(text, after)]
+        return found
+
+    def _remark_conflict(self, match: re.Match[str]) -> str | None:
+        """Numbers in the remark or commentary on the score line, other than a restated scale."""
+        comment = _COMMENT.fullmatch(match["tail"].strip()) if match["label"] is not None else None
+        for words in (match["remark"], match["bremark"], comment["comment"] if comment else None):
+            if words and re.search(rf"\d|\b{_WORD}\b", _RESTATED.sub(" ", words), re.IGNORECASE):
+                return f"the score line says more numbers than its score: {match.group(0).strip()[:80]!r}"
+        return None
+
+    def _off_scale(self, match: re.Match[str], value: object) -> str | None:
+        low, high = self.scale.start, self.scale.stop - 1
+        top = match["top"] or match["btop"] or match["top_first"] or match["btop_first"]
+        if top is not None and int(top) != high:
+            return f"the score {match.group(0).strip()[:40]!r} is out of {top}, not of the scale's {high}"
+        if match["low"] is not None and (int(match["low"]), int(match["high"])) != (low, high):
+            return f"the score line names the scale {match['low']}-{match['high']}, not {low}-{high}"
+        if not isinstance(value, int) or value not in self.scale:
+            return f"score {value} is not a whole number between {low} and {high}"
+        return None
+
+    def _error(self, text: str, cause: str, kind: UnscoredCause) -> JudgeParseError:
+        return JudgeParseError(self.parser, text, cause, expected=self.expected, kind=kind, language=language_of(text))
+
+
+def _value(text: str) -> int | float:
+    """A score's value: a whole number, a fraction (never on a whole-number scale), or a number word."""
+    word = NUMBER_WORDS.get(text.lower())
+    if word is not None:
+        return word
+    if re.fullmatch(r"\d+", text):
+        return int(text)
+    return float(text.replace(",", "."))

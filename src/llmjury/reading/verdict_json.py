@@ -1,0 +1,122 @@
+"""A JSON verdict: one object, validated against the schema the prompt asked for.
+
+The answer is the object alone (a ```json fence around it is fine). An object that names a key
+twice (`{"score": 2, "score": 5}`), or holds two score fields that disagree (`{"score": 2,
+"final_score": 5}`), is ambiguous: which value counts would be a guess. A field the schema bounds
+(`ge`/`le`) with a value off its scale is `out_of_scale`. A text answer that merely begins with `{`
+but is no JSON object is not a JSON verdict at all: `json_object` says so, and the text readers
+read it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from llmjury.errors import JudgeParseError
+from llmjury.reading.words import language_of
+
+M = TypeVar("M", bound=BaseModel)
+_FENCE = re.compile(r"^```(?:json|JSON)?[ \t]*\n?|\n?[ \t]*```$")
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
+#: Keys that hold a score; keys naming a bound of the scale (`max_score`) do not.
+_SCORE_KEY = re.compile(r"score|rating|grade|punteggio|voto|점수|평점", re.IGNORECASE)
+_BOUND_KEY = re.compile(r"max|min|scale|range|out_of|total|possible|bound|limit", re.IGNORECASE)
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object that names one key twice."""
+
+
+def strict_json(text: str) -> Any:
+    """`json.loads` that refuses an object with a repeated key (which value counts is a guess):
+    DuplicateKeyError; malformed JSON raises json.JSONDecodeError as usual."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in items:
+            if key in seen:
+                raise DuplicateKeyError(f"duplicate key {key!r} in the judge's JSON")
+            seen[key] = value
+        return seen
+
+    return json.loads(text, object_pairs_hook=pairs)
+
+
+def json_body(text: str) -> str | None:
+    """The answer without a ```json fence when it is one JSON object (a repeated key still counts as
+    one: reading it names that fault), else None: a text answer, even one that begins with `{`."""
+    body = _FENCE.sub("", text.translate(_INVISIBLE).strip()).strip()
+    if not body.startswith("{"):
+        return None
+    try:
+        value = strict_json(body)
+    except DuplicateKeyError:
+        return body
+    except ValueError:
+        return None
+    return body if isinstance(value, dict) else None
+
+
+def disagreeing_scores(data: Any, where: str = "") -> str | None:
+    """The first object (by its path) whose score fields hold different numbers, if any."""
+    if isinstance(data, list):
+        return next((found for i, item in enumerate(data) if (found := disagreeing_scores(item, f"{where}[{i}]"))),
+                    None)
+    if not isinstance(data, dict):
+        return None
+    scores = {key: value for key, value in data.items() if _SCORE_KEY.search(key) and not _BOUND_KEY.search(key)
+              and isinstance(value, int | float | str) and not isinstance(value, bool) and _number(value) is not None}
+    if len({_number(v) for v in scores.values()}) > 1:
+        return f"{where or 'the object'} holds scores that disagree: " + ", ".join(
+            f"{key}={value!r}" for key, value in scores.items())
+    return next((found for key, value in data.items() if (found := disagreeing_scores(value, f"{where}.{key}"
+                                                                                      if where else key))), None)
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def read_model(text: str, schema: type[M], parser: str) -> M:
+    """The judge's JSON answer as `schema`; JudgeParseError naming the field and the kind of fault."""
+    expected = f"one JSON object with the fields {', '.join(schema.model_fields)}, and nothing else"
+    language = language_of(text)
+
+    def error(cause: str, kind: Any = "ambiguous") -> JudgeParseError:
+        return JudgeParseError(parser, text, cause, expected=expected, kind=kind, language=language)
+
+    body = json_body(text)
+    if body is None:
+        raise error("no JSON object" + (" (the answer is not JSON)" if text.strip() else ""), "no_decision")
+    try:
+        data = strict_json(body)
+    except DuplicateKeyError as exc:
+        raise error(f"json: {exc}") from exc
+    if boolean := _boolean_number(schema, data):  # pydantic's lax mode reads true as 1
+        raise error(f"{boolean}: a boolean is not a number")
+    if disagreement := disagreeing_scores(data):
+        raise error(f"json: {disagreement}")
+    try:
+        return schema.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "json"
+        off_scale = first["type"] in {"greater_than_equal", "less_than_equal", "greater_than", "less_than"}
+        kind = "out_of_scale" if off_scale else "no_decision" if first["type"] == "missing" else "ambiguous"
+        raise error(f"{where}: {first['msg']}", kind) from exc
+
+
+def _boolean_number(schema: type[BaseModel], data: Any) -> str | None:
+    """The first numeric field the judge answered with true or false, if any."""
+    if not isinstance(data, dict):
+        return None
+    return next((name for name, spec in schema.model_fields.items()
+                 if isinstance(data.get(name), bool) and spec.annotation in (int, float, int | None, float | None)),
+                None)

@@ -1,0 +1,85 @@
+"""The words a judge decides with, in every language the readers know (English, Korean, Italian),
+as regular-expression fragments the shape readers build their patterns from.
+
+A prompt names its options in its own language ("(a) Teacher A", "(가) 선생님 A", "(a) Insegnante A");
+a judge answers in that language, so each role word of an option's name is read in its translations
+too, and so are the labels a decision line may carry ("Final decision:", "최종 결정:", "Decisione
+finale:"), the words that correct an earlier decision, and the number words of a rating. A template
+adds its own names and words with a declaration (`llmjury.reading.declaration`).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Markdown bold or emphasis around a decision or its value.
+BOLD = r"[*_]{0,3}"
+#: What may stand before a whole decision line: whitespace, a list bullet, bold.
+LEAD = rf"^[ \t]*(?:[-*+•][ \t]+)?{BOLD}[ \t]*"
+#: What may stand after it: bold, one full stop, bold.
+TRAIL = rf"[ \t]*{BOLD}[ \t]*\.?[ \t]*{BOLD}[ \t]*$"
+
+#: Role words in an option's name and their translations (matched case-insensitively).
+ROLE_WORDS: dict[str, tuple[str, ...]] = {
+    "teacher": ("teacher", "tutor", "선생님", "교사", "insegnante", "docente", "tutor"),
+    "response": ("response", "answer", "응답", "답변", "risposta"),
+    "assistant": ("assistant", "어시스턴트", "assistente"),
+    "model": ("model", "모델", "modello"),
+    "output": ("output", "출력"),
+}
+#: Words for "neither wins" and their translations.
+TIE_WORDS: dict[str, tuple[str, ...]] = {
+    "tie": ("tie", "draw", "무승부", "동점", "pareggio", "parità", "parita"),
+    "equivalent": ("equivalent", "equal", "동등", "동일", "비슷함", "equivalente", "equivalenti", "uguale", "uguali"),
+}
+
+_FINAL = r"(?:final|overall|finale|definitiv[ao]|complessiv[ao]|최종|종합)"
+_DECISION = (r"(?:decision|verdict|answer|choice|judg(?:e)?ment|conclusion|winner|pick|결정|판정|판단|선택|결론|답|승자"
+             r"|decisione|verdetto|risposta|scelta|giudizio|conclusione|vincitore)")
+#: A decision line's optional label: "Final decision:", "My verdict", "최종 결정:", "La mia decisione finale:".
+LABEL = (rf"(?:(?:my|our|the|la\s+mia|il\s+mio|la|il|나의|제)\s+)?(?:{_FINAL}\s*)?{_DECISION}(?:\s*{_FINAL})?"
+         r"(?:\s*(?:is|è|e'|은|는|:))?\s*:?\s*")
+#: A label that says the decision is the final one (it supersedes an earlier one without it).
+FINAL_LABEL = re.compile(rf"{_FINAL}|{_DECISION}\s*{_FINAL}", re.IGNORECASE)
+
+#: Words that correct an earlier decision ("Wait, on reflection ..."), in every language read.
+CORRECTION = re.compile(
+    r"\b(?:wait|actually|correction|on\s+(?:second\s+thought|reflection)|re-?consider\w*|i\s+was\s+wrong|mistake"
+    r"|revis\w+|change\s+my|i\s+misread|upon\s+(?:further|closer)|let\s+me\s+re-?\w+|instead|corrected)\b"
+    r"|정정|수정|다시\s*생각|잘못|재검토|번복|아니[,.]|"
+    r"\b(?:anzi|correggo|correzione|ripensandoci|a\s+pensarci\s+bene|in\s+realtà|mi\s+correggo|errore|rivedo"
+    r"|cambio)\b", re.IGNORECASE)
+
+#: Number words read as a rating's value, where one word means one number.
+NUMBER_WORDS: dict[str, int] = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10,
+    "uno": 1, "due": 2, "tre": 3, "quattro": 4, "cinque": 5, "sei": 6, "sette": 7, "otto": 8, "nove": 9, "dieci": 10,
+    "영": 0, "하나": 1, "둘": 2, "셋": 3, "넷": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10,
+}
+#: A rating's unit words: "4 points", "4 punti", "4점".
+UNIT = r"(?:points?|pts?\.?|punti|punto|점)"
+#: "out of N" in every language read: "4/5", "4 out of 5", "4 su 5".
+OUT_OF = r"(?:/|out\s+of|su|di)"
+
+#: Words that compare a winner named first with a loser named after it ("B is better than A").
+COMPARATIVE = re.compile(
+    r"(?:\b(?:is|are|was|seems|appears)\s+)?(?:clearly\s+|much\s+|slightly\s+|far\s+)?"
+    r"(?:better|stronger|superior|preferable|preferred|more\s+\w+|wins)\s+(?:than|to|over)\b|\bover\b|>|"
+    r"\b(?:è|e')?\s*(?:migliore|meglio|preferibile|superiore)\s+(?:di|della|del|rispetto\s+a(?:lla|l)?|a)\b|"
+    r"\bsu\b|보다", re.IGNORECASE)
+
+
+def any_of(words: tuple[str, ...] | list[str]) -> str:
+    """One alternation of `words`, longest first so a longer name wins over its prefix."""
+    return "(?:" + "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)) + ")"
+
+
+def language_of(text: str) -> str:
+    """The language an answer is written in, as far as a repair call needs it: Korean when it holds
+    Hangul, Italian when Italian function words outnumber English ones, else English."""
+    if re.search(r"[\uac00-\ud7a3]", text):
+        return "ko"
+    italian = len(re.findall(r"\b(?:il|la|che|è|della|sono|risposta|migliore|perché|non)\b", text, re.IGNORECASE))
+    english = len(re.findall(r"\b(?:the|is|that|and|of|response|better|because|not)\b", text, re.IGNORECASE))
+    return "it" if italian > english else "en"

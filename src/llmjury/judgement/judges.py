@@ -105,7 +105,8 @@ class RubricScore(BaseModel):
 CHOICE_FORMAT = "### A\nor\n### B\nor\n### tie"
 #: `core/compare.j2`'s decisions after "###", and the names a judge gives them.
 CHOICE = Choice(CHOICE_PARSER, (Option("a", ("Response A", "A")), Option("b", ("Response B", "B")),
-                                Option("tie", ("tie",))), marker="###", expected=CHOICE_FORMAT,
+                                Option("tie", ("tie", "a tie", "it's a tie", "it is a tie"))),
+                marker="###", expected=CHOICE_FORMAT,
                 ties=frozenset({"tie"}))
 
 
@@ -256,14 +257,15 @@ async def structured(jury: Jury, family: str, prompt: RenderedPrompt, schema: ty
                      retries: int | None = None, parser: str = SCORE_PARSER) -> JudgeRuns:
     """One judge answer as `schema`, asked through the provider's structured-output support; an
     answer that does not validate, or that `check` rejects (it returns the cause), is asked again
-    (`retries` times, the run's `parse_retries` by default). `parser` names the reader in errors."""
+    (`retries` times, the run's `parse_retries` by default). `check` is the value's own check (a score
+    on the scale asked): what it rejects is unscored as `out_of_scale`. `parser` names the reader in errors."""
     validate = schema_parser(schema, parser)
 
     def parse(text: str) -> M:
         value = validate(text)
         cause = check(value)
         if cause:
-            raise JudgeParseError(parser, text, cause,
+            raise JudgeParseError(parser, text, cause, kind="out_of_scale",
                                   expected=f"one JSON object with the fields {', '.join(schema.model_fields)}")
         return value
 

@@ -19,13 +19,29 @@ from functools import cached_property
 from typing import Literal
 
 from llmjury.errors import JudgeParseError
-from llmjury.reading.decisions import Found, conflict, is_final
+from llmjury.reading.decisions import Found, conflict
 from llmjury.reading.text import OwnWords, fold
-from llmjury.reading.words import BOLD, COMPARATIVE, LABEL, LEAD, ROLE_WORDS, TIE_WORDS, any_of, language_of
+from llmjury.reading.words import (
+    BOLD,
+    CLOSED_LABEL,
+    COMPARATIVE,
+    DECISION_WORD,
+    LABEL,
+    LEAD,
+    ROLE_WORDS,
+    TIE_WORDS,
+    any_of,
+    language_of,
+)
 
 Marker = Literal["###", "[[]]"]
 _FLAGS = re.IGNORECASE | re.MULTILINE
-_EDGE = r"(?![A-Za-z0-9])"
+# A name ends at a word's end, and "Teacher A's reply" names a reply, not the option.
+_EDGE = r"(?![A-Za-z0-9])(?![ \t]*['’]s\b)"
+#: The heading marker the prompt asks for ("###"); a judge may write two to six.
+_MARK = r"#{2,6}(?!#)"
+#: An article a judge may put before an option's name ("### L'Insegnante B", "### The response B").
+_ARTICLE = r"(?:(?:the|l'|l’|la|il|lo)[ \t]*)?"
 _KOREAN_ENDING = re.compile(r"^(?:입니다|이다|다|임|요|이에요|예요)?[ \t]*[.!]?$")
 
 
@@ -132,18 +148,19 @@ class Choice:
 
     @cached_property
     def _patterns(self) -> dict[str, re.Pattern[str]]:
-        head = rf"###[ \t]*{BOLD}[ \t]*(?:{LABEL})?{BOLD}[ \t]*"
+        head = rf"{_MARK}[ \t]*{BOLD}[ \t]*(?:{LABEL})?{BOLD}[ \t]*"
         option, tail = self._option, rf"{BOLD}(?P<tail>[^\n]*)$"
+        # the marker after prose that names the decision: "Therefore, my final decision is ### (b)"
+        inline = rf"{LEAD}[^\n#]*?\b{DECISION_WORD}\b[^\n#]*?"
         return {
-            "marked": re.compile(rf"{LEAD}{head}{option}{tail}", _FLAGS),
-            "heading": re.compile(rf"{LEAD}###[ \t]*{BOLD}[ \t]*{LABEL}{BOLD}[ \t]*\.?[ \t]*$", _FLAGS),
+            "marked": re.compile(rf"{LEAD}{head}{_ARTICLE}{option}{tail}", _FLAGS),
+            "inline": re.compile(rf"{inline}{head}{_ARTICLE}{option}{tail}", _FLAGS),
+            "heading": re.compile(rf"{LEAD}{_MARK}[ \t]*{BOLD}[ \t]*{LABEL}{BOLD}[ \t]*\.?[ \t]*$", _FLAGS),
             "labelled_heading": re.compile(rf"{LEAD}{BOLD}{LABEL}{BOLD}[ \t]*$", _FLAGS),
             "alone": re.compile(rf"{LEAD}{BOLD}[ \t]*{option}{tail}", _FLAGS),
-            "explicit": re.compile(rf"{LEAD}{BOLD}[ \t]*{self._explicit}{BOLD}[ \t]*\.?[ \t]*{BOLD}[ \t]*$", _FLAGS),
-            "labelled": re.compile(rf"{LEAD}{BOLD}(?=[^\n]*?(?:decision|verdict|answer|choice|winner|결정|판정|판단|"
-                                   rf"선택|결론|decisione|verdetto|risposta|scelta|vincitore))(?:{LABEL}){BOLD}"
-                                   rf"[ \t]*{option}{tail}", _FLAGS),
-            "mention": re.compile(rf"###[ \t]*{BOLD}[ \t]*(?:{LABEL})?{BOLD}[ \t]*{option}", _FLAGS),
+            "explicit": re.compile(rf"{LEAD}{BOLD}[ \t]*{self._explicit}{tail}", _FLAGS),
+            "labelled": re.compile(rf"{LEAD}{BOLD}(?:{CLOSED_LABEL}){BOLD}[ \t]*{_ARTICLE}{option}{tail}", _FLAGS),
+            "mention": re.compile(rf"{_MARK}[ \t]*{BOLD}[ \t]*(?:{LABEL})?{BOLD}[ \t]*{option}", _FLAGS),
             "brackets": re.compile(rf"\[\[[ \t]*{option}[ \t]*\]\]", _FLAGS),
             "bracket_shaped": re.compile(r"\[\[\s*[^\[\]\n]{1,12}?\s*\]\]|\[\s*\[\s*\w\s*\]\s*\]", re.IGNORECASE),
         }
@@ -196,12 +213,13 @@ class Choice:
         if self.marker == "[[]]":
             for line in lines:
                 for m in patterns["brackets"].finditer(line.text):
-                    found.append((Found(line.start + m.start(), line.start + m.end(), self.value_of(m["option"]),
-                                        is_final(line.text[max(0, m.start() - 30):m.start()])), None))
+                    value = self.value_of(m["option"])
+                    found.append((Found(line.start + m.start(), line.start + m.end(), value), None))
             return found
-        marked_anywhere = any("###" in line.text for line in lines)
+        marked_anywhere = any(re.search(_MARK, line.text) for line in lines)
         for i, line in enumerate(lines):
-            match = patterns["marked"].match(line.text) or patterns["labelled"].match(line.text)
+            match = (patterns["marked"].match(line.text) or patterns["labelled"].match(line.text)
+                     or patterns["inline"].match(line.text))
             start = line.start
             if match is None and i + 1 < len(lines) and (patterns["heading"].match(line.text)
                                                          or patterns["labelled_heading"].match(line.text)):
@@ -212,29 +230,23 @@ class Choice:
             if match is None:
                 continue
             tail = match.groupdict().get("tail")
-            found.append((Found(start, line.start + len(line.text), self.value_of(match["option"]),
-                                is_final(words.text[start:line.start + match.start("option")])), tail))
+            found.append((Found(start, line.start + match.end("option"), self.value_of(match["option"])), tail))
         return found
 
     def _mentions(self, words: OwnWords) -> list[Found]:
         """Decision-shaped text anywhere in the judge's own words (look-alike letters folded)."""
         patterns = self._patterns
         if self.marker == "[[]]":
-            return [Found(m.start(), m.end(), self._bracket_value(m.group(0)), is_final(self._line(words, m.start())))
+            return [Found(m.start(), m.end(), self._bracket_value(m.group(0)))
                     for m in patterns["bracket_shaped"].finditer(words.text)]
-        found = [Found(m.start(), m.end(), self.value_of(m["option"]), is_final(self._line(words, m.start())))
+        found = [Found(m.start(), m.end(), self.value_of(m["option"]))
                  for m in patterns["mention"].finditer(words.text)]
-        found += [Found(s.start, s.end, s.value, s.final) for s, _ in self._statements(words)]
+        found += [s for s, _ in self._statements(words)]
         return found
 
     def _bracket_value(self, shaped: str) -> str | None:
         inner = re.sub(r"[\[\]\s]", "", shaped)
         return self.value_of(inner)
-
-    @staticmethod
-    def _line(words: OwnWords, position: int) -> str:
-        start = words.text.rfind("\n", 0, position) + 1
-        return words.text[max(start, position - 30):position]
 
     def _tail_conflict(self, tail: str, value: object) -> str | None:
         """Why the commentary after a decision on its own line competes with it (None: it does not)."""

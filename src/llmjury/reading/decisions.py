@@ -8,9 +8,9 @@ decisions* ("Teacher B is better", "선생님 B가 더 낫다", "scelgo la rispo
 1. The last statement is the decision (a self-correction wins).
 2. A mention or prose decision after it that decides otherwise makes the answer ambiguous.
 3. An earlier mention that decides otherwise is ambiguous too, unless the decision corrects it:
-   the decision's label says it is final (`Final decision:`) and the earlier one's does not, or the
-   words between say they correct it (`Wait`, `on reflection`, `정정`, `anzi`) and decide as the
-   decision does.
+   words from the earlier one's line to the decision say they correct it (`Wait`, `on reflection`,
+   `My initial pick`, `정정`, `anzi`) and decide as the decision does, in prose or a decision-shaped
+   mention. A label alone (`Final decision: (a)`) corrects nothing: a candidate can plant one.
 4. Prose decisions count only in the judge's final words: the decision's paragraph (and the one
    before, when the decision opens its paragraph) and everything after it, so an aspect-by-aspect
    comparison before the overall decision never competes with it.
@@ -22,7 +22,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from llmjury.reading.text import OwnWords
-from llmjury.reading.words import CORRECTION, FINAL_LABEL
+from llmjury.reading.words import CORRECTION
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,6 @@ class Found:
     end: int
     #: What it decides (None: decision-shaped, but none of the prompt's options, such as `[[D]]`).
     value: Hashable | None
-    #: Whether its line carries a label saying it is the final decision.
-    final: bool = False
 
 
 def final_words_start(words: OwnWords, position: int) -> int:
@@ -67,26 +65,20 @@ def conflict(words: OwnWords, decision: Found, mentions: Sequence[Found], prose:
     for found in [*mentions, *(p for p in prose if p.start >= final_start)]:
         if found.end > decision.start or found.value == decision.value:
             continue
-        if not corrected(words, found, decision, prose):
+        if not corrected(words, found, decision, [*mentions, *prose]):
             kind = "decision-shaped text" if found in mentions else "words"
             return f"{kind} before the decision that decide otherwise: {_shown(words, found)!r}"
     return None
 
 
-def corrected(words: OwnWords, earlier: Found, decision: Found, prose: Sequence[Found]) -> bool:
-    """Whether `decision` corrects `earlier`: a final label over an unlabelled one, or correcting
-    words between them that decide as `decision` does."""
-    if decision.final and not earlier.final:
-        return True
-    between = words.text[earlier.end:decision.start]
-    agrees = any(p.value == decision.value and earlier.end <= p.start < decision.start for p in prose)
+def corrected(words: OwnWords, earlier: Found, decision: Found, stated: Sequence[Found]) -> bool:
+    """Whether `decision` corrects `earlier`: correcting words from the earlier one's line to the
+    decision, and between them a statement that decides as `decision` does (prose or a mention)."""
+    between = words.text[_line_start(words.text, earlier.start):decision.start]
+    agrees = any(p.value == decision.value and earlier.end <= p.start and p.end <= decision.start for p in stated)
     return bool(CORRECTION.search(between)) and agrees
 
 
 def _shown(words: OwnWords, found: Found) -> str:
     return words.text[found.start:found.end].strip()[:80]
 
-
-def is_final(line: str) -> bool:
-    """Whether a decision line's label says it is the final one."""
-    return bool(FINAL_LABEL.search(line))

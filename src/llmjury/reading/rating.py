@@ -21,26 +21,33 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from llmjury.errors import JudgeParseError, UnscoredCause
-from llmjury.reading.decisions import Found, conflict, is_final
+from llmjury.reading.decisions import Found, conflict
 from llmjury.reading.text import OwnWords, fold
 from llmjury.reading.words import BOLD, LEAD, NUMBER_WORDS, OUT_OF, UNIT, any_of, language_of
 
 _WORD = any_of(tuple(NUMBER_WORDS))
-_VALUE = rf"(?P<value>\d+(?:[.,]\d+)?|{_WORD}(?![\w]))"
+_SCORE_WORD = r"(?:score|rating|grade|punteggio|voto|valutazione|점수|평점)"
+# The value, bracketed as MT-Bench's single-answer prompt asks ("Rating: [[5]]") or not.
+_VALUE = rf"\[{{0,2}}(?P<value>\d+(?:[.,]\d+)?|{_WORD}(?![\w]))\]{{0,2}}"
 _RANGE = r"\(\s*(?P<low>\d+)\s*[-–—~]\s*(?P<high>\d+)\s*\)"
 # The label is the form's criterion as the prompt may phrase it ("Coherence - is the reply coherent
 # with the question?"): a letter, then up to 120 characters with no digit, colon or line break.
-_LABEL = rf"(?P<label>[^\W\d_][^\d:=\n]{{0,120}}?[ \t]*(?:{_RANGE})?[ \t]*{BOLD}[ \t]*[:=][ \t]*)"
+_LABEL = (rf"(?P<label>[^\W\d_][^\d:=\n]{{0,120}}?[ \t]*(?:{_RANGE})?[ \t]*{BOLD}[ \t]*"
+          rf"(?:[:=]|[ \t][-–—](?=[ \t]))[ \t]*"
+          rf"|(?:[^\W\d_][^\d:=\n]{{0,40}}?[ \t])?{_SCORE_WORD}{BOLD}"
+          rf"(?:[ \t]+(?:is|è|would\s+be)|[ \t]*(?:은|는))[ \t]*)")
 _NUMBERED = r"(?:\d{1,2}[.)][ \t]+(?=[^\W\d_]))?"
 _OUT_OF_FIRST = r"(?:(?P<top_first>\d+)\s*점\s*만점\s*(?:에서|에|중)?\s*)"
 _DENOMINATOR = rf"(?:[ \t]*{OUT_OF}[ \t]*(?P<top>\d+))"
+_COPULA = r"(?:입니다|이다|예요|이에요)?"
 _REMARK = r"(?:[ \t]*\((?P<remark>[^()\n]*)\))"
+_BARE = rf"\[{{0,2}}(?P<bare>\d+(?:[.,]\d+)?|{_WORD}(?![\w]))\]{{0,2}}"
 _LINE = re.compile(
-    rf"{LEAD}{_NUMBERED}(?:{_LABEL}{BOLD}[ \t]*{_OUT_OF_FIRST}?{_VALUE}{BOLD}{_DENOMINATOR}?(?:[ \t]*{UNIT})?{BOLD}"
-    rf"{_REMARK}?[ \t]*{BOLD}(?P<tail>[^\n]*)"
-    rf"|{BOLD}[ \t]*{_OUT_OF_FIRST.replace('top_first', 'btop_first')}?(?P<bare>\d+(?:[.,]\d+)?|{_WORD}(?![\w]))"
-    rf"{BOLD}{_DENOMINATOR.replace('top', 'btop')}?"
-    rf"(?:[ \t]*{UNIT})?{BOLD}{_REMARK.replace('remark', 'bremark')}?[ \t]*{BOLD}[ \t]*\.?[ \t]*{BOLD}[ \t]*)$",
+    rf"{LEAD}{_NUMBERED}(?:{_LABEL}{BOLD}[ \t]*{_OUT_OF_FIRST}?{_VALUE}{BOLD}{_DENOMINATOR}?"
+    rf"(?:[ \t]*{UNIT})?{_COPULA}{BOLD}{_REMARK}?[ \t]*{BOLD}(?P<tail>[^\n]*)"
+    rf"|{BOLD}[ \t]*{_OUT_OF_FIRST.replace('top_first', 'btop_first')}?{_BARE}"
+    rf"{BOLD}{_DENOMINATOR.replace('top', 'btop')}?(?:[ \t]*{UNIT})?{_COPULA}{BOLD}"
+    rf"{_REMARK.replace('remark', 'bremark')}?[ \t]*{BOLD}[ \t]*\.?[ \t]*{BOLD}[ \t]*)$",
     re.IGNORECASE | re.MULTILINE)
 #: What may follow a labelled score on its line: a full stop, or a separator and words.
 _COMMENT = re.compile(r"\.?|[.:;,\-–—][ \t]*(?P<comment>\S.*)", re.IGNORECASE)
@@ -101,7 +108,7 @@ class Rating:
         for m in _LINE.finditer(text):
             if m["label"] is not None and not _COMMENT.fullmatch(m["tail"].strip()):
                 continue  # more on the line than a remark or commentary: not a score line
-            found.append((Found(m.start(), m.end(), _value(m["value"] or m["bare"]), is_final(m["label"] or "")), m))
+            found.append((Found(m.start(), m.end(), _value(m["value"] or m["bare"])), m))
         return found
 
     def _mentions(self, text: str, after: int) -> list[Found]:
@@ -127,6 +134,10 @@ class Rating:
         top = match["top"] or match["btop"] or match["top_first"] or match["btop_first"]
         if top is not None and int(top) != high:
             return f"the score {match.group(0).strip()[:40]!r} is out of {top}, not of the scale's {high}"
+        for restated in _RESTATED.finditer(" ".join(filter(None, (match["remark"], match["bremark"], match["tail"])))):
+            numbers = [int(n) for n in re.findall(r"\d+", restated.group(0))]
+            if numbers not in ([high], [low, high]):
+                return f"the score line names another scale: {restated.group(0)!r}"
         if match["low"] is not None and (int(match["low"]), int(match["high"])) != (low, high):
             return f"the score line names the scale {match['low']}-{match['high']}, not {low}-{high}"
         if not isinstance(value, int) or value not in self.scale:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from llmjury.errors import JudgeParseError, UnscoredCause
-from llmjury.reading.decisions import Found, conflict, is_final
+from llmjury.reading.decisions import Found, conflict
 from llmjury.reading.text import OwnWords, fold
 from llmjury.reading.words import BOLD, LEAD, ROLE_WORDS, any_of, language_of
 
@@ -64,7 +64,7 @@ class ScorePair:
             tail = re.sub(r"^[\s*_]+|[\s*_.]+$", "", m["tail"])
             if tail and not re.fullmatch(r"\([^()\d\n]*\)|[,;:\-–—][^\d\n]*\w[^\d\n]*", tail):
                 continue  # more on the line than a remark: not a score line (a mention, checked below)
-            statements[_number(m["name"])].append(Found(m.start(), m.end(), int(m["score"]), is_final(m.group(0))))
+            statements[_number(m["name"])].append(Found(m.start(), m.end(), int(m["score"])))
         scores = []
         for n in ("1", "2"):
             if not statements[n]:

@@ -108,7 +108,8 @@ def read_model(text: str, schema: type[M], parser: str) -> M:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(map(str, first["loc"])) or "json"
-        off_scale = first["type"] in {"greater_than_equal", "less_than_equal", "greater_than", "less_than"}
+        off_scale = first["type"] in {"greater_than_equal", "less_than_equal", "greater_than", "less_than"} or (
+            first["type"] == "literal_error" and _number(first.get("input")) is not None)
         kind = "out_of_scale" if off_scale else "no_decision" if first["type"] == "missing" else "ambiguous"
         raise error(f"{where}: {first['msg']}", kind) from exc
 

@@ -34,21 +34,27 @@ TIE_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 _FINAL = r"(?:final|overall|finale|definitiv[ao]|complessiv[ao]|최종|종합)"
-_DECISION = (r"(?:decision|verdict|answer|choice|judg(?:e)?ment|conclusion|winner|pick|결정|판정|판단|선택|결론|답|승자"
-             r"|decisione|verdetto|risposta|scelta|giudizio|conclusione|vincitore)")
+#: A word that names a decision ("decision", "verdict", "결정", "decisione"), in every language read.
+DECISION_WORD = (r"(?:decision|verdict|answer|choice|judg(?:e)?ment|conclusion|winner|pick"
+                 r"|결정|판정|판단|선택|결론|답|승자"
+                 r"|decisione|verdetto|risposta|scelta|giudizio|conclusione|vincitore)")
+_DECISION = DECISION_WORD
 #: A decision line's optional label: "Final decision:", "My verdict", "최종 결정:", "La mia decisione finale:".
 LABEL = (rf"(?:(?:my|our|the|la\s+mia|il\s+mio|la|il|나의|제)\s+)?(?:{_FINAL}\s*)?{_DECISION}(?:\s*{_FINAL})?"
          r"(?:\s*(?:is|è|e'|은|는|:))?\s*:?\s*")
-#: A label that says the decision is the final one (it supersedes an earlier one without it).
-FINAL_LABEL = re.compile(rf"{_FINAL}|{_DECISION}\s*{_FINAL}", re.IGNORECASE)
+#: The same label closed by a colon or a copula ("Final decision:", "My verdict is"), as a line needs
+#: it to decide without the marker: "La risposta A sbaglia" opens with a decision word, but decides nothing.
+CLOSED_LABEL = (rf"(?:(?:my|our|the|la\s+mia|il\s+mio|la|il|나의|제)\s+)?(?:{_FINAL}\s*)?{_DECISION}(?:\s*{_FINAL})?"
+                r"(?:\s*[:：]|\s+(?:is|è)\s*:?|\s*(?:은|는)\s*:?)\s*")
 
 #: Words that correct an earlier decision ("Wait, on reflection ..."), in every language read.
 CORRECTION = re.compile(
     r"\b(?:wait|actually|correction|on\s+(?:second\s+thought|reflection)|re-?consider\w*|i\s+was\s+wrong|mistake"
-    r"|revis\w+|change\s+my|i\s+misread|upon\s+(?:further|closer)|let\s+me\s+re-?\w+|instead|corrected)\b"
-    r"|정정|수정|다시\s*생각|잘못|재검토|번복|아니[,.]|"
+    r"|revis\w+|change\s+my|i\s+misread|upon\s+(?:further|closer)|let\s+me\s+re-?\w+|instead|corrected"
+    r"|initial(?:ly)?|at\s+first|first\s+impression|draft|tentative(?:ly)?|preliminary|provisional(?:ly)?)\b"
+    r"|정정|수정|다시\s*생각|잘못|재검토|번복|아니[,.]|처음에는|"
     r"\b(?:anzi|correggo|correzione|ripensandoci|a\s+pensarci\s+bene|in\s+realtà|mi\s+correggo|errore|rivedo"
-    r"|cambio)\b", re.IGNORECASE)
+    r"|cambio|inizialmente|all'inizio|provvisori[ao])\b", re.IGNORECASE)
 
 #: Number words read as a rating's value, where one word means one number.
 NUMBER_WORDS: dict[str, int] = {
@@ -66,7 +72,8 @@ OUT_OF = r"(?:/|out\s+of|su|di)"
 COMPARATIVE = re.compile(
     r"(?:\b(?:is|are|was|seems|appears)\s+)?(?:clearly\s+|much\s+|slightly\s+|far\s+)?"
     r"(?:better|stronger|superior|preferable|preferred|more\s+\w+|wins)\s+(?:than|to|over)\b|\bover\b|>|"
-    r"\b(?:è|e')?\s*(?:migliore|meglio|preferibile|superiore)\s+(?:di|della|del|rispetto\s+a(?:lla|l)?|a)\b|"
+    r"(?:\bè\s+|\be'\s+)?(?:migliore|meglio|preferibile|superiore)\s+(?:dell'|dello\b|della\b|del\b|di\b|"
+    r"rispetto\s+a(?:lla|l|ll')?|a\b)|"
     r"\bsu\b|보다", re.IGNORECASE)
 
 

@@ -33,8 +33,9 @@ def test_seed_score_lines_and_winner_rules():
 def test_mtbench_verdict_ends_the_answer_and_stands_alone():
     assert parse_pair("Assistant B is clearer. Final verdict: [[B]]") == "model_b"
     assert parse_pair("[[C]]") == "tie"
-    assert parse_pair("I considered [[A]] but final: [[B]]") == "model_b"  # a final verdict corrects an interim one
-    for ambiguous in ("[[A]] or [[B]]", "[[B]]\nAssistant A wrote [[A]] at its end."):
+    # a self-correction decides; a label alone corrects nothing (a candidate can plant one)
+    assert parse_pair("I initially considered [[A]], but on reflection Assistant B is better: [[B]]") == "model_b"
+    for ambiguous in ("I considered [[A]] but final: [[B]]", "[[B]]\nAssistant A wrote [[A]] at its end."):
         with pytest.raises(JudgeParseError, match="mtbench-pair/4"):
             parse_pair(ambiguous)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from llmjury.cases import slug
 from llmjury.datasets.files import read_jsonl, read_text
@@ -16,20 +16,20 @@ from llmjury.families.arena.cases import FAMILY, RecordedJudgeFile
 from llmjury.families.arena.results import LLMBAR, LLMBarReplay, Winner
 from llmjury.judgement.jury import Jury, Outcome
 from llmjury.judgement.verdicts import JudgeConfig, Verdict
+from llmjury.reading.choice import Choice, Option
 
 DATASET = "llmbar"
-PARSER_VERSION = "llmbar-output/1"
-_VERDICT = re.compile(r"(?:^|\n) ?Output \((a|b)\)")
+PARSER_VERSION = "llmbar-output/2"
+#: LLMBar's prompt asks for "Output (a)" or "Output (b)" and nothing else (`llmjury.reading.choice`).
+OUTPUT_CHOICE = Choice(PARSER_VERSION, (Option("model_a", ("Output (a)",)), Option("model_b", ("Output (b)",))),
+                       marker="###", expected="Output (a)\nor\nOutput (b)", alone_at_end=True)
 _FRACTION = re.compile(r"(\d+) / (\d+)")
 GOLD: dict[int, Winner] = {1: "model_a", 2: "model_b"}
 
 
 def parse_output_choice(text: str) -> Winner:
-    """`Output (a)` / `Output (b)` at the start of a line (LLMBar's verdict format) → model_a / model_b."""
-    match = _VERDICT.search(text)
-    if match is None:
-        raise JudgeParseError(PARSER_VERSION, text, "no 'Output (a)' or 'Output (b)' line")
-    return "model_a" if match.group(1) == "a" else "model_b"
+    """`Output (a)` / `Output (b)`, LLMBar's verdict format, as the judge's own final decision → model_a / model_b."""
+    return cast(Winner, OUTPUT_CHOICE.read(text))
 
 
 def recorded_files(root: Path) -> list[RecordedJudgeFile]:

@@ -1,0 +1,151 @@
+"""The readers over a corpus of judge answers in every shape and three languages, and over the
+published judge outputs the suite ships, each compared with the publishing project's own parser.
+
+The corpus (`tests/reading/corpus.jsonl`, loaded by `reading_corpus`) is data: each answer with the
+judge's clear decision, or none and why. Targets: no flipped decision, no score where the judge
+decided nothing, at most 3% of clear decisions lost, and each unscored answer with its cause.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from reading_corpus import OUTCOMES, SHAPES, counts, load, outcome, read
+
+from llmjury.errors import JudgeParseError
+from llmjury.families.arena.llmbar import parse_output_choice
+from llmjury.families.socratic.decision import parse_decision
+from llmjury.judgement.geval_scoring import parse_score
+
+ROWS = load()
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_the_corpus_covers_every_shape_in_three_languages():
+    assert len(ROWS) >= 300
+    assert {row["language"] for row in ROWS} == {"en", "ko", "it"}
+    assert set(SHAPES.values()) == {SHAPES[row["reader"]] for row in ROWS}
+    for language in ("ko", "it"):  # every shape is read in the users' languages too
+        assert {SHAPES[r["reader"]] for r in ROWS if r["language"] == language} == set(SHAPES.values())
+    assert all(row["cause"] for row in ROWS if row["truth"] is None)
+
+
+def test_no_flip_no_invented_score_and_few_clear_decisions_lost():
+    totals = sum(counts(ROWS).values(), Counter())
+    assert totals["flipped"] == 0 and totals["wrongly_scored"] == 0
+    clear = sum(1 for row in ROWS if row["truth"] is not None)
+    assert totals["lost"] <= 0.03 * clear
+    assert sum(totals[o] for o in OUTCOMES) == len(ROWS)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[f"{i}-{r['reader']}-{r['language']}" for i, r in enumerate(ROWS)])
+def test_each_answer_is_read_as_its_truth_or_unscored_with_its_cause(row):
+    value, kind = read(row)
+    assert outcome(row, value) in ("correct", "correctly_unscored", "lost"), row["note"]
+    if row["truth"] is None:
+        assert kind == row["cause"], row["note"]
+
+
+@pytest.mark.parametrize("language", ["en", "ko", "it"])
+def test_an_unscored_answer_names_its_language_for_the_repair_call(language):
+    unscored = [r for r in ROWS if r["language"] == language and r["truth"] is None and r["reader"] == "socratic"]
+    for row in unscored:
+        with pytest.raises(JudgeParseError) as raised:
+            parse_decision(row["text"])
+        assert raised.value.language == language, row["note"]
+
+
+# -- published judge outputs, against the publishing project's own parser ----------------------------
+_LLMBAR = re.compile(r"(?:^|\n) ?Output \((a|b)\)")  # LLMBar's config: the verdict regex
+
+
+def llmbar_reference(text: str) -> str | None:
+    """LLMBar's own reading: the first `Output (a|b)` at a line's start."""
+    match = _LLMBAR.search(text)
+    return None if match is None else {"a": "model_a", "b": "model_b"}[match.group(1)]
+
+
+def llmbar_completions() -> list[str]:
+    texts = []
+    for path in sorted((FIXTURES / "llmbar" / "judges").rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            item = json.loads(line)
+            texts += [item["completion"], item["completion_swapped"]]
+    return texts
+
+
+def test_llmbar_judge_outputs_are_read_as_llmbar_reads_them():
+    texts = llmbar_completions()
+    assert len(texts) > 6000  # GPT-4, ChatGPT and LLaMA-2 verdicts, both orders
+    ours = []
+    for text in texts:
+        try:
+            ours.append(parse_output_choice(text))
+        except JudgeParseError:
+            ours.append(None)
+    theirs = [llmbar_reference(t) for t in texts]
+    read_by_them = [i for i, v in enumerate(theirs) if v is not None]
+    assert all(ours[i] == theirs[i] for i in read_by_them)  # at least as often, the same values
+    assert sum(v is not None for v in ours) == len(read_by_them)
+
+
+def closer_look_reference(text: str) -> float:
+    """Chiang & Lee's parser (their all_eval.py as the dataset's notes describe it): lower-case,
+    newlines to spaces, "1-3" removed, the text after the last "rating:", then the first
+    `[a-z]*:?-? ?[0-9]\\.?[0-9]?`, its letters, colon and dash removed, read as a float; no number is 0."""
+    text = text.lower().replace("\n", " ").replace("1-3", " ")
+    if "rating:" in text:
+        text = text.split("rating:")[-1]
+    match = re.search(r"[a-z]*:?-? ?[0-9]\.?[0-9]?", text)
+    if match is not None:
+        text = re.sub(r"[a-z]*:?-? *", " ", match.group(0)).strip()
+    number = re.match(r"^ ?([\d\.]+)", text)
+    try:
+        value = float(number.group(1)) if number else 0.0
+    except ValueError:
+        value = 0.0
+    return math.nan if value < 0 else value
+
+
+SCALES = {"coh": range(1, 4), "eng": range(1, 4), "nat": range(1, 4), "gro": range(0, 2)}
+
+
+def closer_look_answers() -> list[tuple[str, str]]:
+    return [(dim, text) for dim in SCALES
+            for item in json.loads((FIXTURES / "closer_look_sample" / f"gpt3.5_{dim}_geval.json").read_text())
+            for text in item["all_responses"]]
+
+
+def test_closer_look_gpt35_answers_are_read_as_the_paper_reads_them():
+    """Every answer the paper reads as a whole number on the scale asked, ours reads with the same
+    value, except where the paper's substitution misreads: a numbered form line, where it reads the
+    item's number ("1. Engagingness: 2" is 1 to it) and ours the score; and a fraction, which it cuts
+    to its whole part ("2.5" is 2 to it) and ours leaves unscored, as off a whole-number scale."""
+    answers = closer_look_answers()
+    assert len(answers) >= 4000
+    differ, read_by_them = [], 0
+    for dim, text in answers:
+        scale = SCALES[dim]
+        theirs = closer_look_reference(text)
+        on_scale = theirs.is_integer() and int(theirs) in scale
+        try:
+            ours: int | None = parse_score(text, scale)
+        except JudgeParseError:
+            ours = None
+        if not on_scale:
+            continue
+        read_by_them += 1
+        if ours != int(theirs):
+            differ.append((text, theirs, ours))
+    assert read_by_them > 4000
+    numbered = [(text, ours) for text, _, ours in differ if re.fullmatch(r"\d\. [A-Z][a-z]+: \d", text)]
+    fractions = [(text, ours) for text, _, ours in differ if re.fullmatch(r"\d\.\d", text)]
+    assert len(numbered) + len(fractions) == len(differ), differ
+    assert numbered and all(ours == int(text[-1]) for text, ours in numbered)
+    assert all(ours is None for _, ours in fractions)
+    assert len(differ) < 0.01 * read_by_them

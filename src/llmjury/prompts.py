@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llmjury.errors import ConfigError
+from llmjury.reading.declaration import Declaration
 
 if TYPE_CHECKING:
     import jinja2
@@ -25,6 +26,7 @@ BUNDLED_PROMPTS = Path(__file__).with_name("prompts")
 
 
 GENERATION_FILE = "generation.toml"
+READING_FILE = "reading.toml"
 GENERATION_KEYS = frozenset({"temperature", "max_tokens", "top_p"})
 
 
@@ -54,6 +56,7 @@ class PromptLibrary:
         self._search = search
         self._versions: dict[str, str] = {}
         self._generation = _generation_tables([Path(d) for d in search])
+        self._reading = _reading_tables([Path(d) for d in search])
         self._json: jinja2.Environment | None = None
 
     @cached_property
@@ -91,6 +94,11 @@ class PromptLibrary:
         an entry for it decides (the project's before the bundled ones)."""
         return dict(self._generation.get(name, {}))
 
+    def reading(self, name: str) -> Declaration:
+        """What `name` declares about its answers' decision (`reading.toml`: its language, more names
+        for its options, the decision's format); the first prompts directory that declares it decides."""
+        return self._reading.get(name, Declaration())
+
     def render_json(self, name: str, **variables: Any) -> Any:
         """Render a JSON document template (an `http:` request body): every `{{ value }}` is written
         as a JSON value, so a quote or newline in the text cannot break the document or add fields.
@@ -126,6 +134,24 @@ def _generation_tables(directories: Sequence[Path]) -> dict[str, dict[str, Any]]
                 raise ConfigError(f"{path} [{template}]: unknown keys {sorted(unknown)}; "
                                   f"use {sorted(GENERATION_KEYS)}")
             tables[template] = {**tables.get(template, {}), **entry}
+    return tables
+
+
+def _reading_tables(directories: Sequence[Path]) -> dict[str, Declaration]:
+    """Every directory's reading.toml, the earlier directory's entry winning for a template; a fault
+    is a ConfigError at start-up naming the file and the template."""
+    tables: dict[str, Declaration] = {}
+    for directory in reversed(directories):
+        path = directory / READING_FILE
+        if not path.is_file():
+            continue
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            tables |= {template: Declaration.parse(entry, f"{path} [{template}]") for template, entry in data.items()}
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: not a TOML table of prompts ({exc})") from None
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     return tables
 
 

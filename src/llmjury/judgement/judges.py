@@ -176,13 +176,14 @@ class Pairwise:
 
 async def pairwise(jury: Jury, family: str, first: str, second: str, *, template: str, orders: Sequence[Order],
                    slots: tuple[str, str] = ("response_a", "response_b"), variables: Mapping[str, Any] | None = None,
-                   parse: Callable[[str], str] = parse_choice, labels: Mapping[str, int | str] = CHOICE_LABELS,
+                   parse: Callable[[str], str] = CHOICE, labels: Mapping[str, int | str] = CHOICE_LABELS,
                    names: tuple[str, str] = ("a", "b"), system: str | None = None, role: str = "judge",
                    round_index: int = 0, vote: Callable[[list[str]], Majority | None] = robust_verdict,
                    decisions: DecisionField | None = None) -> Pairwise:
     """Judge `first` against `second` once per entry of `orders` ("ab": first shown in slot 0).
 
-    `parse` reads a decision from the judge's text; `labels` maps it to the slot it favours (0
+    `parse` reads a decision from the judge's text (a `llmjury.reading.choice.Choice` reads it with
+    the template's own labels, language and format as its `reading.toml` declares them); `labels` maps it to the slot it favours (0
     or 1) or to an outcome that needs no swapping ("tie", "tie (bothbad)"); a winner is named
     by `names`. `vote` turns one juror's counted winners into its decision (the robust majority
     by default; MT-Bench's "both orders agree, else a tie" for the arena). `decisions` names the
@@ -192,6 +193,8 @@ async def pairwise(jury: Jury, family: str, first: str, second: str, *, template
     majority over the jurors' decisions. `system` names a system-prompt template;
     `round_index` asks for fresh samples (a later round).
     """
+    if isinstance(parse, Choice):  # the template's own labels, language and format (prompts' reading.toml)
+        parse = parse.declared(jury.prompts.reading(template))
     requests = []
     for order in orders:
         shown = (first, second) if order == "ab" else (second, first)

@@ -160,7 +160,8 @@ async def ask_judge(
         for _ in range(retries):
             last = answers[run]
             assert last is not None
-            ask = jury.render("core/repair.j2", cause=failure.cause, expected=failure.expected)
+            ask = jury.render("core/repair.j2", cause=failure.cause, expected=failure.expected,
+                              language=failure.language)
             messages = (*messages, Message(role="assistant", content=last.raw), Message(role="user", content=ask.text))
             follow_up = request.model_copy(update={
                 "messages": messages, "n": 1, "logprobs": False, "top_logprobs": None, "task": ask.task,

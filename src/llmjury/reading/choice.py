@@ -18,8 +18,9 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
-from llmjury.errors import JudgeParseError
+from llmjury.errors import ConfigError, JudgeParseError
 from llmjury.reading.decisions import Found, conflict
+from llmjury.reading.declaration import Declaration
 from llmjury.reading.text import OwnWords, fold
 from llmjury.reading.words import (
     BOLD,
@@ -118,13 +119,23 @@ class Choice:
     alone_at_end: bool = False
     #: The option values that mean "neither" (their prose is "it's a tie", "they are equivalent").
     ties: frozenset[str] = field(default_factory=frozenset)
+    #: The language a repair call asks in (None: the answer's own, as `language_of` tells it).
+    language: str | None = None
 
-    def with_names(self, extra: Mapping[str, Sequence[str]]) -> Choice:
-        """The same options with more names (a template's own labels and translations)."""
+    def declared(self, declaration: Declaration) -> Choice:
+        """The options as a template declares them: more names, its language, its decision's format."""
+        if not declaration.labels and not declaration.language and not declaration.expected:
+            return self
+        return replace(self.with_names(declaration.labels, declaration.source),
+                       language=declaration.language or self.language, expected=declaration.expected or self.expected)
+
+    def with_names(self, extra: Mapping[str, Sequence[str]], source: str = "labels") -> Choice:
+        """The same options with more names (a template's own labels and translations); ConfigError
+        naming `source` for a label of an option the reader does not have."""
         unknown = sorted(set(extra) - {o.value for o in self.options})
         if unknown:
-            raise ValueError(f"no option {', '.join(unknown)} in {self.parser} (options: "
-                             f"{', '.join(o.value for o in self.options)})")
+            raise ConfigError(f"{source}: no option {', '.join(unknown)} in {self.parser} (its options: "
+                              f"{', '.join(o.value for o in self.options)})")
         return replace(self, options=tuple(Option(o.value, (*o.names, *extra.get(o.value, ())))
                                            for o in self.options))
 
@@ -265,4 +276,4 @@ class Choice:
 
     def _error(self, text: str, cause: str, kind: Literal["no_decision", "ambiguous"]) -> JudgeParseError:
         return JudgeParseError(self.parser, text, cause, expected=self.expected, kind=kind,
-                               language=language_of(text))
+                               language=self.language or language_of(text))

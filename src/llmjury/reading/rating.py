@@ -93,8 +93,10 @@ class Rating:
                      else "no score line (the score alone, or after the form's label)")
             raise self._error(text, cause, "no_decision")
         decision, match = statements[-1]
-        mentions = [found for found, _ in statements] + self._mentions(fold(words.text), after=decision.end)
-        competing = self._remark_conflict(match) or conflict(words, decision, mentions, [])
+        folded = fold(words.text)
+        mentions = [found for found, _ in statements] + self._labelled(folded, after=decision.end)
+        competing = self._remark_conflict(match) or conflict(words, decision, mentions,
+                                                             self._prose(folded, after=decision.end))
         if competing:
             raise self._error(text, competing, "ambiguous")
         if off := self._off_scale(match, decision.value):
@@ -111,15 +113,21 @@ class Rating:
             found.append((Found(m.start(), m.end(), _value(m["value"] or m["bare"])), m))
         return found
 
-    def _mentions(self, text: str, after: int) -> list[Found]:
+    @staticmethod
+    def _prose(text: str, after: int) -> list[Found]:
+        """Scores stated in prose ("I would give it a 4", "4/5"); rubric anchors count only after the decision."""
         found = []
         for m in _MENTION.finditer(text):
             if m["fraction"] is not None:
                 found.append(Found(m.start(), m.end(), _value(m["fraction"])))
             elif m.start() >= after or not _ANCHOR.match(text, m.end()):
                 found.append(Found(m.start(), m.end(), _value(m["value"])))
-        found += [Found(m.start(), m.end(), _value(m["value"])) for m in _LABELLED.finditer(text, after)]
         return found
+
+    @staticmethod
+    def _labelled(text: str, after: int) -> list[Found]:
+        """Labelled scores inside sentences after the decision ("... ends with Coherence: 5")."""
+        return [Found(m.start(), m.end(), _value(m["value"])) for m in _LABELLED.finditer(text, after)]
 
     def _remark_conflict(self, match: re.Match[str]) -> str | None:
         """Numbers in the remark or commentary on the score line, other than a restated scale."""

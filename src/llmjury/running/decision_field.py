@@ -26,6 +26,7 @@ from llmjury.errors import ConfigError, JudgeParseError, UnscoredCause
 from llmjury.jurors import JurySpec
 from llmjury.providers.base import KINDS, Provider
 from llmjury.reading.verdict_json import DuplicateKeyError, json_body, strict_json
+from llmjury.reading.words import language_of
 
 #: `--llm-judge-output`: the schema where the provider takes one, always the schema, or never.
 OUTPUT_MODES = ("auto", "schema", "text")
@@ -89,7 +90,7 @@ class DecisionField:
         return self.values[value]
 
     def _ambiguous(self, text: str, cause: str, kind: UnscoredCause = "ambiguous") -> JudgeParseError:
-        return JudgeParseError(self.parser, text, cause, expected=self.expected, kind=kind)
+        return JudgeParseError(self.parser, text, cause, expected=self.expected, kind=kind, language=language_of(text))
 
 
 def how_read(text: str) -> Read:

@@ -69,9 +69,11 @@ def test_score_parsing_and_seed_frequency_formula():
     assert parse_score("Overall Quality: 4", range(1, 6)) == 4
     assert parse_score("- Naturalness (1-3): 2", range(1, 4)) == 2  # the scale's own "1-3" is not an answer
     assert parse_score("Score: 4/5", range(1, 6)) == 4
-    assert parse_score("Rating 2.\nOverall Quality: 5", range(1, 6)) == 5
-    with pytest.raises(JudgeParseError):
-        parse_score("excellent", range(1, 6))
+    # a score stated in prose competes only in the judge's final words (the decision's paragraph and the one before)
+    assert parse_score("Rating 2 at first glance.\n\nThen I read it again.\n\nOverall Quality: 5", range(1, 6)) == 5
+    for unread in ("excellent", "Rating 2.\nOverall Quality: 5"):
+        with pytest.raises(JudgeParseError):
+            parse_score(unread, range(1, 6))
     score, distribution = frequency_weighted([3, 3, 4, 5], range(1, 6))
     assert score == pytest.approx(3.75) and distribution[3] == 0.5
 

@@ -20,7 +20,7 @@ from llmjury.families.arena.judge import (
     SCORE_FIELD,
     SCORE_PARSER,
     agreed_or_tie,
-    parse_pair,
+    PAIR_CHOICE,
     read_scores,
 )
 from llmjury.families.arena.options import ArenaOptions
@@ -64,7 +64,7 @@ def judge_prompt(opts: ArenaOptions) -> tuple[str, str | None, Callable[[str], s
     """The judge's template, its system template, the reader of its answer, that reader's version
     and the prompt's decisions as a schema field."""
     if opts.judge_prompt == "mtbench-pair-v2":
-        return "arena/mtbench_pair_v2.j2", "arena/mtbench_pair_v2_system.j2", parse_pair, PAIR_PARSER, PAIR_FIELD
+        return "arena/mtbench_pair_v2.j2", "arena/mtbench_pair_v2_system.j2", PAIR_CHOICE, PAIR_PARSER, PAIR_FIELD
     return "arena/judge.j2", None, read_scores, SCORE_PARSER, SCORE_FIELD
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from llmjury.chat import ChatRequest, Message
 from llmjury.errors import ProviderError
 from llmjury.families.socratic.cases import RealSubsetCase, ResponsePairCase, SubsetCase, TutorPairCase
-from llmjury.families.socratic.decision import DECISION_FIELD, PARSER_VERSION, Decision, parse_decision
+from llmjury.families.socratic.decision import DECISION_CHOICE, DECISION_FIELD, PARSER_VERSION, Decision
 from llmjury.families.socratic.dialogue import STUDENT, Turn, cut, generate_dialogue, history, teacher_reply
 from llmjury.families.socratic.options import NAME, SocraticOptions
 from llmjury.families.socratic.results import (
@@ -43,7 +43,7 @@ def positions(case_id: str, runs: int, mode: str, seed: int) -> list[str]:
     return [rng.choice("AB") for _ in range(runs)]
 
 
-#: `parse_decision`'s options: the reply in slot A (0), in slot B (1), or neither.
+#: `DECISION_CHOICE`'s options: the reply in slot A (0), in slot B (1), or neither.
 DECISION_LABELS: dict[str, int | str] = {"a": 0, "b": 1, "c": "tie"}
 #: The shared pairwise call hands back plain words; these read them as the results' types. The call
 #: only gives the words of DECISION_LABELS and of its `names`, so a miss is a KeyError, never a guess.
@@ -69,7 +69,7 @@ async def judge_pair(jury: Jury, case_id: str, turns: list[Turn], ours: str, bas
     variables = {"dialogue_history": history(turns)} | ({} if aspect is None else {"aspect": aspect})
     return await pairwise(jury, NAME, ours, baseline, template=template, orders=orders,
                           slots=("teacher_a_response", "teacher_b_response"), variables=variables,
-                          parse=parse_decision, labels=DECISION_LABELS, names=("ours", "baseline"),
+                          parse=DECISION_CHOICE, labels=DECISION_LABELS, names=("ours", "baseline"),
                           decisions=DECISION_FIELD)
 
 

@@ -15,12 +15,12 @@ from llmjury.families.arena.arrangement import recorded_answers
 from llmjury.families.arena.cases import FAMILY, BattleCase, PairCase, TutorBattleCase
 from llmjury.families.arena.judge import (
     OUTCOME_LABELS,
+    PAIR_CHOICE,
     PAIR_FIELD,
     PAIR_PARSER,
     SCORE_FIELD,
     SCORE_PARSER,
     agreed_or_tie,
-    PAIR_CHOICE,
     read_scores,
 )
 from llmjury.families.arena.options import ArenaOptions

@@ -186,9 +186,9 @@ async def pairwise(jury: Jury, family: str, first: str, second: str, *, template
     the template's own labels, language and format as its `reading.toml` declares them); `labels`
     maps it to the slot it favours (0 or 1) or to an outcome that needs no swapping ("tie",
     "tie (bothbad)"); a winner is named by `names`. `vote` turns one juror's counted winners into
-    its decision (the robust majority by default; MT-Bench's "both orders agree, else a tie" for the arena). `decisions` names the
-    prompt's decisions as a schema field, asked for where the provider takes one
-    (llmjury.running.decision_field); `parse` still reads free text. One juror: its
+    its decision (the robust majority by default; MT-Bench's "both orders agree, else a tie" for
+    the arena). `decisions` names the prompt's decisions as a schema field, asked for where the
+    provider takes one (llmjury.running.decision_field); `parse` still reads free text. One juror: its
     decision is the verdict. Several (`spec+spec`, `spec*k`): the jury decides by robust
     majority over the jurors' decisions. `system` names a system-prompt template;
     `round_index` asks for fresh samples (a later round).

@@ -55,14 +55,15 @@ class Option:
 
 
 def _name_pattern(name: str) -> str:
-    """A name as a pattern: role and tie words in every language read, a letter in parentheses
-    with any spacing, a bare letter only as a word of its own."""
+    """A name as a pattern: role and tie words in every language read, a letter in parentheses or
+    brackets with any spacing (`(b)`, `( b )`, `[b]`, `b)`), a bare letter only as a word of its own."""
     parts = []
     for token in re.findall(r"\(\s*\w\s*\)|[^\s()]+", name):
         key = token.lower()
         letter = re.fullmatch(r"\(\s*(\w)\s*\)", token)
         if letter:
-            parts.append(rf"\(\s*{re.escape(letter.group(1))}\s*\)")
+            parts.append(rf"(?:\(\s*{re.escape(letter.group(1))}\s*\)|\[\s*{re.escape(letter.group(1))}\s*\]"
+                         rf"|(?<![\w(\[]){re.escape(letter.group(1))}\))")
         elif key in ROLE_WORDS:
             parts.append(any_of(ROLE_WORDS[key]))
         elif key in TIE_WORDS:

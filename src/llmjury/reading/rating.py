@@ -62,7 +62,7 @@ _LABELLED = re.compile(r"[^\W\d_]{3,}[ \t]*[*_]*[ \t]*[:=][ \t]*[*_]*[ \t]*(?P<v
 #: A rubric anchor ("A score of 1 (no) means ..."): the prompt's words, never a score when copied before it.
 _ANCHOR = re.compile(r"\s*(?:\([^()\n]*\)\s*)?(?:means|indicates|signifies|is\s+given|=|:)", re.IGNORECASE)
 #: A scale restated in a remark or commentary ("on a 1-5 scale", "out of 5").
-_RESTATED = re.compile(rf"\d+\s*[-–—~]\s*\d+|{OUT_OF}\s*\d+", re.IGNORECASE)
+_RESTATED = re.compile(rf"\d+\s*[-–—~]\s*\d+|{OUT_OF}\s*\d+|\d+\s*점\s*만점", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ class ScorePair:
     @cached_property
     def _line(self) -> re.Pattern[str]:
         who = self._who
-        name = (rf"(?:{_SCORE_WORD}\s+(?:of|for|del|della|di|per)\s+(?:the\s+)?{who}|{who}\s*(?:의\s*)?{_SCORE_WORD}"
+        name = (rf"(?:{_SCORE_WORD}\s+(?:(?:of|for|del|della|di|per)\s+)?(?:the\s+)?{who}|{who}\s*(?:의\s*)?{_SCORE_WORD}"
                 rf"|{who}(?=\s*{BOLD}\s*:))")
         return re.compile(rf"{LEAD}{BOLD}[ \t]*(?P<name>{name})[ \t]*{BOLD}[ \t]*[:=][ \t]*{BOLD}[ \t]*(?P<score>\d+)"
                           rf"{BOLD}(?P<tail>[^\n]*)$", re.IGNORECASE | re.MULTILINE)
@@ -49,7 +49,7 @@ class ScorePair:
     @cached_property
     def _mention(self) -> re.Pattern[str]:
         who = self._who
-        return re.compile(rf"(?P<name>{_SCORE_WORD}\s+(?:of|for|del|della|di|per)\s+(?:the\s+)?{who}|{who}\s*(?:의\s*)?"
+        return re.compile(rf"(?P<name>{_SCORE_WORD}\s+(?:(?:of|for|del|della|di|per)\s+)?(?:the\s+)?{who}|{who}\s*(?:의\s*)?"
                           rf"{_SCORE_WORD})\s*[*_]*\s*[:=]\s*[*_]*\s*(?P<score>\d+)", re.IGNORECASE)
 
     def __call__(self, text: str) -> tuple[int, int]:

@@ -35,17 +35,20 @@ TIE_WORDS: dict[str, tuple[str, ...]] = {
 
 _FINAL = r"(?:final|overall|finale|definitiv[ao]|complessiv[ao]|최종|종합)"
 #: A word that names a decision ("decision", "verdict", "결정", "decisione"), in every language read.
-DECISION_WORD = (r"(?:decision|verdict|answer|choice|judg(?:e)?ment|conclusion|winner|pick"
-                 r"|결정|판정|판단|선택|결론|답|승자"
-                 r"|decisione|verdetto|risposta|scelta|giudizio|conclusione|vincitore)")
+DECISION_WORD = (r"(?:decision|verdict|answer|choice|option|judg(?:e)?ment|conclusion|winner|pick"
+                 r"|결정|판정|판단|선택지?|결론|답|승자|옵션"
+                 r"|decisione|verdetto|risposta|scelta|opzione|giudizio|conclusione|vincitore)")
 _DECISION = DECISION_WORD
 #: A decision line's optional label: "Final decision:", "My verdict", "최종 결정:", "La mia decisione finale:".
 LABEL = (rf"(?:(?:my|our|the|la\s+mia|il\s+mio|la|il|나의|제)\s+)?(?:{_FINAL}\s*)?{_DECISION}(?:\s*{_FINAL})?"
          r"(?:\s*(?:is|è|e'|은|는|:))?\s*:?\s*")
 #: The same label closed by a colon or a copula ("Final decision:", "My verdict is"), as a line needs
 #: it to decide without the marker: "La risposta A sbaglia" opens with a decision word, but decides nothing.
-CLOSED_LABEL = (rf"(?:(?:my|our|the|la\s+mia|il\s+mio|la|il|나의|제)\s+)?(?:{_FINAL}\s*)?{_DECISION}(?:\s*{_FINAL})?"
-                r"(?:\s*[:：]|\s+(?:is|è)\s*:?|\s*(?:은|는)\s*:?)\s*")
+#: "The answer is (a)" in a judge's analysis is about the task, so only a decision word proper takes a copula.
+CLOSED_LABEL = (rf"(?:(?:my|our|the|la\s+mia|il\s+mio|la|il|나의|제)\s+)?(?:{_FINAL}\s*)?"
+                rf"(?:{_DECISION}(?:\s*{_FINAL})?\s*[:：]"
+                rf"|(?:decision|verdict|choice|결정|판정|decisione|verdetto|scelta)(?:\s*{_FINAL})?"
+                r"(?:\s+(?:is|è)|\s*(?:은|는))\s*:?)\s*")
 
 #: Words that correct an earlier decision ("Wait, on reflection ..."), in every language read.
 CORRECTION = re.compile(

@@ -17,7 +17,7 @@ PAIR_FORMAT = "[[A]]\nor\n[[B]]\nor\n[[C]]"
 #: Seed 002's two score lines, 0 or 1 each (`llmjury.reading.score_pair`).
 SCORES = ScorePair(SCORE_PARSER, role="model", scale=range(0, 2), expected=SCORE_FORMAT)
 #: MT-Bench pair-v2's verdicts in double brackets (`llmjury.reading.choice`).
-PAIR_CHOICE = Choice(PAIR_PARSER, (Option("model_a", ("A",)), Option("model_b", ("B",)), Option("tie", ("C",))),
+PAIR_CHOICE = Choice(PAIR_PARSER, (Option("model_a", ("A",)), Option("model_b", ("B",)), Option("tie", ("C", "tie"))),
                      marker="[[]]", expected=PAIR_FORMAT, ties=frozenset({"tie"}))
 
 

@@ -39,18 +39,21 @@ class ScorePair:
         return rf"{any_of(ROLE_WORDS.get(self.role, (self.role,)))}\s*[12](?!\d)"
 
     @cached_property
-    def _line(self) -> re.Pattern[str]:
+    def _named(self) -> str:
+        """A score's name: "Score of Model 1", "Punteggio del Modello 1", "모델 1의 점수", "Model 1 Score"."""
         who = self._who
-        name = (rf"(?:{_SCORE_WORD}\s+(?:(?:of|for|del|della|di|per)\s+)?(?:the\s+)?{who}|{who}\s*(?:의\s*)?{_SCORE_WORD}"
-                rf"|{who}(?=\s*{BOLD}\s*:))")
+        return (rf"{_SCORE_WORD}\s+(?:(?:of|for|del|della|di|per)\s+)?(?:the\s+)?{who}"
+                rf"|{who}\s*(?:의\s*)?{_SCORE_WORD}")
+
+    @cached_property
+    def _line(self) -> re.Pattern[str]:
+        name = rf"(?:{self._named}|{self._who}(?=\s*{BOLD}\s*:))"
         return re.compile(rf"{LEAD}{BOLD}[ \t]*(?P<name>{name})[ \t]*{BOLD}[ \t]*[:=][ \t]*{BOLD}[ \t]*(?P<score>\d+)"
                           rf"{BOLD}(?P<tail>[^\n]*)$", re.IGNORECASE | re.MULTILINE)
 
     @cached_property
     def _mention(self) -> re.Pattern[str]:
-        who = self._who
-        return re.compile(rf"(?P<name>{_SCORE_WORD}\s+(?:(?:of|for|del|della|di|per)\s+)?(?:the\s+)?{who}|{who}\s*(?:의\s*)?"
-                          rf"{_SCORE_WORD})\s*[*_]*\s*[:=]\s*[*_]*\s*(?P<score>\d+)", re.IGNORECASE)
+        return re.compile(rf"(?P<name>{self._named})\s*[*_]*\s*[:=]\s*[*_]*\s*(?P<score>\d+)", re.IGNORECASE)
 
     def __call__(self, text: str) -> tuple[int, int]:
         return self.read(text)

@@ -16,10 +16,11 @@ from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
+from llmjury.chat import Usage
 from llmjury.decision_line import BOLD, DuplicateKeyError, compile_line, fold, looks_alike, own_lines, strict_json
-from llmjury.errors import JudgeParseError, ProviderError
+from llmjury.errors import JudgeParseError, ProviderError, UnscoredCause
 from llmjury.judgement.geval_scoring import frequency_weighted, logprob_weighted, parse_score
-from llmjury.judgement.judging import JudgeAnswer, JudgeRuns, ask_judge
+from llmjury.judgement.judging import JudgeAnswer, JudgeRuns, ask_judge, failed_call, roomier, unanswered
 from llmjury.judgement.jury import Jury
 from llmjury.judgement.verdicts import JudgeConfig
 from llmjury.majority import Majority, robust_verdict
@@ -54,6 +55,8 @@ class PairRun(BaseModel):
     repaired: bool = False
     #: Where the decision was read: a schema's `decision` field, or the text's decision line.
     read: Read | None = None
+    #: Why the run holds no decision (None: it decided).
+    cause: UnscoredCause | None = None
 
 
 class JurorVote(BaseModel):
@@ -181,6 +184,14 @@ class Pairwise:
             return f"{first.split(':')[0]}: no judge run of order {'/'.join(lost)} counted ({'; '.join(errors)})"
         return f"{first.split(':')[0]}: no judge run counted ({'; '.join(errors)})"
 
+    @property
+    def cause(self) -> UnscoredCause | None:
+        """The cause of the run `error` names first (None when a decision stands)."""
+        if self.majority is not None:
+            return None
+        runs = [r for r in self.runs if r.order in self.lost] if self.lost else self.runs
+        return next((r.cause for r in runs if r.error), None)
+
     def config(self, parser: str) -> JudgeConfig:
         """The judge configuration a verdict on this pair records (`parser` names the decision's reader)."""
         return JudgeConfig(provider=self.answers.provider, prompt=self.prompt, runs=len(self.runs), parser=parser,
@@ -247,11 +258,11 @@ def _pair_run(order: Order, juror: str, answer: JudgeAnswer, labels: Mapping[str
               names: tuple[str, str]) -> PairRun:
     if not answer.scored:
         return PairRun(order=order, juror=juror, error=answer.error, attempts=answer.attempts,
-                       repaired=answer.repaired)
+                       repaired=answer.repaired, cause=answer.cause)
     decision = str(answer.parsed)
     if decision not in labels:
         return PairRun(order=order, juror=juror, decision=decision, attempts=answer.attempts, repaired=answer.repaired,
-                       error=f"unparseable: decision {decision!r} is none of {sorted(labels)}")
+                       error=f"unparseable: decision {decision!r} is none of {sorted(labels)}", cause="out_of_scale")
     label = labels[decision]
     if isinstance(label, int):
         slot = label if order == "ab" else 1 - label
@@ -301,14 +312,15 @@ async def structured(jury: Jury, family: str, prompt: RenderedPrompt, schema: ty
                      retries: int | None = None, parser: str = SCORE_PARSER) -> JudgeRuns:
     """One judge answer as `schema`, asked through the provider's structured-output support; an
     answer that does not validate, or that `check` rejects (it returns the cause), is asked again
-    (`retries` times, the run's `parse_retries` by default). `parser` names the reader in errors."""
+    (`retries` times, the run's `parse_retries` by default); a `check` failure is counted as out of
+    scale. `parser` names the reader in errors."""
     validate = schema_parser(schema, parser)
 
     def parse(text: str) -> M:
         value = validate(text)
         cause = check(value)
         if cause:
-            raise JudgeParseError(parser, text, cause,
+            raise JudgeParseError(parser, text, cause, kind="out_of_scale",
                                   expected=f"one JSON object with the fields {', '.join(schema.model_fields)}")
         return value
 
@@ -330,6 +342,10 @@ class GEvalScoring:
     sampling: dict[str, Any] = field(default_factory=dict)
     #: How many samples a repair call decided (`JudgeRuns.repaired`); the logprob path makes none.
     repaired: int = 0
+    #: Why there is no score (None: scored).
+    cause: UnscoredCause | None = None
+    #: How many samples a repair call could not decide (`JudgeRuns.repair_failed`).
+    repair_failed: int = 0
 
 
 async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: range, *, scoring: Scoring = "auto",
@@ -339,21 +355,35 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
     logprobs (`auto`, `logprobs`), else ask n samples and weight each score by its frequency."""
     if scoring in ("auto", "logprobs"):
         request = jury.request(prompt, logprobs=True, top_logprobs=top_logprobs)
+        raw: list[str] = []
+        usage = Usage()
         try:
             completion = await jury.complete(role, family, request)
+            sample = completion.samples[0]
+            if sample.outcome == "truncated" and (roomy := roomier(request, sample)) is not None:
+                # Cut off: asked once more with more room (ask_judge's rule), the cut answer kept.
+                raw, usage, request = [sample.text], sample.usage, roomy
+                completion = await jury.complete(role, family, request)
+                sample = completion.samples[0]
         except ProviderError as exc:
-            return GEvalScoring(None, f"call failed: {exc}", [], 0, 0, False, sampling=request.sampling)
-        sample = completion.samples[0]
+            failure, failed = failed_call(exc)
+            return GEvalScoring(None, failure, raw, usage.prompt_tokens, usage.completion_tokens, False,
+                                sampling=request.sampling, cause=failed)
+        usage = usage + sample.usage
         # Sampling stands in for logprobs only where the provider gives none: an answer that has
         # logprobs but no readable score is unscored, not 20 more calls.
         if sample.logprobs or scoring == "logprobs":
-            weighted = logprob_weighted(sample, scale) if sample.problem is None else None
+            outcome = sample.outcome
+            weighted = logprob_weighted(sample, scale) if outcome is None else None
             result = None if weighted is None else GEvalResult(
                 score=weighted[0], method="logprobs", distribution={str(k): v for k, v in weighted[1].items()})
-            error = None if weighted is not None else sample.problem or _logprob_cause(sample.text, scale)
-            return GEvalScoring(result, error, [sample.text], sample.usage.prompt_tokens,
-                                sample.usage.completion_tokens, completion.cached[0], completion.latency_s,
-                                request.sampling)
+            error: str | None
+            cause: UnscoredCause | None
+            error, cause = (None, None) if weighted is not None else (
+                (unanswered(sample, outcome, request), outcome) if outcome is not None
+                else _logprob_cause(sample.text, scale))
+            return GEvalScoring(result, error, [*raw, sample.text], usage.prompt_tokens, usage.completion_tokens,
+                                completion.cached[0], completion.latency_s, request.sampling, cause=cause)
     request = jury.request(prompt, temperature=temperature, top_p=top_p)
     runs = await ask_judge(jury, family, [request] * n, lambda text: parse_score(text, scale), role=role)
     scores = [cast(int, a.parsed) for a in runs.answers if a.scored]  # parse_score's value for a scored answer
@@ -364,13 +394,14 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                              distribution={str(k): v for k, v in distribution.items()})
     error = None if scores else next(a.error for a in runs.answers if a.error)
     return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached,
-                        runs.latency_s, request.sampling, runs.repaired)
+                        runs.latency_s, request.sampling, runs.repaired, None if scores else runs.cause,
+                        runs.repair_failed)
 
 
-def _logprob_cause(text: str, scale: range) -> str:
+def _logprob_cause(text: str, scale: range) -> tuple[str, UnscoredCause]:
     """Why a logprob-scored answer has no score: its parse error, or no clean token at the score."""
     try:
         parse_score(text, scale)
     except JudgeParseError as exc:
-        return f"unparseable: {exc.cause}"
-    return "unparseable: no score on the scale with logprobs at its token"
+        return f"unparseable: {exc.cause}", exc.kind
+    return "unparseable: no score on the scale with logprobs at its token", "no_decision"

@@ -47,7 +47,7 @@ def test_counts_split_direct_repaired_and_unscored_by_cause_per_judge():
     assert mine.unscored == {"no_decision": 2, "failed": 1}  # classed by the error where no cause was recorded
     assert (mine.repaired_rate.value, mine.repaired_rate.n) == (0.25, 4)
     assert (counts["other"].direct, counts["other"].repaired, counts["other"].unscored) == (1, 0, {})
-    assert "| `openai:j` | 4 | 0 | 1 | 0 | 3 (no_decision: 2, failed: 1) | 0/0 |" in markdown(counts)
+    assert "| `openai:j` | 4 | 0 | 1 | 0 | 3 (no_decision: 2, failed: 1) | - |" in markdown(counts)
 
 
 @pytest.mark.parametrize("family", sorted(discover()))
@@ -57,7 +57,7 @@ def test_every_family_section_carries_the_counts_into_summary_md(family):
     verdicts = [verdict("c1", family, kind, error="unparseable: x"), verdict("c2", family, kind, error="refused: no")]
     section = shipped.aggregate(verdicts)
     assert section.repairs["openai:j"].unscored == {"no_decision": 1, "refused": 1}
-    assert "| `openai:j` | 2 | 0 | 0 | 0 | 2 (no_decision: 1, refused: 1) | 0/0 |" in shipped.markdown(section)
+    assert "| `openai:j` | 2 | 0 | 0 | 0 | 2 (no_decision: 1, refused: 1) | - |" in shipped.markdown(section)
     dumped = section.model_dump(mode="json")  # what summary.json holds and report.html reads back
     assert "<td>2 (no_decision: 1, refused: 1)</td>" in html_table(dumped)
 

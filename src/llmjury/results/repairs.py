@@ -74,7 +74,7 @@ def rows(repairs: Mapping[str, JudgeRepairs]) -> list[tuple[str, ...]]:
     """One text row per judge, in `HEADER`'s order."""
     return [(judge, str(r.verdicts), str(r.direct), str(r.repaired), str(r.repair_failed),
              f"{sum(r.unscored.values())}" + (f" ({_causes(r.unscored)})" if r.unscored else ""),
-             f"{r.read.get('schema', 0)}/{r.read.get('text', 0)}")
+             f"{r.read.get('schema', 0)}/{r.read.get('text', 0)}" if r.read else "-")  # "-": not recorded
             for judge, r in repairs.items()]
 
 

@@ -48,8 +48,9 @@ def outcome(verdict: Mapping[str, Any]) -> str:
 
 
 def judged_answers(verdicts: Iterable[Mapping[str, Any]], cache: Path, family: str) -> list[dict[str, Any]]:
-    """Each judge answer of `family`'s verdicts with its template, finish reason and verdict's outcome
-    (an answer the cache does not hold, a refused or empty one, keeps what the verdict recorded)."""
+    """Each judge answer of `family`'s verdicts with its template, finish reason, its own outcome (a
+    cut-off answer's is `truncated`, the others' their verdict's) and its verdict's (an answer the
+    cache does not hold, a refused or empty one, keeps what the verdict recorded)."""
     by_text: dict[str, dict[str, Any]] = {}
     for answer in cached_answers(cache):
         if answer["prompt"] in SHAPES:
@@ -61,9 +62,12 @@ def judged_answers(verdicts: Iterable[Mapping[str, Any]], cache: Path, family: s
         for text in verdict.get("raw") or []:
             found = by_text.get(text, {"prompt": verdict["judge"].get("prompt", "").partition("@")[0],
                                        "finish_reason": None})
+            # A cut-off answer is never read (llmjury.judgement.judging): its own outcome, whatever the verdict's.
+            cut = found["finish_reason"] in ("length", "MAX_TOKENS")
             lines.append({"shape": SHAPES.get(found["prompt"], "other"), "text": text,
                           "finish_reason": found["finish_reason"], "prompt": found["prompt"], "family": family,
-                          "case_id": verdict["case_id"], "outcome": outcome(verdict), "error": verdict.get("error")})
+                          "case_id": verdict["case_id"], "outcome": "unscored: truncated" if cut else outcome(verdict),
+                          "verdict": outcome(verdict), "error": verdict.get("error")})
     return lines
 
 
@@ -84,9 +88,7 @@ def table(family: str, lines: list[dict[str, Any]]) -> str:
     for prompt in sorted({line["prompt"] for line in lines}):
         mine = [line for line in lines if line["prompt"] == prompt]
         finish = Counter(str(line["finish_reason"]) for line in mine)
-        outcomes = Counter(line["outcome"].split(":")[0] + (":" + line["outcome"].split(": ")[1]
-                                                            if line["outcome"].startswith("unscored") else "")
-                           for line in mine)
+        outcomes = Counter("scored" if line["outcome"].startswith("scored") else line["outcome"] for line in mine)
         out.append(f"  {prompt:<26} {len(mine):>7}  {_counts(finish):<22} {_counts(outcomes)}")
     out.append("  answers (text shortened):")
     for line in lines:

@@ -74,9 +74,6 @@ def test_a_family_runs_end_to_end_on_a_real_server(family, llama_server, short_p
     assert all(v["cause"] in CAUSES for v in live if not v["valid"]), [v["error"] for v in live if not v["valid"]]
     answers = judged_answers(verdicts, tmp_path / "cache.sqlite", family)
     assert answers and all(a["finish_reason"] in ("stop", "length") for a in answers), answers
-    # A cut-off answer is never scored (asked again with more room, the answer that counted was whole).
-    assert not any(a["finish_reason"] == "length" and a["outcome"].startswith("scored") and
-                   a["text"] == next(v for v in live if v["case_id"] == a["case_id"])["raw"][-1] for a in answers)
     path = record(answers, tmp_path / f"answers-{family}.jsonl")
     print(table(family, answers))
     print(f"recorded in {path}")

@@ -16,11 +16,11 @@ from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
-from llmjury.chat import Usage
+from llmjury.chat import ChatRequest, Sample, Usage
 from llmjury.decision_line import BOLD, DuplicateKeyError, compile_line, fold, looks_alike, own_lines, strict_json
 from llmjury.errors import JudgeParseError, ProviderError, UnscoredCause
 from llmjury.judgement.geval_scoring import frequency_weighted, logprob_weighted, parse_score
-from llmjury.judgement.judging import JudgeAnswer, JudgeRuns, ask_judge, failed_call, roomier, unanswered
+from llmjury.judgement.judging import JudgeAnswer, JudgeRuns, ask_judge, complete_whole, failed_call, unanswered
 from llmjury.judgement.jury import Jury
 from llmjury.judgement.verdicts import JudgeConfig
 from llmjury.majority import Majority, robust_verdict
@@ -355,35 +355,23 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
     logprobs (`auto`, `logprobs`), else ask n samples and weight each score by its frequency."""
     if scoring in ("auto", "logprobs"):
         request = jury.request(prompt, logprobs=True, top_logprobs=top_logprobs)
-        raw: list[str] = []
-        usage = Usage()
         try:
-            completion = await jury.complete(role, family, request)
-            sample = completion.samples[0]
-            if sample.outcome == "truncated" and (roomy := roomier(request, sample)) is not None:
-                # Cut off: asked once more with more room (ask_judge's rule), the cut answer kept.
-                raw, usage, request = [sample.text], sample.usage, roomy
-                completion = await jury.complete(role, family, request)
-                sample = completion.samples[0]
+            request, completion, cut = await complete_whole(jury, role, family, request)
         except ProviderError as exc:
             failure, failed = failed_call(exc)
-            return GEvalScoring(None, failure, raw, usage.prompt_tokens, usage.completion_tokens, False,
-                                sampling=request.sampling, cause=failed)
-        usage = usage + sample.usage
+            return GEvalScoring(None, failure, [], 0, 0, False, sampling=request.sampling, cause=failed)
+        sample = completion.samples[0]
+        usage = sum((s.usage for s in (*cut, sample)), Usage())
         # Sampling stands in for logprobs only where the provider gives none: an answer that has
         # logprobs but no readable score is unscored, not 20 more calls.
         if sample.logprobs or scoring == "logprobs":
-            outcome = sample.outcome
-            weighted = logprob_weighted(sample, scale) if outcome is None else None
+            weighted = logprob_weighted(sample, scale) if sample.outcome is None else None
             result = None if weighted is None else GEvalResult(
                 score=weighted[0], method="logprobs", distribution={str(k): v for k, v in weighted[1].items()})
-            error: str | None
-            cause: UnscoredCause | None
-            error, cause = (None, None) if weighted is not None else (
-                (unanswered(sample, outcome, request), outcome) if outcome is not None
-                else _logprob_cause(sample.text, scale))
-            return GEvalScoring(result, error, [*raw, sample.text], usage.prompt_tokens, usage.completion_tokens,
-                                completion.cached[0], completion.latency_s, request.sampling, cause=cause)
+            error, cause = _logprob_cause(sample, scale, request) if weighted is None else (None, None)
+            return GEvalScoring(result, error, [*(s.text for s in cut), sample.text], usage.prompt_tokens,
+                                usage.completion_tokens, completion.cached[0], completion.latency_s, request.sampling,
+                                cause=cause)
     request = jury.request(prompt, temperature=temperature, top_p=top_p)
     runs = await ask_judge(jury, family, [request] * n, lambda text: parse_score(text, scale), role=role)
     scores = [cast(int, a.parsed) for a in runs.answers if a.scored]  # parse_score's value for a scored answer
@@ -398,10 +386,13 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                         runs.repair_failed)
 
 
-def _logprob_cause(text: str, scale: range) -> tuple[str, UnscoredCause]:
-    """Why a logprob-scored answer has no score: its parse error, or no clean token at the score."""
+def _logprob_cause(sample: Sample, scale: range, request: ChatRequest) -> tuple[str, UnscoredCause]:
+    """Why a logprob-scored answer has no score: no answer to read (cut off again, filtered, ...), its
+    parse error, or no clean token at the score."""
+    if sample.outcome is not None:
+        return unanswered(sample, sample.outcome, request), sample.outcome
     try:
-        parse_score(text, scale)
+        parse_score(sample.text, scale)
     except JudgeParseError as exc:
         return f"unparseable: {exc.cause}", exc.kind
     return "unparseable: no score on the scale with logprobs at its token", "no_decision"

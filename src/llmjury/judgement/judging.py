@@ -139,6 +139,19 @@ def roomier(request: ChatRequest, sample: Sample) -> ChatRequest | None:
     return request.model_copy(update={"max_tokens": 2 * room}) if room else None
 
 
+async def complete_whole(jury: Jury, role: str, family: str,
+                         request: ChatRequest) -> tuple[ChatRequest, Completion, tuple[Sample, ...]]:
+    """One completion of `request`, asked once more with twice the room when its first answer was cut
+    off (`ask_judge`'s rule, for a judge read from one answer's logprobs): the request that got it,
+    the completion, and the cut answer before it, if any."""
+    completion = await jury.complete(role, family, request)
+    sample = completion.samples[0]
+    roomy = roomier(request, sample) if sample.outcome == "truncated" else None
+    if roomy is None:
+        return request, completion, ()
+    return roomy, await jury.complete(role, family, roomy), (sample,)
+
+
 def failed_call(exc: ProviderError) -> tuple[str, UnscoredCause]:
     """A call that brought no answer: its error, and `filtered` for a prompt a content filter blocked."""
     return f"call failed: {exc}", "filtered" if isinstance(exc, PromptBlockedError) else "failed"

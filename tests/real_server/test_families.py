@@ -78,6 +78,6 @@ def test_a_family_runs_end_to_end_on_a_real_server(family, llama_server, short_p
     print(table(family, answers))
     print(f"recorded in {path}")
     usage = summary["usage"]["providers"]["openai:smollm2"]
-    print(f"{family}: {len(live)} live verdicts, unscored {section['unscored']} ({dict(causes)}); "
+    print(f"{family}: {len(live)} live verdicts, unscored {section['unscored']} ({section['unscored_causes']}); "
           f"{usage['calls']} calls, {usage['failures']} failed, {usage['latency_s']:.1f}s answering; "
           f"adaptations {summary['run'].get('adaptations', {})}")

@@ -190,3 +190,19 @@ def test_summary_counts_unscored_verdicts_by_cause_per_family_and_per_judge(pyte
     assert f"| `{judge}` | 3 | 1 | 0 | 0 | 2 (truncated: 1, filtered: 1) | 0/2 |" in (run / "summary.md").read_text()
     assert "<td>2 (truncated: 1, filtered: 1)</td>" in (run / "report.html").read_text()
     result.stdout.fnmatch_lines(["custom: 3 cases, 3 verdicts, 2 unscored (truncated: 1, filtered: 1)"])
+
+
+@pytest.mark.parametrize(("cause", "error", "counted"), [
+    ("ambiguous", "unparseable: two decisions", "ambiguous"),  # the reader's own cause wins
+    ("failed", "call failed: openai:j: budget: the run's budget ($1) is spent; openai:j not called", "budget"),
+    (None, "unparseable: the final line 'x'", "no_decision"),  # recorded before verdicts carried a cause
+    (None, "call failed: HTTP 500", "failed"),
+    (None, "refused: content_filter", "filtered"),
+    (None, "refused: I won't", "refused"),
+    (None, "empty answer (finish reason stop)", "empty"),
+    (None, "a family's own words", "a family's own words"),  # never hidden under another cause
+])
+def test_each_unscored_verdict_is_counted_under_one_cause(cause, error, counted):
+    from llmjury.results.causes import counted_cause
+
+    assert counted_cause(cause, error) == counted

@@ -44,10 +44,10 @@ def test_counts_split_direct_repaired_and_unscored_by_cause_per_judge():
     assert list(counts) == ["openai:j", "other"]  # people's labels, rules and a test's assertions asked no judge
     mine = counts["openai:j"]
     assert (mine.verdicts, mine.direct, mine.repaired) == (4, 0, 1)
-    assert mine.unscored == {"call failed": 1, "unparseable": 2}
+    assert mine.unscored == {"no_decision": 2, "failed": 1}  # classed by the error where no cause was recorded
     assert (mine.repaired_rate.value, mine.repaired_rate.n) == (0.25, 4)
     assert (counts["other"].direct, counts["other"].repaired, counts["other"].unscored) == (1, 0, {})
-    assert "| `openai:j` | 4 | 0 | 1 | 3 (call failed: 1, unparseable: 2) |" in markdown(counts)
+    assert "| `openai:j` | 4 | 0 | 1 | 0 | 3 (no_decision: 2, failed: 1) | - |" in markdown(counts)
 
 
 @pytest.mark.parametrize("family", sorted(discover()))
@@ -56,10 +56,10 @@ def test_every_family_section_carries_the_counts_into_summary_md(family):
     kind = next(iter(shipped.results))
     verdicts = [verdict("c1", family, kind, error="unparseable: x"), verdict("c2", family, kind, error="refused: no")]
     section = shipped.aggregate(verdicts)
-    assert section.repairs["openai:j"].unscored == {"refused": 1, "unparseable": 1}
-    assert "| `openai:j` | 2 | 0 | 0 | 2 (refused: 1, unparseable: 1) |" in shipped.markdown(section)
+    assert section.repairs["openai:j"].unscored == {"no_decision": 1, "refused": 1}
+    assert "| `openai:j` | 2 | 0 | 0 | 0 | 2 (no_decision: 1, refused: 1) | - |" in shipped.markdown(section)
     dumped = section.model_dump(mode="json")  # what summary.json holds and report.html reads back
-    assert "<td>2 (refused: 1, unparseable: 1)</td>" in html_table(dumped)
+    assert "<td>2 (no_decision: 1, refused: 1)</td>" in html_table(dumped)
 
 
 PROJECT = """
@@ -99,14 +99,15 @@ def test_a_run_against_a_judge_answering_ambiguously_then_clearly_reports_each_w
     run = Path(pytester.path) / "reports" / "latest"
     (judge, counts), = json.loads((run / "summary.json").read_text())["custom"]["repairs"].items()
     assert counts["verdicts"] == 3 and counts["direct"] == 1 and counts["repaired"] == 1
-    assert counts["unscored"] == {"unparseable": 1}
+    (cause, lost), = counts["unscored"].items()  # the reader's own cause for "I cannot say."
+    assert lost == 1 and cause in ("no_decision", "ambiguous") and counts["repair_failed"] == 1
     records = {r["attributes"]["name"]: r for r in
                map(json.loads, gzip.decompress((run / "verdicts.jsonl.gz").read_bytes()).splitlines())}
     repaired = records["repaired"]
     assert repaired["valid"] and repaired["repaired"] == 2
     assert [(r["decision"], r["repaired"]) for r in repaired["result"]["runs"]] == [("b", True), ("b", True)]
     assert records["direct"]["repaired"] == 0 and not records["unrepaired"]["valid"]
-    assert f"| `{judge}` | 3 | 1 | 1 | 1 (unparseable: 1) |" in (run / "summary.md").read_text()
+    assert f"| `{judge}` | 3 | 1 | 1 | 1 | 1 ({cause}: 1) | 0/" in (run / "summary.md").read_text()
     html = (run / "report.html").read_text()
     assert "<td>scored after a repair</td>" not in html and "<th>scored after a repair</th>" in html
-    assert "<td>1 (unparseable: 1)</td>" in html
+    assert f"<td>1 ({cause}: 1)</td>" in html

@@ -8,9 +8,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from llmjury.errors import PermanentProviderError
+from llmjury.errors import PermanentProviderError, UnscoredCause
 
 Role = Literal["system", "user", "assistant"]
+#: Finish reasons of an answer cut off by its token limit: OpenAI-compatible servers' (llama.cpp's
+#: included) and Gemini's. The text is a prefix of an answer, never the judge's final word.
+TRUNCATED_REASONS = frozenset({"length", "MAX_TOKENS"})
+#: Finish reasons of an answer a provider's content filter stopped or withheld (OpenAI's, Gemini's).
+FILTERED_REASONS = frozenset({"content_filter", "SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION",
+                              "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "MODEL_ARMOR"})
 
 
 class Message(BaseModel):
@@ -115,6 +121,19 @@ class Sample(BaseModel):
         if not self.text.strip():
             return f"empty answer (finish reason {self.finish_reason})" if self.finish_reason else "empty answer"
         return None
+
+    @property
+    def outcome(self) -> UnscoredCause | None:
+        """Why this sample cannot be read for a decision at all, or None: stopped by a content filter,
+        refused, cut off by the token limit (whatever decision its prefix holds may be an interim one),
+        or empty."""
+        if self.finish_reason in FILTERED_REASONS:
+            return "filtered"
+        if self.refusal is not None:
+            return "refused"
+        if self.finish_reason in TRUNCATED_REASONS:
+            return "truncated"
+        return "empty" if not self.text.strip() else None
 
 
 class Completion(BaseModel):

@@ -66,6 +66,11 @@ class SchemaRefusedError(PermanentProviderError):
     in plain text with its published prompt, never with the schema pasted into it."""
 
 
+class PromptBlockedError(PermanentProviderError):
+    """A prompt the provider's content filter blocked before any answer (Gemini's `promptFeedback`):
+    a judge's run is then unscored as `filtered`, not as a failed call."""
+
+
 class CacheMissError(LLMJuryError):
     """`--llm-cache replay` found no recorded response for a request."""
 

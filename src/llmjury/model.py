@@ -84,6 +84,9 @@ class FamilySummary(BaseModel):
     loading: list[dict[str, Any]] = Field(default_factory=list)
     #: How the family's judge runs were read: from a schema's decision field or the text's decision line.
     decisions_read: dict[str, int] = Field(default_factory=dict)
+    #: Unscored verdicts by cause: no_decision, ambiguous, out_of_scale, truncated, filtered, refused,
+    #: failed, empty, and calls never made (budget, batch pending); per judge in `repairs`.
+    unscored_causes: dict[str, int] = Field(default_factory=dict)
 
     @property
     def figures(self) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """A sample of every family end to end through `openai:` against llama.cpp's server: no case errors,
-every request is answered, and the unscored rate is reported (a 135M model judges badly; what is
-checked is the machinery on a real server's real answers)."""
+every request is answered, the unscored rate is reported with each unscored verdict's cause, and every
+raw judge answer is recorded with its finish reason and the reader's outcome (`answers.py`; printed
+with -rP). A 135M model judges badly; what is checked is the machinery on a real server's real answers."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from llmjury.prompts import BUNDLED_PROMPTS, PromptLibrary
+from llmjury.results.causes import CAUSES
 from llmjury.runfiles import read_verdicts
+from real_server.answers import judged_answers, record, table
 
 REPO = Path(__file__).resolve().parents[2]
 FAMILY_TESTS = {
@@ -67,7 +70,14 @@ def test_a_family_runs_end_to_end_on_a_real_server(family, llama_server, short_p
     causes = Counter((v["error"] or "").split(":")[0] for v in live if not v["valid"])
     assert "call failed" not in causes, [v["error"] for v in live if not v["valid"]]  # every request was answered
     assert all(v["judge"]["max_tokens"] and v["judge"]["temperature"] is not None for v in live)
+    assert sum(section["unscored_causes"].values()) == section["unscored"]
+    assert all(v["cause"] in CAUSES for v in live if not v["valid"]), [v["error"] for v in live if not v["valid"]]
+    answers = judged_answers(verdicts, tmp_path / "cache.sqlite", family)
+    assert answers and all(a["finish_reason"] in ("stop", "length") for a in answers), answers
+    path = record(answers, tmp_path / f"answers-{family}.jsonl")
+    print(table(family, answers))
+    print(f"recorded in {path}")
     usage = summary["usage"]["providers"]["openai:smollm2"]
-    print(f"{family}: {len(live)} live verdicts, unscored {section['unscored']} ({dict(causes)}); "
+    print(f"{family}: {len(live)} live verdicts, unscored {section['unscored']} ({section['unscored_causes']}); "
           f"{usage['calls']} calls, {usage['failures']} failed, {usage['latency_s']:.1f}s answering; "
           f"adaptations {summary['run'].get('adaptations', {})}")

@@ -74,3 +74,33 @@ def test_a_verdict_judge_refused_json_schema_asks_the_published_prompt_in_text(m
     assert run.read in ("text", None)  # read as text, or unscored by the small model's text: never a field
     assert engine.adaptations()["openai:smollm2"]["structured_output"].startswith("json_schema refused (HTTP 500")
     assert run.error is None or "call failed" not in run.error
+
+
+def test_a_real_answer_cut_off_by_its_token_limit_is_asked_again_then_unscored_truncated(make_engine, llama_server,
+                                                                                          tmp_path):
+    from llmjury.judgement.judges import parse_choice
+    from llmjury.judgement.judging import ask_judge
+    from llmjury.judgement.jury import Jury
+    from llmjury.pricing import PriceTable
+    from llmjury.prompts import PromptLibrary
+    from real_server.answers import record
+
+    engine = make_engine()
+    engine.settings.roles["judge"] = JurySpec.parse(f"openai:smollm2;base_url={llama_server};timeout=120")
+    jury = Jury(engine, engine.settings, PromptLibrary(), PriceTable.load())
+    prompt = jury.render("core/compare.j2", criteria="correct", question="Capital of France?",
+                         response_a="Lyon.", response_b="Paris.")
+    request = jury.request(prompt).model_copy(update={"max_tokens": 4, "temperature": 0.0})
+    runs = engine.run(ask_judge(jury, "custom", [request], parse_choice, retries=1))
+    (answer,) = runs.answers
+    asked = [engine.run(engine.complete(jury.spec("judge", "custom").jurors[0].spec, request.model_copy(
+        update={"max_tokens": room}))).samples[0] for room in (4, 8)]  # both from the cache: no new call
+    assert [s.finish_reason for s in asked] == ["length", "length"]  # the server's own word for a cut-off
+    assert not answer.scored and answer.cause == "truncated" and answer.attempts == 2
+    assert answer.error.startswith("truncated") and "max_tokens 8" in answer.error
+    lines = [{"shape": "choice", "text": s.text, "finish_reason": s.finish_reason, "prompt": "core/compare.j2",
+              "outcome": f"unscored: {answer.cause}"} for s in asked]
+    path = record(lines, tmp_path / "answers-truncated.jsonl")
+    for line in lines:
+        print(f"[{line['finish_reason']}] {line['outcome']}: {line['text']!r}")
+    print(f"recorded in {path}")

@@ -138,8 +138,8 @@ class BoundJury(Jury):
         judged = await pairwise(self, self.family, a, b, template="core/compare.j2", orders=orders,
                                 variables={"criteria": criteria, "question": question}, decisions=CHOICE_FIELD)
         verdict = self._verdict("compare", judged.config(CHOICE_PARSER), judged.result(), judged.error,
-                                judged.answers.verdict_fields(self), name, criteria=criteria, question=question,
-                                a=a, b=b)
+                                {**judged.answers.verdict_fields(self), "cause": judged.cause}, name,
+                                criteria=criteria, question=question, a=a, b=b)
         return Comparison(verdict)
 
     async def score(self, answer: str, *, rubric: str, question: str = "", scale: tuple[int, int] = (1, 5),
@@ -168,7 +168,8 @@ class BoundJury(Jury):
             assert graded is not None  # a scored answer of `structured` is its validated model
             result = ScoreResult(score=float(graded.score), low=low, high=high,  # type: ignore[attr-defined]
                                  output=graded.model_dump(mode="json"), attempts=parsed.attempts)
-        verdict = self._verdict("score", config, result, parsed.error, runs.verdict_fields(self), name,
+        verdict = self._verdict("score", config, result, parsed.error, {**runs.verdict_fields(self),
+                                "cause": parsed.cause}, name,
                                 rubric=rubric, question=question, answer=answer)
         return Score(verdict, output=graded)
 
@@ -189,7 +190,7 @@ class BoundJury(Jury):
         usage = {"raw": scored.raw, "prompt_tokens": scored.prompt_tokens,
                  "completion_tokens": scored.completion_tokens, "cached": scored.cached,
                  "cost_usd": self.cost(config.provider, scored.prompt_tokens, scored.completion_tokens),
-                 "repaired": scored.repaired}
+                 "repaired": scored.repaired, "repair_failed": scored.repair_failed, "cause": scored.cause}
         verdict = self._verdict("geval", config, scored.result, scored.error, usage, name, criterion=criterion,
                                 context=context, text=text)
         return GEvalScore(verdict)

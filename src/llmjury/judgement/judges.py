@@ -15,9 +15,10 @@ from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel
 
-from llmjury.errors import JudgeParseError, ProviderError
+from llmjury.chat import ChatRequest, Sample, Usage
+from llmjury.errors import JudgeParseError, ProviderError, UnscoredCause
 from llmjury.judgement.geval_scoring import frequency_weighted, logprob_weighted, parse_score
-from llmjury.judgement.judging import JudgeAnswer, JudgeRuns, ask_judge
+from llmjury.judgement.judging import JudgeAnswer, JudgeRuns, ask_judge, complete_whole, failed_call, unanswered
 from llmjury.judgement.jury import Jury
 from llmjury.judgement.verdicts import JudgeConfig
 from llmjury.majority import Majority, robust_verdict
@@ -52,6 +53,8 @@ class PairRun(BaseModel):
     repaired: bool = False
     #: Where the decision was read: a schema's `decision` field, or the text's decision line.
     read: Read | None = None
+    #: Why the run holds no decision (None: it decided).
+    cause: UnscoredCause | None = None
 
 
 class JurorVote(BaseModel):
@@ -161,6 +164,14 @@ class Pairwise:
             return f"{first.split(':')[0]}: no judge run of order {'/'.join(lost)} counted ({'; '.join(errors)})"
         return f"{first.split(':')[0]}: no judge run counted ({'; '.join(errors)})"
 
+    @property
+    def cause(self) -> UnscoredCause | None:
+        """The cause of the run `error` names first (None when a decision stands)."""
+        if self.majority is not None:
+            return None
+        runs = [r for r in self.runs if r.order in self.lost] if self.lost else self.runs
+        return next((r.cause for r in runs if r.error), None)
+
     def config(self, parser: str) -> JudgeConfig:
         """The judge configuration a verdict on this pair records (`parser` names the decision's reader)."""
         return JudgeConfig(provider=self.answers.provider, prompt=self.prompt, runs=len(self.runs), parser=parser,
@@ -230,11 +241,11 @@ def _pair_run(order: Order, juror: str, answer: JudgeAnswer, labels: Mapping[str
               names: tuple[str, str]) -> PairRun:
     if not answer.scored:
         return PairRun(order=order, juror=juror, error=answer.error, attempts=answer.attempts,
-                       repaired=answer.repaired)
+                       repaired=answer.repaired, cause=answer.cause)
     decision = str(answer.parsed)
     if decision not in labels:
         return PairRun(order=order, juror=juror, decision=decision, attempts=answer.attempts, repaired=answer.repaired,
-                       error=f"unparseable: decision {decision!r} is none of {sorted(labels)}")
+                       error=f"unparseable: decision {decision!r} is none of {sorted(labels)}", cause="out_of_scale")
     label = labels[decision]
     if isinstance(label, int):
         slot = label if order == "ab" else 1 - label
@@ -290,6 +301,10 @@ class GEvalScoring:
     sampling: dict[str, Any] = field(default_factory=dict)
     #: How many samples a repair call decided (`JudgeRuns.repaired`); the logprob path makes none.
     repaired: int = 0
+    #: Why there is no score (None: scored).
+    cause: UnscoredCause | None = None
+    #: How many samples a repair call could not decide (`JudgeRuns.repair_failed`).
+    repair_failed: int = 0
 
 
 async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: range, *, scoring: Scoring = "auto",
@@ -300,20 +315,22 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
     if scoring in ("auto", "logprobs"):
         request = jury.request(prompt, logprobs=True, top_logprobs=top_logprobs)
         try:
-            completion = await jury.complete(role, family, request)
+            request, completion, cut = await complete_whole(jury, role, family, request)
         except ProviderError as exc:
-            return GEvalScoring(None, f"call failed: {exc}", [], 0, 0, False, sampling=request.sampling)
+            failure, failed = failed_call(exc)
+            return GEvalScoring(None, failure, [], 0, 0, False, sampling=request.sampling, cause=failed)
         sample = completion.samples[0]
+        usage = sum((s.usage for s in (*cut, sample)), Usage())
         # Sampling stands in for logprobs only where the provider gives none: an answer that has
         # logprobs but no readable score is unscored, not 20 more calls.
         if sample.logprobs or scoring == "logprobs":
-            weighted = logprob_weighted(sample, scale) if sample.problem is None else None
+            weighted = logprob_weighted(sample, scale) if sample.outcome is None else None
             result = None if weighted is None else GEvalResult(
                 score=weighted[0], method="logprobs", distribution={str(k): v for k, v in weighted[1].items()})
-            error = None if weighted is not None else sample.problem or _logprob_cause(sample.text, scale)
-            return GEvalScoring(result, error, [sample.text], sample.usage.prompt_tokens,
-                                sample.usage.completion_tokens, completion.cached[0], completion.latency_s,
-                                request.sampling)
+            error, cause = _logprob_cause(sample, scale, request) if weighted is None else (None, None)
+            return GEvalScoring(result, error, [*(s.text for s in cut), sample.text], usage.prompt_tokens,
+                                usage.completion_tokens, completion.cached[0], completion.latency_s, request.sampling,
+                                cause=cause)
     request = jury.request(prompt, temperature=temperature, top_p=top_p)
     runs = await ask_judge(jury, family, [request] * n, lambda text: parse_score(text, scale), role=role)
     scores = [cast(int, a.parsed) for a in runs.answers if a.scored]  # parse_score's value for a scored answer
@@ -324,13 +341,17 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                              distribution={str(k): v for k, v in distribution.items()})
     error = None if scores else next(a.error for a in runs.answers if a.error)
     return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached,
-                        runs.latency_s, request.sampling, runs.repaired)
+                        runs.latency_s, request.sampling, runs.repaired, None if scores else runs.cause,
+                        runs.repair_failed)
 
 
-def _logprob_cause(text: str, scale: range) -> str:
-    """Why a logprob-scored answer has no score: its parse error, or no clean token at the score."""
+def _logprob_cause(sample: Sample, scale: range, request: ChatRequest) -> tuple[str, UnscoredCause]:
+    """Why a logprob-scored answer has no score: no answer to read (cut off again, filtered, ...), its
+    parse error, or no clean token at the score."""
+    if sample.outcome is not None:
+        return unanswered(sample, sample.outcome, request), sample.outcome
     try:
-        parse_score(text, scale)
+        parse_score(sample.text, scale)
     except JudgeParseError as exc:
-        return f"unparseable: {exc.cause}"
-    return "unparseable: no score on the scale with logprobs at its token"
+        return f"unparseable: {exc.cause}", exc.kind
+    return "unparseable: no score on the scale with logprobs at its token", "no_decision"

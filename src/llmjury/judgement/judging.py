@@ -8,6 +8,12 @@ cached and recorded like any call). Otherwise it is asked again as the next unus
 except at temperature 0, where the same request would repeat the same answer. A run that still
 fails, or a refused or failed call, comes back as an unscored answer carrying the raw text and cause.
 
+An answer cut off by its token limit (finish reason `length`, Gemini's `MAX_TOKENS`) is never read:
+a decision in its prefix may be an interim one. It is asked once more with twice the room (a request
+of its own, cached as any), and is unscored as `truncated` if that one is cut off too. An answer a
+content filter stopped is unscored as `filtered`, a refusal as `refused`; neither is asked again.
+Every unscored answer carries its cause (`UnscoredCause`), which reports count per judge and family.
+
 A verdict judge that names its decisions (`llmjury.running.decision_field`) asks for them as a schema field
 where the provider sends one natively (`--llm-judge-output`); once the server has proved that it
 refuses the schema, the same runs are asked the published prompt in plain text.
@@ -20,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from llmjury.chat import ChatRequest, Completion, Message, Usage
-from llmjury.errors import JudgeParseError, ProviderError, SchemaRefusedError
+from llmjury.chat import ChatRequest, Completion, Message, Sample, Usage
+from llmjury.errors import JudgeParseError, PromptBlockedError, ProviderError, SchemaRefusedError, UnscoredCause
 from llmjury.judgement.jury import Jury
 from llmjury.jurors import Juror
 from llmjury.running.decision_field import DecisionField, Read, how_read, reasoning, uses_schema
@@ -42,6 +48,8 @@ class JudgeAnswer:
     repaired: bool = False
     #: How a scored decision was read: from a schema's field or by the text parser (None: unscored).
     read: Read | None = None
+    #: Why an unscored answer holds no decision (None: scored).
+    cause: UnscoredCause | None = None
 
     @property
     def scored(self) -> bool:
@@ -80,6 +88,12 @@ class JudgeRuns:
     def cached(self) -> bool:
         return all(a.cached for a in self.answers)
 
+    @property
+    def cause(self) -> UnscoredCause | None:
+        """The first unscored run's cause (None when every run was scored): a verdict left unscored by
+        these runs records it beside its error."""
+        return next((a.cause for a in self.answers if a.cause is not None), None)
+
     @classmethod
     def merged(cls, parts: Sequence[JudgeRuns], provider: str) -> JudgeRuns:
         """Several jurors' runs as one: answers in order, usage summed, the slowest latency."""
@@ -94,12 +108,53 @@ class JudgeRuns:
         usage = self.usage
         return {"raw": self.raw, "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
                 "cost_usd": jury.cost(self.provider, usage.prompt_tokens, usage.completion_tokens),
-                "latency_s": self.latency_s, "cached": self.cached, "repaired": self.repaired, "read": self.read}
+                "latency_s": self.latency_s, "cached": self.cached, "repaired": self.repaired,
+                "repair_failed": self.repair_failed, "read": self.read}
 
     @property
     def repaired(self) -> int:
         """How many runs were decided by a repair call (a repair that still failed leaves its run unscored)."""
         return sum(a.repaired and a.scored for a in self.answers)
+
+    @property
+    def repair_failed(self) -> int:
+        """How many runs a repair call was asked to decide and could not: they stay unscored."""
+        return sum(a.repaired and not a.scored for a in self.answers)
+
+
+def unanswered(sample: Sample, cause: UnscoredCause, request: ChatRequest) -> str:
+    """The error of a sample that holds no answer to read (`Sample.outcome`), its cause first."""
+    if cause == "truncated":
+        return (f"truncated: the answer was cut off by its token limit (max_tokens {request.max_tokens}, "
+                f"finish reason {sample.finish_reason})")
+    if cause == "filtered":
+        return f"filtered: a content filter stopped the answer (finish reason {sample.finish_reason})"
+    return sample.problem or cause
+
+
+def roomier(request: ChatRequest, sample: Sample) -> ChatRequest | None:
+    """The request asked again for an answer cut off by its token limit: twice the room (twice what
+    the cut answer used where the request set no limit), or None when no room is known."""
+    room = request.max_tokens or sample.usage.completion_tokens
+    return request.model_copy(update={"max_tokens": 2 * room}) if room else None
+
+
+async def complete_whole(jury: Jury, role: str, family: str,
+                         request: ChatRequest) -> tuple[ChatRequest, Completion, tuple[Sample, ...]]:
+    """One completion of `request`, asked once more with twice the room when its first answer was cut
+    off (`ask_judge`'s rule, for a judge read from one answer's logprobs): the request that got it,
+    the completion, and the cut answer before it, if any."""
+    completion = await jury.complete(role, family, request)
+    sample = completion.samples[0]
+    roomy = roomier(request, sample) if sample.outcome == "truncated" else None
+    if roomy is None:
+        return request, completion, ()
+    return roomy, await jury.complete(role, family, roomy), (sample,)
+
+
+def failed_call(exc: ProviderError) -> tuple[str, UnscoredCause]:
+    """A call that brought no answer: its error, and `filtered` for a prompt a content filter blocked."""
+    return f"call failed: {exc}", "filtered" if isinstance(exc, PromptBlockedError) else "failed"
 
 
 async def ask_judge(
@@ -176,20 +231,28 @@ async def ask_judge(
             sample = completion.samples[0]
             usage, latency = usage + sample.usage, max(latency, completion.latency_s)
             repaired = replace(repaired, raw=sample.text, cached=last.cached and completion.cached[0])
-            if sample.problem is not None:
-                answers[run] = replace(repaired, error=f"{last.error}; repair: {sample.problem}")
-                continue
+            outcome = sample.outcome
+            if outcome is not None:  # the answer's own cause stands: the repair brought nothing to read
+                why = unanswered(sample, outcome, follow_up)
+                answers[run] = replace(repaired, error=f"{last.error}; repair: {why}")
+                if outcome == "empty":
+                    continue
+                break
             try:
                 answers[run] = replace(repaired, parsed=reader(follow_up)(sample.text),
-                                       read=scored(follow_up, sample.text))
+                                       read=scored(follow_up, sample.text), cause=None)
                 break
             except JudgeParseError as exc:
                 failure = exc
                 answers[run] = replace(repaired, error=f"unparseable: {exc.cause} (after {repaired.attempts - 1} "
-                                                       f"repair call(s) asking for the decision alone)")
+                                                       f"repair call(s) asking for the decision alone)", cause=exc.kind)
                 if exc.expected is None:
                     break
         return usage, latency
+
+    async def fetch(request: ChatRequest, indices: dict[int, int]) -> tuple[ChatRequest, Completion]:
+        """The samples of `request` the runs' `indices` name (every sample up to the last is fetched)."""
+        return await call(request, max(indices.values()) + 1)
 
     async def ask_group(runs: list[int]) -> tuple[Usage, float]:
         request = decisions.ask(requests[runs[0]]) if decisions is not None and schema else requests[runs[0]]
@@ -197,54 +260,89 @@ async def ask_judge(
         block = round_index * len(runs) * (retries + 1)
         index_of = {run: block + position for position, run in enumerate(runs)}
         next_index = block + len(runs)
+        next_roomy = block  # the roomier request's samples, one per cut answer, in this block too
         pending = list(runs)
         for round_ in range(retries + 1):
-            need = max(index_of[run] for run in pending) + 1
             try:
-                request, completion = await call(request, need)
+                request, completion = await fetch(request, {run: index_of[run] for run in pending})
             except ProviderError as exc:
+                error, cause = failed_call(exc)
                 for run in pending:
-                    answers[run] = JudgeAnswer(raw="", parsed=None, error=f"call failed: {exc}")
+                    answers[run] = JudgeAnswer(raw="", parsed=None, error=error, cause=cause)
                 break
             latency = max(latency, completion.latency_s)
-            still: list[int] = []
-            repairs: list[tuple[int, JudgeParseError]] = []
+            got: dict[int, tuple[ChatRequest, Sample, bool, int]] = {}
             for run in pending:
                 sample = completion.samples[index_of[run]]
                 usage = usage + sample.usage
-                cached = completion.cached[index_of[run]]
-                before = answers[run]
-                earlier = () if before is None else (*before.earlier, before.raw)
-                if sample.refusal is not None:
-                    answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=sample.problem,
-                                               cached=cached, attempts=round_ + 1, earlier=earlier)
-                    continue
-                if sample.problem is not None:  # empty: asked again as the next sample, like an unreadable one
+                got[run] = (request, sample, completion.cached[index_of[run]], round_ + 1)
+            cut = [run for run in pending if got[run][1].outcome == "truncated"]
+            roomy = roomier(request, got[cut[0]][1]) if cut else None
+            if roomy is not None:  # asked once more with more room, each cut run a sample of its own
+                roomy_index = {run: next_roomy + position for position, run in enumerate(cut)}
+                next_roomy += len(cut)
+                try:
+                    roomy, more = await fetch(roomy, roomy_index)
+                except ProviderError as exc:
+                    error, cause = failed_call(exc)
+                    for run in cut:
+                        answers[run] = JudgeAnswer(raw="", parsed=None, error=error, cause=cause, attempts=round_ + 2,
+                                                   earlier=(*earlier_of(run), got[run][1].text))
+                        pending.remove(run)
+                        del got[run]
+                else:
+                    latency = max(latency, more.latency_s)
+                    for run in cut:
+                        before = answers[run]
+                        answers[run] = JudgeAnswer(raw=got[run][1].text, parsed=None, error=None,
+                                                   earlier=() if before is None else (*before.earlier, before.raw))
+                        sample = more.samples[roomy_index[run]]
+                        usage = usage + sample.usage
+                        got[run] = (roomy, sample, more.cached[roomy_index[run]], round_ + 2)
+            still: list[int] = []
+            repairs: list[tuple[ChatRequest, int, JudgeParseError]] = []
+            for run in pending:
+                asked, sample, cached, attempts = got[run]
+                earlier = earlier_of(run)
+                outcome = sample.outcome
+                if outcome == "empty":  # asked again as the next sample, like an unreadable one
                     answers[run] = JudgeAnswer(raw="", parsed=None, error=sample.problem, cached=cached,
-                                               attempts=round_ + 1, earlier=earlier)
+                                               attempts=attempts, earlier=earlier, cause=outcome)
                     index_of[run], next_index = next_index, next_index + 1
                     still.append(run)
                     continue
+                if outcome is not None:  # filtered, refused, or cut off (again): never read
+                    error = unanswered(sample, outcome, asked)
+                    if outcome == "truncated" and asked is not request:
+                        error += f"; asked again with max_tokens {asked.max_tokens}, it was cut off again"
+                    answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=error, cached=cached,
+                                               attempts=attempts, earlier=earlier, cause=outcome)
+                    continue
                 try:
-                    answers[run] = JudgeAnswer(raw=sample.text, parsed=reader(request)(sample.text), cached=cached,
-                                               attempts=round_ + 1, earlier=earlier, read=scored(request, sample.text))
+                    answers[run] = JudgeAnswer(raw=sample.text, parsed=reader(asked)(sample.text), cached=cached,
+                                               attempts=attempts, earlier=earlier, read=scored(asked, sample.text))
                 except JudgeParseError as exc:
                     error = f"unparseable: {exc.cause}"
-                    if exc.expected is None and request.temperature == 0 and retries > 0:
+                    if exc.expected is None and asked.temperature == 0 and retries > 0:
                         error += " (not asked again: at temperature 0 the same request repeats its answer)"
                     answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=error, cached=cached,
-                                               attempts=round_ + 1, earlier=earlier)
+                                               attempts=attempts, earlier=earlier, cause=exc.kind)
                     if exc.expected is not None and retries > 0:
-                        repairs.append((run, exc))
-                    elif request.temperature != 0:
+                        repairs.append((asked, run, exc))
+                    elif asked.temperature != 0:
                         index_of[run], next_index = next_index, next_index + 1
                         still.append(run)
-            for more_usage, more_latency in await asyncio.gather(*(repair(request, r, e) for r, e in repairs)):
+            for more_usage, more_latency in await asyncio.gather(*(repair(a, r, e) for a, r, e in repairs)):
                 usage, latency = usage + more_usage, max(latency, more_latency)
             pending = still
             if not pending:
                 break
         return usage, latency
+
+    def earlier_of(run: int) -> tuple[str, ...]:
+        """What the judge said in a run's attempts so far, before the one being read."""
+        before = answers[run]
+        return () if before is None else (*before.earlier, before.raw)
 
     totals = await asyncio.gather(*(ask_group(runs) for runs in groups.values()))
     usage = sum((u for u, _ in totals), Usage())

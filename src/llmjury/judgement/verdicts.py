@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
+from llmjury.errors import UnscoredCause
 from llmjury.model import Result
 
 
@@ -63,6 +64,12 @@ class Verdict(BaseModel):
     repaired: int = 0
     #: How many of its runs had their decision read from a schema field (`schema`) or as text (`text`).
     read: dict[str, int] = Field(default_factory=dict)
+    #: How many of its runs a repair call was asked to decide and could not (they stay unscored).
+    repair_failed: int = 0
+    #: Why an unscored verdict holds no decision, as its judge runs were read: no decision stated,
+    #: ambiguous, out of scale, truncated, filtered, refused, failed or empty (None: scored, or recorded
+    #: without it; reports then class its error, `llmjury.results.causes`).
+    cause: UnscoredCause | None = None
 
     @field_validator("result", mode="before")
     @classmethod

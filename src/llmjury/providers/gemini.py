@@ -17,7 +17,7 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from llmjury.chat import ChatRequest, Sample
-from llmjury.errors import PermanentProviderError, ProviderError, TransientProviderError
+from llmjury.errors import PermanentProviderError, PromptBlockedError, ProviderError, TransientProviderError
 from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.gemini_wire import blocked_reason, contents, generate_config, response_samples
@@ -60,7 +60,7 @@ class GeminiProvider(Provider):
             raise connection_error(self.name, exc, self.secrets) from None
         blocked = blocked_reason(response)
         if blocked is not None:
-            raise PermanentProviderError(self.name, f"prompt blocked: {blocked}")
+            raise PromptBlockedError(self.name, f"prompt blocked: {blocked}")
         samples = response_samples(response, time.perf_counter() - started)
         if len(samples) != n:
             raise TransientProviderError(self.name, f"asked for {n} candidates, got {len(samples)}")

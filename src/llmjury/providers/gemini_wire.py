@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from google.genai import types
 
-from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob, Usage
+from llmjury.chat import FILTERED_REASONS, ChatRequest, Sample, TokenLogprob, TopLogprob, Usage
 from llmjury.providers.usage import split_usage
-
-REFUSAL_REASONS = {"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION"}
 
 
 def contents(request: ChatRequest) -> list[types.Content]:
@@ -72,7 +70,7 @@ def _sample(candidate: types.Candidate, usage: Usage, latency: float) -> Sample:
     parts = candidate.content.parts if candidate.content and candidate.content.parts else []
     text = "".join(p.text or "" for p in parts if not getattr(p, "thought", False))
     reason = candidate.finish_reason.value if candidate.finish_reason is not None else None
-    refusal = reason if reason in REFUSAL_REASONS else None
+    refusal = reason if reason in FILTERED_REASONS else None  # a content filter's stop (Sample.outcome)
     logprobs = None
     result = candidate.logprobs_result
     if result is not None and result.chosen_candidates:

@@ -16,6 +16,7 @@ from llmjury.judgement.verdicts import ASSERTIONS, Verdict
 from llmjury.loading import LoadReport
 from llmjury.model import BudgetFacts, FamilySummary, RunInfo, RunSummary, Section, Usage
 from llmjury.pricing import PriceTable
+from llmjury.results.causes import counted_cause, ordered
 from llmjury.running.batch_lane import PENDING_CAUSE, pending_in_batch
 from llmjury.running.budget import BUDGET_CAUSE, refused_by_budget
 from llmjury.stats import proportion
@@ -43,6 +44,7 @@ def core_section(records: Records) -> dict[str, Any]:
     """
     valid = [r for r in records if r["valid"]]
     reasons = Counter(unscored_cause(r.get("error")) for r in records if not r["valid"])
+    causes = Counter(counted_cause(r.get("cause"), r.get("error")) for r in records if not r["valid"])
     verdicts = Counter(r["judge"]["provider"] for r in records)  # one pass, not one per judge
     unscored = Counter(r["judge"]["provider"] for r in records if not r["valid"])
     judges = sorted(verdicts)
@@ -57,6 +59,7 @@ def core_section(records: Records) -> dict[str, Any]:
         "unscored": len(records) - len(valid),
         "unscored_rate": proportion(len(records) - len(valid), len(records)),
         "unscored_reasons": dict(sorted(reasons.items())),
+        "unscored_causes": ordered(dict(causes)),
         "judges": judges,
         "unscored_by_judge": by_judge,
         "unscored_cases": sorted({r["case_id"] for r in records if not r["valid"]})[:200],

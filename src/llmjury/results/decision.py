@@ -269,7 +269,7 @@ def headline_rows(name: str, section: FamilySummary, comparison: dict[str, Any] 
 
 
 def counts_text(section: FamilySummary) -> str:
-    reasons = ", ".join(f"{k}: {v}" for k, v in section.unscored_reasons.items())
+    reasons = ", ".join(f"{k}: {v}" for k, v in (section.unscored_causes or section.unscored_reasons).items())
     return (f"{section.cases} cases, {section.verdicts} verdicts, {section.unscored} unscored"
             + (f" ({reasons})" if reasons else ""))
 

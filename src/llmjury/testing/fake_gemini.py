@@ -23,6 +23,9 @@ _ROUTE = re.compile(r"^/(?P<version>v1\w*)/models/(?P<model>[^:/]+):generateCont
 STATUS_NAMES = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
                 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
 MAX_CANDIDATES = 8
+#: A FakeChoice's finish reason in OpenAI's words, as Gemini names it; any other is sent as given
+#: (`MAX_TOKENS`, `RECITATION`).
+FINISH_REASONS = {"stop": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY"}
 
 
 class FakeGemini(FakeServer):
@@ -76,7 +79,7 @@ class FakeGemini(FakeServer):
         candidate: dict[str, Any] = {
             "index": index,
             "content": {"role": "model", "parts": [{"text": choice.text}]},
-            "finishReason": "STOP",
+            "finishReason": FINISH_REASONS.get(choice.finish_reason, choice.finish_reason),
         }
         if config.get("responseLogprobs"):
             steps = choice.logprobs or [(tok, 0.0, []) for tok in choice.text.split(" ")]

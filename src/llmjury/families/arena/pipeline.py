@@ -87,7 +87,7 @@ async def judge_battle(jury: Jury, opts: ArenaOptions, case_id: str, question: s
     majority = judged.majority
     if majority is None:
         first_error = next(r.error for r in runs if r.error)
-        return Verdict(valid=False, error=first_error, result=BattleResult(runs=runs), **common)
+        return Verdict(valid=False, error=first_error, cause=judged.cause, result=BattleResult(runs=runs), **common)
     consistent = all(v.consistent for v in votes if v.winner is not None)
     if judged.jurors is None:
         result = BattleResult(winner=WINNERS[majority.winner], consistent=consistent, counted_runs=majority.counted,

@@ -103,7 +103,7 @@ async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
                                   attributes=attributes, prompt_tokens=prompt_tokens,
                                   completion_tokens=completion_tokens, latency_s=scored.latency_s,
                                   cached=scored.cached, cost_usd=jury.cost(provider, prompt_tokens, completion_tokens),
-                                  repaired=scored.repaired)
+                                  repaired=scored.repaired, repair_failed=scored.repair_failed)
     if result is None:
-        return Outcome([Verdict(valid=False, error=error, **common)], details={"steps": steps})
+        return Outcome([Verdict(valid=False, error=error, cause=scored.cause, **common)], details={"steps": steps})
     return Outcome([Verdict(result=result, **common)], details={"steps": steps, "prompt": prompt.text})

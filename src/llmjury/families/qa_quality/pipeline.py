@@ -45,7 +45,7 @@ async def grade_pair(case: QACase, jury: Jury) -> Outcome:
     common: dict[str, Any] = dict(case_id=case.id, family=FAMILY, kind=kind, judge=config, attributes=attributes,
                                   **runs.verdict_fields(jury))
     if not answer.scored:
-        return Outcome([Verdict(valid=False, error=answer.error, **common)])
+        return Outcome([Verdict(valid=False, error=answer.error, cause=answer.cause, **common)])
     evaluation = answer.parsed
     if not isinstance(evaluation, QualityEvaluation):  # structured() validates every scored answer as one
         raise TypeError(f"{case.id}: a scored answer read as {type(evaluation).__name__}, not QualityEvaluation")

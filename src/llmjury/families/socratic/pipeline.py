@@ -92,7 +92,7 @@ def to_verdict(case_id: str, kind: str, jury: Jury, judged: Pairwise, result: Ju
     """The verdict on one judged pair; unscored, naming the cause, when no judge run counted."""
     return Verdict(case_id=case_id, family=NAME, kind=kind, judge=judged.config(PARSER_VERSION), result=result,
                    attributes=attributes, valid=judged.majority is not None, error=judged.error,
-                   **judged.answers.verdict_fields(jury))
+                   cause=judged.cause, **judged.answers.verdict_fields(jury))
 
 
 def failed(case_id: str, jury: Jury, what: str, exc: ProviderError, result: PairwiseResult,

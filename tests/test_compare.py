@@ -234,7 +234,7 @@ def test_runs_judged_by_different_models_are_not_compared_unless_allowed(polite)
     assert comparison["judges_differ"] == [{"family": "polite", "field": "model", "current": "gpt-4o-mini",
                                             "baseline": "gpt-4o"}]
     result = Gate.parse("polite.polite_rate.delta>=-0.02").check(summary_of({"comparison": comparison}))
-    assert result.status == "fail" and "judges differ (model)" in result.reason
+    assert result.status == "not compared" and "judges differ (model)" in result.reason
     forced = compare(polite, current, baseline, allow_judge_change=True)
     assert forced["compared"] is True and forced["families"]["polite"]["polite_rate"]["delta"]["value"] == 0
 

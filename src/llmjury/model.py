@@ -104,7 +104,7 @@ class GateResult:
     or when the metric has no value), whatever bound the gate names."""
 
     gate: str
-    status: Literal["pass", "fail", "inconclusive"]
+    status: Literal["pass", "fail", "inconclusive", "not compared"]
     value: float | None
     threshold: float | None
     interval: tuple[float | None, float | None] | None

@@ -102,14 +102,19 @@ def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families
     the judges differ, unless `allow_judge_change`). Every interval is seed-free, so no seed can
     move a gate's decision; the level is a value passed down, so two comparisons in one process
     never share it by accident."""
+    if baseline.missing is not None:
+        return not_compared(baseline, baseline.missing.reason or "absent", baseline.missing.message, confidence)
     shared_ids = _ids(current) & _ids(baseline.records)
     differences = judge_differences([r for r in current if (r["family"], r["case_id"]) in shared_ids],
                                     [r for r in baseline.records if (r["family"], r["case_id"]) in shared_ids])
     compared = not differences or allow_judge_change
+    if not compared:
+        fields = ", ".join(dict.fromkeys(d["field"] for d in differences))
+        return not_compared(baseline, "judges_differ", f"the judges differ ({fields})", confidence) \
+            | {"judges_differ": differences}
     section: dict[str, Any] = {"baseline": shown_path(baseline.path), "confidence": confidence,
                                "judges_differ": differences, "compared": compared, "families": {}}
-    if not compared:
-        return section
+    section |= _origin(baseline)
     names = sorted({r["family"] for r in current} | {r["family"] for r in baseline.records})
     for name in names:
         family = families.get(name)
@@ -124,6 +129,19 @@ def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families
         except (LLMJuryError, ValidationError) as exc:  # a record the family cannot read: named, the rest kept
             section.setdefault("errors", {})[name] = f"{name} not compared: {exc}"
     return section
+
+
+def not_compared(baseline: SavedRun, reason: str, message: str, confidence: float) -> dict[str, Any]:
+    """The comparison section of a run that could not be compared: why (`not_compared`, one of
+    `llmjury.baseline_lookup.Reason`) and in words, so a delta gate says so instead of passing."""
+    return {"baseline": shown_path(baseline.path), "confidence": confidence, "judges_differ": [],
+            "compared": False, "not_compared": reason, "why_not": message, "families": {}} | _origin(baseline)
+
+
+def _origin(baseline: SavedRun) -> dict[str, Any]:
+    """Where the baseline came from (commit, run, age), when the workflow's lookup says."""
+    lookup = baseline.lookup
+    return {"origin": lookup.origin()} if lookup is not None and lookup.origin() else {}
 
 
 def _section(summary: RunSummary | None, name: str) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from llmjury.errors import ConfigError
 from llmjury.headline import WILDCARD, expand, path_text
 from llmjury.model import FamilySummary, GateResult, RunSummary
-from llmjury.results.gates import BOUNDS, Gate
+from llmjury.results.gates import BOUNDS, Gate, why_not
 from llmjury.stats import NO_INTERVAL, TOO_FEW
 
 if TYPE_CHECKING:
@@ -307,10 +307,12 @@ def decide(summary: RunSummary, gates: list[GateResult], hidden: dict[str, froze
         note = "; ".join(f"{d.get('field')}: `{d.get('current')}` here, `{d.get('baseline')}` in the baseline"
                          for d in differ)
         if not comparison.get("compared"):
-            note = "not compared: the judges differ (" + (note or "configuration") + ")"
+            note = ("not compared: the judges differ (" + note + ")" if note
+                    else f"**not compared**: {why_not(comparison)}")
         elif note:
             note = "compared although the judges differ (" + note + ")"
-        decision = replace(decision, baseline=str(comparison.get("baseline", "")), baseline_note=note,
+        origin = f" ({comparison['origin']})" if comparison.get("origin") else ""
+        decision = replace(decision, baseline=str(comparison.get("baseline", "")) + origin, baseline_note=note,
                            compare_confidence=float(comparison.get("confidence") or 0.95))
     return decision
 

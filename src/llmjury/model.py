@@ -144,6 +144,8 @@ class RunInfo(BaseModel):
     stopped: dict[str, Any] | None = None
     families: list[str] = Field(default_factory=list)
     offline: bool = False
+    #: The llmjury version that made the run: a pull request installs the one its baseline was made with.
+    llmjury_version: str | None = None
 
 
 class Usage(BaseModel):

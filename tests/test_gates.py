@@ -184,3 +184,12 @@ def test_gates_on_known_metrics_core_counts_and_unknown_families_pass_the_start_
     texts = ["socratic.win_rate.low>=0.5", "socratic.verdicts>=10", "arena.rating[gpt-4].delta>=-5",
              "toy.anything>=1", "run.workers>=1"]
     check_metrics([Gate.parse(t) for t in texts], discover(), baseline=True)
+
+
+@pytest.mark.parametrize(("passed", "n"), [(2, 2), (3, 4), (4, 5)])
+def test_a_rate_over_too_few_items_is_inconclusive_never_passed_on_its_point_value(passed, n):
+    from llmjury.stats import proportion
+
+    summary = summary_of({"socratic": {"win_rate": proportion(passed, n)}})
+    assert Gate.parse("socratic.win_rate>=0.5").check(summary).status == "inconclusive"
+    assert Gate.parse("socratic.win_rate>=0.5").check(summary, uncertain="pass").status == "pass"

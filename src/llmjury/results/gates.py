@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from llmjury.errors import ConfigError
 from llmjury.headline import covers
 from llmjury.model import FamilySummary, GateResult, Metric, RunSummary
+from llmjury.results.case_changes import exceeded
 
 if TYPE_CHECKING:
     from llmjury.family import AnyFamily
@@ -95,6 +96,8 @@ class Gate:
             threshold = self.right if isinstance(self.right, float) else _number(tree, self.right)
         except NotCompared as exc:  # an outcome of its own: the step's setting decides what it makes of it
             return GateResult(self.text, "not compared", None, None, None, f" ({exc.args[0]})")
+        except NotTheSameCases as exc:  # never a pass, whatever the figures on what is left
+            return GateResult(self.text, "inconclusive", None, None, None, f" ({exc.args[0]})")
         except MissingMetric as exc:
             # A custom family's metrics are named by its tests, known only once they have run.
             hint = f"; did you mean {exc.nearest!r}?" if exc.nearest else ""
@@ -111,7 +114,11 @@ class Gate:
         if named is None or threshold is None:
             return GateResult(self.text, "fail", value, threshold, interval, " (metric has no value: n = 0?)")
         low, high = interval if interval is not None else (None, None)
-        if low is None or high is None:  # no interval: the figure alone decides
+        if interval is not None and (low is None or high is None) and uncertain != "pass":
+            # A metric with no interval (too few items): never passed, nor failed, on its point value.
+            return GateResult(self.text, "inconclusive", value, threshold, interval,
+                              " (no interval: too few items to tell; its method in the summary says why)")
+        if low is None or high is None:  # a count, or --llm-gate-uncertain pass: the figure alone decides
             status: Status = "pass" if holds(named, threshold) else "fail"
             return GateResult(self.text, status, value, threshold, interval, "", bound or "value")
         worst, best = _BOUNDS_OF[self.op]
@@ -181,6 +188,10 @@ class NotCompared(KeyError):
     """A delta gate on runs that were not compared (their judges differ)."""
 
 
+class NotTheSameCases(KeyError):
+    """A delta gate on a family whose run dropped or changed too many of the baseline's cases."""
+
+
 class MissingMetric(KeyError):
     """A path the summary does not hold, with the nearest one it does (or None)."""
 
@@ -216,8 +227,11 @@ def resolve_delta(summary: Tree, path: tuple[str, ...]) -> Resolved:
         raise MissingMetric(".".join(path))
     if not comparison.get("compared", True):
         raise NotCompared(f"not compared with the baseline: {why_not(comparison)}")
-    for key, row in comparison.get("families", {}).get(family, {}).items():
+    compared = comparison.get("families", {}).get(family, {})
+    for key, row in compared.items():
         if isinstance(row, dict) and DELTA in row and parse_path(key, key) == metric:
+            if (why := exceeded(compared)) is not None:
+                raise NotTheSameCases(why)
             return resolve(row, (DELTA, *rest))
     raise MissingMetric(".".join(path))
 

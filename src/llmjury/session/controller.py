@@ -136,7 +136,7 @@ class Controller:
             comparison = compare_runs(
                 collected.records, self.baseline, self.families, current_summary=summary,
                 allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"),
-                confidence=self.settings.compare_confidence)
+                confidence=self.settings.compare_confidence, max_changed=self.settings.compare_max_changed)
             summary = summary.model_copy(update={"comparison": comparison})
         return summary.portable(self.config.rootpath)
 

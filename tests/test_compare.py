@@ -443,7 +443,8 @@ def fingerprinted(polite: Any, outcomes: dict[str, bool], reworded: set[str] = f
     found: list[dict[str, Any]] = []
     for record in records(polite, outcomes):
         text = "reworded" if record["case_id"] in reworded else "original"
-        found += stamp([record], record["case_id"], {"id": record["case_id"], "question": f"{text} {record['case_id']}"})
+        case = {"id": record["case_id"], "question": f"{text} {record['case_id']}"}
+        found += stamp([record], record["case_id"], case)
     return found
 
 

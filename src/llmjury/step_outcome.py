@@ -5,7 +5,9 @@ One place decides, from pytest's status, the run's `comparison` section and the 
 
 * a failed gate is red (`::error::`, exit 10);
 * a run that was **not compared** (no baseline found, expired, the judges differ, a judge with no
-  key) is never silently green: what it does is the one setting `LLMJURY_NOT_COMPARED`:
+  key, or more of the baseline's cases dropped or changed than `--llm-compare-max-changed` allows,
+  which makes its delta gates inconclusive) is never silently green: what it does is the one
+  setting `LLMJURY_NOT_COMPARED`:
   `auto` (default) passes with a `::notice::` only when main has never kept a baseline (or none
   was looked for, a local run), and fails (exit 12) when main has one that could not be used;
   `pass` always passes with a notice; `fail` always fails;
@@ -27,6 +29,7 @@ from llmjury.baseline_lookup import BaselineLookup, read_lookup
 from llmjury.errors import ConfigError
 from llmjury.model import RunSummary, read_summary
 from llmjury.providers.keys import NO_KEY
+from llmjury.results.case_changes import exceeded
 from llmjury.results.gates import why_not
 
 GATE_FAILED, GATE_INCONCLUSIVE, NOT_COMPARED, USAGE_ERROR = 10, 11, 12, 4
@@ -62,6 +65,11 @@ def decide(status: int, summary: RunSummary | None, lookup: BaselineLookup | Non
         found = _not_compared(reason, why_not(comparison), not_compared, lead)
         return found if status in (0, NOT_COMPARED, GATE_INCONCLUSIVE) else StepOutcome(
             status, "error", f"{found.message}; the run itself failed (exit {status})", found.lead)
+    moved = [why for name, family in sorted((comparison or {}).get("families", {}).items())
+             if isinstance(family, dict) and (why := exceeded(family)) is not None]
+    if moved and status in (0, GATE_INCONCLUSIVE):  # what is left of the baseline's cases is not the same test
+        first = moved[0].split(": what is left")[0]
+        return _not_compared("cases_changed", first, not_compared, lead)
     if status == NOT_COMPARED:  # no comparison section, yet a delta gate said so
         return _not_compared("absent", "no comparison in this run", not_compared, lead)
     if status == GATE_INCONCLUSIVE:

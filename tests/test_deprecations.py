@@ -23,11 +23,18 @@ class Options(FamilyOptions):
     replies: int = 3
 
 
+class Seen(Result):
+    seen: bool
+
+
 class Tiny(Family[Options, Section]):
     name = "tiny"
     options = Options
-    results = {}
+    results = {"seen": Seen}
     section = Section
+
+    def offline(self):
+        return {}
 
     def aggregate(self, verdicts):
         return Section()
@@ -49,7 +56,7 @@ def test_reply(reply):
 def test_options_of_still_works_and_warns_naming_its_replacement(pytester):
     pytester.makepyfile(test_tiny=FAMILY_OF_0_1)
     pytester.makeini("[pytest]\nllm_families = test_tiny:FAMILY\n")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:xdist", "-W",
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:deepeval", "-W",
                                            "default::DeprecationWarning", "--llm-option", "tiny.replies=4")
     result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(["*DeprecationWarning: llmjury.plugin.options_of is deprecated since llmjury 0.2.0 "

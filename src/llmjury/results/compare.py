@@ -342,9 +342,15 @@ def paired_delta(point: float | None, now: PerCase, before: PerCase, shared: int
     interval at `confidence` and test, and what this n can detect at that level. Its n counts the
     cases scored in either run (a shared case neither run scored tells nothing); no detectable
     change is stated when even a change across the whole range of values would not be detected."""
+    both = (now[1] > 0) & (before[1] > 0)
+    one_sided = int(((now[1] > 0) != (before[1] > 0)).sum())
+    if one_sided:  # like with like: a case scored on one side only (an answer judged there alone) is left out
+        now, before = (now[0][both], now[1][both]), (before[0][both], before[1][both])
     found = paired_difference(*now, *before, confidence)
     if point is None or found is None:
         return _delta(point, None, None, shared, "paired, per case: a run has no value", confidence)
+    if one_sided:
+        point = found.value
     values = np.r_[now[0][now[1] > 0] / now[1][now[1] > 0], before[0][before[1] > 0] / before[1][before[1] > 0]]
     lowest, highest = value_bounds(values)
     span = highest - lowest
@@ -354,6 +360,8 @@ def paired_delta(point: float | None, now: PerCase, before: PerCase, shared: int
         method = f"{method}; {NO_CHANGE}"
     margin = MARGIN * span if span > 0 else None
     mde = None if found.sd is None or found.n < 2 else detectable_change(found.sd, found.n, confidence)
+    if one_sided:
+        method = f"{method}; on the {found.n} cases scored in both runs ({one_sided} scored in one only left out)"
     return _delta(point, low, high, found.n, method, confidence, p_value=found.p_value,
                   discordant=found.discordant, mde=mde if mde is not None and mde <= span else None,
                   margin=margin, cases_needed=None if found.sd is None or margin is None

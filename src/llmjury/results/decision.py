@@ -102,10 +102,14 @@ class Change:
     mde: float | None = None
     baseline_value: float | None = None
     current_value: float | None = None
+    #: The cases the change was computed on, when fewer than the shared ones (those scored in both runs).
+    compared: int | None = None
 
     def text(self) -> str:
         ci = interval(self.low, self.high, signed)
-        parts = [f"{signed(self.value)} {ci}".rstrip(), f"{self.shared_cases} shared cases"]
+        on = f"{self.shared_cases} shared cases" if self.compared is None or self.compared >= self.shared_cases \
+            else f"{self.compared} of {self.shared_cases} shared cases (scored in both runs)"
+        parts = [f"{signed(self.value)} {ci}".rstrip(), on]
         if self.mde is not None:
             parts.append(f"detects ±{sig3(abs(self.mde))}")
         if self.only_current or self.only_baseline:
@@ -248,7 +252,7 @@ def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
     delta = entry.get("delta") or {}
     return Change(delta.get("value"), delta.get("low"), delta.get("high"), int(entry.get("shared_cases") or 0),
                   int(entry.get("only_current") or 0), int(entry.get("only_baseline") or 0), delta.get("mde"),
-                  entry.get("baseline"), entry.get("current"))
+                  entry.get("baseline"), entry.get("current"), delta.get("n"))
 
 
 def headline_rows(name: str, section: FamilySummary, comparison: dict[str, Any] | None,

@@ -3,7 +3,7 @@ when nothing was compared, one setting deciding, the baseline's origin at the to
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from summaries import summary_of
@@ -48,7 +48,7 @@ def test_a_failed_gate_is_red_and_an_inconclusive_one_a_warning_unless_asked():
 def test_the_summary_names_the_baselines_commit_run_and_age(tmp_path):
     lookup = BaselineLookup(found=True, run_id=42, run_url="https://github.com/o/r/actions/runs/42", commit="a" * 40,
                             created_at="2026-11-26T12:00:00Z", branch="main", at_merge_base=True)
-    assert lookup.age(datetime(2026, 11, 28, 13, 0, tzinfo=timezone.utc)) == "2 days"
+    assert lookup.age(datetime(2026, 11, 28, 13, 0, tzinfo=UTC)) == "2 days"
     write_lookup(tmp_path, lookup)
     assert read_lookup(tmp_path) == lookup
     found = decide(0, summary_of({}), lookup)

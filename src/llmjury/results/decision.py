@@ -219,6 +219,8 @@ def gate_line(g: GateResult) -> GateLine:
     decider = g.decided_by or "value"
     if g.value is None or g.threshold is None:
         why, decided_by = g.reason.strip(" ()") or "no value", ""
+    elif g.status == "inconclusive" and not ci:  # no interval to straddle: too few items, say so
+        why, decided_by = g.reason.strip(" ()"), ""
     elif g.status == "inconclusive":
         why, decided_by = f"the interval {ci} straddles {limit}: more cases would decide", "interval straddles"
     else:

@@ -6,6 +6,7 @@ import pytest
 from summaries import summary_of
 
 from llmjury.errors import ConfigError
+from llmjury.results.exit_status import GATE_NOT_COMPARED_EXIT, gate_exit_status
 from llmjury.results.gates import Gate, check_metrics
 
 TREE = {
@@ -143,12 +144,22 @@ def test_a_zero_width_interval_on_the_threshold_passes():
     assert Gate.parse("socratic.win_rate.delta>=0").check(same).status == "pass"
 
 
-def test_a_delta_gate_on_runs_whose_judges_differ_fails_naming_the_fields():
+def test_a_delta_gate_on_runs_whose_judges_differ_is_not_compared_naming_the_fields():
     summary = summary_of({"comparison": {"compared": False, "families": {}, "judges_differ": [
         {"family": "socratic", "field": "model", "current": "a", "baseline": "b"},
         {"family": "socratic", "field": "prompt", "current": "x", "baseline": "y"}]}})
     result = Gate.parse("socratic.win_rate.delta>=-0.02").check(summary)
-    assert result.status == "fail" and "the judges differ (model, prompt)" in result.reason
+    assert result.status == "not compared" and "the judges differ (model, prompt)" in result.reason
+    assert gate_exit_status([result]) == GATE_NOT_COMPARED_EXIT
+
+
+def test_a_delta_gate_with_no_baseline_found_is_not_compared_never_passed_and_says_why():
+    summary = summary_of({"comparison": {"compared": False, "families": {}, "judges_differ": [],
+                                         "not_compared": "expired", "why_not": "main's baseline has expired"}})
+    result = Gate.parse("socratic.win_rate.delta.high>=0").check(summary, uncertain="pass")
+    assert result.status == "not compared" and "main's baseline has expired" in result.reason
+    passing = Gate.parse("socratic.win_rate>=0").check(summary_of({**TREE, "comparison": summary.tree()["comparison"]}))
+    assert gate_exit_status([passing, result]) == GATE_NOT_COMPARED_EXIT
 
 
 @pytest.mark.parametrize(("text", "baseline", "message"), [
@@ -173,3 +184,12 @@ def test_gates_on_known_metrics_core_counts_and_unknown_families_pass_the_start_
     texts = ["socratic.win_rate.low>=0.5", "socratic.verdicts>=10", "arena.rating[gpt-4].delta>=-5",
              "toy.anything>=1", "run.workers>=1"]
     check_metrics([Gate.parse(t) for t in texts], discover(), baseline=True)
+
+
+@pytest.mark.parametrize(("passed", "n"), [(2, 2), (3, 4), (4, 5)])
+def test_a_rate_over_too_few_items_is_inconclusive_never_passed_on_its_point_value(passed, n):
+    from llmjury.stats import proportion
+
+    summary = summary_of({"socratic": {"win_rate": proportion(passed, n)}})
+    assert Gate.parse("socratic.win_rate>=0.5").check(summary).status == "inconclusive"
+    assert Gate.parse("socratic.win_rate>=0.5").check(summary, uncertain="pass").status == "pass"

@@ -42,7 +42,9 @@ def test_the_wheel_holds_every_prompt_template_and_data_file(tmp_path):
                     str(source), "-w", str(tmp_path)], check=True, cwd=tmp_path, timeout=300)
     (wheel,) = tmp_path.glob("llmjury-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    metadata = zipfile.ZipFile(wheel).read("llmjury-0.1.0.dist-info/METADATA").decode()
+    (info,) = {name.split("/")[0] for name in names if name.endswith(".dist-info/METADATA")}
+    assert info == f"llmjury-{importlib.metadata.version('llmjury')}.dist-info"  # the installed package's version
+    metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
     assert "License-Expression: Apache-2.0" in metadata.splitlines()  # SPDX, not the table setuptools drops
     prompts, data = shipped("prompts"), shipped("data")
     assert any(name.endswith(".j2") for name in prompts)

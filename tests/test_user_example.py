@@ -76,10 +76,13 @@ def test_the_readme_example_runs_beside_pytest_asyncio(project, mode):
     assert summary["custom"]["verdicts"] == 6
 
 
-def test_a_gate_holds_on_the_examples_aggregated_score(project):
+def test_a_gate_on_the_examples_two_cases_is_inconclusive_never_passed_on_its_point_value(project):
     result, _ = run(project, "--llm-gate", "custom.score.test_answer.mean>=3")
-    assert result.ret == 0
-    result, _ = run(project, "--llm-gate", "custom.score.test_answer.mean>=4")
+    assert result.ret == 11  # two cases: no interval, so nothing to decide on
+    result.stdout.fnmatch_lines(["*INCONCLUSIVE*custom.score.test_answer.mean>=3*too few items*"])
+    result, _ = run(project, "--llm-gate", "custom.score.test_answer.mean>=3", "--llm-gate-uncertain", "pass")
+    assert result.ret == 0  # decided on the point estimate, as asked
+    result, _ = run(project, "--llm-gate", "custom.score.test_answer.mean>=4", "--llm-gate-uncertain", "pass")
     assert result.ret not in (0, 1)  # the tests passed; the gate failed the run
     result.stdout.fnmatch_lines(["*FAIL*custom.score.test_answer.mean>=4*"])
 

@@ -8,13 +8,14 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from llmjury.results.exit_status import GATE_FAILED_EXIT
+from llmjury.results.exit_status import GATE_FAILED_EXIT, GATE_NOT_COMPARED_EXIT
 from llmjury.testing import FakeServer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -22,6 +23,8 @@ SCRIPT = REPO / ".github" / "scripts" / "evals.sh"
 WORKFLOW = REPO / ".github" / "workflows" / "evals.yml"
 PROJECT = Path(__file__).parent / "projects" / "polite"
 PROMPT = Path("prompts") / "polite" / "candidate.j2"
+#: The python running these tests first on PATH, as setup-python's is on a runner: the scripts' `python` has llmjury.
+PATH = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
 
 
 @pytest.fixture
@@ -31,7 +34,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def step(project: Path, mode: str, summary_page: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LLMJURY_EVALS": ".", "LLMJURY_ARGS": "-n 0 --llm-option polite.cases=12",
+    env = {**os.environ, "PATH": PATH, "LLMJURY_EVALS": ".", "LLMJURY_ARGS": "-n 0 --llm-option polite.cases=12",
            "LLMJURY_GATES": "polite.polite_rate.delta>=-0.02\n", "GITHUB_STEP_SUMMARY": str(summary_page)}
     return subprocess.run(["bash", str(SCRIPT), mode], cwd=project, env=env, capture_output=True, text=True,
                           check=False)
@@ -65,31 +68,45 @@ def test_the_workflow_steps_fail_a_worse_prompt_and_pass_it_reverted(project, tm
 
 
 @pytest.mark.e2e  # the workflow's bash script and its pytest run
-def test_the_compare_step_without_a_baseline_runs_uncompared_and_skips_delta_gates(project, tmp_path):
+def test_the_compare_step_without_a_baseline_is_not_compared_and_says_so(project, tmp_path):
     result = step(project, "compare", tmp_path / "page.md")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "no baseline in baseline/" in result.stderr
-    assert "comparison" not in json.loads((project / "reports" / "latest" / "summary.json").read_text())
+    assert result.returncode == 0, result.stdout + result.stderr  # nothing was looked for: nothing to miss
+    assert "llmjury notice: not compared with a baseline: no baseline in baseline/ (none was fetched)" in result.stderr
+    summary = json.loads((project / "reports" / "latest" / "summary.json").read_text())
+    assert summary["comparison"]["not_compared"] == "absent"
+    assert [g["status"] for g in summary["gates"]] == ["not compared"]
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("LLMJURY_NOT_COMPARED", "fail")
+        strict = step(project, "compare", tmp_path / "page.md")
+    assert strict.returncode == GATE_NOT_COMPARED_EXIT
 
 
-def test_the_workflow_keeps_main_as_the_baseline_and_compares_pull_requests_with_it():
+def test_the_workflow_keeps_the_default_branch_as_the_baseline_and_compares_pull_requests_with_it():
     workflow = yaml.safe_load(WORKFLOW.read_text())
     triggers = workflow[True]  # YAML 1.1 reads the key `on` as True
-    assert triggers["push"]["branches"] == ["main"] and "pull_request" in triggers
-    steps = workflow["jobs"]["evals"]["steps"]
+    assert {"push", "pull_request", "merge_group"} <= set(triggers) and triggers["push"] is None  # no branch named
+    job = workflow["jobs"]["evals"]
+    assert job["if"] == "github.event_name != 'push' || github.ref_name == github.event.repository.default_branch"
+    steps = job["steps"]
     runs = {s.get("name"): (s.get("if"), s.get("run", ""), s.get("with", {})) for s in steps}
     assert runs["Eval suite, kept as the baseline"][:2] == ("github.event_name == 'push'",
                                                          ".github/scripts/evals.sh baseline")
-    assert runs["Eval suite, compared with main"][:2] == ("github.event_name == 'pull_request'",
-                                                       ".github/scripts/evals.sh compare")
-    download = runs["Download main's baseline (verdicts and cache)"]
+    assert runs["Eval suite, compared with the baseline"][:2] == ("github.event_name != 'push'",
+                                                               ".github/scripts/evals.sh compare")
+    find = runs["Find the baseline (the merge base's run, else the newest that kept one)"]
     upload = runs["Upload the baseline"]
-    assert download[0] == "github.event_name == 'pull_request'"
-    assert "--name llmjury-baseline --dir baseline" in download[1]
+    assert find[0] == "github.event_name != 'push'" and "find_baseline.py --dir baseline" in find[1]
     assert upload[0] == "github.event_name == 'push' && !cancelled()"  # kept when a gate failed on main
-    assert upload[2] == {"name": "llmjury-baseline", "path": "baseline/", "retention-days": 90,
-                         "if-no-files-found": "ignore"}
-    assert "--status completed" in download[1] and "kept no baseline" in download[1]
+    assert upload[2] == {"name": "llmjury-baseline-${{ github.run_id }}-${{ github.run_attempt }}",
+                         "path": "baseline/", "retention-days": 90, "if-no-files-found": "ignore"}
+    assert runs["Upload the report"][2]["name"].endswith("-${{ github.run_attempt }}")
+    names = [s.get("name") for s in steps]
+    assert names.index("Find the baseline (the merge base's run, else the newest that kept one)") \
+        < names.index("Install (the project when it is a package; llmjury at the baseline's version)")
+    python = next(s for s in steps if s.get("uses", "").startswith("actions/setup-python@"))
+    assert "hashFiles('**/requirements.txt', '**/pyproject.toml')" in python["with"]["cache"]
+    assert workflow["concurrency"]["cancel-in-progress"] == "${{ github.event_name != 'push' }}"
+    assert workflow["env"]["LLMJURY_NOT_COMPARED"] == "auto"
     for gate in workflow["env"]["LLMJURY_GATES"].split():
         assert ".delta" in gate
 
@@ -113,7 +130,7 @@ class Chatbot(FakeServer):
 
 
 def chatbot_step(project: Path, mode: str, page: Path, bot: Chatbot, gate: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LLMJURY_EVALS": ".", "GITHUB_STEP_SUMMARY": str(page), "LLMJURY_GATES": gate,
+    env = {**os.environ, "PATH": PATH, "LLMJURY_EVALS": ".", "GITHUB_STEP_SUMMARY": str(page), "LLMJURY_GATES": gate,
            "LLMJURY_ARGS": f"-n 2 --llm-role candidate=http:{bot.origin}/chat"}
     return subprocess.run(["bash", str(SCRIPT), mode], cwd=project, env=env, capture_output=True, text=True,
                           check=False)
@@ -178,7 +195,7 @@ def test_a_run_that_did_not_finish_is_never_kept_as_the_baseline(tmp_path):
     shutil.copytree(CHATBOT, project, ignore=shutil.ignore_patterns("__pycache__"))
     with Chatbot() as bot:
         bot.wrong = {3}
-        env = {**os.environ, "LLMJURY_EVALS": ".", "LLMJURY_ITEM_FAILURES": "fail",
+        env = {**os.environ, "PATH": PATH, "LLMJURY_EVALS": ".", "LLMJURY_ITEM_FAILURES": "fail",
                "LLMJURY_ARGS": f"-n 0 -x --llm-role candidate=http:{bot.origin}/chat"}
         stopped = subprocess.run(["bash", str(SCRIPT), "baseline"], cwd=project, env=env, capture_output=True,
                                  text=True, check=False)

@@ -10,10 +10,10 @@ from llmjury.judgement.judges import RubricScore
 from llmjury.judgement.jury import Jury, Outcome
 from llmjury.judgement.verdicts import JudgeConfig, Verdict
 from llmjury.loading import LoadCounter, LoadReport
-from llmjury.session.case_sets import case_set
+from llmjury.session.case_sets import case_set, parsed_options
 
 __all__ = ["BoundJury", "Case", "Comparison", "GEvalScore", "JudgeConfig", "Jury", "LoadCounter", "LoadReport",
-           "Outcome", "RubricScore", "Score", "Verdict", "case_set", "parametrize", "pipeline"]
+           "Outcome", "RubricScore", "Score", "Verdict", "case_set", "parametrize", "parsed_options", "pipeline"]
 
 
 def pipeline(fn: object) -> pytest.MarkDecorator:

@@ -111,12 +111,13 @@ def compare(args: argparse.Namespace) -> int:
     from llmjury.reporting.compare_terminal import comparison_lines
     from llmjury.results.compare import compare_runs, shown_path
     from llmjury.results.gates import check_metrics
-    from llmjury.running.settings import confidence_level
+    from llmjury.running.settings import confidence_level, share_of
     from llmjury.saved import load_run
     from llmjury.session.projectini import project_families
 
     try:
         confidence = confidence_level(args.confidence, "--confidence")
+        max_changed = share_of(args.max_changed, "--max-changed")
         project = project_families(Path.cwd())
         families = project.families
         current, baseline = load_run(args.current, "CURRENT"), load_run(args.baseline, "BASELINE")
@@ -135,7 +136,7 @@ def compare(args: argparse.Namespace) -> int:
     else:
         summary = aggregate.summarize(current.records, run, {}, PriceTable.load(), families)
     comparison = compare_runs(current.records, baseline, families, allow_judge_change=args.allow_judge_change,
-                              current_summary=summary, confidence=confidence)
+                              current_summary=summary, confidence=confidence, max_changed=max_changed)
     summary = summary.model_copy(update={"comparison": comparison})
     results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
     run_dir = write_run(args.out, summary, current.records, results, families)
@@ -269,6 +270,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     cmp.add_argument("--confidence", default="0.95", metavar="LEVEL",
                      help="two-sided level of the delta intervals, strictly between 0.5 and 1 (default 0.95); "
                           "give the level the run used (--llm-compare-confidence) to get its figures")
+    cmp.add_argument("--max-changed", default="0.1", metavar="SHARE",
+                     help="the share of the baseline's cases CURRENT may drop or change before its delta gates are "
+                          "inconclusive (default 0.1; the run's --llm-compare-max-changed)")
     cmp.add_argument("--allow-judge-change", action="store_true",
                      help="compare even when the runs' judges differ (provider, model, prompt, parser, temperature)")
     cmp.set_defaults(handler=compare)

@@ -160,8 +160,9 @@ class Custom(Family[CustomOptions, CustomSection]):
     results: ClassVar[Mapping[str, type[Result]]] = MappingProxyType(
         {"compare": PairwiseResult, "score": ScoreResult, "geval": GEvalResult, "check": CheckResult})
     section = CustomSection
-    #: Per test (or `name=`): compared with a baseline and gated as `custom.check.test_answer.pass_rate.delta`.
-    headline = ("compare.*.win_rate", "score.*.mean", "geval.*.mean", "check.*.pass_rate")
+    #: Per test (or `name=`): compared with a baseline and gated as `custom.check.test_answer.pass_rate.delta`;
+    #: `loss_rate` too, since comparing an answer with its reference rarely wins, and a regression shows as losses.
+    headline = ("compare.*.win_rate", "compare.*.loss_rate", "score.*.mean", "geval.*.mean", "check.*.pass_rate")
 
     def offline(self) -> Mapping[str, Heuristic]:
         return ANSWERS

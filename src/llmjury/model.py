@@ -107,7 +107,7 @@ class GateResult:
     or when the metric has no value), whatever bound the gate names."""
 
     gate: str
-    status: Literal["pass", "fail", "inconclusive"]
+    status: Literal["pass", "fail", "inconclusive", "not compared"]
     value: float | None
     threshold: float | None
     interval: tuple[float | None, float | None] | None
@@ -147,6 +147,8 @@ class RunInfo(BaseModel):
     stopped: dict[str, Any] | None = None
     families: list[str] = Field(default_factory=list)
     offline: bool = False
+    #: The llmjury version that made the run: a pull request installs the one its baseline was made with.
+    llmjury_version: str | None = None
 
 
 class Usage(BaseModel):

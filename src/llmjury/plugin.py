@@ -16,6 +16,7 @@ import pytest
 pytest.register_assert_rewrite("llmjury.assertions")
 
 from llmjury.cases import CASES_MARK, PIPELINE_MARK  # noqa: E402
+from llmjury.deprecated import options_of  # noqa: E402, F401  (llmjury 0.1's public name, warns until 0.3)
 from llmjury.interrupts import Interrupts  # noqa: E402
 from llmjury.redact import redact_log_records  # noqa: E402
 from llmjury.results.exit_status import GateExit  # noqa: E402

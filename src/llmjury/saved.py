@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from llmjury.baseline_lookup import BaselineLookup, read_lookup
 from llmjury.errors import ConfigError
 from llmjury.model import RunSummary, read_summary
 from llmjury.runfiles import run_folder, verdicts_file
@@ -24,11 +25,28 @@ class SavedRun:
     path: Path
     records: list[dict[str, Any]]
     summary: RunSummary | None
+    #: From a baseline folder the workflow fetched into: what the search found (`lookup.json`).
+    lookup: BaselineLookup | None = None
+
+    @property
+    def missing(self) -> BaselineLookup | None:
+        """The lookup of a baseline that was looked for and not found (so nothing can be compared)."""
+        return self.lookup if self.lookup is not None and not self.lookup.found else None
+
+
+#: Inside a baseline folder, the run the workflow keeps (beside `lookup.json` and the cache).
+RUN = "run"
 
 
 def load_run(path: Path, what: str) -> SavedRun:
-    """A run folder (holding `verdicts.jsonl`, and `summary.json` when present) or a `verdicts.jsonl`;
-    a ConfigError names `what` (the option or argument), the file and the line that cannot be read."""
+    """A run folder (holding `verdicts.jsonl`, and `summary.json` when present) or a `verdicts.jsonl`,
+    or a baseline folder (`lookup.json`, and the run under `run/` when one was found); a ConfigError
+    names `what` (the option or argument), the file and the line that cannot be read."""
+    lookup = read_lookup(path) if path.is_dir() else None
+    if lookup is not None:
+        if not lookup.found:
+            return SavedRun(path=path, records=[], summary=None, lookup=lookup)
+        return replace(load_run(path / RUN, what), lookup=lookup)
     try:  # the run layout's own lookup: gzipped or plain verdicts, a `latest` pointer file
         file = verdicts_file(path)
     except ConfigError as exc:

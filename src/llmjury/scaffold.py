@@ -1,7 +1,8 @@
 """`llmjury workflow`: the pull-request workflow a project starts from, written into its repository.
 
 The files are the ones this project runs on itself (`.github/workflows/evals.yml` and the steps it
-calls, `.github/scripts/evals.sh`), shipped in the package so a new repository needs nothing else.
+calls, `.github/scripts/evals.sh` and `find_baseline.py`), shipped in the package so a new
+repository needs nothing else.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from importlib.resources import files
 from pathlib import Path
 
 #: Shipped file -> where it goes in a repository.
-WORKFLOW_FILES = {"evals.yml": Path(".github/workflows/evals.yml"), "evals.sh": Path(".github/scripts/evals.sh")}
+WORKFLOW_FILES = {"evals.yml": Path(".github/workflows/evals.yml"), "evals.sh": Path(".github/scripts/evals.sh"),
+                  "find_baseline.py": Path(".github/scripts/find_baseline.py")}
 
 
 def write_workflow(root: Path, *, force: bool = False) -> list[Path]:
@@ -23,6 +25,6 @@ def write_workflow(root: Path, *, force: bool = False) -> list[Path]:
     for name, target in targets.items():
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text((shipped / name).read_text(encoding="utf-8"), encoding="utf-8")
-        if target.suffix == ".sh":
+        if target.suffix in (".sh", ".py"):
             target.chmod(0o755)
     return list(targets.values())

@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from llmjury.chat import ChatRequest, Message
+from llmjury.fingerprints import criteria_fingerprint
 from llmjury.judgement.judges import (
     CHOICE_FIELD,
     CHOICE_PARSER,
@@ -197,6 +198,7 @@ class BoundJury(Jury):
 
     def _verdict(self, kind: str, config: JudgeConfig, result: Result | None, error: str | None,
                  fields: Mapping[str, Any], name: str | None, **attributes: Any) -> Verdict:
+        config = config.model_copy(update={"criteria": criteria_fingerprint(attributes)})
         verdict = Verdict(case_id=self.case_id, family=self.family, kind=kind, judge=config, result=result,
                           valid=result is not None, error=None if result is not None else error or "no result",
                           attributes={"name": name or self.name, "test": self.test, **attributes}, **fields)

@@ -22,6 +22,9 @@ class JudgeConfig(BaseModel):
     runs: int = 1
     parser: str = ""
     scoring: str = ""
+    #: The fingerprint of the criteria, rubric or evaluation steps a judge call of a test was given
+    #: (`llmjury.fingerprints`): a reworded rubric is another judge, not the same one.
+    criteria: str = ""
 
 
 #: The "judge" of a verdict that records a test's own assertions (llmjury.session.item_outcomes): no model.

@@ -18,8 +18,12 @@ def comparison_lines(comparison: Mapping[str, Any], rows: int = 8) -> list[str]:
         lines.append(f"  judges differ: {diff['family']} {diff['field']}: "
                      f"{diff['current'] or '-'} now, {diff['baseline'] or '-'} in the baseline")
     lines += [f"  {message}" for message in comparison.get("errors", {}).values()]
-    if not comparison["compared"]:
+    if comparison.get("origin"):
+        lines.append(f"  baseline from {comparison['origin']}")
+    if not comparison["compared"] and comparison.get("not_compared", "judges_differ") == "judges_differ":
         lines.append("  not compared: the judges differ (--llm-baseline-allow-judge-change compares them anyway)")
+    elif not comparison["compared"]:
+        lines.append(f"  not compared: {comparison.get('why_not') or comparison['not_compared']}")
     for name, compared in comparison["families"].items():
         metrics = metric_rows(compared)
         if len(metrics) > rows:

@@ -40,11 +40,13 @@ from llmjury.headline import expand, path_text
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import RunSummary
 from llmjury.results.aggregate import aggregate_family
+from llmjury.results.case_changes import KEY, MAX_CHANGED, case_changes
+from llmjury.results.small_samples import NO_CHANGE, no_change_interval
 from llmjury.saved import SavedRun
 from llmjury.stats import CONFIDENCE, cases_needed, detectable_change, paired_difference, t_quantile, value_bounds
 
 #: The judge configuration fields that make two runs' verdicts incomparable when they differ.
-JUDGE_FIELDS = ("provider", "model", "prompt", "parser", "temperature")
+JUDGE_FIELDS = ("provider", "model", "prompt", "parser", "temperature", "criteria")
 #: Groups of the delete-a-group jackknife (re-aggregations per run).
 JACKKNIFE_GROUPS = 10
 #: The margin whose cost in shared cases each delta states, as a share of the per-case values' range
@@ -74,9 +76,15 @@ def judge_differences(current: Sequence[dict[str, Any]], baseline: Sequence[dict
     def values(records: Sequence[dict[str, Any]], family: str, field: str) -> set[str]:
         return {_judge_field(r["judge"], field) for r in records if r["family"] == family}
 
+    def recorded(records: Sequence[dict[str, Any]], family: str, field: str) -> bool:
+        """Did the run record this field (an older llmjury's run has no `criteria`)?"""
+        return field in ("provider", "model") or any(field in r["judge"] for r in records if r["family"] == family)
+
     differences = []
     for family in sorted({r["family"] for r in current} & {r["family"] for r in baseline}):
         for field in JUDGE_FIELDS:
+            if not (recorded(current, family, field) and recorded(baseline, family, field)):
+                continue
             now, before = values(current, family, field), values(baseline, family, field)
             if now != before:
                 differences.append({"family": family, "field": field, "current": ", ".join(sorted(now)),
@@ -96,20 +104,25 @@ def _judge_field(judge: Mapping[str, Any], field: str) -> str:
 
 def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, AnyFamily], *,
                  allow_judge_change: bool = False, current_summary: RunSummary | None = None,
-                 confidence: float = CONFIDENCE) -> dict[str, Any]:
+                 confidence: float = CONFIDENCE, max_changed: float = MAX_CHANGED) -> dict[str, Any]:
     """The summary's `comparison` section: judge differences, and per family each headline metric
     on both runs with its paired difference and interval at `confidence` (nothing is compared when
     the judges differ, unless `allow_judge_change`). Every interval is seed-free, so no seed can
     move a gate's decision; the level is a value passed down, so two comparisons in one process
     never share it by accident."""
+    if baseline.missing is not None:
+        return not_compared(baseline, baseline.missing.reason or "absent", baseline.missing.message, confidence)
     shared_ids = _ids(current) & _ids(baseline.records)
     differences = judge_differences([r for r in current if (r["family"], r["case_id"]) in shared_ids],
                                     [r for r in baseline.records if (r["family"], r["case_id"]) in shared_ids])
     compared = not differences or allow_judge_change
+    if not compared:
+        fields = ", ".join(dict.fromkeys(d["field"] for d in differences))
+        return not_compared(baseline, "judges_differ", f"the judges differ ({fields})", confidence) \
+            | {"judges_differ": differences}
     section: dict[str, Any] = {"baseline": shown_path(baseline.path), "confidence": confidence,
                                "judges_differ": differences, "compared": compared, "families": {}}
-    if not compared:
-        return section
+    section |= _origin(baseline)
     names = sorted({r["family"] for r in current} | {r["family"] for r in baseline.records})
     for name in names:
         family = families.get(name)
@@ -120,10 +133,23 @@ def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families
         try:
             section["families"][name] = compare_family(
                 family, mine, theirs, current_section=_section(current_summary, name),
-                baseline_section=_section(baseline.summary, name), confidence=confidence)
+                baseline_section=_section(baseline.summary, name), confidence=confidence, max_changed=max_changed)
         except (LLMJuryError, ValidationError) as exc:  # a record the family cannot read: named, the rest kept
             section.setdefault("errors", {})[name] = f"{name} not compared: {exc}"
     return section
+
+
+def not_compared(baseline: SavedRun, reason: str, message: str, confidence: float) -> dict[str, Any]:
+    """The comparison section of a run that could not be compared: why (`not_compared`, one of
+    `llmjury.baseline_lookup.Reason`) and in words, so a delta gate says so instead of passing."""
+    return {"baseline": shown_path(baseline.path), "confidence": confidence, "judges_differ": [],
+            "compared": False, "not_compared": reason, "why_not": message, "families": {}} | _origin(baseline)
+
+
+def _origin(baseline: SavedRun) -> dict[str, Any]:
+    """Where the baseline came from (commit, run, age), when the workflow's lookup says."""
+    lookup = baseline.lookup
+    return {"origin": lookup.origin()} if lookup is not None and lookup.origin() else {}
 
 
 def _section(summary: RunSummary | None, name: str) -> dict[str, Any] | None:
@@ -155,17 +181,20 @@ def metric_rows(compared: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 def compare_family(family: AnyFamily, current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], *,
                    current_section: Mapping[str, Any] | None = None,
                    baseline_section: Mapping[str, Any] | None = None,
-                   confidence: float = CONFIDENCE) -> dict[str, Any]:
+                   confidence: float = CONFIDENCE, max_changed: float = MAX_CHANGED) -> dict[str, Any]:
     """One family's headline metrics on the shared cases of two runs, with paired differences at
     `confidence`, and (for metrics that are means of per-case values) the shared cases whose value
-    changed.
+    changed. Cases whose content changed under the same id (`llmjury.results.case_changes`) are
+    left out of the pairs and listed, with the dropped and added ones.
 
     A run's saved section stands for its shared-case figures when every one of its cases is shared
     (the usual pull-request case), which spares a full re-aggregation."""
     now_ids, before_ids = {r["case_id"] for r in current}, {r["case_id"] for r in baseline}
-    shared = sorted(now_ids & before_ids)
+    changes = case_changes(current, baseline)
+    shared = sorted(now_ids & before_ids - set(changes.changed))  # a reworded case is not the same case
     counts = {"shared_cases": len(shared), "only_current": len(now_ids - before_ids),
               "only_baseline": len(before_ids - now_ids)}
+    moved = {KEY: changes.section(max_changed)}
     keep = set(shared)
     sides = [_Side(family, [family.typed(r) for r in records if r["case_id"] in keep],
                    saved if saved is not None and ids <= keep else None)
@@ -176,7 +205,7 @@ def compare_family(family: AnyFamily, current: Sequence[dict[str, Any]], baselin
     if not shared:
         return {key: {"current": None, "baseline": None,
                       "delta": _delta(None, None, None, 0, "no shared cases", confidence), **counts}
-                for key in keys}
+                for key in keys} | moved
     kinds = _relevant_kinds(now, keys)
     for side in sides:
         side.restrict(kinds)
@@ -192,7 +221,7 @@ def compare_family(family: AnyFamily, current: Sequence[dict[str, Any]], baselin
     if per_case:
         changed = changed_cases(per_case, shared)
         compared |= {"changed_cases": changed[:CHANGED_CASES], "changed_total": len(changed)}
-    return compared
+    return compared | moved
 
 
 class _Side:
@@ -313,18 +342,39 @@ def paired_delta(point: float | None, now: PerCase, before: PerCase, shared: int
     interval at `confidence` and test, and what this n can detect at that level. Its n counts the
     cases scored in either run (a shared case neither run scored tells nothing); no detectable
     change is stated when even a change across the whole range of values would not be detected."""
+    both = (now[1] > 0) & (before[1] > 0)
+    one_sided = int(((now[1] > 0) != (before[1] > 0)).sum())
+    if one_sided:  # like with like: a case scored on one side only (an answer judged there alone) is left out
+        now, before = (now[0][both], now[1][both]), (before[0][both], before[1][both])
     found = paired_difference(*now, *before, confidence)
     if point is None or found is None:
         return _delta(point, None, None, shared, "paired, per case: a run has no value", confidence)
+    if one_sided:
+        point = found.value
     values = np.r_[now[0][now[1] > 0] / now[1][now[1] > 0], before[0][before[1] > 0] / before[1][before[1] > 0]]
     lowest, highest = value_bounds(values)
     span = highest - lowest
+    low, high, method = found.low, found.high, found.method
+    if _unchanged(now, before):  # no width from no change: what n allows instead (llmjury.results.small_samples)
+        low, high = no_change_interval(found.n, span if span > 0 else 1.0, confidence)
+        method = f"{method}; {NO_CHANGE}"
     margin = MARGIN * span if span > 0 else None
     mde = None if found.sd is None or found.n < 2 else detectable_change(found.sd, found.n, confidence)
-    return _delta(point, found.low, found.high, found.n, found.method, confidence, p_value=found.p_value,
+    if one_sided:
+        method = f"{method}; on the {found.n} cases scored in both runs ({one_sided} scored in one only left out)"
+    return _delta(point, low, high, found.n, method, confidence, p_value=found.p_value,
                   discordant=found.discordant, mde=mde if mde is not None and mde <= span else None,
                   margin=margin, cases_needed=None if found.sd is None or margin is None
                   else cases_needed(found.sd, margin, confidence))
+
+
+def _unchanged(now: PerCase, before: PerCase) -> bool:
+    """Did every case keep its value (scored on the same sides, with the same per-case figure)?"""
+    (num_now, n_now), (num_before, n_before) = now, before
+    if not np.array_equal(n_now > 0, n_before > 0):
+        return False
+    both = n_now > 0
+    return bool(np.allclose(num_now[both] / n_now[both], num_before[both] / n_before[both], rtol=1e-12, atol=1e-12))
 
 
 def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Sequence[str]) -> list[dict[str, Any]]:

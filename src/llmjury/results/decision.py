@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from llmjury.errors import ConfigError
 from llmjury.headline import WILDCARD, expand, path_text
 from llmjury.model import FamilySummary, GateResult, RunSummary
-from llmjury.results.gates import BOUNDS, Gate
+from llmjury.results.gates import BOUNDS, Gate, why_not
 from llmjury.stats import NO_INTERVAL, TOO_FEW
 
 if TYPE_CHECKING:
@@ -102,10 +102,14 @@ class Change:
     mde: float | None = None
     baseline_value: float | None = None
     current_value: float | None = None
+    #: The cases the change was computed on, when fewer than the shared ones (those scored in both runs).
+    compared: int | None = None
 
     def text(self) -> str:
         ci = interval(self.low, self.high, signed)
-        parts = [f"{signed(self.value)} {ci}".rstrip(), f"{self.shared_cases} shared cases"]
+        on = f"{self.shared_cases} shared cases" if self.compared is None or self.compared >= self.shared_cases \
+            else f"{self.compared} of {self.shared_cases} shared cases (scored in both runs)"
+        parts = [f"{signed(self.value)} {ci}".rstrip(), on]
         if self.mde is not None:
             parts.append(f"detects ±{sig3(abs(self.mde))}")
         if self.only_current or self.only_baseline:
@@ -215,6 +219,8 @@ def gate_line(g: GateResult) -> GateLine:
     decider = g.decided_by or "value"
     if g.value is None or g.threshold is None:
         why, decided_by = g.reason.strip(" ()") or "no value", ""
+    elif g.status == "inconclusive" and not ci:  # no interval to straddle: too few items, say so
+        why, decided_by = g.reason.strip(" ()"), ""
     elif g.status == "inconclusive":
         why, decided_by = f"the interval {ci} straddles {limit}: more cases would decide", "interval straddles"
     else:
@@ -248,7 +254,7 @@ def _change(compared: dict[str, Any], steps: tuple[str, ...]) -> Change | None:
     delta = entry.get("delta") or {}
     return Change(delta.get("value"), delta.get("low"), delta.get("high"), int(entry.get("shared_cases") or 0),
                   int(entry.get("only_current") or 0), int(entry.get("only_baseline") or 0), delta.get("mde"),
-                  entry.get("baseline"), entry.get("current"))
+                  entry.get("baseline"), entry.get("current"), delta.get("n"))
 
 
 def headline_rows(name: str, section: FamilySummary, comparison: dict[str, Any] | None,
@@ -307,10 +313,12 @@ def decide(summary: RunSummary, gates: list[GateResult], hidden: dict[str, froze
         note = "; ".join(f"{d.get('field')}: `{d.get('current')}` here, `{d.get('baseline')}` in the baseline"
                          for d in differ)
         if not comparison.get("compared"):
-            note = "not compared: the judges differ (" + (note or "configuration") + ")"
+            note = ("not compared: the judges differ (" + note + ")" if note
+                    else f"**not compared**: {why_not(comparison)}")
         elif note:
             note = "compared although the judges differ (" + note + ")"
-        decision = replace(decision, baseline=str(comparison.get("baseline", "")), baseline_note=note,
+        origin = f" ({comparison['origin']})" if comparison.get("origin") else ""
+        decision = replace(decision, baseline=str(comparison.get("baseline", "")) + origin, baseline_note=note,
                            compare_confidence=float(comparison.get("confidence") or 0.95))
     return decision
 

@@ -16,12 +16,17 @@ from llmjury.model import GateResult
 
 GATE_FAILED_EXIT = 10
 GATE_INCONCLUSIVE_EXIT = 11
+#: A delta gate with nothing to compare with (no baseline found, judges that differ): never a pass.
+GATE_NOT_COMPARED_EXIT = 12
 
 
 def gate_exit_status(results: Sequence[GateResult]) -> int:
-    """Exit 10 when a gate fails, 11 when none fails but one is inconclusive, else 0."""
+    """Exit 10 when a gate fails, else 12 when one could not be compared, else 11 when one is
+    inconclusive, else 0."""
     if any(r.status == "fail" for r in results):
         return GATE_FAILED_EXIT
+    if any(r.status == "not compared" for r in results):
+        return GATE_NOT_COMPARED_EXIT
     if any(r.status == "inconclusive" for r in results):
         return GATE_INCONCLUSIVE_EXIT
     return 0

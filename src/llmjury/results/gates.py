@@ -13,6 +13,8 @@ estimate (on the named bound for a bound gate) instead.
 With a baseline run, `FAMILY.METRIC.delta` names the paired difference of a headline metric from
 the baseline (the summary's `comparison` section), `.delta.low` and `.delta.high` its interval:
 `socratic.win_rate.delta>=-0.02` passes when the win rate surely did not drop by more than two points.
+A delta gate on a run that could not be compared (no baseline found, judges that differ) is
+`not compared` (exit 12): never a pass.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from llmjury.errors import ConfigError
 from llmjury.headline import covers
 from llmjury.model import FamilySummary, GateResult, Metric, RunSummary
+from llmjury.results.case_changes import exceeded
 
 if TYPE_CHECKING:
     from llmjury.family import AnyFamily
@@ -42,7 +45,7 @@ BOUNDS = {"low", "high", "value"}
 DELTA = "delta"
 #: The summary's run-wide sections: every other first step of a metric path is a family's name.
 RUN_SECTIONS = frozenset({"run", "usage", "loading", "comparison"})
-Status = Literal["pass", "fail", "inconclusive"]
+Status = Literal["pass", "fail", "inconclusive", "not compared"]
 
 
 #: The figure that decided a gate: its interval's low or high bound, or its point value.
@@ -91,8 +94,10 @@ class Gate:
         try:
             value, interval, bound = resolve(tree, self.left)
             threshold = self.right if isinstance(self.right, float) else _number(tree, self.right)
-        except NotCompared as exc:
-            return GateResult(self.text, "fail", None, None, None, f" ({exc.args[0]})")
+        except NotCompared as exc:  # an outcome of its own: the step's setting decides what it makes of it
+            return GateResult(self.text, "not compared", None, None, None, f" ({exc.args[0]})")
+        except NotTheSameCases as exc:  # never a pass, whatever the figures on what is left
+            return GateResult(self.text, "inconclusive", None, None, None, f" ({exc.args[0]})")
         except MissingMetric as exc:
             # A custom family's metrics are named by its tests, known only once they have run.
             hint = f"; did you mean {exc.nearest!r}?" if exc.nearest else ""
@@ -109,7 +114,11 @@ class Gate:
         if named is None or threshold is None:
             return GateResult(self.text, "fail", value, threshold, interval, " (metric has no value: n = 0?)")
         low, high = interval if interval is not None else (None, None)
-        if low is None or high is None:  # no interval: the figure alone decides
+        if interval is not None and (low is None or high is None) and uncertain != "pass":
+            # A metric with no interval (too few items): never passed, nor failed, on its point value.
+            return GateResult(self.text, "inconclusive", value, threshold, interval,
+                              " (no interval: too few items to tell; its method in the summary says why)")
+        if low is None or high is None:  # a count, or --llm-gate-uncertain pass: the figure alone decides
             status: Status = "pass" if holds(named, threshold) else "fail"
             return GateResult(self.text, status, value, threshold, interval, "", bound or "value")
         worst, best = _BOUNDS_OF[self.op]
@@ -179,6 +188,10 @@ class NotCompared(KeyError):
     """A delta gate on runs that were not compared (their judges differ)."""
 
 
+class NotTheSameCases(KeyError):
+    """A delta gate on a family whose run dropped or changed too many of the baseline's cases."""
+
+
 class MissingMetric(KeyError):
     """A path the summary does not hold, with the nearest one it does (or None)."""
 
@@ -195,6 +208,14 @@ def delta_split(path: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str,
     return path[0], path[1:at], path[at + 1:]
 
 
+def why_not(comparison: Mapping[str, Any]) -> str:
+    """Why a run was not compared, in words (a section written before `why_not` existed: its judges)."""
+    if comparison.get("why_not"):
+        return str(comparison["why_not"])
+    fields = ", ".join(dict.fromkeys(d["field"] for d in comparison.get("judges_differ", [])))
+    return f"the judges differ ({fields})"
+
+
 def resolve_delta(summary: Tree, path: tuple[str, ...]) -> Resolved:
     """A headline metric's difference from the baseline, from the summary's `comparison` section."""
     split = delta_split(path)
@@ -205,10 +226,12 @@ def resolve_delta(summary: Tree, path: tuple[str, ...]) -> Resolved:
     if comparison is None:
         raise MissingMetric(".".join(path))
     if not comparison.get("compared", True):
-        fields = ", ".join(dict.fromkeys(d["field"] for d in comparison.get("judges_differ", [])))
-        raise NotCompared(f"not compared with the baseline: the judges differ ({fields})")
-    for key, row in comparison.get("families", {}).get(family, {}).items():
+        raise NotCompared(f"not compared with the baseline: {why_not(comparison)}")
+    compared = comparison.get("families", {}).get(family, {})
+    for key, row in compared.items():
         if isinstance(row, dict) and DELTA in row and parse_path(key, key) == metric:
+            if (why := exceeded(compared)) is not None:
+                raise NotTheSameCases(why)
             return resolve(row, (DELTA, *rest))
     raise MissingMetric(".".join(path))
 

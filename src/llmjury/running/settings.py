@@ -79,6 +79,8 @@ class Settings:
     shard: Shard | None = None
     #: Two-sided level of the intervals of a comparison with a baseline (`delta.low`, `delta.high`).
     compare_confidence: float = 0.95
+    #: The share of the baseline's cases a run may drop or change before its delta gates are inconclusive.
+    compare_max_changed: float = 0.1
     gate_uncertain: Uncertain = "inconclusive"
     #: What a failed assertion in a case test of your own does: `fail` it, or `record` it
     #: (llmjury.session.item_outcomes).
@@ -199,6 +201,17 @@ def confidence_level(raw: object, what: str) -> float:
         raise ConfigError(f"{what} {raw!r}: not a number; give a level between 0.5 and 1, e.g. 0.95") from None
     if not 0.5 < value < 1:
         raise ConfigError(f"{what} {raw!r}: must lie strictly between 0.5 and 1, e.g. 0.95")
+    return value
+
+
+def share_of(raw: object, what: str) -> float:
+    """A share between 0 and 1; a ConfigError names the option otherwise (10 for 0.1 says nothing)."""
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        raise ConfigError(f"{what} {raw!r}: not a number; give a share between 0 and 1, e.g. 0.1") from None
+    if not 0 <= value <= 1:
+        raise ConfigError(f"{what} {raw!r}: must lie between 0 and 1, e.g. 0.1")
     return value
 
 

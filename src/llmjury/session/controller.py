@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from importlib.metadata import version
 from typing import Any
 
 import pytest
@@ -135,7 +136,7 @@ class Controller:
             comparison = compare_runs(
                 collected.records, self.baseline, self.families, current_summary=summary,
                 allow_judge_change=self.config.getoption("llm_baseline_allow_judge_change"),
-                confidence=self.settings.compare_confidence)
+                confidence=self.settings.compare_confidence, max_changed=self.settings.compare_max_changed)
             summary = summary.model_copy(update={"comparison": comparison})
         return summary.portable(self.config.rootpath)
 
@@ -206,6 +207,7 @@ class Controller:
             "workers": self.from_workers.workers or 1,
             "args": [redact_spec(arg) for arg in self.config.invocation_params.args],
             "adaptations": self.from_workers.adaptations,
+            "llmjury_version": version("llmjury"),
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -28,6 +28,7 @@ from llmjury.running.settings import (
     parse_assignments,
     parse_roles,
     positive_number,
+    share_of,
     whole_number,
 )
 from llmjury.running.shard import Shard
@@ -72,6 +73,9 @@ def declare(parser: pytest.Parser) -> None:
     group.addoption("--llm-compare-confidence", metavar="LEVEL",
                     help="two-sided level of the intervals of the comparison with --llm-baseline, strictly between "
                          "0.5 and 1 (default 0.95); at 0.92 a 'delta.high>=0' gate is a one-sided 4%% test")
+    group.addoption("--llm-compare-max-changed", metavar="SHARE",
+                    help="the share of the baseline's cases a run may drop or change (same id, other content) "
+                         "before its delta gates are inconclusive, between 0 and 1 (default 0.1)")
     group.addoption("--llm-baseline-allow-judge-change", action="store_true", default=False,
                     help="compare with the baseline even when the judges differ (provider, model, prompt, "
                          "parser, temperature)")
@@ -110,6 +114,8 @@ def declare(parser: pytest.Parser) -> None:
     parser.addini("llm_item_failures", "fail or record: what a failed assertion in a case test of your own does")
     parser.addini("llm_baseline", "a saved run (folder or verdicts.jsonl) to compare each run with")
     parser.addini("llm_compare_confidence", "level of the comparison's intervals, between 0.5 and 1 (default 0.95)")
+    parser.addini("llm_compare_max_changed", "share of the baseline's cases a run may drop or change before its "
+                  "delta gates are inconclusive (default 0.1)")
     parser.addini("llm_prices", "TOML price table overriding the bundled one")
     parser.addini("llm_openai_base_url", "base URL for openai: providers when OPENAI_BASE_URL is unset")
     parser.addini("llm_gemini_base_url", "base URL for gemini: providers when GOOGLE_GEMINI_BASE_URL is unset")
@@ -200,6 +206,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     progress, progress_source = pick("llm_progress", "llm_progress")
     interval, interval_source = pick("llm_progress_interval", "llm_progress_interval")
     level, level_source = pick("llm_compare_confidence", "llm_compare_confidence")
+    max_changed, max_changed_source = pick("llm_compare_max_changed", "llm_compare_max_changed")
     output, output_source = pick("llm_judge_output", "llm_judge_output")
     store, store_source = pick("llm_store", "llm_store")
     group, _ = pick("llm_run_group", "llm_run_group")
@@ -255,6 +262,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
         shard=None if shard is None else Shard.parse(shard),
         gates=tuple(list(config.getini("llm_gates")) + list(config.getoption("llm_gate"))),
         compare_confidence=Settings.compare_confidence if level is None else confidence_level(level, level_source),
+        compare_max_changed=Settings.compare_max_changed if max_changed is None
+        else share_of(max_changed, max_changed_source),
         gate_uncertain=UNCERTAIN[choice(uncertain or "inconclusive", uncertain_source, tuple(UNCERTAIN))],
         item_failures=choice(item_failures or "fail", item_failures_source, ITEM_FAILURES),
         prices=path(prices, "") if prices else None,

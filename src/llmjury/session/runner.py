@@ -22,6 +22,7 @@ from llmjury.batch.api import batch_api
 from llmjury.cases import LOADED, PIPELINE_MARK, Case
 from llmjury.families import offline_answers
 from llmjury.family import AnyFamily
+from llmjury.fingerprints import stamp
 from llmjury.judgement.jury import Jury
 from llmjury.judgement.planner import (
     Pipeline,
@@ -201,7 +202,9 @@ class TestRunner:
         """Only the teardown report carries a test's verdicts, so nothing is counted twice."""
         report = yield
         if report.when == "teardown":
-            report.llmjury_verdicts = recorded(item)  # type: ignore[attr-defined]
+            case = case_of(item)  # each verdict carries what its case showed, for the comparison
+            records = recorded(item) if case is None else stamp(recorded(item), case.id, case.model_dump(mode="json"))
+            report.llmjury_verdicts = records  # type: ignore[attr-defined]
         return report
 
     def close(self) -> None:

@@ -14,15 +14,18 @@ from pathlib import Path
 
 import pytest
 
+from llmjury.baseline_lookup import LOOKUP
 from llmjury.cases import add_markers
 from llmjury.datasets.files import read_text
 from llmjury.errors import ConfigError, ConfigWarning, DatasetError
 from llmjury.families import discover
 from llmjury.family import AnyFamily, FamilyOptions
 from llmjury.pricing import PriceTable
+from llmjury.providers.keys import missing_key
 from llmjury.redact import redact_spec
 from llmjury.results.gates import Gate, check_metrics
 from llmjury.running.budget import Budget
+from llmjury.running.cache import CacheMode
 from llmjury.running.decision_field import check_output
 from llmjury.running.freshness import UNDER_TEST
 from llmjury.running.settings import OptionLine, Settings, did_you_mean
@@ -62,6 +65,7 @@ def start_up(config: pytest.Config) -> StartUp:
         check_ini_keys(config)
         settings = resolve_settings(config)
         check_output(settings.judge_output, settings.judge_specs())
+        check_keys(settings)
         families = discover(config.getini("llm_families"))
         register_family_markers(config, families)
         role_warnings = check_roles(settings, families)
@@ -80,6 +84,18 @@ def start_up(config: pytest.Config) -> StartUp:
         if config.getini(ini) and not os.environ.get(variable):
             os.environ[variable] = config.getini(ini)
     return StartUp(settings, families, gates, budget, given, role_warnings, baseline)
+
+
+def check_keys(settings: Settings) -> None:
+    """A judge with no key (a fork's pull request: no secrets) stops the run at start-up, naming the
+    provider, instead of a run of refused calls; a run that replays its cache calls no one."""
+    if settings.cache_mode is CacheMode.REPLAY:
+        return
+    for role, spec in settings.judge_specs().items():
+        for juror in spec.jurors:
+            message = missing_key(juror.spec)
+            if message is not None:
+                raise ConfigError(f"{message} (the {role} {juror.label})")
 
 
 def read_baseline(start: StartUp) -> SavedRun | None:
@@ -194,7 +210,8 @@ def baseline_path(config: pytest.Config) -> tuple[Path, str] | None:
     if not given:
         return None
     path = Path(given) if Path(given).is_absolute() else base / given
-    if not any((path / name).is_file() for name in ("verdicts.jsonl.gz", "verdicts.jsonl")) and not path.is_file():
+    if not any((path / name).is_file() for name in ("verdicts.jsonl.gz", "verdicts.jsonl", LOOKUP)) \
+            and not path.is_file():
         raise ConfigError(f"{what} {given}: no such run folder or verdicts.jsonl file ({path})")
     return path, what
 

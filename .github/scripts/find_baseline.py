@@ -1,0 +1,1 @@
+../../src/llmjury/data/workflow/find_baseline.py

@@ -11,7 +11,7 @@ import pytest
 from llmjury.errors import DatasetError
 from llmjury.families.socratic.datasets.responses import parse_context, response_cases
 from llmjury.families.socratic.pipeline import judge_responses
-from llmjury.families.socratic.report import aggregate, files
+from llmjury.families.socratic.report import aggregate, files, markdown
 from llmjury.testing import FakeServer
 
 
@@ -115,6 +115,22 @@ def test_collected_replies_are_judged_without_asking_a_tutor(make_jury, tmp_path
     assert set(robust["summary"]["final_verdict_distribution"]) <= {"chat", "simple-chat", "tie"}
     assert robust["summary"]["total_subsets"] == 4 and len(robust["aggregated_results"]) == 4
     assert "socratic_endpoint_responses_20250623_161358_run_3.json" in written
+    # The configured names label the wins table, not "ours" and "baseline".
+    text = markdown(section)
+    assert "| chat |" in text and "| simple-chat |" in text and "| ours |" not in text and "| baseline |" not in text
+
+
+def test_items_repeating_a_dialogue_and_its_replies_are_judged_and_counted_once(tmp_path):
+    replies = {"chat": "What would a bad pivot do?", "simple-chat": "Use random pivots."}
+    same = [{"role": "user", "message": "Why is quicksort slow?"}, {"role": "assistant", "message": "When?"},
+            {"role": "user", "message": "On sorted input."}]
+    path = seed_file(tmp_path, [{"subset_id": "s1", "responses": replies, "messages": same},
+                                {"subset_id": "s2", "responses": replies, "messages": same},
+                                {"subset_id": "s3", "responses": {**replies, "chat": "Which pivot?"}, "messages": same},
+                                {"subset_id": "s4", "responses": replies, "messages": same}])
+    cases, report = response_cases(path, ours_name="chat", baseline_name="simple-chat")
+    assert [(c.subset_id, c.same_as) for c in cases] == [("s1", ["s2", "s4"]), ("s3", [])]
+    assert report.dropped == {"items repeating an earlier item's dialogue and replies (judged once)": 2}
 
 
 def test_the_seeds_evaluation_file_carries_its_own_dialogues(tmp_path):

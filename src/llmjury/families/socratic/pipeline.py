@@ -177,7 +177,7 @@ async def judge_responses(case: ResponsePairCase, jury: Jury) -> Outcome:
     opts = jury.options(NAME, SocraticOptions)
     result = PairwiseResult(source="responses", dataset=case.dataset, ours_name=opts.ours_name,
                             baseline_name=opts.baseline_name)
-    attributes: dict[str, Any] = {"subset_id": case.subset_id}
+    attributes: dict[str, Any] = {"subset_id": case.subset_id} | ({"same_as": case.same_as} if case.same_as else {})
     return await judge_replies(case.id, jury, case.turns(), case.ours, case.baseline, result, attributes)
 
 

@@ -75,6 +75,8 @@ def comparison(pairs: Sequence[tuple[Verdict, PairwiseResult]], *, subjects: boo
     names = {r.dataset for _, r in pairs}
     return Comparison(
         dataset=", ".join(sorted(names)) if names != {"simulated"} else None,
+        ours_name=pairs[0][1].ours_name if pairs else None,
+        baseline_name=pairs[0][1].baseline_name if pairs else None,
         win_rate=proportion(winners[OURS], n),
         baseline_win_rate=proportion(winners[BASELINE], n),
         tie_rate=proportion(winners[TIE], n),
@@ -302,8 +304,9 @@ def _ratio(count: int, total: int) -> str:
 def tables(part: Comparison) -> list[str]:
     v, c, st = part.final_verdicts or {}, part.confidence or {}, part.sign_test
     n = sum(v.values())
+    label = {OURS: part.ours_name or OURS, BASELINE: part.baseline_name or BASELINE, TIE: TIE}
     lines = ["| | wins | ratio |", "|---|---|---|"]
-    lines += [f"| {key} | {v.get(key, 0)} | {_ratio(v.get(key, 0), n)} |" for key in (OURS, BASELINE, TIE)]
+    lines += [f"| {label[key]} | {v.get(key, 0)} | {_ratio(v.get(key, 0), n)} |" for key in (OURS, BASELINE, TIE)]
     total = sum(c.values())
     lines += ["", "| verdict confidence | count | ratio |", "|---|---|---|"]
     lines += [f"| {text} | {c.get(key, 0)} | {_ratio(c.get(key, 0), total)} |" for key, text in

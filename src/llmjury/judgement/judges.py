@@ -25,6 +25,7 @@ from llmjury.judgement.verdicts import JudgeConfig
 from llmjury.majority import Majority, robust_verdict
 from llmjury.model import Result
 from llmjury.prompts import RenderedPrompt
+from llmjury.redact import redact_spec
 from llmjury.running.decision_field import DecisionField, Read
 
 #: The family a test's judge calls record under when the run defines no other (see `llmjury.custom`).
@@ -346,6 +347,10 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
         sample = completion.samples[0]
         # Sampling stands in for logprobs only where the provider gives none: an answer that has
         # logprobs but no readable score is unscored, not 20 more calls.
+        if not sample.logprobs and scoring == "logprobs" and sample.problem is None:
+            return GEvalScoring(None, _no_logprobs(jury, role, family), [sample.text], sample.usage.prompt_tokens,
+                                sample.usage.completion_tokens, completion.cached[0], completion.latency_s,
+                                request.sampling)
         if sample.logprobs or scoring == "logprobs":
             weighted = logprob_weighted(sample, scale) if sample.problem is None else None
             result = None if weighted is None else GEvalResult(
@@ -365,6 +370,16 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
     error = None if scores else next(a.error for a in runs.answers if a.error)
     return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached,
                         runs.latency_s, request.sampling, runs.repaired)
+
+
+def _no_logprobs(jury: Jury, role: str, family: str) -> str:
+    """Why forced logprobs gave no score: the server sends none, which no answer text can change."""
+    spec = jury.spec(role, family)
+    urls = sorted({url for j in spec.jurors if (url := j.spec.text_option("base_url"))})
+    server = spec.label + (f" at {', '.join(urls)}" if urls else "")
+    return redact_spec(f"no logprobs: {server} answered without logprobs, and {family}.scoring=logprobs forces "
+                       f"them; this server does not return logprobs: set {family}.scoring=auto (logprobs where a "
+                       f"server gives them, else {family}.n sampled answers) or {family}.scoring=sampling")
 
 
 def _logprob_cause(text: str, scale: range) -> str:

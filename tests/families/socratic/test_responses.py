@@ -150,3 +150,23 @@ def test_a_subset_file_without_its_id_is_found_by_name_as_the_seed_does(tmp_path
     rows.write_text(json.dumps({"subset_id": "s9", "dialogue": "", "candidate": "Where?", "baseline": "Here."}))
     cases, _ = response_cases(rows, subsets_dir=folder)
     assert cases[0].history == [("Student", "Stuck.")]
+
+
+def test_subsets_of_the_same_text_are_judged_once_and_counted_once(make_jury):
+    from llmjury.families.socratic.cases import ResponsePairCase
+
+    history = [("student", "Why is quicksort slow on sorted input?"), ("teacher", "Which pivot does it pick?"),
+               ("student", "The first one?")]
+    same = [ResponsePairCase(id=f"sim-{sid}", dataset="simulated-twice", subset_id=sid, history=history,
+                             ours="What happens to the two halves then?", baseline="The pivot is the minimum.")
+            for sid in ("a", "b", "c")]
+    other = ResponsePairCase(id="sim-d", dataset="simulated-twice", subset_id="d", history=history[:1],
+                             ours="What do you think?", baseline="Because of the pivot.")
+    jury = make_jury(options={"socratic.ours_name": "chat", "socratic.baseline_name": "simple-chat"})
+    verdicts = [jury.engine.run(judge_responses(c, jury)).verdict for c in [*same, other]]
+    assert len({v.attributes["text_key"] for v in verdicts}) == 2
+    part = aggregate(verdicts).responses
+    assert part.win_rate.n == 2 and sum(part.final_verdicts.values()) == 2
+    assert part.identical == {"sim-a": ["sim-b", "sim-c"]}
+    assert "Counted once: 2 subsets repeat another's dialogue and replies word for word (sim-a = sim-b, sim-c)" \
+        in markdown(aggregate(verdicts))

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from llmjury.cases import slug
+from llmjury.families.socratic.identical import counted_once
 from llmjury.families.socratic.results import (
     AspectRates,
     Comparison,
@@ -67,7 +68,9 @@ def aggregate(verdicts: Sequence[Verdict]) -> SocraticSection:
 
 
 def comparison(pairs: Sequence[tuple[Verdict, PairwiseResult]], *, subjects: bool, seed003: bool) -> Comparison:
-    """Win, loss and tie rates with intervals, a sign test, confidence, position and length bias."""
+    """Win, loss and tie rates with intervals, a sign test, confidence, position and length bias,
+    each subset text counted once (`identical`)."""
+    pairs, identical = counted_once(pairs)
     valid = [(v, r) for v, r in pairs if v.valid]
     winners = Counter(r.winner for _, r in valid)
     confidence = Counter(r.confidence for _, r in valid)
@@ -75,6 +78,7 @@ def comparison(pairs: Sequence[tuple[Verdict, PairwiseResult]], *, subjects: boo
     names = {r.dataset for _, r in pairs}
     return Comparison(
         dataset=", ".join(sorted(names)) if names != {"simulated"} else None,
+        identical=identical or None,
         ours_name=pairs[0][1].ours_name if pairs else None,
         baseline_name=pairs[0][1].baseline_name if pairs else None,
         win_rate=proportion(winners[OURS], n),
@@ -314,6 +318,10 @@ def tables(part: Comparison) -> list[str]:
     if st is not None:
         p = "n/a" if st.p_value is None else f"{st.p_value:.3g}"
         lines += ["", f"Sign test on decisive verdicts: {st.wins} wins, {st.losses} losses, p = {p}."]
+    if part.identical:
+        merged = "; ".join(f"{kept} = {', '.join(others)}" for kept, others in part.identical.items())
+        lines += ["", f"Counted once: {sum(map(len, part.identical.values()))} subsets repeat another's dialogue "
+                      f"and replies word for word ({merged})."]
     return lines
 
 

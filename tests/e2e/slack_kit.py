@@ -16,7 +16,7 @@ USERS = [
     {"id": "B0DEPLOY", "name": "deploybot", "is_bot": True, "profile": {"display_name": "deploybot"}},
 ]
 CHANNELS = [{"id": f"C0{i}", "name": name} for i, name in
-            enumerate(["python-help", "ml-qa", "general", "random", "announcements"])]
+            enumerate(["python-help", "ml-qa", "general", "random", "announcements", "social"])]
 
 
 def message(ts: str, user: str, text: str, **fields: Any) -> dict[str, Any]:
@@ -69,8 +69,13 @@ DAYS: dict[str, list[dict[str, Any]]] = {
         reply("1709541500.000501", GENERAL_Q, "U03MINA", "In the course drive: <https://drive.example/slides>"),
     ],
     "random/2024-03-04.json": [],
+    "social/2024-03-04.json": [
+        message("1709539000.000020", "U03MINA", "<@U03MINA> has joined the channel", subtype="channel_join"),
+        message("1709539100.000021", "B0DEPLOY", "Weekly digest", bot_id="B0DEPLOY"),
+    ],
 }
-#: The threads a judge should see, by channel; everything else is filtered and counted.
+#: The threads a judge should see, by channel; everything else is filtered and counted (`social`
+#: holds a join and a bot's post alone: a channel with nothing to grade).
 KEPT = {"python-help": [CSV_Q, PIN_Q], "ml-qa": [PE_Q], "general": [GENERAL_Q]}
 
 

@@ -29,9 +29,11 @@ def test_a_raw_slack_export_is_graded_as_slack_wrote_it(pytester, monkeypatch):
     write_export(project.path / "acme-slack")
     with FakeOpenAI(grade) as judge:
         result = project.runpytest_inprocess("--llm-option", "qa_quality.export=acme-slack", "-m", "qa_acme-slack",
-                                             "--llm-judge", f"openai:gpt-4o-mini;base_url={judge.base_url}")
+                                             "-rs", "--llm-judge", f"openai:gpt-4o-mini;base_url={judge.base_url}")
     kept = sum(len(threads) for threads in KEPT.values())
-    result.assert_outcomes(passed=kept + len(KEPT))  # a test per kept thread, and per channel's rules
+    # A test per kept thread and per channel's rules; #social has nothing left to grade, which is a skip.
+    result.assert_outcomes(passed=kept + len(KEPT), skipped=1)
+    result.stdout.fnmatch_lines(["*SKIPPED*no Q&A thread left after the rules (1 bot_message, 1 system_message)*"])
     result.stdout.fnmatch_lines([f"*qa_quality dataset acme-slack (*acme-slack): {kept} items; left out * "
                                  "(*2 empty channel, 1 empty file*)*"])
     prompts = [request["messages"][-1]["content"] for request in judge.requests]

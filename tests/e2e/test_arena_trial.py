@@ -30,13 +30,15 @@ def serve(body: dict, index: int) -> str:
     return " ".join([model] * WORDS[model])
 
 
-def run(project: pytest.Pytester, server: FakeOpenAI, *options: str, judge: str = "judge") -> tuple[int, int]:
+def run(project: pytest.Pytester, server: FakeOpenAI, *options: str, judge: str = "judge",
+        under_test: bool = False) -> tuple[int, int]:
     """One run of the user's arena; the judge's and the models' requests the server received during it."""
     before = len(server.requests)
     args = ["arena.data=data", "arena.dataset=mybench", "arena.models=tiny=openai:tiny-1b,openai:small-3b,"
             "openai:large-7b", "arena.battles_per_round=4", *options]
+    switch = ["--llm-under-test", "contestant"] if under_test else []
     result = project.runpytest_inprocess(*[x for a in args for x in ("--llm-option", a)], "-m", "arena_mybench",
-                                         "--llm-judge", f"openai:{judge}")
+                                         "--llm-judge", f"openai:{judge}", *switch)
     assert result.ret == 0, result.stdout.str()
     asked = server.requests[before:]
     judged = sum(r["model"].startswith("judge") for r in asked)
@@ -72,10 +74,15 @@ def test_more_rounds_pay_only_for_new_battles_and_models_keep_their_names(pytest
         judged, answered = run(project, server, "arena.rounds=2", "arena.experiment=second-judge", judge="judge-2")
         assert (judged, answered) == (16, 0)  # a second judge: every battle judged, no model asked again
 
-    records = battles(project, "second-judge")
+        fresh = len({(b["question"], m) for b in both for m in (b["model_a"], b["model_b"])})
+        judged, answered = run(project, server, "arena.rounds=2", "arena.experiment=fresh", judge="judge-2",
+                               under_test=True)
+        assert answered == fresh  # the documented switch: every answer of this run asked afresh, once
+
+    records = battles(project, "fresh")
     assert {m for b in records for m in (b["model_a"], b["model_b"])} == {"tiny", "small-3b", "large-7b"}
     assert all(b["judge_response_ab"] and b["judge_response_ba"] for b in records)
-    assert all("openai:" not in report_file(project, f"arena/results/second-judge/{name}.csv")
+    assert all("openai:" not in report_file(project, f"arena/results/fresh/{name}.csv")
                for name in ("models", "battle_arrangement", "battle_records", "battle_outcomes", "elo_rating"))
     ratings = summary(project)["arena"]["rating"]
     assert ratings["large-7b"]["value"] > ratings["small-3b"]["value"] > ratings["tiny"]["value"]

@@ -126,3 +126,15 @@ def test_a_day_file_that_is_not_a_list_of_messages_is_named(tmp_path):
     write(tmp_path, {"dev/2024-01-02.json": [{"text": "no ts"}]})
     with pytest.raises(DatasetError, match=r"2024-01-02\.json \[item 0\]: a Slack message without 'ts'"):
         load_export(tmp_path)
+
+
+def test_one_channels_folder_alone_and_date_named_processed_files_are_told_apart(export, tmp_path):
+    alone = load_export(export / "python-help")
+    assert list(alone.courses) == ["python-help"] and len(alone.courses["python-help"].pairs) == 1
+    processed = tmp_path / "processed" / "level1"
+    processed.mkdir(parents=True)
+    thread = {"generation": "5", "date": "2024-10-15",
+              "question": {"text": "How do I sort a dict by value?", "timestamp": "1.0"},
+              "answers": [{"text": "sorted(d.items(), key=lambda kv: kv[1])"}]}
+    (processed / "2024-10-15.json").write_text(json.dumps([thread]), encoding="utf-8")
+    assert len(load_export(tmp_path / "processed").courses["level1"].pairs) == 1

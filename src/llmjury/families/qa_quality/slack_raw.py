@@ -12,6 +12,7 @@ subtype, bot_id, reactions, edited, reply_count, files}`.
 - People are named from users.json (display name, else real name, else user name), else from the
   message's own `user_profile`; markup is unwrapped for the judge (`slack_markup`), the wire text
   kept under `raw_text`.
+- One channel's folder of day files alone is read as an export of that channel.
 - Replies whose parent is not in the export are one `reply_without_question` thread each; a
   channel listed in channels.json with no folder or no message, and a day file holding no message,
   are counted (`empty channel`, `empty file`), never silently absent.
@@ -46,10 +47,18 @@ class RawExport:
 
 
 def is_raw_export(root: Path) -> bool:
-    """Slack's own layout: channels.json or users.json at the top, or channel folders of day files."""
+    """Slack's own layout: channels.json or users.json at the top, else day files whose first message
+    has a `ts` (seed 001's processed threads have a `question` instead)."""
     if any((root / name).is_file() for name in WORKSPACE_FILES):
         return True
-    return any(DAY_FILE.match(path.stem) for path in root.glob("*/*.json"))
+    for path in sorted([*root.glob("*.json"), *root.glob("*/*.json")]):
+        try:
+            content = read_json(path)
+        except DatasetError:
+            continue
+        if isinstance(content, list) and content and isinstance(content[0], dict):
+            return "ts" in content[0] and "question" not in content[0]
+    return False
 
 
 def read_raw_export(root: Path) -> RawExport:
@@ -57,6 +66,8 @@ def read_raw_export(root: Path) -> RawExport:
     users = _users(root)
     channels = _channels(root)
     folders = {p.name: p for p in root.iterdir() if p.is_dir() and any(p.glob("*.json"))}
+    if not folders and not channels:  # one channel's folder of day files, named as the export
+        folders = {root.name: root}
     result = RawExport()
     for name in sorted(set(channels.values()) | set(folders)):
         messages: dict[str, tuple[dict[str, Any], str]] = {}

@@ -474,3 +474,23 @@ def test_a_batched_spec_for_a_role_under_test_is_refused_naming_why(project):
     result = usage_error(project, "--llm-role", "candidate=openai:bot;batch=1")
     result.stderr.fnmatch_lines(["ERROR: --llm-role candidate=openai:bot;batch=1: a role under test is asked afresh "
                                  "by each run, so its calls never go by batch (;batch=)*"])
+
+
+# -- http: body templates --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("template", "line"), [
+    (None, "*body template tutor/body.j2: no such template in the prompt directories*"),
+    ('{"q": {{ last.content }}, "user": {{ student_id }}}',
+     "*body template tutor/body.j2: unknown variable(s) student_id; a body template sees messages (*); turns (*"),
+    ('{"q": "{{ last.content }}"}', "*body template tutor/body.j2: template tutor/body.j2 did not render JSON*"),
+], ids=["missing", "unknown-variable", "not-json"])
+def test_an_http_body_template_is_checked_at_start_up_before_any_call(project, template, line):
+    (project.path / "prompts" / "tutor").mkdir(parents=True)
+    if template is not None:
+        (project.path / "prompts" / "tutor" / "body.j2").write_text(template)
+    with FakeOpenAI() as server:
+        spec = f"http:{server.origin}/chat;body=tutor/body.j2"
+        result = usage_error(project, "--llm-role", f"candidate={spec}", "-o", "llm_prompts=prompts")
+        assert server.requests == []
+    result.stderr.fnmatch_lines([f"ERROR: --llm-role candidate={spec}: {line[1:]}"])

@@ -73,7 +73,7 @@ def test_the_engine_tallies_each_role_with_the_reason(openai_server, make_engine
 
 @pytest.mark.parametrize(("role", "spec_text", "mode", "fresh", "why"), [
     ("candidate", "openai:m", CacheMode.RECORD, True, "under test: asked afresh"),
-    ("contestant", "openai:m", CacheMode.RECORD, True, "under test: asked afresh"),
+    ("contestant", "openai:m", CacheMode.RECORD, False, "fixed instrument"),
     ("candidate", "openai:m;version=7", CacheMode.RECORD, False, "under test, version 7"),
     ("candidate", "openai:m", CacheMode.REPLAY, False, "under test, --llm-cache replay"),
     ("judge", "openai:m", CacheMode.RECORD, False, "fixed instrument"),

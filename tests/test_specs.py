@@ -73,5 +73,6 @@ def test_a_misspelt_live_contestant_is_a_start_up_error_naming_its_line():
                                           r"\(did you mean 'openai'\?\)"):
         checked_options("arena", ArenaOptions, [line])
     options = ArenaOptions(models="openai:gpt-4o;timeout=9,vicuna-13b-v1.3")
-    assert options.live("openai:gpt-4o;timeout=9") == ProviderSpec.parse("openai:gpt-4o;timeout=9")
+    assert options.model_list() == ["gpt-4o", "vicuna-13b-v1.3"]  # named as the user named it, no provider prefix
+    assert options.live("gpt-4o") == ProviderSpec.parse("openai:gpt-4o;timeout=9")
     assert options.live("vicuna-13b-v1.3") is None

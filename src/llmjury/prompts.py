@@ -72,6 +72,16 @@ class PromptLibrary:
             autoescape=False,
         )
 
+    @property
+    def directories(self) -> list[str]:
+        """Where templates are looked up, the project's before the bundled ones."""
+        return list(self._search)
+
+    @property
+    def environment(self) -> jinja2.Environment:
+        """The jinja2 environment, for a check that reads a template's variables (`jinja2.meta`)."""
+        return self._env
+
     def source(self, name: str) -> str:
         """The raw template text, for hashing and for snapshot review."""
         src, _, _ = self._env.loader.get_source(self._env, name)  # type: ignore[union-attr]

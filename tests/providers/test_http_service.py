@@ -124,3 +124,15 @@ def test_a_key_in_the_service_url_is_sent_but_not_named_or_quoted(make_engine):
         assert service.paths == ["/chat?key=zq-service-key-31"]
         assert "zq-service-key-31" not in str(raised.value)
         assert str(raised.value).startswith(f"http:{service.origin}/chat?key=***: HTTP 403")
+
+
+def test_body_variables_keep_the_system_prompt_apart_from_the_dialogue():
+    from llmjury.providers.http_body import variables
+
+    request = chat(("system", "Be Socratic."), ("user", "7?"), ("assistant", "Why?"), ("user", "3+4"))
+    seen = variables(request.messages)
+    assert seen["system"] == "Be Socratic." and seen["messages"][0]["role"] == "system"
+    assert [m["role"] for m in seen["turns"]] == ["user", "assistant", "user"]
+    assert seen["dialogue"] == "[user]: 7?\n[assistant]: Why?\n[user]: 3+4"
+    assert seen["history"].startswith("[system]: Be Socratic.\n") and seen["last"] == {"role": "user",
+                                                                                     "content": "3+4"}

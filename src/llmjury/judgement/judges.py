@@ -26,6 +26,7 @@ from llmjury.model import Result
 from llmjury.prompts import RenderedPrompt
 from llmjury.reading.choice import Choice, Option
 from llmjury.reading.verdict_json import read_model
+from llmjury.redact import redact_spec
 from llmjury.running.decision_field import DecisionField, Read
 
 #: The family a test's judge calls record under when the run defines no other (see `llmjury.custom`).
@@ -323,6 +324,10 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
         usage = sum((s.usage for s in (*cut, sample)), Usage())
         # Sampling stands in for logprobs only where the provider gives none: an answer that has
         # logprobs but no readable score is unscored, not 20 more calls.
+        if not sample.logprobs and scoring == "logprobs" and sample.outcome is None:
+            return GEvalScoring(None, _no_logprobs(jury, role, family), [*(s.text for s in cut), sample.text],
+                                usage.prompt_tokens, usage.completion_tokens, completion.cached[0],
+                                completion.latency_s, request.sampling, cause="failed")
         if sample.logprobs or scoring == "logprobs":
             weighted = logprob_weighted(sample, scale) if sample.outcome is None else None
             result = None if weighted is None else GEvalResult(
@@ -343,6 +348,16 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
     return GEvalScoring(result, error, runs.raw, runs.usage.prompt_tokens, runs.usage.completion_tokens, runs.cached,
                         runs.latency_s, request.sampling, runs.repaired, None if scores else runs.cause,
                         runs.repair_failed)
+
+
+def _no_logprobs(jury: Jury, role: str, family: str) -> str:
+    """Why forced logprobs gave no score: the server sends none, which no answer text can change."""
+    spec = jury.spec(role, family)
+    urls = sorted({url for j in spec.jurors if (url := j.spec.text_option("base_url"))})
+    server = spec.label + (f" at {', '.join(urls)}" if urls else "")
+    return redact_spec(f"no logprobs: {server} answered without logprobs, and {family}.scoring=logprobs forces "
+                       f"them; this server does not return logprobs: set {family}.scoring=auto (logprobs where a "
+                       f"server gives them, else {family}.n sampled answers) or {family}.scoring=sampling")
 
 
 def _logprob_cause(sample: Sample, scale: range, request: ChatRequest) -> tuple[str, UnscoredCause]:

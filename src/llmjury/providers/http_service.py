@@ -1,9 +1,9 @@
 """`http:<url>`: a system under test that is a plain HTTP service, such as a tutor server.
 
-Options: `body=<template>` names a prompt template that renders the JSON request body from
-`messages` (list of {role, content}), `history` (the dialogue as text) and `last` (the last
-message); without it the body is `{"messages": [...]}`. `reply=<dotted.path>` picks the reply
-text out of the JSON answer (default `reply`; list indices are numbers: `choices.0.text`).
+Options: `body=<template>` names a prompt template that renders the JSON request body from the
+variables `http_body` lists (checked at start-up); without it the body is `{"messages": [...]}`.
+`reply=<dotted.path>` picks the reply text out of the JSON answer (default `reply`; list indices
+are numbers: `choices.0.text`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from llmjury.errors import PermanentProviderError, TransientProviderError
 from llmjury.prompts import library
 from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
+from llmjury.providers.http_body import variables
 from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.redact import scrub
 
@@ -63,11 +64,9 @@ class HttpServiceProvider(Provider):
 
     def body(self, request: ChatRequest) -> Any:
         """The JSON body for one request: the default shape or the configured template."""
-        messages = [m.model_dump() for m in request.messages]
         if self.body_template is None:
-            return {"messages": messages}
-        history = "\n".join(f"[{m['role']}]: {m['content']}" for m in messages)
-        return library().render_json(self.body_template, messages=messages, history=history, last=messages[-1])
+            return {"messages": [m.model_dump() for m in request.messages]}
+        return library().render_json(self.body_template, **variables(request.messages))
 
     async def aclose(self) -> None:
         await self.client.aclose()

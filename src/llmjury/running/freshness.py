@@ -1,13 +1,16 @@
 """Which answers a run may replay from the cache, and why.
 
-A run asks two kinds of roles. The systems under test (`candidate`, the arena's live contestants,
-and any role marked with `--llm-under-test`) are what a pull request changes, often without
+A run asks two kinds of roles. The systems under test (`candidate`, and any role marked with
+`--llm-under-test`) are what a pull request changes, often without
 changing a byte of the request: an HTTP service, a fine-tuned model behind a stable name, a RAG
 pipeline. Replaying their answers from another run's cache would judge main's system and call it
 the pull request's. So their answers are asked afresh once per run (shared by the run's workers),
 unless the spec declares a version (`;version=2024-06-01`, part of the cache key, so a new
 version is a new key) or the user opts in. Fixed instruments (judges, the baseline teacher,
 simulated students) replay as before: their requests name everything that decides their answers.
+So do the arena's live contestants (role `contestant`): seed 002 keeps their answers across rounds
+and experiments, so a run with more rounds or a second judge pays only for what is new;
+`--llm-under-test contestant` asks them afresh.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from dataclasses import dataclass
 from llmjury.providers.base import ProviderSpec
 from llmjury.running.cache import CacheMode
 
-#: Roles under test in every run: a family's own system and the arena's live contestants.
-UNDER_TEST = frozenset({"candidate", "contestant"})
+#: Roles under test in every run: a family's own system.
+UNDER_TEST = frozenset({"candidate"})
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,9 @@ from llmjury.errors import ConfigError, ConfigWarning, DatasetError
 from llmjury.families import discover
 from llmjury.family import AnyFamily, FamilyOptions
 from llmjury.pricing import PriceTable
+from llmjury.prompts import PromptLibrary
+from llmjury.providers.base import ProviderSpec
+from llmjury.providers.http_body import check_body_templates
 from llmjury.providers.keys import missing_key
 from llmjury.redact import redact_spec
 from llmjury.results.gates import Gate, check_metrics
@@ -69,6 +72,7 @@ def start_up(config: pytest.Config) -> StartUp:
         families = discover(config.getini("llm_families"))
         register_family_markers(config, families)
         role_warnings = check_roles(settings, families)
+        check_body_templates(role_specs(settings), PromptLibrary([settings.prompts] if settings.prompts else []))
         parsed = config.stash[OPTIONS] = check_family_options(settings, families)
         given = [path for name, options in parsed.items()
                  for path in check_dataset_files(families[name], options, settings)]
@@ -115,6 +119,13 @@ def warn_roles(config: pytest.Config, start: StartUp) -> None:
             config.issue_config_time_warning(ConfigWarning(text), stacklevel=2)
         except ConfigWarning:  # a usage error, not a traceback
             raise pytest.UsageError(text) from None
+
+
+def role_specs(settings: Settings) -> list[tuple[str, ProviderSpec]]:
+    """Every juror's spec of the judge and the roles, with the line that set it (for start-up checks)."""
+    lines = [("--llm-judge", "judge", settings.judge)]
+    lines += [(settings.role_sources.get(key, "--llm-role"), key, spec) for key, spec in settings.roles.items()]
+    return [(f"{where} {key}={spec.text}", juror.spec) for where, key, spec in lines for juror in spec.jurors]
 
 
 def check_roles(settings: Settings, families: Mapping[str, AnyFamily]) -> list[str]:

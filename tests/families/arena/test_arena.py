@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pydantic import ValidationError
 
-from llmjury.errors import DatasetError, JudgeParseError
+from llmjury.errors import ConfigError, DatasetError, JudgeParseError
 from llmjury.families.arena import FAMILY, layout
 from llmjury.families.arena.agreement import agreement
 from llmjury.families.arena.arrangement import arrange
@@ -61,8 +62,21 @@ def test_arrangement_pairs_only_models_that_answered_in_question_then_combinatio
     # m2 did not answer q2: its two battles there are counted, as is the repeated q1 row.
     assert report.kept == 4 and report.dropped == {
         "battle left out: a model has no (or an empty) recorded answer": 2, "repeated question": 1}
-    rounds, _ = arrange(options.model_copy(update={"rounds": 2}), NO_ROOT)
-    assert len(rounds) == 8 and rounds[-1].id.endswith("-r1")
+
+
+def test_more_rounds_draw_new_battles_and_keep_the_earlier_ones(tmp_path):
+    options = write_dataset(tmp_path, ["q1", "q2", "q3"], {q: {"m1": "x", "m2": "y", "m3": "z"}
+                                                           for q in ("q1", "q2", "q3")})
+    grid = arrange(options, NO_ROOT)[0]
+    base = options.model_dump() | {"battles_per_round": 3}
+    one, _ = arrange(ArenaOptions(**base), NO_ROOT)
+    two, report = arrange(ArenaOptions(**base | {"rounds": 2}), NO_ROOT)
+    assert [c.id for c in two[:3]] == [c.id for c in one] and [c.round for c in two] == [0, 0, 0, 1, 1, 1]
+    assert len({(c.question, c.model_a, c.model_b) for c in two}) == 6  # new pairings and questions, no repeat
+    assert {c.id for c in two} <= {c.id for c in grid}
+    assert report.dropped["battle not drawn in any round (rounds x battles_per_round)"] == 3
+    with pytest.raises(ValidationError, match=r"rounds need arena\.battles_per_round=N"):
+        ArenaOptions(**options.model_dump() | {"rounds": 2})
 
 
 def test_a_given_arrangement_file_is_reproduced(tmp_path):
@@ -83,7 +97,11 @@ def test_battle_judged_in_both_orders_ties_when_orders_disagree(tmp_path, make_e
     options = write_dataset(tmp_path, ["Which is bigger, 2 or 3?"],
                             {"Which is bigger, 2 or 3?": {"m1": "THREE-IS-BIGGER", "m2": "TWO-IS-BIGGER"}})
     # Always prefers the first answer shown: the two orders disagree, so the battle is a tie.
-    openai_server.reply = lambda body, i: "- Score of Model 1: 1\n- Score of Model 2: 0\n- Brief Explanation: x"
+    def first_shown(body, i):
+        return body["messages"][0]["content"].split("[Model 1's Answer]\n")[1][:5]
+
+    openai_server.reply = lambda body, i: ("- Score of Model 1: 1\n- Score of Model 2: 0\n"
+                                           f"- Brief Explanation: first shown {first_shown(body, i)}")
     from llmjury.judgement.jury import Jury
     from llmjury.pricing import PriceTable
     from llmjury.prompts import PromptLibrary
@@ -97,15 +115,40 @@ def test_battle_judged_in_both_orders_ties_when_orders_disagree(tmp_path, make_e
     assert verdict.result.winner == "tie" and verdict.result.consistent is False
     assert [r.winner for r in verdict.result.runs] == ["model_a", "model_b"]
     assert (verdict.result.by_order("ab"), verdict.result.by_order("ba")) == ("model_a", "model_b")
-    shown_first = sorted(b["messages"][0]["content"].split("[Model 1's Answer]\n")[1][:5]
-                         for b in openai_server.requests)
+    shown_first = sorted(first_shown(b, 0) for b in openai_server.requests)
     assert shown_first == ["THREE", "TWO-I"]
     typed = FAMILY.typed(verdict.record())
     written = files(aggregate([typed]), [typed])
     table = pd.read_csv(pd.io.common.StringIO(written["arena/results/default/battle_records.csv"]))
     assert list(table.columns) == layout.RECORD_COLUMNS
     assert table.loc[0, "gpt_4_score"] == "{'model_a': '1', 'model_b': '1'}"
+    # Both orders' judge responses are kept, each beside the winner it gave.
+    assert (table.loc[0, "winner_ab"], table.loc[0, "winner_ba"]) == ("model_a", "model_b")
+    assert table.loc[0, "judge_response_ab"].endswith("first shown THREE")
+    assert table.loc[0, "judge_response_ba"].endswith("first shown TWO-I")
     assert "arena/cache/toy/q_and_as.csv" in written
+
+
+def test_a_dataset_of_questions_alone_is_answered_by_the_models_it_names(tmp_path):
+    (tmp_path / "data" / "mine").mkdir(parents=True)
+    (tmp_path / "data" / "mine" / "questions.csv").write_text("question\nq1\nq2\n")
+    root = Settings(data_root=tmp_path)  # a data root without any cache of answers
+    options = ArenaOptions(data=str(tmp_path / "data"), dataset="mine",
+                           models="small=openai:smol;base_url=http://127.0.0.1:9,openai:big-model,offline:")
+    assert options.model_list() == ["small", "big-model", "offline:"]
+    cases, report = arrange(options, root)
+    assert [(c.model_a, c.model_b) for c in cases[:3]] == [("small", "big-model"), ("small", "offline:"),
+                                                           ("big-model", "offline:")]
+    assert report.kept == 6 and not report.dropped
+    recorded = ArenaOptions(data=str(tmp_path / "data"), dataset="mine", models="small=openai:smol,m-recorded")
+    with pytest.raises(ConfigError, match=r"arena.models: m-recorded need\(s\) recorded answers.*no q_and_as.csv "
+                                          r"for dataset 'mine'.*NAME=openai:MODEL"):
+        arrange(recorded, root)
+
+
+def test_two_contestants_under_one_name_stop_at_start_up():
+    with pytest.raises(ValidationError, match=r"'openai:gpt-4o' and 'gemini:gpt-4o' are both named 'gpt-4o'"):
+        ArenaOptions(models="openai:gpt-4o,gemini:gpt-4o")
 
 
 def test_chatbot_arena_logs_and_mtbench_judgements_import(tmp_path):

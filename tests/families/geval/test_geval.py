@@ -141,6 +141,18 @@ def test_without_logprobs_it_samples_n_and_weights_by_frequency(make_engine, ope
     assert 2 <= verdict.result.score <= 5
 
 
+def test_forced_logprobs_on_a_server_without_them_name_the_server_and_the_auto_setting(make_engine, openai_server,
+                                                                                      frozen_dir):
+    openai_server.behaviour = ServerBehaviour(logprobs=False)
+    openai_server.reply = lambda body, i: "Steps." if body["messages"][-1]["content"].startswith("Evaluate") else "4"
+    jury = jury_for(make_engine, openai_server, frozen_dir, scoring="logprobs")
+    verdict = jury.engine.run(judge_item(cases(count=1)[0], jury)).verdict
+    assert not verdict.valid and verdict.raw == ["4"]  # a clean score in the text: the server is the cause
+    assert verdict.error.startswith(f"no logprobs: openai:judge at {openai_server.base_url} answered without "
+                                    "logprobs, and geval.scoring=logprobs forces them")
+    assert "set geval.scoring=auto" in verdict.error and "unparseable" not in verdict.error
+
+
 def test_hand_written_steps_replace_generation(make_engine, openai_server, tmp_path, frozen_dir):
     (tmp_path / "response-overall.txt").write_text("Check relevance. Check fluency.")
     openai_server.reply = reply_by_prompt

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,20 @@ def test_llmjury_replay_geval_writes_a_report_without_a_model(tmp_path, capsys):
     assert "recorded:my-judge/support_bot/response/overall" in summary["geval"]["judge_validity"]
     assert "support_bot/response/overall" in summary["geval"]["human_ceiling"]
     assert "**Human ceiling**" in (tmp_path / "reports" / "r1" / "summary.md").read_text(encoding="utf-8")
+
+
+def test_a_folder_of_published_outputs_replays_as_its_files_do(tmp_path, capsys):
+    folder = tmp_path / "closer_look"
+    shutil.copytree(FIXTURES / "closer_look_sample", folder)  # four gpt3.5_<dim>_geval.json files and a NOTICE.md
+    shutil.copy(FIXTURES / "dep" / "fed_dep_step2_eval.csv", folder)
+    status = main(["replay", "geval", str(folder), "--name", "published", "--out", str(tmp_path / "reports")])
+    assert status == 0, capsys.readouterr()
+    validity = json.loads((tmp_path / "reports" / "published" / "summary.json").read_text())["geval"]["judge_validity"]
+    one_file = FAMILY.aggregate(FAMILY.replay(folder / "gpt3.5_coh_geval.json", GEvalOptions()).verdicts)
+    key = "recorded:gpt-3.5-geval(paper parser)/topical_chat/response/coherence"
+    assert validity[key]["pearson"]["value"] == pytest.approx(one_file.judge_validity[key].pearson.value)
+    assert {k.split("/")[0] for k in validity} >= {"recorded:dep-text", "recorded:gpt-3.5-geval(ours parser)"}
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "README.md").write_text("nothing to replay")
+    assert main(["replay", "geval", str(tmp_path / "notes"), "--out", str(tmp_path / "reports")]) == 4
+    assert "no published outputs in this folder" in capsys.readouterr().err

@@ -65,10 +65,10 @@ def test_question_rules():
 
 def test_shipped_export_is_filtered_and_every_rule_counted():
     export = load_export(EXPORT)
-    nlp = export["level2_nlp"]
+    nlp = export.courses["level2_nlp"]
     assert nlp.removed == {"announcement_or_recruiting": 2, "short_thanks": 1, "system_message": 1}
     assert nlp.removed_answers == {"filler": 1, "system_message": 1}
-    python = export["level1_python"]
+    python = export.courses["level1_python"]
     assert python.removed_answers["system_message"] == 2
     texts = [p.question["text"] for p in nlp.pairs]
     assert not any("[공지]" in t for t in texts)

@@ -11,7 +11,7 @@ import pytest
 from llmjury.errors import DatasetError
 from llmjury.families.socratic.datasets.responses import parse_context, response_cases
 from llmjury.families.socratic.pipeline import judge_responses
-from llmjury.families.socratic.report import aggregate, files
+from llmjury.families.socratic.report import aggregate, files, markdown
 from llmjury.testing import FakeServer
 
 
@@ -115,6 +115,22 @@ def test_collected_replies_are_judged_without_asking_a_tutor(make_jury, tmp_path
     assert set(robust["summary"]["final_verdict_distribution"]) <= {"chat", "simple-chat", "tie"}
     assert robust["summary"]["total_subsets"] == 4 and len(robust["aggregated_results"]) == 4
     assert "socratic_endpoint_responses_20250623_161358_run_3.json" in written
+    # The configured names label the wins table, not "ours" and "baseline".
+    text = markdown(section)
+    assert "| chat |" in text and "| simple-chat |" in text and "| ours |" not in text and "| baseline |" not in text
+
+
+def test_items_repeating_a_dialogue_and_its_replies_are_judged_and_counted_once(tmp_path):
+    replies = {"chat": "What would a bad pivot do?", "simple-chat": "Use random pivots."}
+    same = [{"role": "user", "message": "Why is quicksort slow?"}, {"role": "assistant", "message": "When?"},
+            {"role": "user", "message": "On sorted input."}]
+    path = seed_file(tmp_path, [{"subset_id": "s1", "responses": replies, "messages": same},
+                                {"subset_id": "s2", "responses": replies, "messages": same},
+                                {"subset_id": "s3", "responses": {**replies, "chat": "Which pivot?"}, "messages": same},
+                                {"subset_id": "s4", "responses": replies, "messages": same}])
+    cases, report = response_cases(path, ours_name="chat", baseline_name="simple-chat")
+    assert [(c.subset_id, c.same_as) for c in cases] == [("s1", ["s2", "s4"]), ("s3", [])]
+    assert report.dropped == {"items repeating an earlier item's dialogue and replies (judged once)": 2}
 
 
 def test_the_seeds_evaluation_file_carries_its_own_dialogues(tmp_path):
@@ -134,3 +150,23 @@ def test_a_subset_file_without_its_id_is_found_by_name_as_the_seed_does(tmp_path
     rows.write_text(json.dumps({"subset_id": "s9", "dialogue": "", "candidate": "Where?", "baseline": "Here."}))
     cases, _ = response_cases(rows, subsets_dir=folder)
     assert cases[0].history == [("Student", "Stuck.")]
+
+
+def test_subsets_of_the_same_text_are_judged_once_and_counted_once(make_jury):
+    from llmjury.families.socratic.cases import ResponsePairCase
+
+    history = [("student", "Why is quicksort slow on sorted input?"), ("teacher", "Which pivot does it pick?"),
+               ("student", "The first one?")]
+    same = [ResponsePairCase(id=f"sim-{sid}", dataset="simulated-twice", subset_id=sid, history=history,
+                             ours="What happens to the two halves then?", baseline="The pivot is the minimum.")
+            for sid in ("a", "b", "c")]
+    other = ResponsePairCase(id="sim-d", dataset="simulated-twice", subset_id="d", history=history[:1],
+                             ours="What do you think?", baseline="Because of the pivot.")
+    jury = make_jury(options={"socratic.ours_name": "chat", "socratic.baseline_name": "simple-chat"})
+    verdicts = [jury.engine.run(judge_responses(c, jury)).verdict for c in [*same, other]]
+    assert len({v.attributes["text_key"] for v in verdicts}) == 2
+    part = aggregate(verdicts).responses
+    assert part.win_rate.n == 2 and sum(part.final_verdicts.values()) == 2
+    assert part.identical == {"sim-a": ["sim-b", "sim-c"]}
+    assert "Counted once: 2 subsets repeat another's dialogue and replies word for word (sim-a = sim-b, sim-c)" \
+        in markdown(aggregate(verdicts))

@@ -55,11 +55,15 @@ def questions_file(options: ArenaOptions, settings: Settings) -> Path:
 
 
 def answer_files(options: ArenaOptions, settings: Settings) -> list[Path]:
-    """The q_and_as files named by `arena.answers`, else the dataset's shipped cache file."""
+    """The q_and_as files named by `arena.answers`, else the dataset's cache file under the data
+    root if it has one; none when every model answers live (their answers are generated)."""
     if options.answers:
         return options.answer_files()
-    root = require(ANSWERS, options, settings).parents[2]  # <data root>/arena/cache
-    return [root / "cache" / options.dataset / "q_and_as.csv"]
+    shipped = find(ANSWERS, options, settings)
+    if shipped is None or options.all_live():
+        return []
+    cached = shipped.parents[2] / "cache" / options.dataset / "q_and_as.csv"  # <data root>/arena/cache
+    return [cached] if cached.is_file() else []
 
 
 def mrbench_name(options: ArenaOptions, settings: Settings) -> str:

@@ -13,7 +13,7 @@ from llmjury.families.arena import layout
 from llmjury.families.arena.judge import score_text
 from llmjury.families.arena.ratings import online_elo
 from llmjury.families.arena.report import Verdicts, battles_of, winner_of
-from llmjury.families.arena.results import BATTLE, ArenaSection
+from llmjury.families.arena.results import BATTLE, ArenaSection, BattleResult
 from llmjury.judgement.verdicts import Verdict
 from llmjury.tables import csv_table
 
@@ -64,8 +64,22 @@ def battle_rows(verdicts: Verdicts) -> list[dict[str, Any]]:
                      "tstamp": a.get("tstamp", ""), "question": a["question"], "answer_a": a.get("answer_a", ""),
                      "answer_b": a.get("answer_b", ""),
                      "gpt_4_response": str({"is_valid": v.valid, "response": "\n---\n".join(v.raw)}),
-                     "gpt_4_score": score_text(winner) if winner else "", "is_valid": v.valid})
+                     "gpt_4_score": score_text(winner) if winner else "", "is_valid": v.valid, **by_order(v)})
     return rows
+
+
+def by_order(verdict: Verdict) -> dict[str, str]:
+    """The judge's winner and response in each answer order (`ab`: answer_a shown first), a juror's
+    label before each when a jury judged; empty for an order not judged."""
+    runs = verdict.result.runs if isinstance(verdict.result, BattleResult) else []
+    jury = len({r.juror for r in runs}) > 1
+    row = {}
+    for order in ("ab", "ba"):
+        mine = [r for r in runs if r.order == order]
+        row[f"winner_{order}"] = " | ".join((f"{r.juror}: " if jury else "") + (r.winner or "") for r in mine)
+        row[f"judge_response_{order}"] = "\n---\n".join(
+            (f"[{r.juror}]\n" if jury else "") + (r.response or r.error or "") for r in mine)
+    return row
 
 
 def experiment_files(folder: str, verdicts: Verdicts) -> dict[str, str]:

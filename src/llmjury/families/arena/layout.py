@@ -24,8 +24,10 @@ from llmjury.loading import LoadCounter
 if TYPE_CHECKING:
     import pandas as pd
 
+#: Seed 002's columns, then the judge's winner and response in each answer order (ours, after the seed's).
 RECORD_COLUMNS = ["model_a", "model_b", "winner", "judger", "tstamp", "question", "answer_a", "answer_b",
-                  "gpt_4_response", "gpt_4_score", "is_valid"]
+                  "gpt_4_response", "gpt_4_score", "is_valid", "winner_ab", "winner_ba", "judge_response_ab",
+                  "judge_response_ba"]
 OUTCOME_COLUMNS = ["model_a", "model_b", "winner"]
 #: The seed's spellings of an outcome (its docs write `tie(all bad)`) → ours.
 SEED_WINNERS = {"model_a": "model_a", "model_b": "model_b", "tie": "tie", "tie(all bad)": "tie (bothbad)",

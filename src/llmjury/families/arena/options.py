@@ -22,10 +22,13 @@ class ArenaOptions(FamilyOptions):
     data: str | None = None  # folder of <dataset>/questions.csv (seed 002's data/)
     dataset: str = "mtbench"
     answers: str | None = None  # ';'-separated q_and_as.csv files
-    models: str = DEFAULT_MODELS  # names with recorded answers, or provider specs that answer live
+    #: Names with recorded answers, or provider specs that answer live (`NAME=SPEC` names one; a bare
+    #: spec is named by its model, `openai:gpt-4o-mini` → `gpt-4o-mini`).
+    models: str = DEFAULT_MODELS
     experiment: str = "default"
     arrangement: str | None = None  # a battle_arrangement.csv to reproduce
-    rounds: int = Field(1, ge=1)  # more rounds: each battle judged again with a new judge sample
+    rounds: int = Field(1, ge=1)  # each round draws battles_per_round new battles
+    battles_per_round: int | None = Field(None, ge=1)  # default: every battle of the arrangement, in one round
     judge_prompt: Literal["seed", "mtbench-pair-v2"] = "seed"
     swap: bool = True  # judge both answer orders; disagreeing orders make a tie (MT-Bench's rule)
     anchor: str | None = None  # "model=rating" for Bradley-Terry; default: mean 1000
@@ -47,11 +50,29 @@ class ArenaOptions(FamilyOptions):
 
     @model_validator(mode="after")
     def _parse_live(self) -> ArenaOptions:
-        """A live contestant's spec is parsed now, so a typo stops the run at start-up, not every battle."""
-        try:
-            self._live = {model: ProviderSpec.parse(model) for model in self.model_list() if is_live(model)}
-        except ConfigError as exc:
-            raise ValueError(f"models: {exc}") from None
+        """A live contestant's spec is parsed now, so a typo stops the run at start-up, not every battle;
+        two contestants under one name would merge in every table, so that stops it too."""
+        names: dict[str, str] = {}
+        for entry in self._entries():
+            name, spec = contestant(entry)
+            if name in names:
+                raise ValueError(f"models: {names[name]!r} and {entry!r} are both named {name!r}; name each "
+                                 f"live model with NAME=SPEC (e.g. {name}-2={entry.partition('=')[2] or entry})")
+            names[name] = entry
+            if spec is not None:
+                try:
+                    self._live[name] = ProviderSpec.parse(spec)
+                except ConfigError as exc:
+                    raise ValueError(f"models: {exc}") from None
+        return self
+
+    @model_validator(mode="after")
+    def _check_rounds(self) -> ArenaOptions:
+        """A second round of the full arrangement would ask the same judge prompts again: rounds draw new battles."""
+        if self.rounds > 1 and self.battles_per_round is None:
+            raise ValueError(f"rounds: {self.rounds} rounds need arena.battles_per_round=N: the first round already "
+                             "holds every pairing of every question, so each round draws N new battles (new "
+                             "pairings and questions) and a run with more rounds pays only for the new ones")
         return self
 
     @model_validator(mode="after")
@@ -76,12 +97,30 @@ class ArenaOptions(FamilyOptions):
         return PairMapping(columns=parse_columns(self.pairs_columns) if self.pairs_columns else {},
                            labels=parse_labels(self.pairs_labels) if self.pairs_labels else None)
 
-    def model_list(self) -> list[str]:
+    def _entries(self) -> list[str]:
         return [m.strip() for m in self.models.split(",") if m.strip()]
+
+    def model_list(self) -> list[str]:
+        """The contestants by the names every table gives them."""
+        return [contestant(entry)[0] for entry in self._entries()]
 
     def live(self, model: str) -> ProviderSpec | None:
         """The provider a live contestant names (parsed at start-up); None for a recorded model."""
         return self._live.get(model)
 
+    def all_live(self) -> bool:
+        return all(name in self._live for name in self.model_list())
+
     def answer_files(self) -> list[Path]:
         return [Path(p.strip()) for p in (self.answers or "").split(";") if p.strip()]
+
+
+def contestant(entry: str) -> tuple[str, str | None]:
+    """An `arena.models` entry as (name, spec): `NAME=SPEC`, a bare spec (named by its model, without
+    the provider's prefix or options), or a recorded model's name (no spec)."""
+    head, eq, rest = entry.partition("=")
+    if eq and ":" not in head and ";" not in head:
+        return head.strip(), rest.strip()
+    if is_live(entry):
+        return entry.partition(":")[2].partition(";")[0].strip() or entry, entry
+    return entry, None

@@ -69,17 +69,18 @@ def judge_prompt(opts: ArenaOptions) -> tuple[str, str | None, Callable[[str], s
 
 
 async def judge_battle(jury: Jury, opts: ArenaOptions, case_id: str, question: str, answer_a: str,
-                       answer_b: str, attributes: dict[str, Any], round_index: int = 0) -> Verdict:
+                       answer_b: str, attributes: dict[str, Any]) -> Verdict:
     """Judge in the given order, and swapped when `swap`; a juror whose orders disagree votes a tie
     (MT-Bench's rule), and a jury decides by robust majority over its jurors' votes."""
     template, system, parse, parser, decisions = judge_prompt(opts)
     judged = await pairwise(jury, FAMILY, answer_a, answer_b, template=template, system=system,
                             orders=["ab", "ba"] if opts.swap else ["ab"], slots=("answer_a", "answer_b"),
                             variables={"question": question}, parse=parse, labels=OUTCOME_LABELS,
-                            names=("model_a", "model_b"), round_index=round_index, vote=agreed_or_tie,
+                            names=("model_a", "model_b"), vote=agreed_or_tie,
                             decisions=decisions)
+    # The judge's own words in each order, so the battle records keep both (runs and answers align).
     runs = [OrderRun(order=r.order, winner=None if r.winner is None else WINNERS[r.winner], error=r.error,
-                     juror=r.juror) for r in judged.runs]
+                     juror=r.juror, response=a.raw) for r, a in zip(judged.runs, judged.answers.answers, strict=True)]
     votes = [juror_vote(juror, [r.winner for r in runs if r.juror == juror and r.winner is not None])
              for juror in dict.fromkeys(r.juror for r in runs)]
     common: dict[str, Any] = dict(case_id=case_id, family=FAMILY, kind=BATTLE, judge=judged.config(parser),
@@ -123,7 +124,7 @@ async def battle(case: BattleCase, jury: Jury) -> Outcome:
         return Outcome([Verdict(case_id=case.id, family=FAMILY, kind=BATTLE, judge=config, valid=False,
                                 error=f"call failed: answer from {exc}", attributes=attributes)])
     attributes |= {"answer_a": answer_a, "answer_b": answer_b}
-    verdict = await judge_battle(jury, opts, case.id, case.question, answer_a, answer_b, attributes, case.round)
+    verdict = await judge_battle(jury, opts, case.id, case.question, answer_a, answer_b, attributes)
     return Outcome([verdict])
 
 

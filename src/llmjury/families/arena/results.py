@@ -34,6 +34,8 @@ class OrderRun(Figures):
     winner: Winner | None = None
     error: str | None = None
     juror: str = ""
+    #: What the judge wrote in this order (battle_records.csv keeps both orders').
+    response: str | None = None
 
 
 class JurorVote(Figures):

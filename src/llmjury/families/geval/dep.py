@@ -71,19 +71,24 @@ def _frame(folder: Path, dataset: str) -> pd.DataFrame:
 
 
 async def replay(case: DEPCase, jury: Jury) -> Outcome:
-    frame = _frame(Path(case.folder), case.dataset)
-    human_column, system_column = ("human (overall)", "model") if case.dataset == "dstc9" else ("overall_avg", "system")
-    judge = JudgeConfig(provider=f"recorded:dep-{case.source}", parser=PARSER_VERSION if case.source == "text"
+    return Outcome(recorded_verdicts(Path(case.folder), case.dataset, case.source, case.id))
+
+
+def recorded_verdicts(folder: Path, dataset: str, source: str, prefix: str) -> list[Verdict]:
+    """DEP's recorded ratings of `dataset` as verdicts: the curators' score (`score`) or the judge's words (`text`)."""
+    frame = _frame(folder, dataset)
+    human_column, system_column = ("human (overall)", "model") if dataset == "dstc9" else ("overall_avg", "system")
+    judge = JudgeConfig(provider=f"recorded:dep-{source}", parser=PARSER_VERSION if source == "text"
                         else "recorded-score", scoring="recorded")
     verdicts = []
     for i, row in frame.iterrows():
-        attributes: dict[str, Any] = {"dataset": f"{case.dataset}_dep", "item": f"{case.dataset}-dep-{i:04d}",
-                                      "context_id": f"{case.dataset}-dep-{i:04d}",
+        attributes: dict[str, Any] = {"dataset": f"{dataset}_dep", "item": f"{dataset}-dep-{i:04d}",
+                                      "context_id": f"{dataset}-dep-{i:04d}",
                                       "system_id": str(row[system_column]).removesuffix(".json"),
                                       "task": "dialogue", "criterion": "overall", "human": float(row[human_column])}
-        common: dict[str, Any] = dict(case_id=f"{case.id}-{i:04d}", family=FAMILY, kind="recorded", judge=judge,
+        common: dict[str, Any] = dict(case_id=f"{prefix}-{i:04d}", family=FAMILY, kind="recorded", judge=judge,
                                       attributes=attributes, raw=[str(row["openai_response"])])
-        if case.source == "score":
+        if source == "score":
             if pd.isna(row.get("openai_score")):
                 verdicts.append(Verdict(valid=False, error="unscored: no recorded openai_score", **common))
                 continue
@@ -94,4 +99,13 @@ async def replay(case: DEPCase, jury: Jury) -> Outcome:
                                     **common))
         except JudgeParseError as exc:
             verdicts.append(Verdict(valid=False, error=f"unparseable: {exc.cause}", **common))
-    return Outcome(verdicts)
+    return verdicts
+
+
+def folder_verdicts(folder: Path) -> list[Verdict]:
+    """Every DEP file the folder holds, replayed as the DEP cases of a run do."""
+    verdicts = []
+    for case in (("dstc9", "score"), ("dstc9", "text"), ("fed", "text")):
+        if (folder / FILES[case[0]]).is_file():
+            verdicts += recorded_verdicts(folder, *case, f"dep-{case[0]}-{case[1]}")
+    return verdicts

@@ -8,7 +8,11 @@ Shapes, told apart by content:
 * Chiang & Lee's recorded G-Eval answers (`gpt3.5_<dim>_<mode>.json[.xz]`: 20 sampled answers per
   item), parsed with the paper's rule and with ours;
 * UniEval's `predict_scores` file;
-* a run's `verdicts.jsonl.gz` or plain `verdicts.jsonl` (its geval verdicts, re-aggregated).
+* a run's `verdicts.jsonl.gz` or plain `verdicts.jsonl` (its geval verdicts, re-aggregated);
+* a folder of published outputs: each data file in it by the shapes above (Chiang & Lee's folder of
+  `gpt3.5_<dim>_geval.json[.xz]` files, as `geval.closer_look` names it), and DEP's CSVs
+  (`dstc9_dep_step2_eval.csv`, `fed_dep_step2_eval.csv`, as `geval.dep` names their folder);
+  notices, licenses and READMEs are passed over, and a data file of no shape is named.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from llmjury.cases import slug
 from llmjury.datasets import dialogue_items
 from llmjury.datasets.files import read_jsonl, read_records
 from llmjury.errors import DatasetError
+from llmjury.families.geval import dep
 from llmjury.families.geval.ceiling import annotator_verdicts
 from llmjury.families.geval.closer_look import DIMENSIONS, recorded_answers
 from llmjury.families.geval.criteria import CRITERIA
@@ -29,6 +34,8 @@ from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.recorded import judge_config, recorded_verdict, unieval_scores
 from llmjury.judgement.verdicts import Verdict
 
+#: Files a folder replay reads; the rest (NOTICE.md, LICENSE, README) are not outputs.
+DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".json.xz", ".jsonl.gz", ".json.gz")
 #: A verdict record (plain JSON data) into a verdict with its typed result: `Family.typed`.
 Typed: TypeAlias = Callable[[Mapping[str, Any]], Verdict]
 
@@ -36,6 +43,8 @@ Typed: TypeAlias = Callable[[Mapping[str, Any]], Verdict]
 def read(path: Path, options: GEvalOptions, typed: Typed) -> list[Verdict]:
     """Every verdict `path` records, whatever its shape (see the module docstring); `typed` is the
     family's own `Family.typed`, handed in so this module does not import its package back."""
+    if path.is_dir():
+        return folder(path, options, typed)
     if path.name.startswith("gpt3.5_"):
         return closer_look(path)
     first = read_records(path)[0][1]
@@ -46,6 +55,21 @@ def read(path: Path, options: GEvalOptions, typed: Typed) -> list[Verdict]:
     if "all_responses" in first:
         return closer_look(path)
     return rated_items(path, options)
+
+
+def folder(path: Path, options: GEvalOptions, typed: Typed) -> list[Verdict]:
+    """Every published output in a folder, each file read by its shape."""
+    verdicts = dep.folder_verdicts(path)
+    files = [f for f in sorted(path.iterdir()) if f.is_file() and f.name not in dep.FILES.values()
+             and any(f.name.endswith(s) for s in DATA_SUFFIXES) and not f.name.startswith(".")]
+    for file in files:
+        verdicts += read(file, options, typed)
+    if not verdicts:
+        raise DatasetError(str(path), None, "no published outputs in this folder: it should hold Chiang & Lee's "
+                                            "gpt3.5_<dim>_geval.json[.xz] files, DEP's *_dep_step2_eval.csv, "
+                                            "UniEval's predictions, rated items with judge scores or a run's "
+                                            "verdicts.jsonl.gz")
+    return verdicts
 
 
 def run_verdicts(path: Path, typed: Typed) -> list[Verdict]:

@@ -18,6 +18,7 @@ from llmjury.families.geval.results import (
     Reference,
     Validity,
 )
+from llmjury.families.geval.scored_items import on_scored_items
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Metric
 from llmjury.results.repairs import repairs_by_judge, with_counts
@@ -44,12 +45,15 @@ def group_key(verdict: Verdict) -> str:
 
 
 def aggregate(verdicts: Sequence[Verdict]) -> GEvalSection:
+    """Every judge's meta-evaluation, the ceiling and the reference judges on the items the judge scored."""
+    judged = {verdict.attributes["dataset"] for verdict in verdicts}
+    measured, bounded = on_scored_items(verdicts)
     groups: dict[str, list[Verdict]] = defaultdict(list)
-    for verdict in verdicts:
+    for verdict in measured:
         groups[group_key(verdict)].append(verdict)
     meta = {key: meta_evaluate(group) for key, group in sorted(groups.items())}
-    ceiling = human_ceiling(meta, verdicts)
-    judged = {verdict.attributes["dataset"] for verdict in verdicts}
+    ceiling = {target: c.model_copy(update={"judged_items": bounded.get(target)})
+               for target, c in human_ceiling(meta, measured).items()}
     return GEvalSection(meta=meta, references=references_for(judged), human_ceiling=ceiling or None,
                         judge_validity=judge_validity(meta, ceiling), repairs=repairs_by_judge(verdicts))
 
@@ -124,13 +128,15 @@ def markdown(section: GEvalSection) -> str:
         lines.append(f"| `{key}` | {m.items} | {' | '.join(cells)} |")
     if section.human_ceiling:
         lines += ["", "**Human ceiling** (each annotator against the mean of the others, averaged, on the "
-                  "items of the same dataset; set a judge's correlation beside it)", "",
+                  "items the judge scored where it scored any, else on every rated item; set a judge's "
+                  "correlation beside it)", "",
                   "| dataset / task / criterion | items | annotators | pooled r | pooled ρ | pooled τ | "
                   "per-context r | per-context τ |", "|---|---|---|---|---|---|---|---|"]
         nan = Agreement(pearson=float("nan"), spearman=float("nan"), kendall=float("nan"))
         for target, c in section.human_ceiling.items():
             pooled_a, per_a = c.pooled or nan, c.per_context or nan
-            lines.append(f"| `{target}` | {c.items} | {c.annotators} | {pooled_a.pearson:.3f} | "
+            on = "" if c.judged_items is None else " (the judge's)"
+            lines.append(f"| `{target}` | {c.items}{on} | {c.annotators} | {pooled_a.pearson:.3f} | "
                          f"{pooled_a.spearman:.3f} | {pooled_a.kendall:.3f} | {per_a.pearson:.3f} | "
                          f"{per_a.kendall:.3f} |")
     if section.references:

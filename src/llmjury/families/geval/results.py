@@ -76,6 +76,9 @@ class Ceiling(_Strict):
     per_context: Agreement | None = None
     annotators: int
     items: int
+    #: The items the judge scored on this target, which the ceiling was kept to (None: no judge scored
+    #: any, so the ceiling rests on every rated item).
+    judged_items: int | None = None
 
 
 class Validity(_Strict):

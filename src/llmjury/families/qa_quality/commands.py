@@ -10,7 +10,9 @@ from llmjury.family import Command
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--export", type=Path, help="Slack export: a folder of course folders (qa_quality.export)")
+    parser.add_argument("--export", type=Path,
+                        help="a Slack export folder, as Slack writes it or seed 001's processed threads "
+                             "(qa_quality.export)")
     parser.add_argument("--pairs", type=Path, help="your Q&A pairs, JSONL / JSON / CSV (qa_quality.pairs)")
     parser.add_argument("--semeval", type=Path, help="SemEval-2016 question-comment pairs (qa_quality.semeval)")
     parser.add_argument("--name", help="dataset name of --pairs (qa_quality.pairs_name; default: the file's stem)")

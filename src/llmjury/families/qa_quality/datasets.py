@@ -28,7 +28,8 @@ from llmjury.loading import LoadCounter, LoadReport
 
 EXPORT, SEMEVAL, PAIRS = "slack_export", "semeval", "pairs"
 DATASETS = (
-    Dataset(EXPORT, "export", "a Slack export: one folder per course of JSON files of threads (seed 001)",
+    Dataset(EXPORT, "export", "a Slack export: Slack's own (channels.json, users.json, <channel>/<YYYY-MM-DD>.json) "
+            "or seed 001's processed threads (<course>/<file>.json)",
             default="qa_quality/slack_export", formats=("slack",)),
     Dataset(SEMEVAL, "semeval", "SemEval-2016 Task 3 subtask A question-comment pairs with human labels",
             default="semeval_cqa/sample.jsonl", formats=("semeval",)),
@@ -85,15 +86,18 @@ def export_cases(root: Path) -> tuple[list[QACase], list[CourseRules], LoadRepor
     dataset = slug(root.name)
     export = load_export(root)
     counter = LoadCounter()
+    counter.drop("empty channel", len(export.empty_channels))
+    counter.drop("empty file", len(export.empty_files))
     pairs, rules = [], []
-    for course, filtered in export.items():
+    for course, filtered in export.courses.items():
         rules.append(CourseRules(id=f"rules-{slug(course)}", dataset=dataset, course=course,
                                  removed=dict(filtered.removed), removed_answers=dict(filtered.removed_answers),
                                  kept=len(filtered.pairs)))
         for reason, count in filtered.removed.items():
             counter.drop(f"{reason} thread", count)
         for pair in filtered.pairs:
-            pairs.append(QACase(id=f"qa-{slug(course)}-g{slug(pair.generation)}-{slug(pair.id)}", dataset=dataset,
+            generation = f"-g{slug(pair.generation)}" if pair.generation else ""
+            pairs.append(QACase(id=f"qa-{slug(course)}{generation}-{slug(pair.id)}", dataset=dataset,
                                 course=course, source_file=pair.source_file, generation=pair.generation,
                                 date=pair.date, pair=pair.raw()))
     report = counter.report(FAMILY, dataset, root, len(pairs))

@@ -1,9 +1,20 @@
 """Slack Q&A exports → filtered Q&A pairs, merged by course (seed 001, stage 1).
 
-An export is a folder of courses, each holding JSON files of threads
-`{generation, date, question: {text, user, timestamp, ...}, answers: [...]}`. System messages go
-first; then named rules drop what is not a Q&A pair, and every removal is counted by rule. A thread
-seen twice in a course (same generation and question timestamp) is counted as `duplicate` and kept once.
+Two layouts are read, told apart by what the folder holds:
+
+- Slack's own export (`channels.json`, `users.json`, `<channel>/<YYYY-MM-DD>.json`): threads joined
+  across day files, one course per channel (`slack_raw`);
+- seed 001's processed files: a folder per course of JSON lists of threads
+  `{generation, date, question: {text, user, timestamp, ...}, answers: [...]}`.
+
+Markup is unwrapped for the judge (`slack_markup`). System messages go first (any `subtype` a
+person does not write: joins, leaves, pins, topic changes, bot messages, ...; a person's
+`thread_broadcast`, `file_share` and `me_message` stay), then bots (`is_bot`, a `bot_id`); then
+named rules drop what is not a Q&A pair, and every removal is counted by rule. Filler is judged on
+the words a reply says: emoji (`:+1:`, 👍), mentions and laughter alone are `filler`, thanks or an
+acknowledgement with emoji around them (`:pray: 감사합니다`) are `short_thanks` / `acknowledgement`.
+A thread seen twice in a course (same generation and question timestamp) is counted as `duplicate`
+and kept once.
 """
 
 from __future__ import annotations
@@ -16,32 +27,20 @@ from typing import Any
 
 from llmjury.datasets.files import read_json
 from llmjury.errors import DatasetError
+from llmjury.families.qa_quality.slack_markup import decorations_removed, unwrap
+from llmjury.families.qa_quality.slack_raw import is_raw_export, read_raw_export
+from llmjury.families.qa_quality.threads import QAPair
 
-SYSTEM_SUBTYPES = frozenset({"channel_join", "channel_leave", "pinned_item", "unpinned_item", "channel_topic",
-                             "channel_purpose", "channel_name", "bot_message", "group_join", "group_leave"})
+PERSON_SUBTYPES = frozenset({"thread_broadcast", "reply_broadcast", "file_share", "me_message"})
+LAYOUTS = ("Slack's export (channels.json, users.json, <channel>/<YYYY-MM-DD>.json lists of messages with 'ts')",
+           "seed 001's processed threads (<course>/<file>.json lists of {question: {text, timestamp}, answers})")
 FILLER = re.compile(r"^\s*(?:[ㅋㅎㅠㅜ]+|lol+|haha+|[\W_]+)\s*$", re.IGNORECASE)
 ACKNOWLEDGEMENT = re.compile(r"^\s*(?:넵|네|넹|옙|예|ok(?:ay)?|확인(?:했습니다|요)?|알겠습니다|got it|np|저요)[!.~ ]*$",
                              re.IGNORECASE)
 ANNOUNCEMENT = re.compile(r"\[?공지\]?|모집|announcement|recruit|스터디원|hiring", re.IGNORECASE)
-THANKS = re.compile(r"^\s*(?:감사합니다|고맙습니다|감사해요|thanks?(?: you)?|thx|ty)\b.{0,30}$", re.IGNORECASE)
-
-
-@dataclass
-class QAPair:
-    course: str
-    source_file: str
-    generation: str
-    date: str
-    question: dict[str, Any]
-    answers: list[dict[str, Any]]
-
-    @property
-    def id(self) -> str:
-        return str(self.question.get("timestamp"))
-
-    def raw(self) -> dict[str, Any]:
-        """The pair as the scored output keeps it (seed section 9)."""
-        return {"generation": self.generation, "date": self.date, "question": self.question, "answers": self.answers}
+THANKS = re.compile(r"^\s*(?:(?:정말|진짜|너무|넘|항상|늘|대단히|많이)\s*)*(?:감사합니다|감사드립니다|감사해요|감사"
+                    r"|고맙습니다|고마워요|thanks?(?: you)?|thank u|thx|tysm|ty)"
+                    r"\b.{0,30}$", re.IGNORECASE)
 
 
 @dataclass
@@ -51,19 +50,35 @@ class Filtered:
     removed_answers: Counter[str] = field(default_factory=Counter)
 
 
+@dataclass
+class Export:
+    """An export's courses as filtered, and the channels and day files that held no message."""
+
+    courses: dict[str, Filtered]
+    empty_channels: list[str] = field(default_factory=list)
+    empty_files: list[str] = field(default_factory=list)
+
+
 def is_system(message: dict[str, Any]) -> bool:
-    return message.get("subtype") in SYSTEM_SUBTYPES
+    """A message Slack wrote about the channel, not one a person wrote in it."""
+    subtype = message.get("subtype")
+    return bool(subtype) and subtype not in PERSON_SUBTYPES
+
+
+def is_bot(message: dict[str, Any]) -> bool:
+    return bool(message.get("is_bot") or message.get("bot_id"))
 
 
 def answer_rule(text: str) -> str | None:
-    """Which rule drops an answer, if any."""
+    """Which rule drops an answer, if any (read on its words: emoji and mentions aside)."""
     if not text.strip():
         return "empty"
-    if FILLER.match(text):
+    words = decorations_removed(text)
+    if not words or FILLER.match(words):
         return "filler"
-    if ACKNOWLEDGEMENT.match(text):
+    if ACKNOWLEDGEMENT.match(words):
         return "acknowledgement"
-    if THANKS.match(text):
+    if THANKS.match(words):
         return "short_thanks"
     return None
 
@@ -74,37 +89,67 @@ def question_rule(text: str) -> str | None:
         return "empty"
     if ANNOUNCEMENT.search(text):
         return "announcement_or_recruiting"
-    if THANKS.match(text) or ACKNOWLEDGEMENT.match(text):
+    words = decorations_removed(text)
+    if not words or FILLER.match(words):
+        return "filler"
+    if THANKS.match(words) or ACKNOWLEDGEMENT.match(words):
         return "short_thanks"
     return None
 
 
-def load_course(folder: Path) -> list[QAPair]:
-    """A course folder's threads, in file order."""
-    pairs = []
+def load_course(folder: Path) -> tuple[list[QAPair], list[str]]:
+    """A processed course folder's threads, in file order, markup unwrapped; and its files holding none."""
+    pairs: list[QAPair] = []
+    empty: list[str] = []
     for path in sorted(folder.glob("*.json")):
         threads = read_json(path)
+        if threads == []:
+            empty.append(f"{folder.name}/{path.name}")
         if not isinstance(threads, list):
-            raise DatasetError(str(path), None, "expected a list of threads")
+            raise DatasetError(str(path), None, f"expected a list of threads; layouts read: {'; '.join(LAYOUTS)}")
         for number, thread in enumerate(threads):
             try:
                 question, answers = thread["question"], list(thread.get("answers", []))
                 question["text"], question["timestamp"]
             except (KeyError, TypeError) as exc:
-                raise DatasetError(str(path), number, f"thread lacks {exc}") from exc
+                raise DatasetError(str(path), number, f"thread lacks {exc}: neither of the layouts read "
+                                                      f"({'; '.join(LAYOUTS)})") from exc
             pairs.append(QAPair(course=folder.name, source_file=path.name, generation=str(thread.get("generation", "")),
                                 date=str(thread.get("date", "")), question=question, answers=answers))
-    return pairs
+    messages = [m for p in pairs for m in [p.question, *p.answers]]
+    names = {str(m["user"]): str(m["user_name"]) for m in messages if m.get("user") and m.get("user_name")}
+    for message in messages:
+        if isinstance(message.get("text"), str):
+            text = unwrap(message["text"], names)
+            if text != message["text"]:
+                message["raw_text"], message["text"] = message["text"], text
+    return pairs, empty
 
 
-def load_export(root: Path) -> dict[str, Filtered]:
-    """Every course of an export, system messages removed and rules applied, merged by course."""
+def load_export(root: Path) -> Export:
+    """Every course of an export (either layout), system messages and bots removed and rules applied."""
     if not root.is_dir():
-        raise DatasetError(str(root), None, "not a folder of course folders (set qa_quality.export=DIR)")
-    courses = sorted(p for p in root.iterdir() if p.is_dir() and any(p.glob("*.json")))
-    if not courses:
-        raise DatasetError(str(root), None, "no course folder holding Slack JSON files (<course>/<file>.json)")
-    return {folder.name: apply_rules(load_course(folder)) for folder in courses}
+        raise DatasetError(str(root), None, "not a folder: a Slack export is a folder (set qa_quality.export=DIR); "
+                                            f"layouts read: {'; '.join(LAYOUTS)}")
+    courses: dict[str, Filtered] = {}
+    if is_raw_export(root):
+        raw = read_raw_export(root)
+        for channel, threads in raw.threads.items():
+            courses[channel] = apply_rules(threads)
+            if raw.orphan_threads.get(channel):
+                courses[channel].removed["reply_without_question"] += raw.orphan_threads[channel]
+        return Export(courses, raw.empty_channels, raw.empty_files)
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and any(p.glob("*.json")))
+    if not folders:
+        raise DatasetError(str(root), None, f"no course folder of Slack JSON files found; "
+                                            f"layouts read: {'; '.join(LAYOUTS)}")
+    empty_files: list[str] = []
+    for folder in folders:
+        pairs, empty = load_course(folder)
+        courses[folder.name] = apply_rules(pairs)
+        empty_files += empty
+    return Export(courses, [name for name, course in courses.items() if not course.pairs and not course.removed],
+                  empty_files)
 
 
 def apply_rules(pairs: list[QAPair]) -> Filtered:
@@ -119,13 +164,17 @@ def apply_rules(pairs: list[QAPair]) -> Filtered:
         if is_system(pair.question):
             result.removed["system_message"] += 1
             continue
+        if is_bot(pair.question):
+            result.removed["bot_message"] += 1
+            continue
         rule = question_rule(pair.question["text"])
         if rule:
             result.removed[rule] += 1
             continue
         kept = []
         for answer in pair.answers:
-            reason = "system_message" if is_system(answer) else answer_rule(answer.get("text", ""))
+            reason = "system_message" if is_system(answer) else "bot_message" if is_bot(answer) \
+                else answer_rule(answer.get("text", ""))
             if reason:
                 result.removed_answers[reason] += 1
             else:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+from pydantic import Field
+
 from llmjury.cases import Case, slug
 from llmjury.errors import ConfigError
 from llmjury.families.socratic.data import opening_questions, personas
@@ -77,6 +79,8 @@ class ResponsePairCase(Case):
     history: list[tuple[str, str]]
     ours: str
     baseline: str
+    #: Other subset ids whose dialogue and replies are this item's, text for text: judged and counted once.
+    same_as: list[str] = Field(default_factory=list)
 
     def marks(self) -> list[str]:
         return [NAME, "responses", slug(self.dataset)]

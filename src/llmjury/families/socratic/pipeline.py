@@ -12,6 +12,7 @@ from llmjury.errors import ProviderError
 from llmjury.families.socratic.cases import RealSubsetCase, ResponsePairCase, SubsetCase, TutorPairCase
 from llmjury.families.socratic.decision import DECISION_CHOICE, DECISION_FIELD, PARSER_VERSION, Decision
 from llmjury.families.socratic.dialogue import STUDENT, Turn, cut, generate_dialogue, history, teacher_reply
+from llmjury.families.socratic.identical import KEY, text_key
 from llmjury.families.socratic.options import NAME, SocraticOptions
 from llmjury.families.socratic.results import (
     AspectVerdict,
@@ -149,6 +150,7 @@ async def judge_replies(case_id: str, jury: Jury, context: list[Turn], ours: str
                         result: PairwiseResult, attributes: dict[str, Any]) -> Outcome:
     """Robust pairwise judging of two replies (and each aspect on its own with `aspects=separate`)."""
     opts = jury.options(NAME, SocraticOptions)
+    attributes = attributes | {KEY: text_key(context, ours, baseline)}
     judged = await judge_pair(jury, case_id, context, ours, baseline, opts)
     aspects: dict[str, AspectVerdict | None] | None = None
     if opts.aspects == "separate":
@@ -177,7 +179,7 @@ async def judge_responses(case: ResponsePairCase, jury: Jury) -> Outcome:
     opts = jury.options(NAME, SocraticOptions)
     result = PairwiseResult(source="responses", dataset=case.dataset, ours_name=opts.ours_name,
                             baseline_name=opts.baseline_name)
-    attributes: dict[str, Any] = {"subset_id": case.subset_id}
+    attributes: dict[str, Any] = {"subset_id": case.subset_id} | ({"same_as": case.same_as} if case.same_as else {})
     return await judge_replies(case.id, jury, case.turns(), case.ours, case.baseline, result, attributes)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from llmjury.cases import slug
+from llmjury.families.socratic.identical import counted_once
 from llmjury.families.socratic.results import (
     AspectRates,
     Comparison,
@@ -67,7 +68,9 @@ def aggregate(verdicts: Sequence[Verdict]) -> SocraticSection:
 
 
 def comparison(pairs: Sequence[tuple[Verdict, PairwiseResult]], *, subjects: bool, seed003: bool) -> Comparison:
-    """Win, loss and tie rates with intervals, a sign test, confidence, position and length bias."""
+    """Win, loss and tie rates with intervals, a sign test, confidence, position and length bias,
+    each subset text counted once (`identical`)."""
+    pairs, identical = counted_once(pairs)
     valid = [(v, r) for v, r in pairs if v.valid]
     winners = Counter(r.winner for _, r in valid)
     confidence = Counter(r.confidence for _, r in valid)
@@ -75,6 +78,9 @@ def comparison(pairs: Sequence[tuple[Verdict, PairwiseResult]], *, subjects: boo
     names = {r.dataset for _, r in pairs}
     return Comparison(
         dataset=", ".join(sorted(names)) if names != {"simulated"} else None,
+        identical=identical or None,
+        ours_name=pairs[0][1].ours_name if pairs else None,
+        baseline_name=pairs[0][1].baseline_name if pairs else None,
         win_rate=proportion(winners[OURS], n),
         baseline_win_rate=proportion(winners[BASELINE], n),
         tie_rate=proportion(winners[TIE], n),
@@ -302,8 +308,9 @@ def _ratio(count: int, total: int) -> str:
 def tables(part: Comparison) -> list[str]:
     v, c, st = part.final_verdicts or {}, part.confidence or {}, part.sign_test
     n = sum(v.values())
+    label = {OURS: part.ours_name or OURS, BASELINE: part.baseline_name or BASELINE, TIE: TIE}
     lines = ["| | wins | ratio |", "|---|---|---|"]
-    lines += [f"| {key} | {v.get(key, 0)} | {_ratio(v.get(key, 0), n)} |" for key in (OURS, BASELINE, TIE)]
+    lines += [f"| {label[key]} | {v.get(key, 0)} | {_ratio(v.get(key, 0), n)} |" for key in (OURS, BASELINE, TIE)]
     total = sum(c.values())
     lines += ["", "| verdict confidence | count | ratio |", "|---|---|---|"]
     lines += [f"| {text} | {c.get(key, 0)} | {_ratio(c.get(key, 0), total)} |" for key, text in
@@ -311,6 +318,10 @@ def tables(part: Comparison) -> list[str]:
     if st is not None:
         p = "n/a" if st.p_value is None else f"{st.p_value:.3g}"
         lines += ["", f"Sign test on decisive verdicts: {st.wins} wins, {st.losses} losses, p = {p}."]
+    if part.identical:
+        merged = "; ".join(f"{kept} = {', '.join(others)}" for kept, others in part.identical.items())
+        lines += ["", f"Counted once: {sum(map(len, part.identical.values()))} subsets repeat another's dialogue "
+                      f"and replies word for word ({merged})."]
     return lines
 
 

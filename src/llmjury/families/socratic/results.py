@@ -137,6 +137,11 @@ class Comparison(Figures):
 
     model_config = ConfigDict(extra="forbid")
     dataset: str | None = None
+    #: The names `ours_name` / `baseline_name` gave the two tutors: the tables' row labels.
+    ours_name: str | None = None
+    baseline_name: str | None = None
+    #: Subsets whose dialogue and replies repeat another's word for word, counted once: kept id → the others.
+    identical: dict[str, list[str]] | None = None
     win_rate: Metric | None = None
     baseline_win_rate: Metric | None = None
     tie_rate: Metric | None = None

@@ -15,7 +15,10 @@ Two shapes, told apart by content:
   JSON a list of `{"role", "content"}` messages.
 
 Items the collection marked unsuccessful, items with an empty reply and repeated ids are left
-out and counted; an item without any dialogue is an error naming it.
+out and counted; an item without any dialogue is an error naming it. An item whose dialogue and
+both replies repeat an earlier item's (another subset id, the same text) would put the same
+question to the judge twice and count its answer twice: it is judged once, through the first
+item, which names the others (`same_as`), and counted as left out.
 """
 
 from __future__ import annotations
@@ -119,6 +122,7 @@ def response_cases(path: Path, *, name: str | None = None, ours_name: str = "our
     counter = LoadCounter()
     cases: list[ResponsePairCase] = []
     seen: set[str] = set()
+    by_content: dict[tuple[tuple[tuple[str, str], ...], str, str], ResponsePairCase] = {}
     for number, item in items(path):
         subset_id = str(item.get("subset_id") or item.get("id") or number)
         if subset_id in seen:
@@ -138,8 +142,14 @@ def response_cases(path: Path, *, name: str | None = None, ours_name: str = "our
             hint = (f"neither in the item nor in {subsets_dir}" if subsets_dir else "give 'context' (or 'messages') "
                     f"per item, or set {NAME}.subsets_dir to seed 000's subsets folder")
             raise DatasetError(str(path), number, f"no dialogue for {subset_id!r}: {hint}")
-        cases.append(ResponsePairCase(id=f"{slug(name)}-{slug(subset_id)}", dataset=name, subset_id=subset_id,
-                                      history=history, ours=ours.strip(), baseline=baseline.strip()))
+        content = (tuple(history), ours.strip(), baseline.strip())
+        if content in by_content:
+            by_content[content].same_as.append(subset_id)
+            counter.drop("items repeating an earlier item's dialogue and replies (judged once)")
+            continue
+        case = ResponsePairCase(id=f"{slug(name)}-{slug(subset_id)}", dataset=name, subset_id=subset_id,
+                                history=history, ours=ours.strip(), baseline=baseline.strip())
+        cases.append(by_content.setdefault(content, case))
     if not cases:
         raise DatasetError(str(path), None, "no item with both replies to judge")
     return cases, counter.report(NAME, name, path, len(cases))

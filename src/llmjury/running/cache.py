@@ -44,6 +44,16 @@ class CacheMode(StrEnum):
     OFF = "off"  # nothing kept: the run shares its answers through a scratch store, then deletes it
 
 
+@dataclass(frozen=True)
+class Watched:
+    """A waited key's state in one look: its stored row, whether a live owner holds its claim, and
+    whether this run ended its call unanswered (a refusal, a failure)."""
+
+    row: StoredRow | None
+    held: bool
+    ended: bool
+
+
 @dataclass
 class Claimed:
     """What a claim found: keys another live owner holds (with that owner) or whose outcome is
@@ -186,6 +196,19 @@ class SampleStore:
         if not rows or not rows[0][1] or not holder_alive(rows[0][2], rows[0][3]):
             return None
         return str(rows[0][0])
+
+    def watch(self, keys: Sequence[str], run_id: str) -> dict[str, Watched]:
+        """The state of `keys` for processes waiting on others' calls, in one statement."""
+        with self._lock:
+            wanted, param = self._db.keys(keys)
+            found = self._db.execute(
+                f"SELECT wanted.key, samples.sample, samples.run_id, claims.expires > {self._db.now}, claims.pid, "
+                f"claims.host, unanswered.key FROM ({wanted}) AS wanted "
+                "LEFT JOIN samples ON samples.key = wanted.key LEFT JOIN claims ON claims.key = wanted.key "
+                "LEFT JOIN unanswered ON unanswered.key = wanted.key AND unanswered.run_id = ?", (param, run_id))
+        return {key: Watched(None if sample is None else (sample, written), bool(live) and holder_alive(pid, host),
+                             ended is not None)
+                for key, sample, written, live, pid, host, ended in found}
 
     def release(self, keys: Iterable[str], owner: str) -> Future[None]:
         """End `owner`'s claims on `keys` unanswered (a cancelled fetch: the waiting processes fetch themselves)."""

@@ -9,6 +9,7 @@ from typing import Literal
 
 from llmjury.errors import ConfigError
 from llmjury.store.database import Database
+from llmjury.store.outage import OUTAGE_S
 from llmjury.store.postgres import DSN_VARIABLE, PostgresDatabase
 from llmjury.store.sqlite import SqliteDatabase
 
@@ -22,20 +23,23 @@ class StoreLocation:
     kind: Literal["sqlite", "postgres"]
     path: Path
     dsn: str = field(default="", repr=False, compare=False)  # never printed: it may hold a password
+    #: How long the run waits for a PostgreSQL server that went away (`--llm-store-outage`).
+    outage_s: float = field(default=OUTAGE_S, compare=False)
 
     @classmethod
-    def parse(cls, value: str, cache_path: Path, option: str = "--llm-store") -> StoreLocation:
+    def parse(cls, value: str, cache_path: Path, option: str = "--llm-store",
+              outage_s: float = OUTAGE_S) -> StoreLocation:
         if value == "sqlite":
             return cls("sqlite", cache_path)
         if value == "postgres":
-            return cls("postgres", cache_path, os.environ.get(DSN_VARIABLE, ""))
+            return cls("postgres", cache_path, os.environ.get(DSN_VARIABLE, ""), outage_s)
         raise ConfigError(f"{option} {value!r}: unknown store (use {' or '.join(KINDS)})")
 
     def open(self) -> Database:
         """A new connection (each thread that writes or reads keeps its own)."""
         if self.kind == "sqlite":
             return SqliteDatabase(self.path)
-        return PostgresDatabase(self.dsn)
+        return PostgresDatabase(self.dsn, self.outage_s)
 
     def __str__(self) -> str:
         return str(self.path) if self.kind == "sqlite" else "postgres"

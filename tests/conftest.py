@@ -7,6 +7,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -105,24 +106,46 @@ def gemini_server() -> Iterator[FakeGemini]:
         yield server
 
 
+def unavailable(reason: str) -> NoReturn:
+    """Skip a test whose infrastructure this machine lacks, saying why; under CI (`CI=true`) fail it
+    instead: a CI run must not pass by leaving out the tests of whole parts."""
+    if os.environ.get("CI", "").lower() in ("true", "1"):
+        pytest.fail(f"{reason} (CI=true: a test that cannot run fails the run rather than skip)", pytrace=False)
+    pytest.skip(reason)
+
+
+def throwaway_postgres() -> tuple[Path, str]:
+    """A PostgreSQL server of its own, in a new folder: its folder (to stop and resume it) and DSN."""
+    if binaries() is None:
+        unavailable("PostgreSQL is not installed here (initdb/pg_ctl not found) and LLMJURY_TEST_POSTGRES_DSN "
+                    "is unset")
+    folder = Path(tempfile.mkdtemp(prefix="llmjury-pg-"))
+    try:
+        return folder, start(folder)
+    except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        unavailable(f"no PostgreSQL server could be started here: {exc}")
+
+
 @pytest.fixture(scope="session")
 def postgres_dsn() -> Iterator[str]:
     """A PostgreSQL server for the session: .ci/run's (LLMJURY_TEST_POSTGRES_DSN), else a throwaway one
-    started here; the tests that need it skip, saying why, where none can be had."""
+    started here; the tests that need it skip, saying why, where none can be had (and fail under CI)."""
     given = os.environ.get(TEST_DSN)
     if given:
         yield given
         return
-    if binaries() is None:
-        pytest.skip("PostgreSQL is not installed here (initdb/pg_ctl not found) and LLMJURY_TEST_POSTGRES_DSN "
-                    "is unset")
-    folder = Path(tempfile.mkdtemp(prefix="llmjury-pg-"))
-    try:
-        dsn = start(folder)
-    except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
-        shutil.rmtree(folder, ignore_errors=True)
-        pytest.skip(f"no PostgreSQL server could be started here: {exc}")
+    folder, dsn = throwaway_postgres()
     yield dsn
+    stop(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[tuple[Path, str]]:
+    """A PostgreSQL server for one test, which it may stop and resume (a restart mid-run); its folder and DSN."""
+    folder, dsn = throwaway_postgres()
+    yield folder, dsn
     stop(folder)
     shutil.rmtree(folder, ignore_errors=True)
 

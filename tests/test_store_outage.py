@@ -15,7 +15,7 @@ import pytest
 from llmjury.chat import chat
 from llmjury.providers.base import ProviderSpec
 from llmjury.store.location import StoreLocation
-from llmjury.store.outage import StoreOutageError
+from llmjury.store.outage import Outage, StoreOutageError
 from llmjury.testing import FakeOpenAI
 from llmjury.testing.postgres import fresh_schema, resume, stop
 
@@ -51,7 +51,7 @@ def spec(server: FakeOpenAI) -> ProviderSpec:
 
 def test_answers_in_flight_survive_a_postgres_restart_and_are_paid_once(own_postgres, make_engine, tmp_path):
     folder, dsn = own_postgres
-    location = StoreLocation("postgres", tmp_path / "unused.sqlite", fresh_schema(dsn), outage_s=60)
+    location = StoreLocation("postgres", tmp_path / "unused.sqlite", fresh_schema(dsn), Outage(60))
     with HeldAnswers() as server:
         engine = make_engine(store=location)
 
@@ -82,7 +82,7 @@ def test_answers_in_flight_survive_a_postgres_restart_and_are_paid_once(own_post
 def test_a_store_away_past_its_outage_limit_stops_the_wait_naming_store_and_cause(own_postgres, make_engine,
                                                                                    tmp_path: Path):
     folder, dsn = own_postgres
-    location = StoreLocation("postgres", tmp_path / "unused.sqlite", fresh_schema(dsn), outage_s=1)
+    location = StoreLocation("postgres", tmp_path / "unused.sqlite", fresh_schema(dsn), Outage(1))
     with FakeOpenAI() as server:
         engine = make_engine(store=location)
         engine.run(engine.complete(spec(server), chat(("user", "before"))))
@@ -149,3 +149,39 @@ def test_a_run_rides_out_a_postgres_restart_and_pays_each_call_once(pytester, ow
     assert sorted(asked) == sorted(f"hello {i:02d}" for i in range(40))  # each paid once
     summary = json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
     assert summary["run"]["stopped"] is None
+
+
+class StoppingServer(FakeOpenAI):
+    """Stops the run's PostgreSQL for good as it answers its `at`-th request."""
+
+    def __init__(self, folder: Path, at: int) -> None:
+        super().__init__(latency=0.05)
+        self.folder, self.at = folder, at
+        self._stop = threading.Lock()
+        self.stopped = False
+
+    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes,
+                headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        with self._stop:
+            if len(self.requests) >= self.at and not self.stopped:
+                stop(self.folder)
+                self.stopped = True
+        return super().respond(method, path, body, raw, headers)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_store_away_past_the_limit_stops_the_run_with_a_report_marked_incomplete(pytester, own_postgres,
+                                                                                  monkeypatch, workers):
+    folder, dsn = own_postgres
+    pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider\n")
+    pytester.makepyfile(test_toy_suite=SUITE)
+    monkeypatch.setenv("LLMJURY_STORE_DSN", fresh_schema(dsn))
+    with StoppingServer(folder, at=10) as server:
+        result = pytester.runpytest_subprocess(
+            "-n", workers, "--llm-store", "postgres", "--llm-store-outage", "2", "--llm-concurrency", "4",
+            "--llm-judge", f"openai:priced;base_url={server.base_url};timeout=60")
+    output = result.stdout.str()
+    assert result.ret != 0 and "INTERNALERROR" not in output, output[-3000:]
+    summary = json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
+    assert "out of reach for more than 2 s (--llm-store-outage)" in summary["run"]["stopped"]["by"], summary["run"]

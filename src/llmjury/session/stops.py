@@ -23,8 +23,12 @@ class Stops:
         self.by = self.by or cause
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        """Ctrl-C (or a SIGINT turned into it) ended the session: the run is not whole."""
-        self.note("KeyboardInterrupt (Ctrl-C)")
+        """Ctrl-C (or a SIGINT turned into it) ended the session: the run is not whole. xdist's
+        controller stops the same way when a worker stops its session, and names the worker's reason."""
+        if type(excinfo.value).__name__ == "Interrupted" and str(excinfo.value):
+            self.note(str(excinfo.value).splitlines()[0][:300])
+        else:
+            self.note("KeyboardInterrupt (Ctrl-C)")
 
     def pytest_exception_interact(self, node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any],
                                   report: pytest.TestReport | pytest.CollectReport) -> None:

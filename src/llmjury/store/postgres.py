@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from llmjury.errors import ConfigError
 from llmjury.store.database import Row
-from llmjury.store.outage import OUTAGE_S, ride_out
+from llmjury.store.outage import Outage, ride_out
 
 DSN_VARIABLE = "LLMJURY_STORE_DSN"
 T = TypeVar("T")
@@ -25,12 +25,14 @@ class PostgresDatabase:
     dialect = "postgresql"
     now = "extract(epoch from clock_timestamp())::double precision"
 
-    def __init__(self, dsn: str, outage_s: float = OUTAGE_S) -> None:
+    def __init__(self, dsn: str, outage: Outage | None = None) -> None:
+        self.outage = outage or Outage()
+        self.outage.check()  # a store this process gave up on: no new connection waits for it again
         try:
             import psycopg
         except ImportError:
             raise ConfigError("--llm-store postgres needs psycopg 3: pip install 'llmjury[postgres]'") from None
-        self._psycopg, self._dsn, self.outage_s = psycopg, dsn, outage_s
+        self._psycopg, self._dsn = psycopg, dsn
         self._errors = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
         self.errors: tuple[type[Exception], ...] = (psycopg.Error,)
         self._in_transaction = False
@@ -79,7 +81,7 @@ class PostgresDatabase:
             self._db = self._connect()
 
     def _ride_out(self, work: Callable[[], T]) -> T:
-        return ride_out(work, lost=self.lost, reconnect=self._reconnect, limit_s=self.outage_s, where=str(self))
+        return ride_out(work, lost=self.lost, reconnect=self._reconnect, outage=self.outage, where=str(self))
 
     def make_schema(self) -> None:
         """Create the schema the connection's search_path names first, when it does not exist yet

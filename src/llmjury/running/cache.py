@@ -108,7 +108,7 @@ class SampleStore:
         """Store one successful sample (errors are never cached) and end any claim on its key; the
         future completes once the entry is committed."""
         row = (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time())
-        return self._writer.submit(lambda db: store_samples(db, [row]))
+        return self._writer.submit(lambda db: store_samples(db, [row]), urgent=True)
 
     # -- claims: one process fetches a sample the others are about to ask for too ------------------
     def claim(self, keys: Sequence[str], owner: str, *, run_id: str, any_run: bool = True) -> Future[Claimed]:
@@ -169,7 +169,7 @@ class SampleStore:
         takes them over knows they may have been paid (the mark rides in the writer's next transaction)."""
         rows = [(key, owner) for key in keys]
         return self._writer.submit(lambda db: db.executemany(
-            "UPDATE claims SET started = 1 WHERE key = ? AND owner = ?", rows))
+            "UPDATE claims SET started = 1 WHERE key = ? AND owner = ?", rows), urgent=True)
 
     def _hold(self, owner: str) -> None:
         """Keep `owner`'s leases alive from its first claim until the store closes."""
@@ -232,7 +232,7 @@ class SampleStore:
                            "sample = excluded.sample, error = excluded.error", rows)
             db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", [(key, owner) for key in ended])
 
-        return self._writer.submit(write)
+        return self._writer.submit(write, urgent=True)
 
     def unanswered(self, key: str, run_id: str) -> Sample | str | None:
         """How another process of this run ended its call for `key` without a cached sample, if it did."""

@@ -5,12 +5,11 @@ calls: a process holds no more claims than its window, whatever number of cases 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import threading
 from collections.abc import Sequence
 from typing import Any
-
-import pytest
 
 from llmjury.chat import Sample, chat
 from llmjury.providers.base import ProviderSpec
@@ -76,7 +75,7 @@ def test_a_waiting_process_sends_one_statement_a_poll_for_all_its_keys(store_loc
     running = waiting.submit(ask_all())
     assert polled.wait(timeout=60)
     # Between two looks at the store, the waiting process sends one statement: the look itself.
-    assert [b - a for a, b in zip(looks, looks[1:], strict=False)][:POLLS - 1] == [1] * (POLLS - 1)
+    assert [b - a for a, b in itertools.pairwise(looks)][:POLLS - 1] == [1] * (POLLS - 1)
     assert claim_waits.POLL_S >= 0.2  # so at most five statements a second, however many keys wait
     for request, key in zip(requests, keys, strict=True):
         holder.put(key, "openai:gpt-4o-mini", "", request.model_dump_json(),

@@ -11,6 +11,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from llmjury.chat import Sample, chat
 from llmjury.providers.base import ProviderSpec
 from llmjury.running import claim_waits
@@ -116,3 +118,20 @@ def test_claims_follow_calls_a_process_holds_no_more_than_its_window(make_engine
     finally:
         gate.set()
     assert len(running.result(timeout=60)) == 60
+
+
+def test_machines_sharing_a_host_name_are_told_apart_by_their_pid_namespace():
+    """Two containers named alike must not read each other's pids as their own (and take over live claims)."""
+    import subprocess
+    import sys
+
+    from llmjury.running.leases import HOST, machine
+
+    assert HOST == machine() and HOST.split("/")[0] == __import__("socket").gethostname()
+    probe = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c",
+                            "from llmjury.running.leases import HOST; print(HOST)"],
+                           capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"`unshare --pid` cannot be run here (it needs root): {probe.stderr.strip()[:200]}")
+    other = probe.stdout.strip()
+    assert other.split("/")[0] == HOST.split("/")[0] and other != HOST

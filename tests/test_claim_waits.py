@@ -127,7 +127,7 @@ def test_machines_sharing_a_host_name_are_told_apart_by_their_pid_namespace():
 
     from llmjury.running.leases import HOST, machine
 
-    assert HOST == machine() and HOST.split("/")[0] == __import__("socket").gethostname()
+    assert machine() == HOST and HOST.split("/")[0] == __import__("socket").gethostname()
     probe = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c",
                             "from llmjury.running.leases import HOST; print(HOST)"],
                            capture_output=True, text=True, check=False)

@@ -7,9 +7,9 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NoReturn
 
 import pytest
+from infrastructure import MISSING, unavailable
 
 from llmjury.families import discover, offline_answers
 from llmjury.jurors import JurySpec
@@ -49,6 +49,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{MISSING}(reason): what the test needs is missing, and CI=true: it fails")
     controller = bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
     if not controller:  # an xdist controller runs no test: its start-up stays short
         for name in IMPORTED_BEFORE_INNER_RUNS:
@@ -87,6 +88,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
                                     "(`python -m pytest tests -n auto --e2e -m e2e` runs only them, as .ci/run does)")
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Under CI a test whose infrastructure is missing fails, saying what is missing (tests/infrastructure.py)."""
+    marker = item.get_closest_marker(MISSING)
+    if marker is not None:
+        unavailable(str(marker.args[0]))
+
+
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """pytester, whose runs (in process, in a subprocess and their xdist workers) skip unused plugins."""
@@ -104,14 +112,6 @@ def openai_server() -> Iterator[FakeOpenAI]:
 def gemini_server() -> Iterator[FakeGemini]:
     with FakeGemini() as server:
         yield server
-
-
-def unavailable(reason: str) -> NoReturn:
-    """Skip a test whose infrastructure this machine lacks, saying why; under CI (`CI=true`) fail it
-    instead: a CI run must not pass by leaving out the tests of whole parts."""
-    if os.environ.get("CI", "").lower() in ("true", "1"):
-        pytest.fail(f"{reason} (CI=true: a test that cannot run fails the run rather than skip)", pytrace=False)
-    pytest.skip(reason)
 
 
 def throwaway_postgres() -> tuple[Path, str]:

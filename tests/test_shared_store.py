@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from infrastructure import unavailable
 from priced_toy import CALL_USD, INI, PRICES
 
 from llmjury.store.location import StoreLocation
@@ -185,9 +186,9 @@ def other_host() -> str:
         probe = subprocess.run(["unshare", "--uts", "sh", "-c", f"hostname {OTHER_HOST} && hostname"],
                                capture_output=True, text=True, check=False)
     except OSError as exc:
-        pytest.skip(f"`unshare` (util-linux) cannot be run here: {exc}")
+        unavailable(f"`unshare` (util-linux) cannot be run here: {exc}")
     if probe.returncode != 0 or probe.stdout.strip() != OTHER_HOST:
-        pytest.skip(f"`unshare --uts` cannot give a session a host name of its own here "
+        unavailable(f"`unshare --uts` cannot give a session a host name of its own here "
                     f"(exit {probe.returncode}: {probe.stderr.strip() or probe.stdout.strip()}); it needs root "
                     "or user namespaces")
     return OTHER_HOST

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from infrastructure import MISSING, unavailable
 
 from llmjury.families import discover, offline_answers
 from llmjury.jurors import JurySpec
@@ -48,6 +49,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{MISSING}(reason): what the test needs is missing, and CI=true: it fails")
     controller = bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
     if not controller:  # an xdist controller runs no test: its start-up stays short
         for name in IMPORTED_BEFORE_INNER_RUNS:
@@ -86,6 +88,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
                                     "(`python -m pytest tests -n auto --e2e -m e2e` runs only them, as .ci/run does)")
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Under CI a test whose infrastructure is missing fails, saying what is missing (tests/infrastructure.py)."""
+    marker = item.get_closest_marker(MISSING)
+    if marker is not None:
+        unavailable(str(marker.args[0]))
+
+
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """pytester, whose runs (in process, in a subprocess and their xdist workers) skip unused plugins."""
@@ -105,24 +114,38 @@ def gemini_server() -> Iterator[FakeGemini]:
         yield server
 
 
+def throwaway_postgres() -> tuple[Path, str]:
+    """A PostgreSQL server of its own, in a new folder: its folder (to stop and resume it) and DSN."""
+    if binaries() is None:
+        unavailable("PostgreSQL is not installed here (initdb/pg_ctl not found) and LLMJURY_TEST_POSTGRES_DSN "
+                    "is unset")
+    folder = Path(tempfile.mkdtemp(prefix="llmjury-pg-"))
+    try:
+        return folder, start(folder)
+    except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        unavailable(f"no PostgreSQL server could be started here: {exc}")
+
+
 @pytest.fixture(scope="session")
 def postgres_dsn() -> Iterator[str]:
     """A PostgreSQL server for the session: .ci/run's (LLMJURY_TEST_POSTGRES_DSN), else a throwaway one
-    started here; the tests that need it skip, saying why, where none can be had."""
+    started here; the tests that need it skip, saying why, where none can be had (and fail under CI)."""
     given = os.environ.get(TEST_DSN)
     if given:
         yield given
         return
-    if binaries() is None:
-        pytest.skip("PostgreSQL is not installed here (initdb/pg_ctl not found) and LLMJURY_TEST_POSTGRES_DSN "
-                    "is unset")
-    folder = Path(tempfile.mkdtemp(prefix="llmjury-pg-"))
-    try:
-        dsn = start(folder)
-    except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
-        shutil.rmtree(folder, ignore_errors=True)
-        pytest.skip(f"no PostgreSQL server could be started here: {exc}")
+    folder, dsn = throwaway_postgres()
     yield dsn
+    stop(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[tuple[Path, str]]:
+    """A PostgreSQL server for one test, which it may stop and resume (a restart mid-run); its folder and DSN."""
+    folder, dsn = throwaway_postgres()
+    yield folder, dsn
     stop(folder)
     shutil.rmtree(folder, ignore_errors=True)
 

@@ -7,7 +7,9 @@ The same scenarios through the real SDKs and the fake servers are in tests/batch
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -104,9 +106,10 @@ def requests(count: int) -> list:
 def lane_engine(store_location):
     made: list[Engine] = []
 
-    def make(api: BatchApi, *, mode: str = "wait", run_id: str = "run-1", meter=None) -> Engine:
+    def make(api: BatchApi, *, mode: str = "wait", run_id: str = "run-1", meter=None,
+             timing: LaneTiming = FAST) -> Engine:
         store = SampleStore(store_location)
-        lane = BatchLane(store_location, run_id, mode, meter or RecordingMeter(), PRICES, lambda spec: api, FAST)
+        lane = BatchLane(store_location, run_id, mode, meter or RecordingMeter(), PRICES, lambda spec: api, timing)
         engine = Engine(Settings(retry_base_wait=0.01), store, run_id, lane=lane, meter=meter)
         made.append(engine)
         return engine
@@ -157,10 +160,25 @@ def test_a_batch_stays_under_the_providers_file_cap(lane_engine):
 
 
 def test_queued_calls_go_in_batches_under_the_line_cap_and_none_is_sent_synchronously(lane_engine):
+    """Only a full batch goes until all 100 requests are queued (a quiet spell under load must not
+    seal a partial one): then the rest goes as the last batch. Waits on the queue, not on time."""
     api = MemoryBatches(max_lines=40)
-    engine = lane_engine(api)
+    engine = lane_engine(api, timing=dataclasses.replace(FAST, quiet_s=float("inf")))
     reqs = requests(100)
-    results = ask_all(engine, reqs)
+
+    async def every():
+        return await asyncio.gather(*(engine.complete(SPEC, r) for r in reqs), return_exceptions=True)
+
+    running = engine.submit(every())
+    lane = engine.lane
+    assert lane is not None
+    deadline = time.monotonic() + 120
+    keys = [q.sample_key("openai:judge-model", 0) for q in reqs]
+    while len(lane.queue.states(keys)) < 100 and not running.done():  # every request queued or inside a batch
+        assert time.monotonic() < deadline, "the requests were never all queued"
+        time.sleep(0.01)
+    lane.timing = FAST  # now a quiet queue may send its partial batch
+    results = running.result(timeout=120)
     assert [r.text for r in results] == [f"answer {q.sample_key('openai:judge-model', 0)[:8]}" for q in reqs]
     assert len(api.remotes) == 3 and api.lines == 100  # 40 + 40 + 20
     assert engine.ledger_dict()["openai:judge-model"]["calls"] == 0

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from infrastructure import needs
 from summaries import summary_of
 
 from llmjury.family import Family, Metric, Plot, Result, Section
@@ -255,7 +256,7 @@ def test_terminal_paths_are_relative_to_the_root(tmp_path):
 
 
 @pytest.mark.e2e  # starts a headless Chromium: seconds of CPU
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="no Chromium (Debian package chromium) on this machine")
+@needs(shutil.which("chromium") is not None, "no Chromium (Debian package chromium) on this machine")
 def test_markup_in_an_answer_or_the_judge_s_text_runs_nothing_in_chromium(pytester, compared):
     report = pytester.path / "reports" / "latest" / "report.html"
     assert "pwned" in report.read_text()  # the candidate's reply carried the markup into the page
@@ -269,7 +270,7 @@ def test_markup_in_an_answer_or_the_judge_s_text_runs_nothing_in_chromium(pytest
 
 
 @pytest.mark.e2e  # starts a headless Chromium: seconds of CPU
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="no Chromium (Debian package chromium) on this machine")
+@needs(shutil.which("chromium") is not None, "no Chromium (Debian package chromium) on this machine")
 def test_a_link_s_filter_hides_the_other_cases_in_chromium(tmp_path):
     from llmjury.reporting.report_html import page
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from infrastructure import needs
 from summaries import summary_of
 
 from llmjury.families import discover
@@ -183,7 +184,7 @@ def test_report_html_is_the_same_for_the_same_summary():
 
 
 @pytest.mark.e2e  # starts a headless Chromium: seconds of CPU
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="no Chromium (Debian package chromium) on this machine")
+@needs(shutil.which("chromium") is not None, "no Chromium (Debian package chromium) on this machine")
 def test_report_html_renders_in_headless_chromium(tmp_path):
     from PIL import Image
 

@@ -65,7 +65,7 @@ def test_no_key_reaches_any_output(pytester: pytest.Pytester, monkeypatch: pytes
     monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
     with EchoingServer() as server:
         result = pytester.runpytest_inprocess(
-            "-n", "2", "--junitxml=junit.xml", "-rA",
+            "-n", "2", "--junitxml=junit.xml", "-rA", "-l", "--tb=long",
             "--llm-judge", f"openai:judge;base_url={server.base_url};api_key={SPEC_KEY};timeout=5",
             "--llm-role", f"candidate=openai:cand;base_url={server.base_url};timeout=5")
     result.assert_outcomes(passed=2, failed=1)

@@ -89,3 +89,58 @@ def test_workers_opening_a_new_file_at_once_all_get_a_connection_in_wal_mode(tmp
         with sqlite3.connect(path) as db:
             assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     assert failures == []
+
+
+def test_an_answer_goes_ahead_of_the_writes_queued_before_it(tmp_path):
+    """Claims and hand-offs queued in thousands must not hold back a paid answer's commit: an urgent
+    write goes in the very next transaction."""
+    import threading
+
+    from llmjury.store.sqlite import SqliteDatabase
+
+    order: list[str] = []
+    writer = BatchWriter(lambda: SqliteDatabase(tmp_path / "w.sqlite"), "test-writer")
+    running, go = threading.Event(), threading.Event()
+
+    def first(db: object) -> None:
+        running.set()
+        go.wait(timeout=30)
+        order.append("first")
+
+    writer.submit(first)
+    assert running.wait(timeout=30)
+    others = [writer.submit(lambda db, i=i: order.append(f"claim {i}")) for i in range(200)]
+    answer = writer.submit(lambda db: order.append("answer"), urgent=True)
+    go.set()
+    answer.result(timeout=30)
+    assert all(f.result(timeout=30) is None for f in others)
+    writer.close()
+    assert order[:2] == ["first", "answer"] and len(order) == 202
+
+
+def test_a_transaction_takes_no_new_write_past_its_time_so_an_answer_waits_at_most_one(tmp_path, monkeypatch):
+    """With every transaction over its time after one write, an answer queued while a long batch is being
+    written is committed right after the write under way, not after the whole batch."""
+    from llmjury.store import writer as writer_module
+    from llmjury.store.sqlite import SqliteDatabase
+
+    monkeypatch.setattr(writer_module, "TRANSACTION_S", -1.0)
+    order: list[str] = []
+    writer = BatchWriter(lambda: SqliteDatabase(tmp_path / "w.sqlite"), "test-writer")
+    answered: list[object] = []
+
+    def claim(db: object, i: int) -> None:
+        order.append(f"claim {i}")
+        if i == 0:  # the answer arrives while the batch of claims is being written
+            answered.append(writer.submit(lambda db: order.append("answer"), urgent=True))
+
+    import threading
+
+    running, go = threading.Event(), threading.Event()
+    writer.submit(lambda db: [running.set(), go.wait(timeout=30)])
+    assert running.wait(timeout=30)
+    claims = [writer.submit(lambda db, i=i: claim(db, i)) for i in range(50)]
+    go.set()
+    assert all(f.result(timeout=30) is None for f in claims)
+    writer.close()
+    assert order[:3] == ["claim 0", "answer", "claim 1"] and len(order) == 51

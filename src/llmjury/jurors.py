@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from llmjury.errors import ConfigError
 from llmjury.providers.base import ProviderSpec
+from llmjury.redact import redact_spec
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,10 @@ class JurySpec:
 
     text: str
     jurors: tuple[Juror, ...]
+
+    def __repr__(self) -> str:
+        """The spec as written with its secrets masked (`pytest -l` shows locals holding it)."""
+        return f"JurySpec(text={redact_spec(self.text)!r}, jurors={self.jurors!r})"
 
     @classmethod
     def parse(cls, text: str) -> JurySpec:

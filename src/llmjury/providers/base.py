@@ -19,7 +19,7 @@ from typing import Any
 
 from llmjury.chat import ChatRequest, Sample
 from llmjury.errors import ConfigError
-from llmjury.redact import redact_spec
+from llmjury.redact import MASK, is_secret_name, redact_spec
 
 OptionValue = str | int | float
 
@@ -133,6 +133,12 @@ class ProviderSpec:
     def __hash__(self) -> int:
         """Equal specs are one provider to the engine (its clients, limits and replay policy)."""
         return hash((self.kind, self.model, tuple(sorted(self.options.items()))))
+
+    def __repr__(self) -> str:
+        """As a dataclass shows itself, with the values of secret-named options masked: a traceback's
+        locals (`pytest -l`), a log line or a debugger never show a key."""
+        options = {key: MASK if is_secret_name(key) else value for key, value in self.options.items()}
+        return f"ProviderSpec(kind={self.kind!r}, model={redact_spec(self.model)!r}, options={options!r})"
 
     def __str__(self) -> str:
         """`kind:model`, the name every report, error and cache key uses: an `http:` model is a URL,

@@ -44,6 +44,16 @@ class CacheMode(StrEnum):
     OFF = "off"  # nothing kept: the run shares its answers through a scratch store, then deletes it
 
 
+@dataclass(frozen=True)
+class Watched:
+    """A waited key's state in one look: its stored row, whether a live owner holds its claim, and
+    whether this run ended its call unanswered (a refusal, a failure)."""
+
+    row: StoredRow | None
+    held: bool
+    ended: bool
+
+
 @dataclass
 class Claimed:
     """What a claim found: keys another live owner holds (with that owner) or whose outcome is
@@ -98,7 +108,7 @@ class SampleStore:
         """Store one successful sample (errors are never cached) and end any claim on its key; the
         future completes once the entry is committed."""
         row = (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time())
-        return self._writer.submit(lambda db: store_samples(db, [row]))
+        return self._writer.submit(lambda db: store_samples(db, [row]), urgent=True)
 
     # -- claims: one process fetches a sample the others are about to ask for too ------------------
     def claim(self, keys: Sequence[str], owner: str, *, run_id: str, any_run: bool = True) -> Future[Claimed]:
@@ -159,7 +169,7 @@ class SampleStore:
         takes them over knows they may have been paid (the mark rides in the writer's next transaction)."""
         rows = [(key, owner) for key in keys]
         return self._writer.submit(lambda db: db.executemany(
-            "UPDATE claims SET started = 1 WHERE key = ? AND owner = ?", rows))
+            "UPDATE claims SET started = 1 WHERE key = ? AND owner = ?", rows), urgent=True)
 
     def _hold(self, owner: str) -> None:
         """Keep `owner`'s leases alive from its first claim until the store closes."""
@@ -187,6 +197,19 @@ class SampleStore:
             return None
         return str(rows[0][0])
 
+    def watch(self, keys: Sequence[str], run_id: str) -> dict[str, Watched]:
+        """The state of `keys` for processes waiting on others' calls, in one statement."""
+        with self._lock:
+            wanted, param = self._db.keys(keys)
+            found = self._db.execute(
+                f"SELECT wanted.key, samples.sample, samples.run_id, claims.expires > {self._db.now}, claims.pid, "
+                f"claims.host, unanswered.key FROM ({wanted}) AS wanted "
+                "LEFT JOIN samples ON samples.key = wanted.key LEFT JOIN claims ON claims.key = wanted.key "
+                "LEFT JOIN unanswered ON unanswered.key = wanted.key AND unanswered.run_id = ?", (param, run_id))
+        return {key: Watched(None if sample is None else (sample, written), bool(live) and holder_alive(pid, host),
+                             ended is not None)
+                for key, sample, written, live, pid, host, ended in found}
+
     def release(self, keys: Iterable[str], owner: str) -> Future[None]:
         """End `owner`'s claims on `keys` unanswered (a cancelled fetch: the waiting processes fetch themselves)."""
         rows = [(k, owner) for k in keys]
@@ -209,7 +232,7 @@ class SampleStore:
                            "sample = excluded.sample, error = excluded.error", rows)
             db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", [(key, owner) for key in ended])
 
-        return self._writer.submit(write)
+        return self._writer.submit(write, urgent=True)
 
     def unanswered(self, key: str, run_id: str) -> Sample | str | None:
         """How another process of this run ended its call for `key` without a cached sample, if it did."""

@@ -10,11 +10,13 @@ per-provider limits, and retries. Only successful samples are cached.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import threading
 from collections import defaultdict
 from collections.abc import Coroutine, Mapping
 from concurrent.futures import Future
+from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
 from llmjury.chat import ChatRequest, Completion, Sample
@@ -30,10 +32,11 @@ from llmjury.providers import Provider, ProviderSpec, resolve
 from llmjury.providers.offline import Heuristic
 from llmjury.retry import with_retries
 from llmjury.running.batch_lane import BatchLane
-from llmjury.running.cache import CacheMode, SampleStore
+from llmjury.running.cache import ENDED, CacheMode, SampleStore
+from llmjury.running.claim_waits import ClaimWaits
 from llmjury.running.freshness import ReplayPolicy, replay_policy
 from llmjury.running.ledger import ProviderLedger, RoleLedger
-from llmjury.running.limits import Limiter, estimate_tokens, hand_back_kept_slots
+from llmjury.running.limits import CASE, Limiter, PrioritySlots, estimate_tokens, hand_back_kept_slots
 from llmjury.running.reach import Reach
 from llmjury.running.reads import CoalescedReads
 from llmjury.running.settings import Settings
@@ -41,8 +44,8 @@ from llmjury.running.settings import Settings
 T = TypeVar("T")
 
 
-#: How often a process waiting on another's claimed call looks for its outcome.
-CLAIM_POLL_S = 0.05
+#: Requests a process may have claimed and not yet ended, per provider, in units of its concurrency.
+CLAIM_WINDOW = 2
 
 
 class Engine:
@@ -56,6 +59,8 @@ class Engine:
         self.owner = f"{run_id}:{secrets.token_hex(4)}"  # this process, in the cache's claims
         self.store = store
         self._reads = CoalescedReads(store) if store is not None else None
+        self._waits = ClaimWaits(store, run_id) if store is not None else None
+        self._windows: dict[str, PrioritySlots] = {}  # claims not yet ended, per provider (`_claim_window`)
         self.run_id = run_id
         self.ledger: dict[str, ProviderLedger] = defaultdict(ProviderLedger)
         self.roles: dict[tuple[str, str], RoleLedger] = {}
@@ -166,16 +171,18 @@ class Engine:
                 f"{request.task or '(untemplated)'} sample(s) {missing} (key {keys[missing[0]][:16]}); "
                 "run once with --llm-cache record to record it"
             )
-        if missing and self.store is not None and provider.cacheable:
-            for index in missing:  # ended unanswered by another process of this run: not paid again
-                if (ended := self._ended_elsewhere(provider, keys[index])) is not None:
-                    found[index], cached[index] = ended, False  # this run's own outcome, not the cache's
-            missing = [i for i in missing if i not in found]
+        for index in missing:  # ended unanswered by this process a moment ago (not committed yet): not paid again
+            if (ended := self._ended_here(provider, keys[index])) is not None:
+                found[index], cached[index] = ended, False
+        missing = [i for i in missing if i not in found]
+        batched = self._batched_lane(provider, request, fresh)
         while missing:
-            mine, theirs = await self._claim(provider, keys, missing, fresh)
-            await self._fetch_claimed(provider, request, keys, mine, found, cached, fresh)
-            for index in theirs:
-                answer = await self._claimed(provider, keys[index], fresh)
+            # Claimed only when about to be called: a process that dies holds no more than its window.
+            async with self._claim_window(provider, batched):
+                mine, theirs = await self._claim(provider, keys, missing, fresh)
+                await self._fetch_claimed(provider, request, keys, mine, found, cached, batched)
+            for index, holder in theirs.items():
+                answer = await self._claimed(provider, keys[index], fresh, holder)
                 if answer is not None:
                     found[index], cached[index] = answer
             # A holder that ended with no outcome (a cancelled call, a dead process): claim again.
@@ -186,13 +193,27 @@ class Engine:
             cached=[cached[i] for i in range(request.n)],
         )
 
+    def _batched_lane(self, provider: Provider, request: ChatRequest, fresh: bool) -> bool:
+        """Whether the request's samples go through the provider's Batch API lane."""
+        return (self.lane is not None and self.store is not None and provider.cacheable and not fresh
+                and self.lane.takes(provider, request))
+
+    def _claim_window(self, provider: Provider, batched: bool) -> AbstractAsyncContextManager[None]:
+        """A place among the requests this process has claimed and not yet ended: twice its
+        concurrency for `provider`, so a claim is made a moment before its call, and a process that
+        dies holds no more than that (a batch's requests are claimed all at once: they wait in it)."""
+        if batched or self.store is None or not provider.cacheable:
+            return contextlib.nullcontext()
+        if provider.name not in self._windows:
+            self._windows[provider.name] = PrioritySlots(CLAIM_WINDOW * self._limiter(provider).limit.concurrency)
+        return self._windows[provider.name].held(CASE.get())
+
     async def _fetch_claimed(self, provider: Provider, request: ChatRequest, keys: list[str], mine: list[int],
-                             found: dict[int, Sample], cached: dict[int, bool], fresh: bool) -> None:
+                             found: dict[int, Sample], cached: dict[int, bool], batched: bool) -> None:
         """Pay for the samples this process claimed, ending each claim with its outcome."""
         failure: str | None = None
         try:
-            if mine and self.lane is not None and self.store is not None and provider.cacheable and not fresh \
-                    and self.lane.takes(provider, request):
+            if mine and batched:
                 answers = await self._batched(provider, request, [keys[i] for i in mine], mine)
                 for index, sample in zip(mine, answers, strict=True):
                     found[index], cached[index] = sample, False
@@ -236,13 +257,13 @@ class Engine:
         return samples
 
     async def _claim(self, provider: Provider, keys: list[str], missing: list[int],
-                     fresh: bool) -> tuple[list[int], list[int]]:
+                     fresh: bool) -> tuple[list[int], dict[int, str]]:
         """Split the missing samples into those this process fetches and those another process
         (of this run or another, on this machine or another) is fetching right now or has already
         ended (so identical requests are paid once). Samples taken over from a process that died
         holding them are counted: they may be paid twice."""
         if self.store is None or not provider.cacheable:
-            return missing, []
+            return missing, {}
         claimed = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
                                                              run_id=self.run_id, any_run=not fresh))
         # A call asked afresh by each run (a role under test) would be paid here anyway: only its own
@@ -250,21 +271,22 @@ class Engine:
         self.ledger[provider.name].repaid_samples += sum(
             not fresh or dead.startswith(f"{self.run_id}:") for dead in claimed.taken_over.values())
         held = claimed.held
-        return [i for i in missing if keys[i] not in held], [i for i in missing if keys[i] in held]
+        return [i for i in missing if keys[i] not in held], {i: held[keys[i]] for i in missing if keys[i] in held}
 
-    async def _claimed(self, provider: Provider, key: str, fresh: bool) -> tuple[Sample, bool] | None:
-        """Wait for another process's fetch of `key`: its answer (cached), or this run's outcome of
-        it; None when the holder let go with neither (cancelled, or dead: its lease ran out), and
-        the caller claims the key again."""
-        assert self.store is not None
+    async def _claimed(self, provider: Provider, key: str, fresh: bool, holder: str) -> tuple[Sample, bool] | None:
+        """Wait for another process's fetch of `key` (one look at the store a poll for every waited
+        key: llmjury.running.claim_waits): its answer (cached), or this run's outcome of it; None
+        when the holder let go with neither (cancelled, or dead: its lease ran out), and the caller
+        claims the key again. `holder` ENDED: the outcome is committed already."""
+        assert self.store is not None and self._waits is not None
         hand_back_kept_slots()  # however long the other process takes, this one's slots serve other cases
-        while (sample := await self._lookup(provider, key, fresh)) is None and self.store.holder(key) is not None:
-            await asyncio.sleep(CLAIM_POLL_S)
-        if sample is None:
-            # The claim ended: its answer may have been committed between the two reads above, or
-            # the call ended without one to cache. Either way this run has paid for it once.
+        written_by = self.run_id if fresh else None
+        if holder == ENDED:
             sample = await self._lookup(provider, key, fresh)
-        if sample is None and (ended := self._ended_elsewhere(provider, key)) is not None:
+        else:
+            row = await self._waits.settled(key, written_by)
+            sample = self.store.sample_of(key, row, written_by) if row is not None else None
+        if sample is None and (ended := await self._ended_elsewhere(provider, key)) is not None:
             return ended, False  # this run's own outcome (a refusal, an empty answer), not the cache's
         if sample is None:
             return None
@@ -272,11 +294,20 @@ class Engine:
         self.ledger[provider.name].cached_samples += 1
         return sample, True
 
-    def _ended_elsewhere(self, provider: Provider, key: str) -> Sample | None:
-        """A refused or empty answer another process of this run got for `key`; its failure raises
-        here as it did there. None when no process of this run has ended a call for it unanswered."""
+    def _ended_here(self, provider: Provider, key: str) -> Sample | None:
+        """A refused or empty answer this process got for `key` in this run; its failure raises here
+        as it did there."""
+        return self._ended(provider, self._unanswered.get(key))
+
+    async def _ended_elsewhere(self, provider: Provider, key: str) -> Sample | None:
+        """A refused or empty answer a process of this run got for `key`; its failure raises here as it
+        did there. None when no process of this run has ended a call for it unanswered."""
         assert self.store is not None
-        ended = self._unanswered.get(key) or self.store.unanswered(key, self.run_id)
+        ended = self._unanswered.get(key) or await asyncio.to_thread(self.store.unanswered, key, self.run_id)
+        return self._ended(provider, ended)
+
+    @staticmethod
+    def _ended(provider: Provider, ended: Sample | str | None) -> Sample | None:
         if isinstance(ended, str):
             raise PermanentProviderError(provider.name, f"{ended} (the call failed in another process of this run)")
         return ended

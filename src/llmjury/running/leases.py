@@ -3,8 +3,10 @@
 A claim names its owner, its process and its host, and expires by the database's clock unless its
 owner's heartbeat moves it on: a process killed with `kill -9` (or a machine that went away)
 stops renewing, and its keys are taken over once the lease runs out, not after a long fixed TTL.
-On the claimant's own host a finished process is known at once (a crashed xdist worker's keys are
-taken over without waiting for the lease).
+On the claimant's own machine a finished process is known at once (a crashed xdist worker's keys
+are taken over without waiting for the lease). A machine is named by its host name and what tells
+apart two machines that share one (containers, network namespaces, clones): the kernel's boot id
+and the process-id namespace, the scope in which a pid means anything.
 """
 
 from __future__ import annotations
@@ -13,9 +15,22 @@ import os
 import socket
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
-#: This machine, in claims: a claimant's pid says something only on the host it runs on.
-HOST = socket.gethostname()
+
+def machine() -> str:
+    """`hostname/boot-id/pid-namespace`: the scope in which a claimant's pid can be looked up."""
+    parts = [socket.gethostname()]
+    try:
+        parts.append(Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:8])
+        parts.append(str(os.stat("/proc/self/ns/pid").st_ino))
+    except OSError:  # no /proc (macOS, Windows): the host name alone
+        pass
+    return "/".join(parts)
+
+
+#: This machine, in claims: a claimant's pid says something only where its pids are this process's.
+HOST = machine()
 #: How long a claim lasts without a heartbeat (`--llm-lease`).
 LEASE_S = 30.0
 

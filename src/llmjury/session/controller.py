@@ -8,6 +8,7 @@ against it, writes the run folder and sets the gates' exit status.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from llmjury.errors import ConfigError
 from llmjury.family import AnyFamily
 from llmjury.judgement.verdicts import Verdict
 from llmjury.loading import LoadReport, merge
@@ -35,6 +37,7 @@ from llmjury.session.runner import TestRunner
 from llmjury.session.stops import Stops
 from llmjury.session.watch import RunWatch
 from llmjury.session.xdist_hooks import FromWorkers
+from llmjury.store.outage import StoreOutageError
 
 #: Colours of the terminal summary's decision lines, by their first word.
 SUMMARY_MARKUP = {"PASS": {"green": True}, "FAIL": {"red": True, "bold": True}, "INCONCLUSIVE": {"yellow": True},
@@ -181,11 +184,12 @@ class Controller:
         if self.from_workers.workers:
             location = self.settings.answers(self.run_id)
             if location.kind != "sqlite" or location.path.exists():
-                handoff = OutcomeHandoff(location, self.run_id, 0)
-                try:
-                    found += [r for payload in handoff.handed_on() for r in payload.get("verdicts", [])]
-                finally:
-                    handoff.close()
+                with contextlib.suppress(StoreOutageError, ConfigError):  # a store given up on: the planner's only
+                    handoff = OutcomeHandoff(location, self.run_id, 0)
+                    try:
+                        found += [r for payload in handoff.handed_on() for r in payload.get("verdicts", [])]
+                    finally:
+                        handoff.close()
         seen = {json.dumps(r, sort_keys=True) for r in reported}
         new = []
         for record in found:
@@ -225,9 +229,11 @@ class Controller:
         if self.settings.cache_mode is CacheMode.OFF:
             remove_scratch(self.settings.cache_path, self.run_id)
         else:
-            if self.from_workers.workers:
-                forget_run(self.settings.location, self.run_id)
-            forget_unanswered(self.settings.location, self.run_id)
+            # A store out of reach keeps this run's rows; no later run reads them.
+            with contextlib.suppress(StoreOutageError, ConfigError):
+                if self.from_workers.workers:
+                    forget_run(self.settings.location, self.run_id)
+                forget_unanswered(self.settings.location, self.run_id)
         settle_before_cleanup(config)
 
 

@@ -35,6 +35,7 @@ from llmjury.running.shard import Shard
 from llmjury.session.item_outcomes import ITEM_FAILURES
 from llmjury.session.progress_display import DEFAULT_INTERVAL_S, PROGRESS_MODES
 from llmjury.store.location import KINDS, StoreLocation
+from llmjury.store.outage import OUTAGE_S
 from llmjury.store.postgres import DSN_VARIABLE
 
 
@@ -134,6 +135,10 @@ def declare(parser: pytest.Parser) -> None:
                     help="where answers, claims, progress and spend are shared: sqlite (default: the cache file, "
                          f"one machine) or postgres (many machines; connection string from {DSN_VARIABLE} or "
                          "libpq's PG* variables)")
+    group.addoption("--llm-store-outage", metavar="SECONDS",
+                    help="how long the run waits for a PostgreSQL store that went away (a restart), holding "
+                         "its answers meanwhile; past it the run stops, its report marked incomplete "
+                         f"(default {OUTAGE_S:g})")
     group.addoption("--llm-run-group", metavar="NAME",
                     help="runs that share a name (CI shards of one workflow run, teammates) share one budget "
                          "on the store (default: this run alone)")
@@ -148,6 +153,7 @@ def declare(parser: pytest.Parser) -> None:
     parser.addini("llm_batch", "wait or submit: what a run does with its calls' batches")
     parser.addini("llm_batch_poll", "seconds between looks at the providers' batches")
     parser.addini("llm_store", "sqlite or postgres: the run store")
+    parser.addini("llm_store_outage", "seconds the run waits for a PostgreSQL store that went away")
     parser.addini("llm_run_group", "runs sharing this name share one budget")
     parser.addini("llm_lease", "seconds a claim lasts without its owner's heartbeat")
     parser.addini("llm_progress", "off, auto or lines")
@@ -211,6 +217,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     store, store_source = pick("llm_store", "llm_store")
     group, _ = pick("llm_run_group", "llm_run_group")
     lease, lease_source = pick("llm_lease", "llm_lease")
+    outage, outage_source = pick("llm_store_outage", "llm_store_outage")
     batch, batch_source = pick("llm_batch", "llm_batch")
     poll, poll_source = pick("llm_batch_poll", "llm_batch_poll")
     cache_path = path(pick("llm_cache_path", "llm_cache_path")[0], ".llmjury/cache.sqlite")
@@ -237,7 +244,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
                                else replay_under_test),
         cache_mode=CacheMode(choice(cache_mode or "record", cache_source, tuple(m.value for m in CacheMode))),
         cache_path=cache_path,
-        store=StoreLocation.parse(store, cache_path, store_source) if store else None,
+        store=StoreLocation.parse(store, cache_path, store_source, OUTAGE_S if outage is None else positive_number(
+            outage, outage_source, "seconds")) if store else None,
         run_group=group or None,
         lease_s=Settings.lease_s if lease is None else positive_number(lease, lease_source, "seconds"),
         batch_mode=BATCH_MODES[choice(batch or "wait", batch_source, tuple(BATCH_MODES))],

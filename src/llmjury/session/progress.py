@@ -18,19 +18,23 @@ import json
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from llmjury.chat import Sample
 from llmjury.pricing import PriceTable
 from llmjury.running.budget import Budget, price_of, token_rate
-from llmjury.store.database import Database
+from llmjury.store.database import Database, Row
 from llmjury.store.location import StoreLocation
+from llmjury.store.outage import StoreOutageError
 from llmjury.store.schema import ensure_schema
 from llmjury.store.writer import BatchWriter
+
+T = TypeVar("T")
+NO_ROWS: list[Row] = []
 
 #: How often a process rewrites its board file at most while nothing forces it (no budget).
 PUBLISH_EVERY_S = 0.5
@@ -100,7 +104,15 @@ class Board:
                 db.execute("INSERT INTO spend VALUES (?, ?) ON CONFLICT (run_group) DO UPDATE SET "
                            "usd = spend.usd + excluded.usd", (group, spent_usd))
 
-        self._writer.submit(write).result()
+        self._while_reachable(lambda: self._writer.submit(write).result(), None)
+
+    def _while_reachable(self, use: Callable[[], T], otherwise: T) -> T:
+        """A store given up on (llmjury.store.outage) stops the run, which reports what it finished:
+        the board then shows and adds no more, rather than fail every hook that reads it."""
+        try:
+            return use()
+        except StoreOutageError:
+            return otherwise
 
     def read(self, *, skip: str | None = None, group: bool = False) -> list[Tally]:
         """The run's processes' last published tallies (but `skip`'s; with `group`, every run's of
@@ -108,8 +120,8 @@ class Board:
         with self._lock:
             if self._closed:
                 return []
-            rows = self._db.execute("SELECT worker, payload FROM tallies WHERE run_group = ? ORDER BY worker",
-                                    (self.group,))
+            rows = self._while_reachable(lambda: self._db.execute(
+                "SELECT worker, payload FROM tallies WHERE run_group = ? ORDER BY worker", (self.group,)), NO_ROWS)
         mine = f"{self.run_id}/"
         return [Tally(**json.loads(payload)) for worker, payload in rows
                 if (group or worker.startswith(mine)) and worker != f"{mine}{skip}"]
@@ -117,7 +129,8 @@ class Board:
     def spent(self) -> float:
         """The group's spend so far, every process and run of it on this store."""
         with self._lock:
-            rows = self._db.execute("SELECT usd FROM spend WHERE run_group = ?", (self.group,))
+            rows = self._while_reachable(lambda: self._db.execute(
+                "SELECT usd FROM spend WHERE run_group = ?", (self.group,)), NO_ROWS)
         return float(rows[0][0]) if rows else 0.0
 
     def remove(self) -> None:
@@ -130,7 +143,7 @@ class Board:
             if own:
                 db.execute("DELETE FROM spend WHERE run_group = ?", (group,))
 
-        self._writer.submit(write).result()
+        self._while_reachable(lambda: self._writer.submit(write).result(), None)
 
     def close(self) -> None:
         self._writer.close()

@@ -6,6 +6,11 @@ from typing import Any
 
 import pytest
 
+from llmjury.store.outage import StoreOutageError
+
+#: The key of a worker's `workeroutput` that carries what stopped it (read by the controller).
+STOPPED = "llmjury_stopped"
+
 
 class Stops:
     """The first cause that stopped this process's session early, None while it runs its course."""
@@ -18,8 +23,21 @@ class Stops:
         self.by = self.by or cause
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        """Ctrl-C (or a SIGINT turned into it) ended the session: the run is not whole."""
-        self.note("KeyboardInterrupt (Ctrl-C)")
+        """Ctrl-C (or a SIGINT turned into it) ended the session: the run is not whole. xdist's
+        controller stops the same way when a worker stops its session, and names the worker's reason."""
+        if type(excinfo.value).__name__ == "Interrupted" and str(excinfo.value):
+            self.note(str(excinfo.value).splitlines()[0][:300])
+        else:
+            self.note("KeyboardInterrupt (Ctrl-C)")
+
+    def pytest_exception_interact(self, node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any],
+                                  report: pytest.TestReport | pytest.CollectReport) -> None:
+        """A run store out of reach past `--llm-store-outage`: every test after this one would fail
+        the same way, so the run stops here, and its report (of what finished) says why."""
+        if call.excinfo is not None and call.excinfo.errisinstance(StoreOutageError):
+            cause = call.excinfo.exconly().splitlines()[0][:300]
+            self.note(cause)
+            node.session.shouldstop = cause
 
     def pytest_internalerror(self, excrepr: Any, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         """An internal error ended the session: the run is not whole, and its report says why."""

@@ -13,7 +13,7 @@ from llmjury.loading import merge
 from llmjury.session.frozen import judging, settle_before_cleanup
 from llmjury.session.progress import JUDGING
 from llmjury.session.runner import TestRunner
-from llmjury.session.stops import Stops
+from llmjury.session.stops import STOPPED, Stops
 from llmjury.session.xdist_hooks import ADAPTATIONS, LEDGER, LOADING, ROLES
 
 
@@ -37,6 +37,7 @@ class Worker:
         if planner is not None and not stopped:
             planner.settle()
         output = self.config.workeroutput  # type: ignore[attr-defined]
+        output[STOPPED] = self.stops.by
         output[ADAPTATIONS] = jury.engine.adaptations() if jury is not None else {}
         output[LEDGER] = jury.engine.ledger_dict() if jury is not None else {}
         output[ROLES] = jury.engine.roles_dict() if jury is not None else {}

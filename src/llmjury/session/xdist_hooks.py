@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from llmjury.session.collection import STARTUP_ERROR
+from llmjury.session.stops import STOPPED
 
 #: The keys of a worker's `workeroutput` that carry its figures (written by llmjury.session.worker).
 LEDGER, ROLES, LOADING, ADAPTATIONS = "llmjury_ledger", "llmjury_roles", "llmjury_loading", "llmjury_adaptations"
@@ -64,6 +65,8 @@ class XdistController:
             name = getattr(getattr(node, "gateway", None), "id", "a worker")
             self.returns.crashed.append(f"worker {name} went down: {str(error).strip().splitlines()[-1][:300]}")
         output = getattr(node, "workeroutput", None) or {}  # a crashed worker has none
+        if output.get(STOPPED):  # what stopped a worker early (a store out of reach) stops the run
+            self.returns.crashed.append(str(output[STOPPED]))
         if LEDGER in output:
             self.returns.ledgers.append(output[LEDGER])
             self.returns.roles.append(output.get(ROLES, {}))

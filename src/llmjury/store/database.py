@@ -49,8 +49,13 @@ class Database(Protocol):
     def rollback(self) -> None:
         ...
 
+    def lost(self, exc: BaseException) -> bool:
+        """Whether `exc` is the connection to the server lost (llmjury.store.outage rides it out)."""
+        ...
+
     def retryable(self, exc: BaseException) -> bool:
-        """Whether a failed transaction may simply be run again (a deadlock the server broke)."""
+        """Whether a failed transaction may simply be run again (a deadlock the server broke, a lost
+        connection: the next `begin` waits for the server to come back)."""
         ...
 
     def close(self) -> None:

@@ -3,52 +3,85 @@
 The connection string comes from the environment (`LLMJURY_STORE_DSN`, else libpq's own `PG*`
 variables), never from a file the project keeps, so no password lands in an ini or a report.
 psycopg is an optional extra (`pip install 'llmjury[postgres]'`): a plain install never imports it.
+A connection lost outside a transaction is opened again and the statement run again, for up to the
+store's outage limit (llmjury.store.outage); inside one, the transaction's owner runs it again whole.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from llmjury.errors import ConfigError
 from llmjury.store.database import Row
+from llmjury.store.outage import Outage, ride_out
 
 DSN_VARIABLE = "LLMJURY_STORE_DSN"
+T = TypeVar("T")
 
 
 class PostgresDatabase:
     dialect = "postgresql"
     now = "extract(epoch from clock_timestamp())::double precision"
 
-    def __init__(self, dsn: str) -> None:
+    def __init__(self, dsn: str, outage: Outage | None = None) -> None:
+        self.outage = outage or Outage()
+        self.outage.check()  # a store this process gave up on: no new connection waits for it again
         try:
             import psycopg
         except ImportError:
             raise ConfigError("--llm-store postgres needs psycopg 3: pip install 'llmjury[postgres]'") from None
+        self._psycopg, self._dsn = psycopg, dsn
         self._errors = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
         self.errors: tuple[type[Exception], ...] = (psycopg.Error,)
+        self._in_transaction = False
         try:
-            # Autocommit, with transactions begun and committed by hand: a read never leaves one open.
-            self._db = psycopg.connect(dsn, autocommit=True)
+            self._db = self._connect()
         except psycopg.Error as exc:  # no server there, a wrong password, a string that is no connection string
             raise ConfigError(f"--llm-store postgres: cannot connect ({_first_line(exc)}); the connection string "
                               f"comes from {DSN_VARIABLE} or libpq's PG* variables") from None
         self._where = f"PostgreSQL store {self._db.info.dbname} on {self._db.info.host}:{self._db.info.port}"
 
+    def _connect(self) -> Any:
+        # Autocommit, with transactions begun and committed by hand: a read never leaves one open.
+        return self._psycopg.connect(self._dsn, autocommit=True)
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        cursor = self._db.execute(_placeholders(sql), params)
-        return cursor.fetchall() if cursor.description is not None else []
+        def run() -> list[Row]:
+            cursor = self._db.execute(_placeholders(sql), params)
+            return cursor.fetchall() if cursor.description is not None else []
+
+        return run() if self._in_transaction else self._ride_out(run)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        with self._db.cursor() as cursor:
-            cursor.executemany(_placeholders(sql), list(rows))
+        rows = list(rows)
+
+        def run() -> None:
+            with self._db.cursor() as cursor:
+                cursor.executemany(_placeholders(sql), rows)
+
+        return run() if self._in_transaction else self._ride_out(run)
 
     def keys(self, keys: Sequence[str]) -> tuple[str, Any]:
         return "SELECT unnest(?::text[]) AS key", list(keys)
 
     def begin(self) -> None:
-        self._db.execute("BEGIN")
+        """Begin on a live connection: one lost since the last statement is opened again first."""
+        self._ride_out(lambda: self._db.execute("BEGIN"))
+        self._in_transaction = True
+
+    def lost(self, exc: BaseException) -> bool:
+        """Whether `exc` is the server gone (a restart, a dropped network): worth a new connection."""
+        return isinstance(exc, self._psycopg.OperationalError) and (self._db.closed or bool(self._db.broken))
+
+    def _reconnect(self) -> None:
+        if self._db.closed or self._db.broken:
+            self._db.close()
+            self._db = self._connect()
+
+    def _ride_out(self, work: Callable[[], T]) -> T:
+        return ride_out(work, lost=self.lost, reconnect=self._reconnect, outage=self.outage, where=str(self))
 
     def make_schema(self) -> None:
         """Create the schema the connection's search_path names first, when it does not exist yet
@@ -66,13 +99,21 @@ class PostgresDatabase:
         self._db.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(first)))
 
     def commit(self) -> None:
-        self._db.execute("COMMIT")
+        try:
+            self._db.execute("COMMIT")
+        finally:
+            self._in_transaction = False
 
     def rollback(self) -> None:
-        self._db.execute("ROLLBACK")
+        self._in_transaction = False
+        if not (self._db.closed or self._db.broken):  # a lost connection took its transaction with it
+            self._db.execute("ROLLBACK")
 
     def retryable(self, exc: BaseException) -> bool:
-        return isinstance(exc, self._errors)
+        """A deadlock the server broke, or a lost connection: the whole transaction is run again (its
+        `begin` waits for the server to come back). A COMMIT lost in flight may have been applied:
+        every write of the store may be applied twice."""
+        return isinstance(exc, self._errors) or self.lost(exc)
 
     def close(self) -> None:
         self._db.close()

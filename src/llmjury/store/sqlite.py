@@ -53,6 +53,9 @@ class SqliteDatabase:
         if self._db.in_transaction:
             self._db.execute("ROLLBACK")
 
+    def lost(self, exc: BaseException) -> bool:
+        return False  # a file does not go away as a server does
+
     def retryable(self, exc: BaseException) -> bool:
         return False  # a writer waits for SQLite's lock (LOCK_WAIT) rather than failing on it
 

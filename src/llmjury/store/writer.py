@@ -7,12 +7,19 @@ whatever is queued in one transaction: far fewer lock hand-overs (or round trips
 and the loop never waits. Each write's future completes only once its transaction is committed,
 so a caller that awaits it knows the write survives a kill. A transaction the server broke off
 (PostgreSQL's deadlock detector) is run again whole.
+
+Durable when paid: an answer's write is `urgent`, and goes ahead of the claims, hand-offs and
+tallies queued before it; a transaction takes no new write once it has run `TRANSACTION_S`, so an
+answer is committed within about twice that of its arrival (one transaction under way, then its
+own), however much is queued: `kill -9` loses only the calls in flight.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError
 from typing import Any, TypeVar
@@ -26,19 +33,26 @@ T = TypeVar("T")
 Write = Callable[[Database], Any]
 #: How often a transaction the server broke off (a deadlock, a serialization failure) is tried again.
 RETRIES = 8
+#: A transaction takes no further write after running this long (seconds): the bound on how long
+#: an urgent write (an answer) waits for the one before it.
+TRANSACTION_S = 0.2
+Queued = tuple[Write, "Future[Any]"]
 
 
 class BatchWriter:
     def __init__(self, open_database: Callable[[], Database], name: str) -> None:
         self._db = open_database()
-        self._queue: queue.SimpleQueue[tuple[Write, Future[Any]] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[Write, Future[Any], bool] | None] = queue.SimpleQueue()
+        self._urgent: deque[Queued] = deque()
+        self._other: deque[Queued] = deque()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def submit(self, write: Callable[[Database], T]) -> Future[T]:
-        """Queue `write(database)`; its future holds the result once the transaction is committed."""
+    def submit(self, write: Callable[[Database], T], *, urgent: bool = False) -> Future[T]:
+        """Queue `write(database)`; its future holds the result once the transaction is committed.
+        An `urgent` write (a paid answer) goes ahead of the others queued."""
         future: Future[T] = Future()
-        self._queue.put((write, future))
+        self._queue.put((write, future, urgent))
         return future
 
     def close(self) -> None:
@@ -50,20 +64,30 @@ class BatchWriter:
 
     def _run(self) -> None:
         stopping = False
-        while not stopping:
-            item = self._queue.get()
-            batch: list[tuple[Write, Future[Any]]] = []
-            while item is not None:
-                batch.append(item)
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-            stopping = item is None
+        while not stopping or self._urgent or self._other:
+            stopping = self._take(block=not (self._urgent or self._other)) or stopping
+            batch = list(self._urgent) + list(self._other)
+            self._urgent.clear()
+            self._other.clear()
             if batch:
-                self._commit(batch)
+                left = self._commit(batch)
+                self._other.extendleft(reversed(left))  # next, after any urgent write queued meanwhile
 
-    def _commit(self, batch: list[tuple[Write, Future[Any]]]) -> None:
+    def _take(self, *, block: bool) -> bool:
+        """Move what is queued into the urgent and other lines; True once `close` was asked."""
+        while True:
+            try:
+                item = self._queue.get() if block else self._queue.get_nowait()
+            except queue.Empty:
+                return False
+            if item is None:
+                return True
+            write, future, urgent = item
+            (self._urgent if urgent else self._other).append((write, future))
+            block = False
+
+    def _commit(self, batch: list[Queued]) -> list[Queued]:
+        """Commit a prefix of `batch` in one transaction; the writes it left for the next one."""
         while batch:
             try:
                 for attempt in Retrying(retry=retry_if_exception(self._db.retryable), reraise=True,
@@ -80,17 +104,20 @@ class BatchWriter:
             except Exception as exc:
                 for _, future in batch:
                     _settle(future, None, exc)
-                return
+                return []
             for future, result, error in outcomes:
                 _settle(future, result, error)
-            return
+            return batch[len(outcomes):]
+        return []
 
-    def _transaction(self, batch: list[tuple[Write, Future[Any]]]
-                     ) -> list[tuple[Future[Any], Any, BaseException | None]]:
+    def _transaction(self, batch: list[Queued]) -> list[tuple[Future[Any], Any, BaseException | None]]:
         outcomes: list[tuple[Future[Any], Any, BaseException | None]] = []
         self._db.begin()
+        began = time.monotonic()
         try:
             for index, (write, future) in enumerate(batch):
+                if index and time.monotonic() - began > TRANSACTION_S:
+                    break  # the rest go in the next transaction, after the urgent writes queued meanwhile
                 try:
                     outcomes.append((future, write(self._db), None))
                 except Exception as exc:

@@ -1,7 +1,8 @@
 """A throwaway PostgreSQL server for testing against the run store, and a schema of its own per test.
 
 `python -m llmjury.testing.postgres start DIR` initdbs into DIR, starts a server on a free port
-with its socket in DIR and prints its connection string; `stop DIR` stops it. `.ci/run` hands the
+with its socket in DIR and prints its connection string; `stop DIR` stops it, and `resume DIR`
+starts it again on the same port (a restart, for the store's outage tests). `.ci/run` hands the
 string to the tests in LLMJURY_TEST_POSTGRES_DSN, and `bench/store.py` starts one when none is
 given. PostgreSQL's own programs (initdb, pg_ctl) must be installed; psycopg for `fresh_schema`.
 """
@@ -46,10 +47,20 @@ def start(folder: Path) -> str:
         port = probe.getsockname()[1]
     subprocess.run([*run_as, str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
                     "--no-sync"], check=True, capture_output=True)
-    subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l", str(folder / "log"), "-o",
-                    f"-p {port} -k {socket_dir} -c listen_addresses='' -c fsync=off -c max_connections=300",
-                    "start"], check=True, capture_output=True)
+    options = f"-p {port} -k {socket_dir} -c listen_addresses='' -c fsync=off -c max_connections=300"
+    (folder / "options").write_text(options)
+    resume(folder)
     return f"host={socket_dir} port={port} user=postgres dbname=postgres"
+
+
+def resume(folder: Path) -> None:
+    """Start the server `start` made in `folder` again (after `stop`), on its port and socket."""
+    bin_dir = binaries()
+    if bin_dir is None:
+        raise RuntimeError("PostgreSQL's initdb/pg_ctl are not installed (Debian: apt-get install postgresql)")
+    run_as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(folder / "data"), "-w", "-l", str(folder / "log"),
+                    "-o", (folder / "options").read_text(), "start"], check=True, capture_output=True)
 
 
 def stop(folder: Path) -> None:
@@ -75,5 +86,7 @@ if __name__ == "__main__":
     command, where = sys.argv[1], Path(sys.argv[2])
     if command == "start":
         print(start(where))
+    elif command == "resume":
+        resume(where)
     else:
         stop(where)

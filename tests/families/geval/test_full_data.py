@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from infrastructure import needs
 
 from llmjury.datasets.dialogue_items import dstc9, topical_chat
 from llmjury.families.geval.meta import meta_evaluate
@@ -16,8 +17,7 @@ SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
 FULL_DSTC9 = SHARED / "dstc9" / "dstc9_data.json"
 MODELS = SHARED / "dstc9" / "dstc9_models_and_flowscore.json"
 
-needs_full_dstc9 = pytest.mark.skipif(not (FULL_DSTC9.is_file() and MODELS.is_file()),
-                                      reason="the full DSTC9 file is not beside the repository")
+needs_full_dstc9 = needs(FULL_DSTC9.is_file() and MODELS.is_file(), "the full DSTC9 file is not beside the repository")
 
 
 @needs_full_dstc9
@@ -36,7 +36,7 @@ def test_flowscore_reproduces_dialevalmetrics_published_row():
 USR = SHARED / "topical_chat_usr" / "tc_usr_data.json"
 
 
-@pytest.mark.skipif(not USR.is_file(), reason="USR's per-annotator file is not beside the repository")
+@needs(USR.is_file(), "USR's per-annotator file is not beside the repository")
 def test_human_ceiling_is_computed_per_annotator_and_bounds_the_shipped_judges():
     from llmjury.families.geval.ceiling import annotator_verdicts
     from llmjury.families.geval.datasets import to_criteria
@@ -57,7 +57,7 @@ def test_human_ceiling_is_computed_per_annotator_and_bounds_the_shipped_judges()
 CLOSER_LOOK = SHARED / "closer_look_topical_chat" / "results_topical_chat"
 
 
-@pytest.mark.skipif(not CLOSER_LOOK.is_dir(), reason="the recorded gpt-3.5 answers are not beside the repository")
+@needs(CLOSER_LOOK.is_dir(), "the recorded gpt-3.5 answers are not beside the repository")
 @pytest.mark.parametrize("criterion", ["naturalness", "coherence", "engagingness", "groundedness"])
 def test_closer_look_replay_reproduces_the_published_geval_row(criterion):
     import asyncio

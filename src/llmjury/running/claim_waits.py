@@ -1,0 +1,84 @@
+"""Waiting for calls other processes claimed: every waited key looked up in one statement a poll.
+
+A process that finds a sample claimed by another (of this run or another, on this machine or
+another) waits for its outcome rather than pay for the call again. Polled one key at a time, a
+waiting machine spent more of the store's time and its own CPU than the machine doing the work:
+thousands of statements a second. Here a single poller per process reads the state of every
+waited key (its answer, its claim, this run's unanswered outcome) in one statement every `POLL_S`,
+however many keys wait: at most 1/POLL_S statements a second for a waiting process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from llmjury.running.cache import SampleStore, StoredRow, Watched
+
+#: Seconds between two looks at the waited keys (one statement each time, for all of them).
+POLL_S = 0.25
+#: Keys looked up in one statement at most (more are looked up in several).
+BATCH = 2_000
+
+
+@dataclass
+class _Waiter:
+    written_by: str | None  # only an answer this run wrote counts (a call asked afresh), else any
+    future: asyncio.Future[StoredRow | None]
+
+
+class ClaimWaits:
+    """The waits of one engine loop; made, awaited and polled on that loop only."""
+
+    def __init__(self, store: SampleStore, run_id: str) -> None:
+        self.store, self.run_id = store, run_id
+        self._waiting: dict[str, list[_Waiter]] = {}
+        self._poller: asyncio.Task[None] | None = None
+        #: Looks at the store so far (one statement each): what the tests count.
+        self.polls = 0
+
+    async def settled(self, key: str, written_by: str | None = None) -> StoredRow | None:
+        """Once `key`'s claim has ended: its stored answer (None when the holder let go without
+        one, died, or ended the call unanswered: the caller reads this run's outcome, or claims)."""
+        future: asyncio.Future[StoredRow | None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(key, []).append(_Waiter(written_by, future))
+        if self._poller is None or self._poller.done():
+            self._poller = asyncio.get_running_loop().create_task(self._poll())
+        return await future
+
+    async def _poll(self) -> None:
+        while self._waiting:
+            await asyncio.sleep(POLL_S)
+            keys = [key for key, waiters in self._waiting.items() if any(not w.future.done() for w in waiters)]
+            if not keys:
+                self._waiting.clear()
+                break
+            try:
+                found: dict[str, Watched] = {}
+                for start in range(0, len(keys), BATCH):
+                    self.polls += 1
+                    found |= await asyncio.to_thread(self.store.watch, keys[start:start + BATCH], self.run_id)
+            except Exception as exc:  # a store that stayed away past its outage limit: every waiter learns why
+                for waiters in self._waiting.values():
+                    for waiter in waiters:
+                        if not waiter.future.done():
+                            waiter.future.set_exception(exc)
+                self._waiting.clear()
+                break
+            for key in keys:
+                self._settle(key, found.get(key, Watched(None, False, False)))
+
+    def _settle(self, key: str, state: Watched) -> None:
+        still: list[_Waiter] = []
+        for waiter in self._waiting.pop(key, []):
+            if waiter.future.done():
+                continue  # its caller gave up (a stopped run)
+            answered = state.row is not None and (waiter.written_by is None or state.row[1] == waiter.written_by)
+            if answered:
+                waiter.future.set_result(state.row)
+            elif state.ended or not state.held:
+                waiter.future.set_result(None)
+            else:
+                still.append(waiter)
+        if still:
+            self._waiting[key] = still

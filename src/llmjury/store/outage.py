@@ -1,0 +1,67 @@
+"""Riding out a run store whose server went away for a while (a PostgreSQL restart, a fail-over).
+
+A lost connection is opened again, with exponential backoff, for up to `--llm-store-outage` seconds
+(`OUTAGE_S` by default); whatever waits on the store (a read, a queued write and the answer it
+holds) waits that long rather than fail, so an answer already paid for is never lost with its
+write. Past the limit a `StoreOutageError` names the store and the cause, and the run stops with
+its report marked incomplete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from tenacity import RetryError, Retrying, retry_if_exception, stop_after_delay
+from tenacity.wait import wait_exponential
+
+from llmjury.errors import LLMJuryError
+
+T = TypeVar("T")
+#: How long a run waits for its store's server to come back (`--llm-store-outage`), in seconds.
+OUTAGE_S = 120.0
+
+
+class StoreOutageError(LLMJuryError):
+    """The run store stayed out of reach longer than the run may wait for it: the run stops."""
+
+
+@dataclass(eq=False)
+class Outage:
+    """How long one process waits for its store, shared by every connection it opens to it; once a
+    wait was in vain, every later use of the store fails at once with the same cause (a run that is
+    stopping does not wait again for each of its readers and cleanups)."""
+
+    limit_s: float = OUTAGE_S
+    #: Why the store is given up on, once it is.
+    gave_up: str | None = None
+
+    def check(self) -> None:
+        if self.gave_up is not None:
+            raise StoreOutageError(self.gave_up)
+
+
+def ride_out(work: Callable[[], T], *, lost: Callable[[BaseException], bool], reconnect: Callable[[], None],
+             outage: Outage, where: str) -> T:
+    """`work()`, run again on a new connection (`reconnect`, then `work`) while its failures are a
+    lost connection (`lost`), for up to `outage.limit_s` seconds; then a StoreOutageError naming
+    `where` and the cause."""
+    outage.check()
+
+    def attempt() -> T:
+        reconnect()
+        return work()
+
+    try:
+        for trial in Retrying(retry=retry_if_exception(lost), stop=stop_after_delay(outage.limit_s),
+                              wait=wait_exponential(multiplier=0.05, max=2.0)):
+            with trial:
+                return attempt() if trial.retry_state.attempt_number > 1 else work()
+    except RetryError as exc:
+        cause = exc.last_attempt.exception()
+        first = str(cause).strip().splitlines()[0] if cause is not None and str(cause).strip() else repr(cause)
+        outage.gave_up = outage.gave_up or (f"{where}: out of reach for more than {outage.limit_s:g} s "
+                                            f"(--llm-store-outage): {first}")
+        raise StoreOutageError(outage.gave_up) from cause
+    raise AssertionError("unreachable: Retrying either returns or raises")  # pragma: no cover

@@ -1,0 +1,187 @@
+"""A PostgreSQL store that goes away mid-run (a restart): the calls in flight keep their answers until
+it is back, nothing paid is paid again, and a store away longer than `--llm-store-outage` stops the
+wait with an error naming the store and the cause."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llmjury.chat import chat
+from llmjury.providers.base import ProviderSpec
+from llmjury.store.location import StoreLocation
+from llmjury.store.outage import Outage, StoreOutageError
+from llmjury.testing import FakeOpenAI
+from llmjury.testing.postgres import fresh_schema, resume, stop
+
+CALLS = 4
+
+
+class HeldAnswers(FakeOpenAI):
+    """Answers once told to: the test stops the store while the calls are in flight."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda body, index: "answer to " + body["messages"][-1]["content"])
+        self.arrived, self.release, self.answered = threading.Event(), threading.Event(), threading.Event()
+        self._lock = threading.Lock()
+        self.sent = 0
+
+    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes,
+                headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            if len(self.requests) >= CALLS:
+                self.arrived.set()
+        self.release.wait(60)
+        answer = super().respond(method, path, body, raw, headers)
+        with self._lock:
+            self.sent += 1
+            if self.sent == CALLS:
+                self.answered.set()
+        return answer
+
+
+def spec(server: FakeOpenAI) -> ProviderSpec:
+    return ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={server.base_url};timeout=120")
+
+
+def test_answers_in_flight_survive_a_postgres_restart_and_are_paid_once(own_postgres, make_engine, tmp_path):
+    folder, dsn = own_postgres
+    location = StoreLocation("postgres", tmp_path / "unused.sqlite", fresh_schema(dsn), Outage(60))
+    with HeldAnswers() as server:
+        engine = make_engine(store=location)
+
+        async def asked() -> list[str]:
+            done = await asyncio.gather(*(engine.complete(spec(server), chat(("user", f"q{i}"))) for i in range(CALLS)))
+            return [completion.text for completion in done]
+
+        running = engine.submit(asked())
+        assert server.arrived.wait(30)  # every call is at the server, its claim committed
+        stop(folder)  # the store goes away with the calls in flight
+        server.release.set()
+        assert server.answered.wait(30)  # paid: the answers are in the engine, their writes wait for the store
+        assert not running.done()
+        resume(folder)
+        assert sorted(running.result(timeout=90)) == [f"answer to q{i}" for i in range(CALLS)]
+    assert len(server.requests) == CALLS
+    # Committed once the store was back: another run replays every answer without a call.
+    with FakeOpenAI() as other:
+        later = make_engine(store=location, run_id="run-2")
+
+        async def replayed() -> list[list[bool]]:
+            done = await asyncio.gather(*(later.complete(spec(other), chat(("user", f"q{i}"))) for i in range(CALLS)))
+            return [completion.cached for completion in done]
+
+        assert later.run(replayed()) == [[True]] * CALLS and other.requests == []
+
+
+def test_a_store_away_past_its_outage_limit_stops_the_wait_naming_store_and_cause(own_postgres, make_engine,
+                                                                                   tmp_path: Path):
+    folder, dsn = own_postgres
+    location = StoreLocation("postgres", tmp_path / "unused.sqlite", fresh_schema(dsn), Outage(1))
+    with FakeOpenAI() as server:
+        engine = make_engine(store=location)
+        engine.run(engine.complete(spec(server), chat(("user", "before"))))
+        stop(folder)
+        with pytest.raises(StoreOutageError, match=r"PostgreSQL store postgres on .*out of reach for more than 1 s "
+                                                   r"\(--llm-store-outage\)"):
+            engine.run(engine.complete(spec(server), chat(("user", "after"))))
+        assert len(server.requests) == 1  # nothing was called without a store to keep its answer in
+
+
+SUITE = """
+import llmjury
+from llmjury import Case, JudgeConfig, Outcome, Verdict
+from llmjury.chat import chat
+
+
+async def judge(case, jury):
+    completion = await jury.complete("judge", "toy", chat(("user", "hello " + case.id[-2:])))
+    return Outcome([Verdict(case_id=case.id, family="toy", judge=JudgeConfig(provider=completion.provider))])
+
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize([Case(id=f"item-{i:02d}", family="toy") for i in range(40)])
+def test_toy(outcome):
+    assert len(outcome.verdicts) == 1
+"""
+
+
+class RestartingServer(FakeOpenAI):
+    """Restarts the run's PostgreSQL (stop, then start) as it answers its `at`-th request, while the
+    other calls of the run are in flight."""
+
+    def __init__(self, folder: Path, at: int) -> None:
+        super().__init__(latency=0.05)
+        self.folder, self.at = folder, at
+        self._restart = threading.Lock()
+        self.restarted = False
+
+    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes,
+                headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        with self._restart:
+            if len(self.requests) >= self.at and not self.restarted:
+                stop(self.folder)
+                resume(self.folder)
+                self.restarted = True
+        return super().respond(method, path, body, raw, headers)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_run_rides_out_a_postgres_restart_and_pays_each_call_once(pytester, own_postgres, monkeypatch, workers):
+    folder, dsn = own_postgres
+    pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider\n")
+    pytester.makepyfile(test_toy_suite=SUITE)
+    with RestartingServer(folder, at=10) as server:
+        monkeypatch.setenv("LLMJURY_STORE_DSN", fresh_schema(dsn))
+        result = pytester.runpytest_subprocess(
+            "-n", workers, "--llm-store", "postgres", "--llm-store-outage", "60", "--llm-concurrency", "8",
+            "--llm-judge", f"openai:priced;base_url={server.base_url};timeout=60")
+        assert server.restarted
+        asked = [body["messages"][-1]["content"] for body in server.requests]
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    result.assert_outcomes(passed=40)
+    assert sorted(asked) == sorted(f"hello {i:02d}" for i in range(40))  # each paid once
+    summary = json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
+    assert summary["run"]["stopped"] is None
+
+
+class StoppingServer(FakeOpenAI):
+    """Stops the run's PostgreSQL for good as it answers its `at`-th request."""
+
+    def __init__(self, folder: Path, at: int) -> None:
+        super().__init__(latency=0.05)
+        self.folder, self.at = folder, at
+        self._stop = threading.Lock()
+        self.stopped = False
+
+    def respond(self, method: str, path: str, body: dict[str, Any], raw: bytes,
+                headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        with self._stop:
+            if len(self.requests) >= self.at and not self.stopped:
+                stop(self.folder)
+                self.stopped = True
+        return super().respond(method, path, body, raw, headers)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_store_away_past_the_limit_stops_the_run_with_a_report_marked_incomplete(pytester, own_postgres,
+                                                                                  monkeypatch, workers):
+    folder, dsn = own_postgres
+    pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider\n")
+    pytester.makepyfile(test_toy_suite=SUITE)
+    monkeypatch.setenv("LLMJURY_STORE_DSN", fresh_schema(dsn))
+    with StoppingServer(folder, at=10) as server:
+        result = pytester.runpytest_subprocess(
+            "-n", workers, "--llm-store", "postgres", "--llm-store-outage", "2", "--llm-concurrency", "4",
+            "--llm-judge", f"openai:priced;base_url={server.base_url};timeout=60")
+    output = result.stdout.str()
+    assert result.ret != 0 and "INTERNALERROR" not in output, output[-3000:]
+    summary = json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
+    assert "out of reach for more than 2 s (--llm-store-outage)" in summary["run"]["stopped"]["by"], summary["run"]

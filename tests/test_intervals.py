@@ -94,7 +94,7 @@ def test_the_solver_never_keeps_a_step_its_line_search_refused(monkeypatch):
     start = np.array([[1.0, -2.0], [0.5, 0.5]])
 
     def loss(x, rows):  # any move at all costs 1, more than the slope can pay back
-        return (x ** 2).sum(axis=1) + np.any(x != start[rows], axis=1)
+        return (x ** 2).sum(axis=1) + 100.0 * np.any(x != start[rows], axis=1)
 
     def newton(x, rows):
         return 2 * x, x

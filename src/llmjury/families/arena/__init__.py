@@ -42,6 +42,8 @@ class Arena(Family[ArenaOptions, ArenaSection]):
     section = ArenaSection
     roles: ClassVar[Mapping[str, str]] = MappingProxyType({"judge": "the judge (--llm-judge)"})
     headline = ("rating", "swap_consistency")
+    interval_kinds = {"rating": "rating", "elo": "rating", "rank": "rank", "swap_consistency": "proportion",
+                      "tie_rate": "proportion", "longer_wins_rate": "proportion"}
     datasets: ClassVar[tuple[Dataset, ...]] = datasets.DATASETS
     markers: ClassVar[Mapping[str, str]] = MappingProxyType(RECORDED_MARKERS)
 

@@ -31,6 +31,7 @@ class GEval(Family[GEvalOptions, GEvalSection]):
     section = GEvalSection
     roles: ClassVar[Mapping[str, str]] = MappingProxyType({"judge": "the judge (--llm-judge)"})
     headline = ("judge_validity",)
+    interval_kinds = {"judge_validity": "correlation", "meta": "correlation"}
     datasets = DATASETS
     markers: ClassVar[Mapping[str, str]] = MappingProxyType({
         **RECORDED_MARKERS,

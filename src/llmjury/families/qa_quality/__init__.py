@@ -27,6 +27,7 @@ class QAQuality(Family[QAOptions, QASection]):
     section = QASection
     roles: ClassVar[Mapping[str, str]] = MappingProxyType({"judge": "the judge (--llm-judge)"})
     headline = ("remove_rate",)
+    interval_kinds = {"remove_rate": "proportion"}
     datasets: ClassVar[tuple[Dataset, ...]] = DATASETS
     hidden_from_tables: ClassVar[tuple[str, ...]] = ("courses", "datasets", "grade_by_label")
 

@@ -31,6 +31,9 @@ class Socratic(Family[SocraticOptions, SocraticSection]):
         "student": "the simulated student",
     })
     headline = ("win_rate",)
+    interval_kinds = {"win_rate": "proportion", "baseline_win_rate": "proportion", "tie_rate": "proportion",
+                      "decisive_win_rate": "proportion", "position_consistency": "mean",
+                      "length_controlled_win_rate": "smooth"}
     datasets = DATASETS
     markers: ClassVar[Mapping[str, str]] = MappingProxyType({
         "simulated": "dialogues simulated with a student persona",

@@ -58,6 +58,13 @@ from llmjury.families.arena.ratings import (
 ELO_TOLERANCE, BT_TOLERANCE = 1e-6, 0.1
 
 
+def unshadow_coverage() -> None:
+    """Take this script's folder off the import path before numba loads: bench/coverage.py shares
+    its name with coverage.py, which numba probes for when it is imported."""
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
+
+
 def fastchat() -> types.ModuleType:
     """FastChat's elo_analysis module, imported from the installed release.
 
@@ -177,6 +184,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2, help="warm calls per side and task after the cold one")
     args = parser.parse_args()
 
+    unshadow_coverage()
     fc = fastchat()
     frame = run_battles(args.run) if args.run else synthetic(args.battles, args.models, 0)
     to_arrays, battles = timed(lambda: Battles.from_rows(frame["model_a"].tolist(), frame["model_b"].tolist(),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -37,7 +39,7 @@ def test_a_comparison_takes_the_method_its_kind_allows(kind, per_case, method):
 def test_with_equal_groups_the_weighted_jackknife_is_the_textbook_one():
     rng = np.random.default_rng(1)
     replicates = rng.normal(0.5, 0.01, 10)
-    low, high, se = grouped_jackknife(0.5, replicates, [4] * 10, 40)
+    *_, se = grouped_jackknife(0.5, replicates, [4] * 10, 40)
     assert se == pytest.approx(np.sqrt(9 / 10 * ((replicates - replicates.mean()) ** 2).sum()))
 
 
@@ -51,7 +53,7 @@ def test_groups_of_unequal_size_are_weighted_by_the_cases_they_left_out():
     for _ in range(4000):
         values = rng.normal(0, 1, 40)
         replicates = np.array([np.delete(values, np.arange(a, b)).mean()
-                               for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+                               for a, b in itertools.pairwise(bounds)])
         weighted.append(grouped_jackknife(values.mean(), replicates, sizes, 40)[2] ** 2)
         unweighted.append(3 / 4 * ((replicates - replicates.mean()) ** 2).sum())
     assert np.mean(weighted) * 40 == pytest.approx(1.0, abs=0.05)

@@ -6,11 +6,12 @@ the reply is polite. Offline, the candidate repeats its prompt's last line and t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from llmjury import Case, JudgeConfig, Outcome, Verdict
 from llmjury.chat import ChatRequest, Message, chat
 from llmjury.family import CaseLoad, CaseSet, Family, FamilyOptions, Metric, Result, Section
+from llmjury.intervals import IntervalKind
 from llmjury.providers.offline import OfflineAnswers
 from llmjury.running.settings import Settings
 
@@ -82,7 +83,8 @@ class PoliteFamily(Family[Options, PoliteSection]):
     results: Mapping[str, type[Result]] = {"polite": Polite}
     section = PoliteSection
     headline = ("polite_rate", "longest_reply", "polite_share_of_text")
-    interval_kinds = {"polite_rate": "proportion", "longest_reply": "non_smooth", "polite_share_of_text": "smooth"}
+    interval_kinds: ClassVar[Mapping[str, IntervalKind]] = {
+        "polite_rate": "proportion", "longest_reply": "non_smooth", "polite_share_of_text": "smooth"}
 
     def case_sets(self) -> Mapping[str, CaseSet[Options]]:
         return {"questions": CaseSet(questions, judge)}

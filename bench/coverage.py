@@ -13,7 +13,7 @@ Carlo standard error. The kinds and their truths:
     paired delta     Newcombe's paired interval (stats.paired_difference on 0/1 values)  p1 - p2
     mean             t interval (stats.mean_metric) on 1-5 scores                      the scores' mean
     consistency      per-case rate of ABA runs (intervals.case_rate)                   the expected case rate
-    correlation      item bootstrap (geval.meta.pooled), Pearson/Spearman/Kendall      each coefficient on 10^6 draws
+    correlation      BCa item bootstrap (geval.meta.pooled), Pearson/Spearman/Kendall  each coefficient on 2x10^5 draws
     Bradley-Terry    multinomial bootstrap (arena BT_ROUNDS), the top model's rating   its strength (mean 1000)
     Elo              bootstrap of the order-averaged Elo (arena ELO_ROUNDS x ELO_ORDERS) E[the estimator] on n battles
 
@@ -157,7 +157,7 @@ def correlation(n: int, sims: int) -> list[Row]:
         found = pooled(p, h, seed=sim)
         for kind in hits:
             hits[kind] += covered(found[kind]["low"], found[kind]["high"], truth[kind])
-    return [Row(f"correlation ({kind})", n, hits[kind], sims, "item bootstrap, percentile") for kind in hits]
+    return [Row(f"correlation ({kind})", n, hits[kind], sims, "item bootstrap, BCa") for kind in hits]
 
 
 STRENGTHS = np.array([0.0, 40.0, 80.0, 150.0, 220.0])
@@ -244,8 +244,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer simulations: a smoke run")
     parser.add_argument("--run", help="a saved run folder: list the interval methods its figures name")
-    parser.add_argument("--small", type=int, default=10, help="the small n (default 10)")
-    parser.add_argument("--large", type=int, default=100, help="the large n (default 100; at least 30)")
+    parser.add_argument("--sizes", type=lambda text: [int(n) for n in text.split(",")], default=[10, 30, 100],
+                        help="the n of the rates, means, consistency and correlations (default 10,30,100)")
     parser.add_argument("--sims", type=int, help="simulations per kind (default 2000; 400 with --quick)")
     args = parser.parse_args()
     sims = args.sims or (400 if args.quick else 2000)
@@ -255,7 +255,7 @@ def main() -> None:
           f"{100 * TOLERANCE:.0f} points at n >= {LARGE}")
     print(f"{'kind':<22} {'n':>6} {'sims':>6} {'coverage':>9} {'+-se':>7} {'nominal':>8} {'gap':>7}  {'':<18} note")
     rows: list[Row] = []
-    for n in (args.small, args.large):
+    for n in args.sizes:
         for build in (rate, paired_delta, mean, consistency):
             rows.append(build(n, sims))
             print(rows[-1].line(), flush=True)

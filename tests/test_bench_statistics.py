@@ -50,7 +50,7 @@ def test_bench_ratings_rates_a_real_run_folders_battles_cold_beside_cold_and_war
 
 
 def test_bench_coverage_prints_each_kind_beside_nominal_and_the_methods_of_a_real_run(run_folder):
-    out = bench("bench/coverage.py", "--sims", "60", "--small", "10", "--large", "30", "--run", str(run_folder))
+    out = bench("bench/coverage.py", "--sims", "60", "--sizes", "10,30", "--run", str(run_folder))
     for kind in ("rate (Wilson)", "paired delta (Newcombe)", "mean (t)", "consistency (ABA)",
                  "correlation (kendall)", "Bradley-Terry rating", "Elo rating"):
         assert any(line.startswith(kind) and "0.95" in line for line in out.splitlines()), kind

@@ -44,4 +44,4 @@ def test_kendall_is_bootstrapped_with_as_many_resamples_as_pearson_and_spearman(
     assert RESAMPLES == CORRELATION_RESAMPLES == 1000
     assert pooled is not None
     assert {m.method for m in (pooled.pearson, pooled.spearman, pooled.kendall)} == \
-        {"pooled, item bootstrap (1000 resamples)"}
+        {"pooled, item bootstrap (BCa, 1000 resamples)"}

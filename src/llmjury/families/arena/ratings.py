@@ -5,9 +5,11 @@ each side (FastChat's convention). Bradley-Terry is fitted by maximum likelihood
 (battles aggregated first), so a million battles cost no more than a few thousand, and its
 bootstrap resamples those counts from a multinomial and fits every round at once. Online Elo
 depends on the order of the battles: it runs in the order given (callers sort records first), and
-its bootstrap reruns it on resampled battles.
+its bootstrap reruns the same estimator (an average over random orders) on resampled battles.
 
-Online Elo is a sequential recursion that numpy cannot vectorise. Large passes are compiled with
+Online Elo is a sequential recursion that numpy cannot vectorise along the battles, but a
+bootstrap's passes run side by side: one numpy step moves every pass by one battle. Very long
+passes run one by one instead. Large passes are compiled with
 numba (the well-kept LLVM JIT of the numpy world, cached on disk after the first call): about a
 hundred times faster than the same loop in Python, with the same arithmetic. Importing numba and
 loading the compiled pass costs about a second, though, which is four million updates of the

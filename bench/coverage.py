@@ -263,7 +263,7 @@ def main() -> None:
             rows.append(row)
             print(row.line(), flush=True)
     for n in (60, 600):
-        rows.append(bradley_terry_row(n, heavy))
+        rows.append(bradley_terry_row(n, sims // 2))
         print(rows[-1].line(), flush=True)
         for row in elo_rows(n, heavy // 2, 4 * heavy):
             rows.append(row)

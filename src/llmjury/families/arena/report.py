@@ -62,9 +62,9 @@ Verdicts = Sequence[Verdict]
 HIDDEN_FROM_TABLES = ("leaderboards", "llmbar", "prd")  # rendered by markdown() below
 #: Bootstrap rounds of the Bradley-Terry fit (and its ranks).
 BT_ROUNDS = 200
-#: Bootstrap rounds of the Elo figure: at 500 its interval's width moves by about 5% from seed to
-#: seed (bench/coverage.py prints it); at 20 it moved by 40%.
-ELO_ROUNDS = 500
+#: Bootstrap rounds of the Elo figure: at 1000 its interval's width over ten seeds spans 8% of its
+#: mean (bench/coverage.py prints it); at 500 it spanned 15%, at 20 about 40%.
+ELO_ROUNDS = 1000
 #: Random orders each Elo estimate (the point and every round) averages over.
 ELO_ORDERS = 4
 winner_of = agreement.winner_of

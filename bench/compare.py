@@ -13,10 +13,18 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import Any
 
 from llmjury.families import discover
+from llmjury.model import RunSummary
 from llmjury.results.compare import compare_family, metric_rows
 from llmjury.saved import load_run
+
+
+def section_of(summary: RunSummary | None, name: str) -> dict[str, Any] | None:
+    """A family's section as the run's summary.json holds it (a saved run's summary is a RunSummary)."""
+    section = summary.families.get(name) if summary is not None else None
+    return section.tree() if section is not None else None
 
 
 def main() -> None:
@@ -31,8 +39,8 @@ def main() -> None:
         started = time.process_time()
         rows = compare_family(families[name], [r for r in current.records if r["family"] == name],
                               [r for r in baseline.records if r["family"] == name],
-                              current_section=(current.summary or {}).get(name),
-                              baseline_section=(baseline.summary or {}).get(name))
+                              current_section=section_of(current.summary, name),
+                              baseline_section=section_of(baseline.summary, name))
         metrics = metric_rows(rows)
         methods = sorted({row["delta"]["method"].split(",")[0].split(":")[0] for row in metrics.values()})
         print(f"{name}: {len(metrics)} headline metrics, {time.process_time() - started:.1f} CPU s, {methods}")

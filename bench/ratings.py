@@ -14,8 +14,11 @@ release has no rating_systems.py, so these are its closest counterparts):
 
 FastChat's bootstrap is a plain loop over rounds, so by default its BT bootstrap runs a few rounds
 and is scaled to the full count (said on its row); `--bt-reference-rounds 100` runs them all.
-llmjury's figure is the best of `--repeat` runs after one warm-up call (the warm-up loads the
-compiled Elo pass; its cost, paid once per process, is printed too). Agreement: Elo within 1e-6 of
+Like is timed with like: each side's first call in the process (cold) and the best of `--repeat`
+calls after it (warm) stand side by side, and the speed-up compares warm with warm. The compiled
+Elo pass is loaded once before any timing (its cost, paid once per process, is printed).
+`--run PATH` takes the battles of a saved run's largest arena leaderboard instead of synthetic
+ones. Agreement: Elo within 1e-6 of
 FastChat on the same battles in the same order (bootstrap: on llmjury's first resample); Bradley-
 Terry within 0.1 rating points after centring both (bootstrap: FastChat's fit of llmjury's first
 resampled count matrix). FastChat's logistic regression stops at scikit-learn's default tolerance
@@ -33,6 +36,7 @@ import sys
 import time
 import types
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +56,13 @@ from llmjury.families.arena.ratings import (
 )
 
 ELO_TOLERANCE, BT_TOLERANCE = 1e-6, 0.1
+
+
+def unshadow_coverage() -> None:
+    """Take this script's folder off the import path before numba loads: bench/coverage.py shares
+    its name with coverage.py, which numba probes for when it is imported."""
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
 
 
 def fastchat() -> types.ModuleType:
@@ -109,9 +120,19 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
-def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    runs = [timed(fn) for _ in range(repeat)]
-    return min(t for t, _ in runs), runs[0][1]
+@dataclass(frozen=True)
+class Timing:
+    """One side's cold call (the first in the process) and warm calls (the best of those after it)."""
+
+    cold: float
+    warm: float
+    result: Any
+
+
+def cold_and_warm(fn: Callable[[], Any], repeat: int, scale: float = 1.0) -> Timing:
+    cold, result = timed(fn)
+    warm = min(timed(fn)[0] for _ in range(repeat))
+    return Timing(cold * scale, warm * scale, result)
 
 
 def as_frame(wins: np.ndarray, models: list[str]) -> pd.DataFrame:
@@ -132,19 +153,40 @@ def gap(ours: np.ndarray, theirs: dict[str, float] | pd.Series, models: list[str
     return float(np.abs(ours - reference).max())
 
 
+def run_battles(path: Path) -> pd.DataFrame:
+    """The battles of a saved run's largest arena leaderboard (judge verdicts in case-id order)."""
+    from llmjury.families.arena import FAMILY
+    from llmjury.families.arena.report import group_name, winner_of
+    from llmjury.saved import load_run
+
+    verdicts = [FAMILY.typed(r) for r in load_run(path, "run").records if r["family"] == "arena"]
+    groups: dict[str, list[Any]] = {}
+    for v in verdicts:
+        if v.valid and winner_of(v) is not None and "model_a" in v.attributes:
+            groups.setdefault(group_name(v), []).append(v)
+    if not groups:
+        raise SystemExit(f"{path}: no scored arena battles in this run")
+    largest = sorted(max(groups.values(), key=len), key=lambda v: v.case_id)
+    return pd.DataFrame({"model_a": [v.attributes["model_a"] for v in largest],
+                         "model_b": [v.attributes["model_b"] for v in largest],
+                         "winner": [winner_of(v) for v in largest]})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--battles", type=int, default=1_000_000)
     parser.add_argument("--models", type=int, default=30)
+    parser.add_argument("--run", type=Path, help="a saved run folder: rate its arena battles instead")
     parser.add_argument("--bt-rounds", type=int, default=100)
     parser.add_argument("--elo-rounds", type=int, default=10)
     parser.add_argument("--bt-reference-rounds", type=int, default=3,
                         help="FastChat BT bootstrap rounds actually run, scaled to --bt-rounds (default 3)")
-    parser.add_argument("--repeat", type=int, default=3, help="llmjury runs per task; the best counts")
+    parser.add_argument("--repeat", type=int, default=2, help="warm calls per side and task after the cold one")
     args = parser.parse_args()
 
+    unshadow_coverage()
     fc = fastchat()
-    frame = synthetic(args.battles, args.models, 0)
+    frame = run_battles(args.run) if args.run else synthetic(args.battles, args.models, 0)
     to_arrays, battles = timed(lambda: Battles.from_rows(frame["model_a"].tolist(), frame["model_b"].tolist(),
                                                          frame["winner"].tolist()))
     models = battles.models
@@ -152,43 +194,48 @@ def main() -> None:
     # a pass long enough to take the compiled path: numba's import and cached code load once here
     warm_up, _ = timed(lambda: elo_passes(tiny, [np.zeros(COMPILED_ELO_UPDATES + 1, dtype=np.int64)],
                                           updates=COMPILED_ELO_UPDATES + 1))
-    print(f"{args.battles:,} battles among {args.models} models; llmjury reads them into arrays in {to_arrays:.2f} s "
-          f"(not counted below); first compiled Elo call {warm_up:.2f} s (once per process, not counted)")
-    rows: list[tuple[str, float, float, str, str]] = []
+    source = f"the battles of {args.run}" if args.run else "synthetic battles"
+    print(f"{len(battles):,} {source} among {len(models)} models; llmjury reads them into arrays in "
+          f"{to_arrays:.2f} s (not counted below); compiled Elo pass loaded in {warm_up:.2f} s (once per process, "
+          "not counted)")
+    rows: list[tuple[str, Timing, Timing, str, str]] = []
 
-    theirs_t, theirs = timed(lambda: fc.compute_elo(frame))
-    ours_t, ours = best(lambda: online_elo(battles), args.repeat)
-    rows.append(("online Elo", theirs_t, ours_t, "compute_elo", _agree(gap(ours, theirs, models, centred=False),
-                                                                       ELO_TOLERANCE)))
+    theirs = cold_and_warm(lambda: fc.compute_elo(frame), args.repeat)
+    ours = cold_and_warm(lambda: online_elo(battles), args.repeat)
+    rows.append(("online Elo", theirs, ours, "compute_elo",
+                 _agree(gap(ours.result, theirs.result, models, centred=False), ELO_TOLERANCE)))
 
-    theirs_t, theirs = timed(lambda: fc.compute_elo_mle_with_tie(frame))
-    ours_t, ours = best(lambda: bradley_terry(win_counts(battles)), args.repeat)
+    theirs = cold_and_warm(lambda: fc.compute_elo_mle_with_tie(frame), args.repeat)
+    ours = cold_and_warm(lambda: bradley_terry(win_counts(battles)), args.repeat)
     with converged():
         exact = fc.compute_elo_mle_with_tie(frame)
-    rows.append(("Bradley-Terry", theirs_t, ours_t, "compute_elo_mle_with_tie",
-                 _agree(gap(ours, exact, models, centred=True), BT_TOLERANCE,
-                        gap(ours, theirs, models, centred=True))))
+    rows.append(("Bradley-Terry", theirs, ours, "compute_elo_mle_with_tie",
+                 _agree(gap(ours.result, exact, models, centred=True), BT_TOLERANCE,
+                        gap(ours.result, theirs.result, models, centred=True))))
 
     ran = min(args.bt_reference_rounds, args.bt_rounds)
-    theirs_t, _ = timed(lambda: fc.get_bootstrap_result(frame, fc.compute_elo_mle_with_tie, num_round=ran))
-    theirs_t *= args.bt_rounds / ran
-    ours_t, ours = best(lambda: bootstrap_bradley_terry(battles, rounds=args.bt_rounds), args.repeat)
+    theirs = cold_and_warm(lambda: fc.get_bootstrap_result(frame, fc.compute_elo_mle_with_tie, num_round=ran),
+                           args.repeat, scale=args.bt_rounds / ran)
+    ours = cold_and_warm(lambda: bootstrap_bradley_terry(battles, rounds=args.bt_rounds), args.repeat)
     with converged():
         first = fc.compute_elo_mle_with_tie(as_frame(resampled_wins(battles, rounds=1)[0], models))
     scaled = "" if ran == args.bt_rounds else f", {ran} rounds run and scaled"
-    rows.append((f"BT bootstrap x{args.bt_rounds}", theirs_t, ours_t, f"get_bootstrap_result{scaled}",
-                 _agree(gap(ours[0], first, models, centred=True), BT_TOLERANCE)))
+    rows.append((f"BT bootstrap x{args.bt_rounds}", theirs, ours, f"get_bootstrap_result{scaled}",
+                 _agree(gap(ours.result[0], first, models, centred=True), BT_TOLERANCE)))
 
-    theirs_t, _ = timed(lambda: fc.get_bootstrap_result(frame, fc.compute_elo, num_round=args.elo_rounds))
-    ours_t, ours = best(lambda: bootstrap_elo(battles, rounds=args.elo_rounds), args.repeat)
+    theirs = cold_and_warm(lambda: fc.get_bootstrap_result(frame, fc.compute_elo, num_round=args.elo_rounds),
+                           args.repeat)
+    ours = cold_and_warm(lambda: bootstrap_elo(battles, rounds=args.elo_rounds), args.repeat)
     order = np.random.default_rng(0).integers(0, len(battles), size=len(battles))  # bootstrap_elo's first round
     first = fc.compute_elo(frame.iloc[order])
-    rows.append((f"Elo bootstrap x{args.elo_rounds}", theirs_t, ours_t, "get_bootstrap_result",
-                 _agree(gap(ours[0], first, models, centred=False), ELO_TOLERANCE)))
+    rows.append((f"Elo bootstrap x{args.elo_rounds}", theirs, ours, "get_bootstrap_result",
+                 _agree(gap(ours.result[0], first, models, centred=False), ELO_TOLERANCE)))
 
-    print(f"{'task':<20} {'FastChat':>10} {'llmjury':>9} {'speed-up':>9}  {'agreement (max |diff|)':<44} reference")
-    for task, theirs_t, ours_t, reference, agreement in rows:
-        print(f"{task:<20} {theirs_t:>9.2f}s {ours_t:>8.3f}s {theirs_t / ours_t:>8.1f}x  {agreement:<44} {reference}")
+    print(f"{'task':<20} {'cold: FastChat':>15} {'llmjury':>9} {'warm: FastChat':>15} {'llmjury':>9} "
+          f"{'warm speed-up':>14}  {'agreement (max |diff|)':<44} reference")
+    for task, theirs, ours, reference, agreement in rows:
+        print(f"{task:<20} {theirs.cold:>14.3f}s {ours.cold:>8.3f}s {theirs.warm:>14.3f}s {ours.warm:>8.3f}s "
+              f"{theirs.warm / ours.warm:>13.1f}x  {agreement:<44} {reference}")
 
 
 def _agree(difference: float, tolerance: float, as_shipped: float | None = None) -> str:

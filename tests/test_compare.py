@@ -57,19 +57,21 @@ def test_a_run_compared_with_itself_has_zero_deltas_with_the_width_its_n_allows_
     run = records(polite, {f"q{i:02d}": rng.random() < 0.6 for i in range(40)})
     comparison = compare(polite, run, run)
     rows = metric_rows(comparison["families"]["polite"])
-    assert set(rows) == {"polite_rate", "longest_reply"}
+    assert set(rows) == {"polite_rate", "longest_reply", "polite_share_of_text"}
     assert (comparison["families"]["polite"]["changed_cases"], comparison["families"]["polite"]["changed_total"]) \
         == ([], 0)
     for row in rows.values():
         assert row["delta"]["value"] == 0
         assert (row["shared_cases"], row["only_current"], row["only_baseline"]) == (40, 0, 0)
+    assert (rows["longest_reply"]["delta"]["low"], rows["longest_reply"]["delta"]["high"]) == (None, None)
     # No case changed among 40: up to 1 - 0.025^(1/40) of them could have (exact), so could the rate.
     rate = rows["polite_rate"]["delta"]
     assert (rate["low"], rate["high"]) == pytest.approx((-(1 - 0.025 ** (1 / 40)), 1 - 0.025 ** (1 / 40)))
     assert rate["p_value"] == 1.0 and rate["low"] < 0 < rate["high"]  # McNemar's p agrees with the interval
     assert "no case changed" in rate["method"]
     gates = {"polite.polite_rate.delta.high>=0": "pass", "polite.polite_rate.delta>=0": "inconclusive",
-             "polite.polite_rate.delta.low>=-0.05": "inconclusive", "polite.longest_reply.delta<=0": "pass"}
+             "polite.polite_rate.delta.low>=-0.05": "inconclusive",
+             "polite.longest_reply.delta<=0": "inconclusive"}  # a maximum has no interval: never decided on its point
     assert {gate: checked(comparison, gate) for gate in gates} == gates
 
 
@@ -122,16 +124,17 @@ def test_a_rate_takes_the_closed_form_paired_interval_at_any_case_count(polite, 
     current = records(polite, {f"q{i:03d}": i % 5 != 0 for i in range(cases)})
     first = compare(polite, current, baseline)["families"]["polite"]
     assert first["polite_rate"]["delta"]["method"].startswith("paired proportions")
-    assert "jackknife" in first["longest_reply"]["delta"]["method"]
+    assert "jackknife" in first["polite_share_of_text"]["delta"]["method"]
     assert compare(polite, list(reversed(current)), baseline)["families"]["polite"] == first
 
 
 def test_the_jackknife_groups_are_fixed_by_case_id_not_by_record_order(polite):
     baseline = records(polite, {f"q{i:02d}": True for i in range(30)})
     current = records(polite, {f"q{i:02d}": True for i in range(35)})
-    row = compare(polite, current, baseline)["families"]["polite"]["longest_reply"]["delta"]
-    shuffled = compare(polite, current[::-1], baseline[::-1])["families"]["polite"]["longest_reply"]["delta"]
-    assert row == shuffled
+    baseline = records(polite, {f"q{i:02d}": i % 3 != 0 for i in range(30)})
+    row = compare(polite, current, baseline)["families"]["polite"]["polite_share_of_text"]["delta"]
+    shuffled = compare(polite, current[::-1], baseline[::-1])["families"]["polite"]["polite_share_of_text"]["delta"]
+    assert row == shuffled and row["low"] < row["value"] < row["high"]
 
 
 def test_each_delta_says_the_smallest_change_its_n_detects_and_the_cases_a_margin_needs(polite):
@@ -157,8 +160,9 @@ def test_every_delta_carries_its_interval_at_the_comparisons_confidence_level(po
     at_90 = compare(polite, records(polite, now), records(polite, before), confidence=0.9)
     default = compare(polite, records(polite, now), records(polite, before))
     assert (at_90["confidence"], default["confidence"]) == (0.9, 0.95)
-    rate, rating = (at_90["families"]["polite"][key]["delta"] for key in ("polite_rate", "longest_reply"))
-    wide_rate, wide_rating = (default["families"]["polite"][key]["delta"] for key in ("polite_rate", "longest_reply"))
+    keys = ("polite_rate", "polite_share_of_text")
+    rate, rating = (at_90["families"]["polite"][key]["delta"] for key in keys)
+    wide_rate, wide_rating = (default["families"]["polite"][key]["delta"] for key in keys)
     assert rate["confidence"] == rating["confidence"] == 0.9 and wide_rate["confidence"] == 0.95
     differences = [sum(now[k]) / 3 - sum(before[k]) / 3 for k in sorted(now)]
     low, high = stats.t.interval(0.9, 29, loc=sum(differences) / 30, scale=stats.sem(differences))
@@ -212,13 +216,32 @@ def test_only_shared_cases_are_compared_and_the_others_are_counted(polite):
     assert row["current"] == row["baseline"] == 1.0 and row["delta"]["value"] == 0
 
 
-def test_a_metric_that_is_no_mean_of_cases_is_compared_by_re_aggregation(polite):
-    baseline = records(polite, {f"q{i:02d}": True for i in range(20)})
-    current = records(polite, {f"q{i:02d}": True for i in range(25)})  # five more, longer replies
-    row = compare(polite, current, baseline)["families"]["polite"]["longest_reply"]
+def test_a_smooth_metric_that_is_no_mean_of_cases_is_compared_by_re_aggregation(polite):
+    baseline = records(polite, {f"q{i:02d}": i % 3 != 0 for i in range(20)})
+    current = records(polite, {f"q{i:02d}": i % 3 != 0 for i in range(25)})  # five more, longer replies
+    row = compare(polite, current, baseline)["families"]["polite"]["polite_share_of_text"]
     assert "jackknife" in row["delta"]["method"] and "not a mean of per-case values" in row["delta"]["method"]
-    assert row["current"] == row["baseline"] == 29  # on the 20 shared cases
+    assert row["current"] == row["baseline"]  # on the 20 shared cases
     assert row["delta"]["value"] == 0
+
+
+def test_a_maximum_gets_no_jackknife_interval_and_its_method_says_so(polite):
+    """A delete-a-group jackknife on a maximum is inconsistent: its interval was printed all the same."""
+    baseline = records(polite, {f"q{i:02d}": True for i in range(20)})
+    current = records(polite, {f"q{i:02d}": True for i in range(25)})
+    delta = compare(polite, current, baseline)["families"]["polite"]["longest_reply"]["delta"]
+    assert delta["value"] == 0 and (delta["low"], delta["high"]) == (None, None)
+    assert delta["method"].startswith("no interval: a non-smooth figure")
+
+
+def test_an_undeclared_metric_that_is_no_mean_of_cases_gets_no_interval(polite, monkeypatch):
+    monkeypatch.setattr(type(polite.FAMILY), "interval_kinds", {"polite_rate": "proportion"})
+    baseline = records(polite, {f"q{i:02d}": i % 3 != 0 for i in range(30)})
+    current = records(polite, {f"q{i:02d}": i % 4 != 0 for i in range(30)})
+    rows = compare(polite, current, baseline)["families"]["polite"]
+    assert rows["polite_rate"]["delta"]["method"].startswith("paired proportions")  # checked additive: paired
+    delta = rows["polite_share_of_text"]["delta"]
+    assert (delta["low"], delta["high"]) == (None, None) and "does not declare" in delta["method"]
 
 
 def test_every_re_aggregation_runs_blas_on_one_thread(polite, monkeypatch):

@@ -17,7 +17,7 @@ from llmjury.families.geval.meta import pooled
 from llmjury.families.qa_quality.agreement import agreement_with_labels
 from llmjury.families.qa_quality.results import LabelledGrade
 from llmjury.results.gates import Gate
-from llmjury.stats import length_controlled_rate, mean_metric, metric, proportion
+from llmjury.stats import LENGTH_ADJUSTED, length_controlled_rate, mean_metric, metric, proportion
 from llmjury.testing import FakeOpenAI
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,7 +44,7 @@ def test_a_rate_over_three_items_has_no_interval_and_over_thirty_has_one():
 
 def test_a_length_controlled_rate_over_four_battles_says_why_it_has_no_value():
     figure = length_controlled_rate(np.array([1.0, 0.0, 1.0, 0.5]), np.array([10.0, -3.0, 4.0, 0.0]))
-    assert figure["value"] is None and figure["method"] == "length-controlled (logistic); too few items (n=4) to tell"
+    assert figure["value"] is None and figure["method"] == f"{LENGTH_ADJUSTED}; too few items (n=4) to tell"
 
 
 def test_a_mean_of_three_scores_has_no_interval_and_of_six_stays_on_the_scale():

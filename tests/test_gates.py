@@ -193,3 +193,28 @@ def test_a_rate_over_too_few_items_is_inconclusive_never_passed_on_its_point_val
     summary = summary_of({"socratic": {"win_rate": proportion(passed, n)}})
     assert Gate.parse("socratic.win_rate>=0.5").check(summary).status == "inconclusive"
     assert Gate.parse("socratic.win_rate>=0.5").check(summary, uncertain="pass").status == "pass"
+
+
+@pytest.mark.parametrize("text", ["socratic.win_rate==0.6", "arena.rating[gpt-4o]==1000", "geval.judge_validity==0.5"])
+def test_equality_on_a_metric_with_an_interval_is_refused_at_start_up(text):
+    """Before: `==` on a figure with an interval was accepted and could never pass."""
+    from llmjury.families import discover
+
+    with pytest.raises(ConfigError, match="== never passes on a figure with an interval"):
+        check_metrics([Gate.parse(text)], discover(), baseline=False)
+
+
+def test_equality_stays_allowed_on_counts_and_on_a_named_bound():
+    from llmjury.families import discover
+
+    check_metrics([Gate.parse("socratic.verdicts==200"), Gate.parse("socratic.win_rate.low==0.52")], discover(),
+                  baseline=False)
+    assert Gate.parse("socratic.verdicts==200").check(SUMMARY).status == "pass"
+
+
+def test_equality_on_a_metric_known_only_at_the_end_fails_saying_why():
+    result = Gate.parse("socratic.win_rate==0.6").check(SUMMARY)
+    assert result.status == "fail" and "== never passes on a figure with an interval" in result.reason
+    same = summary_of({"comparison": {"compared": True, "judges_differ": [], "families": {
+        "socratic": {"win_rate": {"delta": delta(0.0, 0.0, 0.0)}}}}})
+    assert Gate.parse("socratic.win_rate.delta==0").check(same).status == "pass"  # a zero-width interval equals

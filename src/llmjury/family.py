@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar, ca
 from pydantic import BaseModel
 
 from llmjury.errors import ConfigError
+from llmjury.intervals import KINDS, IntervalKind
 from llmjury.model import FamilyOptions, Figures, Metric, Result, Section
 
 if TYPE_CHECKING:
@@ -136,6 +137,9 @@ class Family(abc.ABC, Generic[OptionsT, SectionT]):
     section: type[SectionT]
     #: Metric paths in the section that a report and the terminal lead with.
     headline: ClassVar[tuple[str, ...]] = ()
+    #: What each metric is, by path (headline syntax, `*` for any key), which decides how its
+    #: intervals are made (`llmjury.intervals`): `{"rating": "rating", "win_rate": "proportion"}`.
+    interval_kinds: ClassVar[Mapping[str, IntervalKind]] = MappingProxyType({})
     #: The data sources this family's loaders read.
     datasets: ClassVar[tuple[Dataset, ...]] = ()
     #: Markers its cases carry whatever the data, with what each selects. With the family's name,
@@ -243,11 +247,23 @@ def check_family(family: object, where: str) -> AnyFamily:
         problems.append("section is not a Section subclass")
     elif any(path.split(".")[0] not in section.model_fields for path in family.headline):
         problems.append(f"headline {family.headline} names a metric its section lacks")
+    else:
+        problems += [f"interval_kinds[{path!r}]: {problem}" for path, kind in family.interval_kinds.items()
+                     if (problem := _kind_problem(path, kind, section))]
     if not problems and not type(family).__module__.startswith("llmjury."):
         problems += _unbuildable([family.section, *family.results.values()])
     if problems:
         raise ConfigError(f"family {where}: " + "; ".join(problems))
     return family
+
+
+def _kind_problem(path: str, kind: object, section: type[Section]) -> str | None:
+    """Why a declared interval kind cannot stand, or None."""
+    if kind not in KINDS:
+        return f"{kind!r} is not a kind of metric (one of {', '.join(KINDS)})"
+    if path.split(".")[0] not in section.model_fields:
+        return "names a metric its section lacks"
+    return None
 
 
 def _unbuildable(models: Sequence[type[BaseModel]]) -> list[str]:

@@ -13,9 +13,13 @@ given), which every delta records as its `confidence`:
   `stats.paired_difference` gives Newcombe's paired-proportions interval and exact McNemar test
   for 0/1 values, a paired t interval otherwise, plus the smallest change detectable at this n;
   the cases whose value changed are listed for the reviewer;
-* **delete-a-group jackknife** otherwise (ratings, correlations): a modest number of
+* **delete-a-group jackknife** for the metrics the family declares smooth (ratings, correlations,
+  ratios: `Family.interval_kinds`, decided by `llmjury.intervals`): a modest number of
   re-aggregations with one group of shared cases left out of both runs. Groups are fixed by a hash
-  of the case id. It needs no duplicated case ids, which a family's aggregate could silently collapse.
+  of the case id, their sizes differ by at most one and each is weighted by its size. It needs no
+  duplicated case ids, which a family's aggregate could silently collapse;
+* **no interval** otherwise, said in the delta's method: a maximum or a rank (the jackknife is
+  inconsistent there), or a metric its family does not declare.
 
 Before either, each metric is matched to the verdict kind that alone reproduces it (a family's
 other kinds, such as replayed reference data, can cost far more to aggregate), so re-aggregation
@@ -37,13 +41,15 @@ from threadpoolctl import threadpool_limits
 from llmjury.errors import LLMJuryError
 from llmjury.family import AnyFamily
 from llmjury.headline import expand, path_text
+from llmjury.intervals import comparison_method, declared_kind, equal_groups, grouped_jackknife
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import RunSummary
 from llmjury.results.aggregate import aggregate_family
 from llmjury.results.case_changes import KEY, MAX_CHANGED, case_changes
+from llmjury.results.gates import parse_path
 from llmjury.results.small_samples import NO_CHANGE, no_change_interval
 from llmjury.saved import SavedRun
-from llmjury.stats import CONFIDENCE, cases_needed, detectable_change, paired_difference, t_quantile, value_bounds
+from llmjury.stats import CONFIDENCE, cases_needed, detectable_change, paired_difference, value_bounds
 
 #: The judge configuration fields that make two runs' verdicts incomparable when they differ.
 JUDGE_FIELDS = ("provider", "model", "prompt", "parser", "temperature", "criteria")
@@ -212,9 +218,16 @@ def compare_family(family: AnyFamily, current: Sequence[dict[str, Any]], baselin
     per_case = _per_case(sides, keys, shared)
     deltas = {key: paired_delta(_difference(now.points.get(key), before.points.get(key)), *per_case[key],
                                 len(shared), confidence) for key in per_case}
-    missing = [key for key in keys if key not in deltas]
-    if missing:
-        deltas |= _jackknife(sides, missing, shared, confidence)
+    jackknifed = []
+    for key in (key for key in keys if key not in deltas):
+        how, reason = comparison_method(declared_kind(family.interval_kinds, parse_path(key, key)), per_case=False)
+        if how == "jackknife":
+            jackknifed.append(key)
+        else:
+            point = _difference(now.points.get(key), before.points.get(key))
+            deltas[key] = _delta(point, None, None, len(shared), reason or "no interval", confidence)
+    if jackknifed:
+        deltas |= _jackknife(sides, jackknifed, shared, confidence)
     compared: dict[str, Any] = {key: {"current": _value(now.points.get(key)),
                                       "baseline": _value(before.points.get(key)), "delta": deltas[key], **counts}
                                 for key in keys}
@@ -392,29 +405,36 @@ def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Seque
 
 def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str],
                confidence: float) -> dict[str, dict[str, Any]]:
-    """Delete-a-group jackknife: re-aggregate both runs with the same group of shared cases left out.
-    The groups are fixed by a hash of the case ids, so the same two runs get the same interval."""
-    groups = min(len(shared), JACKKNIFE_GROUPS)
+    """Delete-a-group jackknife: re-aggregate both runs with the same group of shared cases left out,
+    for metrics their family declares smooth (ratings, correlations, ratios). The groups are fixed
+    by a hash of the case ids, so the same two runs get the same interval, and their sizes differ
+    by at most one case, each replicate weighted by the size it left out
+    (`llmjury.intervals.grouped_jackknife`)."""
     order = sorted(shared, key=lambda case_id: hashlib.blake2b(case_id.encode(), digest_size=8).digest())
+    groups = equal_groups(len(order), JACKKNIFE_GROUPS) if len(order) >= 2 else []
     replicates: list[tuple[Leaves, Leaves]] = []
-    for group in np.array_split(np.arange(len(order)), groups) if groups >= 2 else []:
+    for group in groups:
         out = {order[i] for i in group}
         kept_now, kept_before = (_safe(side.leaves, [v for v in side.verdicts if v.case_id not in out])
                                  for side in sides)
         replicates.append((kept_now, kept_before))
-    method = f"delete-a-group jackknife, {groups} groups of shared cases (fixed by case id), re-aggregated " \
-             "(not a mean of per-case values)"
+    method = f"delete-a-group jackknife, {len(groups)} groups of shared cases (fixed by case id, sizes within " \
+             "one, weighted by size), re-aggregated (not a mean of per-case values)"
     deltas: dict[str, dict[str, Any]] = {}
     for key in keys:
         point = _difference(sides[0].points.get(key), sides[1].points.get(key))
-        values = [d for now, before in replicates if (d := _difference(now.get(key), before.get(key))) is not None]
-        low = high = mde = None
-        if point is not None and len(values) >= 2:
-            g = len(values)
-            spread = math.sqrt((g - 1) / g * float(np.sum((np.array(values) - np.mean(values)) ** 2)))
-            half = t_quantile(0.5 + confidence / 2, g - 1) * spread
-            low, high = point - half, point + half
-            mde = detectable_change(spread * math.sqrt(len(shared)), len(shared), confidence) if spread else None
+        values = [_difference(now.get(key), before.get(key)) for now, before in replicates]
+        found = None
+        if point is not None and None not in values:
+            found = grouped_jackknife(point, [v for v in values if v is not None], [len(g) for g in groups],
+                                      len(shared), confidence)
+        if found is None:
+            reason = "no interval: too few shared cases" if len(groups) < 2 else \
+                "no interval: a re-aggregation without one group of cases had no value"
+            deltas[key] = _delta(point, None, None, len(shared), f"{method}; {reason}", confidence)
+            continue
+        low, high, se = found
+        mde = detectable_change(se * math.sqrt(len(shared)), len(shared), confidence) if se else None
         deltas[key] = _delta(point, low, high, len(shared), method, confidence, mde=mde)
     return deltas
 

@@ -7,8 +7,10 @@ no point of the interval does, and is `inconclusive` in between (the data cannot
 code says so). A bound gate (`M.low>=t`, `M.high<=t`) passes on its named bound and fails only when
 even the other bound is on the wrong side, so noise that moves a bound across the threshold makes
 it inconclusive, not failed; on a metric with no interval (too few items to tell) it is inconclusive
-too. `--llm-gate-uncertain=pass` decides an inconclusive gate on the point
-estimate (on the named bound for a bound gate) instead.
+too. `==` is refused at start-up on a family's metric (and fails on one found at the end): it
+could pass only if every point of the interval equalled the threshold.
+`--llm-gate-uncertain=pass` decides an inconclusive gate on the point estimate (on the named bound
+for a bound gate) instead.
 
 With a baseline run, `FAMILY.METRIC.delta` names the paired difference of a headline metric from
 the baseline (the summary's `comparison` section), `.delta.low` and `.delta.high` its interval:
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from llmjury.errors import ConfigError
 from llmjury.headline import covers
-from llmjury.model import FamilySummary, GateResult, Metric, RunSummary
+from llmjury.model import FamilySummary, Figures, GateResult, Metric, RunSummary
 from llmjury.results.case_changes import exceeded
 
 if TYPE_CHECKING:
@@ -114,6 +116,8 @@ class Gate:
         if named is None or threshold is None:
             return GateResult(self.text, "fail", value, threshold, interval, " (metric has no value: n = 0?)")
         low, high = interval if interval is not None else (None, None)
+        if self.op == "==" and bound is None and low is not None and high is not None and low < high:
+            return GateResult(self.text, "fail", value, threshold, interval, f" ({EQUALITY_ON_INTERVAL})")
         if interval is not None and (low is None or high is None) and uncertain != "pass":
             # A metric with no interval (too few items): never passed, nor failed, on its point value.
             return GateResult(self.text, "inconclusive", value, threshold, interval,
@@ -132,6 +136,11 @@ class Gate:
             return GateResult(self.text, status, value, threshold, interval,
                               f" (interval straddles the threshold; decided on {on})", bound or "value")
         return GateResult(self.text, "inconclusive", value, threshold, interval, " (interval straddles the threshold)")
+
+
+#: Why `==` never passes on a figure with an interval: the whole interval would have to equal it.
+EQUALITY_ON_INTERVAL = "== never passes on a figure with an interval (every point of it would have to equal the " \
+    "threshold); write >= or <=, or name its .low or .high"
 
 
 #: Per operator, the bound that must hold for the whole interval to (its worst case) and the bound
@@ -303,6 +312,9 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, b
             if path[1] not in known:
                 raise ConfigError(f"gate {gate.text!r}: {family.name} has no metric {path[1]!r}"
                                   f"{_did_you_mean(path[1], known)}")
+            if gate.op == "==" and path is gate.left and path[-1] not in ("low", "high") \
+                    and path[1] in fields and _holds_metrics(fields[path[1]].annotation):
+                raise ConfigError(f"gate {gate.text!r}: {EQUALITY_ON_INTERVAL}")
             if path[1] in fields and _is_metric(fields[path[1]].annotation) and len(path) > 2 \
                     and (len(path) > 3 or path[2] not in BOUNDS):
                 after = ".".join(path[2:])
@@ -313,6 +325,15 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, b
 def _is_metric(annotation: Any) -> bool:
     """Is a section field a single metric (`Metric` or `Metric | None`), whose steps we know?"""
     return annotation is Metric or Metric in typing.get_args(annotation)
+
+
+def _holds_metrics(annotation: Any) -> bool:
+    """Is a section field a metric or a table of them (`dict[str, Metric]`, a model holding some)?"""
+    if annotation is Metric:
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, Figures):
+        return any(_holds_metrics(field.annotation) for field in annotation.model_fields.values())
+    return any(_holds_metrics(arg) for arg in typing.get_args(annotation))
 
 
 def _check_delta(gate: Gate, family: AnyFamily, metric: tuple[str, ...], rest: tuple[str, ...], baseline: bool) -> None:

@@ -22,6 +22,7 @@ from llmjury.families.arena.ratings import (
     resampled_wins,
     win_counts,
 )
+from llmjury.intervals import percentile_interval as interval
 
 
 def reference_elo(rows, k=4, scale=400, base=10, init=1000):
@@ -232,7 +233,9 @@ def test_permuted_elo_is_the_mean_of_the_plain_loop_over_the_seeded_orders():
     battles = with_ties([0, 50, 120, 130], 400, 8)
     rows = battle_rows(battles)
     rng = np.random.default_rng(3)
-    runs = [reference_elo([rows[i] for i in rng.permutation(len(rows))]) for _ in range(5)]
+    first = rng.permutation(len(rows))
+    orders = [first, *(rng.permuted(first[None], axis=1)[0] for _ in range(4))]
+    runs = [reference_elo([rows[i] for i in order]) for order in orders]
     expected = [sum(run[m] for run in runs) / 5 for m in battles.models]
     assert permuted_elo(battles, permutations=5, seed=3) == pytest.approx(expected, abs=1e-9)
 
@@ -272,3 +275,30 @@ def test_fitting_rounds_together_equals_fitting_each_alone_even_when_a_model_nev
     assert together[0] == pytest.approx(fit_bradley_terry(unbeaten[None])[0], abs=1e-6)
     assert together[1] == pytest.approx(fit_bradley_terry(usual[None])[0], abs=1e-6)
     assert np.isfinite(together).all() and together[0][0] > together[0][1]
+
+
+def test_each_elo_bootstrap_round_averages_its_resample_over_as_many_orders_as_the_point_does():
+    """The point (`permuted_elo`) and every bootstrap round are one estimator: a round is the
+    resample's draws and `orders - 1` shuffles of them, each run by the plain loop, averaged."""
+    battles = with_ties([0, 100, 200], 300, 7)
+    rows = battle_rows(battles)
+    rng = np.random.default_rng(5)
+    drawn = rng.integers(0, len(rows), size=(2, len(rows)))
+    shuffles = [rng.permuted(drawn, axis=1) for _ in range(2)]
+    for r, ratings in enumerate(bootstrap_elo(battles, rounds=2, orders=3, seed=5)):
+        runs = [reference_elo([rows[i] for i in order]) for order in (drawn[r], shuffles[0][r], shuffles[1][r])]
+        assert ratings == pytest.approx([sum(run[m] for run in runs) / 3 for m in battles.models], abs=1e-9)
+
+
+def test_the_batched_elo_passes_give_the_plain_loops_ratings_above_and_below_the_lane_threshold(monkeypatch):
+    battles = with_ties([0, 80, 150, 300], 2_000, 3)
+    batched = bootstrap_elo(battles, rounds=6, orders=2, seed=1)
+    monkeypatch.setattr(module, "LANE_BATTLES", 10)  # now each pass by the loop
+    assert bootstrap_elo(battles, rounds=6, orders=2, seed=1) == pytest.approx(batched, abs=1e-9)
+
+
+def test_rank_intervals_are_ranks_a_resample_gave_not_values_between_two_ranks():
+    samples = np.array([[1] * 39 + [2]]).T  # one model first in 39 resamples of 40, second in one
+    low, high = interval(samples, discrete=True)
+    assert (low[0], high[0]) == (1, 2)
+    assert interval(samples)[1][0] == pytest.approx(1.025)  # linear interpolation: a rank no one had

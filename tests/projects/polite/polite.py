@@ -6,11 +6,12 @@ the reply is polite. Offline, the candidate repeats its prompt's last line and t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from llmjury import Case, JudgeConfig, Outcome, Verdict
 from llmjury.chat import ChatRequest, Message, chat
 from llmjury.family import CaseLoad, CaseSet, Family, FamilyOptions, Metric, Result, Section
+from llmjury.intervals import IntervalKind
 from llmjury.providers.offline import OfflineAnswers
 from llmjury.running.settings import Settings
 
@@ -38,8 +39,11 @@ class Polite(Result):
 
 class PoliteSection(Section):
     polite_rate: Metric | None = None
-    #: The longest reply: a maximum, not a mean of per-case values (compared by re-aggregation).
+    #: The longest reply: a maximum, not a mean of per-case values (no interval in a comparison).
     longest_reply: Metric | None = None
+    #: The share of all reply characters written in polite replies: a ratio of sums, smooth but no
+    #: mean of per-case values (compared by re-aggregation).
+    polite_share_of_text: Metric | None = None
 
 
 async def judge(case: Question, jury: Any) -> Outcome:
@@ -78,7 +82,9 @@ class PoliteFamily(Family[Options, PoliteSection]):
     options = Options
     results: Mapping[str, type[Result]] = {"polite": Polite}
     section = PoliteSection
-    headline = ("polite_rate", "longest_reply")
+    headline = ("polite_rate", "longest_reply", "polite_share_of_text")
+    interval_kinds: ClassVar[Mapping[str, IntervalKind]] = {
+        "polite_rate": "proportion", "longest_reply": "non_smooth", "polite_share_of_text": "smooth"}
 
     def case_sets(self) -> Mapping[str, CaseSet[Options]]:
         return {"questions": CaseSet(questions, judge)}
@@ -91,8 +97,11 @@ class PoliteFamily(Family[Options, PoliteSection]):
 
         scored = [v.result for v in verdicts if v.valid and isinstance(v.result, Polite)]
         longest = Metric(value=max((r.length for r in scored), default=None), n=len(scored), method="max")
+        characters = sum(r.length for r in scored)
+        share = Metric(value=sum(r.length for r in scored if r.polite) / characters if characters else None,
+                       n=len(scored), method="ratio of sums")
         return PoliteSection(polite_rate=Metric(**proportion(sum(r.polite for r in scored), len(scored))),
-                             longest_reply=longest)
+                             longest_reply=longest, polite_share_of_text=share)
 
 
 FAMILY = PoliteFamily()

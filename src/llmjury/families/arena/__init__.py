@@ -28,6 +28,7 @@ from llmjury.families.arena.results import (
     RecordedVerdict,
 )
 from llmjury.family import CaseSet, Dataset, Family, FamilyOptions, Replayed
+from llmjury.intervals import IntervalKind
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
@@ -42,6 +43,9 @@ class Arena(Family[ArenaOptions, ArenaSection]):
     section = ArenaSection
     roles: ClassVar[Mapping[str, str]] = MappingProxyType({"judge": "the judge (--llm-judge)"})
     headline = ("rating", "swap_consistency")
+    interval_kinds: ClassVar[Mapping[str, IntervalKind]] = {
+        "rating": "rating", "elo": "rating", "rank": "rank", "swap_consistency": "proportion",
+        "tie_rate": "proportion", "longer_wins_rate": "proportion"}
     datasets: ClassVar[tuple[Dataset, ...]] = datasets.DATASETS
     markers: ClassVar[Mapping[str, str]] = MappingProxyType(RECORDED_MARKERS)
 

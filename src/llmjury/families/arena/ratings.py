@@ -5,9 +5,11 @@ each side (FastChat's convention). Bradley-Terry is fitted by maximum likelihood
 (battles aggregated first), so a million battles cost no more than a few thousand, and its
 bootstrap resamples those counts from a multinomial and fits every round at once. Online Elo
 depends on the order of the battles: it runs in the order given (callers sort records first), and
-its bootstrap reruns it on resampled battles.
+its bootstrap reruns the same estimator (an average over random orders) on resampled battles.
 
-Online Elo is a sequential recursion that numpy cannot vectorise. Large passes are compiled with
+Online Elo is a sequential recursion that numpy cannot vectorise along the battles, but a
+bootstrap's passes run side by side: one numpy step moves every pass by one battle. Very long
+passes run one by one instead. Large passes are compiled with
 numba (the well-kept LLVM JIT of the numpy world, cached on disk after the first call): about a
 hundred times faster than the same loop in Python, with the same arithmetic. Importing numba and
 loading the compiled pass costs about a second, though, which is four million updates of the
@@ -23,6 +25,8 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+
+from llmjury.stats import damped_newton
 
 K_FACTOR, SCALE, BASE, INIT = 4.0, 400.0, 10.0, 1000.0
 WINNERS = ("model_a", "model_b", "tie", "tie (bothbad)")
@@ -151,15 +155,14 @@ def fit_bradley_terry(wins: np.ndarray, *, scale: float = SCALE, base: float = B
     games = wins + wins.transpose(0, 2, 1)
     beta = np.zeros((rounds, m))
 
-    def loss(x: np.ndarray, w: np.ndarray, h: np.ndarray) -> np.ndarray:
+    def loss(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
         diff = alpha * (x[:, :, None] - x[:, None, :])
-        per_round: np.ndarray = (w * np.logaddexp(0.0, -diff)).sum(axis=(1, 2)) + h * (x * x).sum(axis=1)
+        per_round: np.ndarray = ((wins[rows] * np.logaddexp(0.0, -diff)).sum(axis=(1, 2))
+                                 + ridge[rows] * (x * x).sum(axis=1))
         return per_round
 
-    current = loss(beta, wins, ridge)
-    active = np.ones(rounds, dtype=bool)
-    for _ in range(MAX_NEWTON_STEPS):
-        x, w, g, h = beta[active], wins[active], games[active], ridge[active]
+    def newton_step(x: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        w, g, h = wins[rows], games[rows], ridge[rows]
         s = 1.0 / (1.0 + np.exp(-alpha * (x[:, :, None] - x[:, None, :])))
         lost = w * (1.0 - s) * alpha
         grad = -(lost.sum(axis=2) - lost.sum(axis=1)) + 2 * h[:, None] * x
@@ -167,25 +170,18 @@ def fit_bradley_terry(wins: np.ndarray, *, scale: float = SCALE, base: float = B
         hessian = -curvature
         diagonal = np.arange(m)
         hessian[:, diagonal, diagonal] += curvature.sum(axis=2) + 2 * h[:, None]
-        step = np.linalg.solve(hessian, grad[:, :, None])[:, :, 0]
-        t = np.ones(len(x))
-        slope = (grad * step).sum(axis=1)
-        for _ in range(60):  # halve a round's step until its loss falls (Armijo), so no round overshoots
-            new = loss(x - t[:, None] * step, w, h)
-            # Near the optimum both sides differ by rounding only: a step that small is taken as it is.
-            short = (new > current[active] - 1e-4 * t * slope) & (new - current[active] > 1e-12 * np.abs(new))
-            if not short.any():
-                break
-            t[short] *= 0.5
-        beta[active] = x - t[:, None] * step
-        current[active] = new
+        return grad, np.linalg.solve(hessian, grad[:, :, None])[:, :, 0]
+
+    def converged(step: np.ndarray, x: np.ndarray) -> np.ndarray:
         # Converged once a step is below 1e-9 of the ratings' scale: where a model never lost, the
         # ratings sit far out (1000 points) and rounding alone keeps the steps near 1e-9 points.
-        done = np.abs(step).max(axis=1) < 1e-9 * np.maximum(1.0, np.abs(x).max(axis=1))
-        active[np.flatnonzero(active)[done]] = False
-        if not active.any():
-            return beta
-    raise ArithmeticError(f"Bradley-Terry fit did not converge in {MAX_NEWTON_STEPS} Newton steps")
+        done: np.ndarray = np.abs(step).max(axis=1) < 1e-9 * np.maximum(1.0, np.abs(x).max(axis=1))
+        return done
+
+    fitted = damped_newton(beta, loss, newton_step, converged, max_steps=MAX_NEWTON_STEPS)
+    if fitted is None:
+        raise ArithmeticError(f"Bradley-Terry fit did not converge in {MAX_NEWTON_STEPS} Newton steps")
+    return fitted
 
 
 def bradley_terry(wins: np.ndarray, *, scale: float = SCALE, base: float = BASE, init: float = INIT,
@@ -246,20 +242,61 @@ def permuted_elo(battles: Battles, *, permutations: int = 20, seed: int = 0) -> 
     """Online Elo averaged over seeded random orders of the same battles: one order's accident
     (which battles happened to come last) no longer decides the rating."""
     rng = np.random.default_rng(seed)
-    n = len(battles)
-    orders = (rng.permutation(n) for _ in range(permutations))
-    mean: np.ndarray = elo_passes(battles, orders, updates=permutations * n).mean(axis=0)
-    return mean
+    ratings: np.ndarray = order_averaged_elo(battles, rng.permutation(len(battles))[None], permutations, rng)[0]
+    return ratings
 
 
-def bootstrap_elo(battles: Battles, *, rounds: int = 20, seed: int = 0) -> np.ndarray:
-    """`rounds` x models online Elo ratings on battles resampled with replacement."""
+def bootstrap_elo(battles: Battles, *, rounds: int = 200, orders: int = 1, seed: int = 0) -> np.ndarray:
+    """`rounds` x models online Elo ratings, each on the battles resampled with replacement and
+    averaged over `orders` random orders of that resample: the bootstrap of `permuted_elo` with
+    `permutations=orders`, so a point and its interval come from one estimator. A resample's
+    draws come in random order already: its first order is the draws as drawn."""
     rng = np.random.default_rng(seed)
-    n = len(battles)
-    return elo_passes(battles, (rng.integers(0, n, size=n) for _ in range(rounds)), updates=rounds * n)
+    n, m = len(battles), len(battles.models)
+    out = np.empty((rounds, m))
+    chunk = max(1, LANE_CELLS // max(1, n * orders))
+    for start in range(0, rounds, chunk):
+        size = min(chunk, rounds - start)
+        out[start:start + size] = order_averaged_elo(battles, rng.integers(0, n, size=(size, n)), orders, rng)
+    return out
 
 
-def interval(samples: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval per column."""
-    tail = (1.0 - confidence) / 2 * 100
-    return np.percentile(samples, tail, axis=0), np.percentile(samples, 100 - tail, axis=0)
+#: Battle draws held at once by a vectorised batch of Elo passes (32 MB of indices).
+LANE_CELLS = 4_000_000
+#: Above this many battles a pass is long enough for the compiled loop, run pass by pass, to beat
+#: numpy stepping every pass of a batch at once (whose cost per battle is numpy's call overhead).
+LANE_BATTLES = 200_000
+
+
+def order_averaged_elo(battles: Battles, sequences: np.ndarray, orders: int, rng: np.random.Generator
+                       ) -> np.ndarray:
+    """For each row of `sequences` (battle indices in a random order, repeats allowed): online Elo
+    averaged over that order and `orders - 1` more random orders of the same battles. The one
+    estimator behind the arena's Elo figure and every one of its bootstrap rounds."""
+    rows, n = sequences.shape
+    lanes = np.concatenate([sequences, *(rng.permuted(sequences, axis=1) for _ in range(orders - 1))])
+    ratings = elo_passes(battles, iter(lanes), updates=lanes.size) if n > LANE_BATTLES else _elo_lanes(battles, lanes)
+    averaged: np.ndarray = ratings.reshape(orders, rows, -1).mean(axis=0)
+    return averaged
+
+
+def _elo_lanes(battles: Battles, lanes: np.ndarray, *, k: float = K_FACTOR, scale: float = SCALE,
+               base: float = BASE, init: float = INIT) -> np.ndarray:
+    """One online Elo pass per row of `lanes`, all rows stepped together by numpy: the same
+    arithmetic as `_elo_pass`, a battle of every pass per step, so a bootstrap of a few thousand
+    battles costs a few thousand numpy steps instead of rounds x battles Python updates."""
+    lane_count, m = len(lanes), len(battles.models)
+    cells = outcome_cells(battles).astype(np.int64)[lanes.T]  # step-major: one row per step
+    ratings = np.full(lane_count * m, float(init))
+    offset = np.arange(lane_count) * m
+    log_base = math.log(base) / scale
+    for step in cells:
+        pair, twice_score = np.divmod(step, 3)
+        ia, ib = np.divmod(pair, m)
+        ia += offset
+        ib += offset
+        ra, rb = ratings[ia], ratings[ib]
+        delta = k * (twice_score * 0.5 - 1.0 / (1.0 + np.exp((rb - ra) * log_base)))
+        ratings[ia] = ra + delta
+        ratings[ib] = rb - delta
+    return ratings.reshape(lane_count, m)

@@ -3,9 +3,10 @@ from typed verdicts (seed 002's result and cache files are written by llmjury.fa
 
 Bradley-Terry is the primary rating (`arena.rating[model]`, `arena.rank[model]`); online Elo with
 FastChat's parameters sits beside it (`arena.elo[model]`): online Elo depends on battle order, so
-its value is the mean over 20 seeded orders, and elo_rating.csv keeps the seed's single pass in
-case-id order. Intervals: 200 multinomial bootstrap rounds for Bradley-Terry, 20 resampling rounds for
-Elo, seed 0.
+its value is the mean over ELO_ORDERS seeded orders, and elo_rating.csv keeps the seed's single pass
+in case-id order. Intervals (seed 0): BT_ROUNDS multinomial bootstrap rounds for Bradley-Terry, and
+ELO_ROUNDS resamples for Elo, each averaged over ELO_ORDERS orders as the point is (one estimator);
+ranks take the resamples' own ranks as bounds (lower and higher order statistics).
 
 Verdicts form one leaderboard per dataset and judge: `<dataset>/judge` (the live judge),
 `<dataset>/human` (human labels) and `<dataset>/recorded:<judge>` (each recorded judge).
@@ -28,7 +29,6 @@ from llmjury.families.arena.ratings import (
     bootstrap_elo,
     bradley_terry,
     empirical_win_rates,
-    interval,
     permuted_elo,
     predicted_win_rates,
     win_counts,
@@ -51,6 +51,7 @@ from llmjury.families.arena.results import (
     Ranking,
     SelfPreference,
 )
+from llmjury.intervals import percentile_interval
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Metric
 from llmjury.results.agreement import JuryDecision, juror_agreement
@@ -59,8 +60,17 @@ from llmjury.stats import metric
 
 Verdicts = Sequence[Verdict]
 HIDDEN_FROM_TABLES = ("leaderboards", "llmbar", "prd")  # rendered by markdown() below
-BT_ROUNDS, ELO_ROUNDS = 200, 20
+#: Bootstrap rounds of the Bradley-Terry fit (and its ranks).
+BT_ROUNDS = 200
+#: Bootstrap rounds of the Elo figure: at 1000 its interval's width over ten seeds spans 8% of its
+#: mean (bench/coverage.py prints it); at 500 it spanned 15%, at 20 about 40%.
+ELO_ROUNDS = 1000
+#: Random orders each Elo estimate (the point and every round) averages over.
+ELO_ORDERS = 4
 winner_of = agreement.winner_of
+RANK_METHOD = "bradley-terry rank, bootstrap (lower and higher order statistics)"
+ELO_METHOD = (f"online elo (k=4): mean over {ELO_ORDERS} random orders; bootstrap of the same estimator, "
+              f"{ELO_ROUNDS} rounds")
 
 
 def _metric(value: float | None, low: float | None, high: float | None, n: int, method: str, *,
@@ -95,12 +105,12 @@ def leaderboard(verdicts: Verdicts) -> Leaderboard:
     anchor = anchor_of(verdicts, models)
     bt = bradley_terry(win_counts(battles), anchor=anchor)
     bt_samples = bootstrap_bradley_terry(battles, rounds=BT_ROUNDS, anchor=anchor)
-    bt_low, bt_high = interval(bt_samples)
-    elo = permuted_elo(battles, permutations=ELO_ROUNDS)
-    elo_low, elo_high = interval(bootstrap_elo(battles, rounds=ELO_ROUNDS))
+    bt_low, bt_high = percentile_interval(bt_samples)
+    elo = permuted_elo(battles, permutations=ELO_ORDERS)
+    elo_low, elo_high = percentile_interval(bootstrap_elo(battles, rounds=ELO_ROUNDS, orders=ELO_ORDERS))
     ranks = (-bt).argsort().argsort() + 1
     rank_samples = (-bt_samples).argsort(axis=1).argsort(axis=1) + 1
-    rank_low, rank_high = interval(rank_samples)
+    rank_low, rank_high = percentile_interval(rank_samples, discrete=True)
     games = np.bincount(np.concatenate([battles.a, battles.b]), minlength=len(models))
     winners = [winner_of(v) or "" for v in verdicts]
     return Leaderboard(
@@ -108,9 +118,8 @@ def leaderboard(verdicts: Verdicts) -> Leaderboard:
         anchor="mean 1000" if anchor is None else f"{models[anchor[0]]}={anchor[1]:g}",
         rating={m: _metric(bt[i], bt_low[i], bt_high[i], games[i], "bradley-terry, bootstrap")
                 for i, m in enumerate(models)},
-        elo={m: _metric(elo[i], elo_low[i], elo_high[i], games[i],
-                        "online elo (k=4): mean over 20 orders, bootstrap interval") for i, m in enumerate(models)},
-        rank={m: _metric(ranks[i], rank_low[i], rank_high[i], games[i], "bradley-terry rank, bootstrap", discrete=True)
+        elo={m: _metric(elo[i], elo_low[i], elo_high[i], games[i], ELO_METHOD) for i, m in enumerate(models)},
+        rank={m: _metric(ranks[i], rank_low[i], rank_high[i], games[i], RANK_METHOD, discrete=True)
               for i, m in enumerate(models)},
         order=[models[i] for i in np.argsort(-bt)],
         tie_rate=agreement.rate(sum(w.startswith("tie") for w in winners), len(winners)),

@@ -18,6 +18,7 @@ from llmjury.families.geval.offline import ANSWERS
 from llmjury.families.geval.options import GEvalOptions
 from llmjury.families.geval.results import DeepevalResult, GEvalSection, ScoreResult
 from llmjury.family import CaseSet, Family, FamilyOptions, Replayed
+from llmjury.intervals import IntervalKind
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
@@ -31,6 +32,7 @@ class GEval(Family[GEvalOptions, GEvalSection]):
     section = GEvalSection
     roles: ClassVar[Mapping[str, str]] = MappingProxyType({"judge": "the judge (--llm-judge)"})
     headline = ("judge_validity",)
+    interval_kinds: ClassVar[Mapping[str, IntervalKind]] = {"judge_validity": "correlation", "meta": "correlation"}
     datasets = DATASETS
     markers: ClassVar[Mapping[str, str]] = MappingProxyType({
         **RECORDED_MARKERS,

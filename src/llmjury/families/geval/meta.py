@@ -3,8 +3,10 @@
 Pearson r, Spearman rho and Kendall tau (tau-b), equal to scipy's (llmjury.correlation), two ways: pooled
 over all items (seed 004's way), and per dialogue context then averaged (the G-Eval paper's turn-level protocol;
 contexts where either side is constant are skipped). Pooled intervals bootstrap items; per-context
-intervals bootstrap contexts. A system-level correlation (per-system means) is added when items
-name at least three systems.
+intervals bootstrap contexts; system-level intervals bootstrap systems. Every bootstrap draws
+CORRELATION_RESAMPLES resamples for all three coefficients, and every view gives its figure no
+interval below one minimum (MIN_CORRELATION_N items, contexts or systems) and says so. A
+system-level correlation (per-system means) is added when items name at least three systems.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ import numpy.typing as npt
 from llmjury.correlation import MIN_CORRELATION_N, kendall_tau_b, resample_ranks
 from llmjury.correlation import correlations as stats_correlations
 from llmjury.families.geval.results import DeepevalResult, MetaEvaluation, ScoreResult
+from llmjury.intervals import CORRELATION_RESAMPLES, bca_interval
 from llmjury.judgement.verdicts import Verdict
 from llmjury.stats import metric, too_few
 
 KINDS = ("pearson", "spearman", "kendall")
-RESAMPLES = 1000
-KENDALL_RESAMPLES = 200  # the first 200 of the resamples, as when each took one scipy call
+RESAMPLES = CORRELATION_RESAMPLES
+#: Leave-one-out fits the BCa acceleration is estimated from (a seeded subset above this many items).
+LEAVE_ONE_OUT = 400
 
 
 def correlations(predicted: npt.ArrayLike, human: npt.ArrayLike) -> dict[str, float]:
@@ -33,27 +37,41 @@ def correlations(predicted: npt.ArrayLike, human: npt.ArrayLike) -> dict[str, fl
 
 
 def pooled(predicted: np.ndarray, human: np.ndarray, seed: int = 0) -> dict[str, Any]:
-    """Pooled coefficients with a paired item bootstrap (percentile). Pearson and Spearman are
-    computed for 1,000 resamples at once; Kendall for the first 200, from each resample's item counts.
-    Fewer than MIN_CORRELATION_N items get no interval, and the method says so."""
+    """Pooled coefficients with a paired item bootstrap (BCa): the same RESAMPLES resamples for all
+    three, Kendall's from each resample's item counts. Fewer than MIN_CORRELATION_N items get no
+    interval, and the method says so."""
+    return _bootstrapped(predicted, human, seed, "pooled", "item")
+
+
+def _bootstrapped(predicted: np.ndarray, human: np.ndarray, seed: int, view: str, unit: str) -> dict[str, Any]:
+    """The three coefficients of paired values with a BCa bootstrap over those units: one set of
+    RESAMPLES resamples for all three, the acceleration from up to LEAVE_ONE_OUT leave-one-out fits."""
     point = correlations(predicted, human)
     n = len(predicted)
     if n < MIN_CORRELATION_N:
-        return {kind: metric(point[kind], None, None, n, f"pooled; {too_few(n)}") for kind in KINDS}
+        return {kind: metric(point[kind], None, None, n, f"{view}; {too_few(n)}") for kind in KINDS}
     rng = np.random.default_rng(seed)
-    index = rng.integers(0, n, size=(RESAMPLES, n))
-    p, h = predicted[index], human[index]
-    draws = {"pearson": _rowwise_pearson(p, h),
-             "spearman": _rowwise_pearson(resample_ranks(predicted, index), resample_ranks(human, index))}
-    counts = np.zeros((KENDALL_RESAMPLES, n))
-    np.add.at(counts, (np.arange(KENDALL_RESAMPLES)[:, None], index[:KENDALL_RESAMPLES]), 1.0)
-    draws["kendall"] = kendall_tau_b(predicted, human, counts)
+    draws = _coefficients(predicted, human, rng.integers(0, n, size=(RESAMPLES, n)))
+    left_out = np.arange(n) if n <= LEAVE_ONE_OUT else np.sort(rng.choice(n, LEAVE_ONE_OUT, replace=False))
+    kept = np.arange(n - 1)[None, :]
+    jackknife = _coefficients(predicted, human, kept + (kept >= left_out[:, None]))
     out = {}
     for kind in KINDS:
-        values = draws[kind][np.isfinite(draws[kind])]
-        low, high = (np.percentile(values, 2.5), np.percentile(values, 97.5)) if len(values) else (None, None)
-        out[kind] = metric(point[kind], low, high, n, "pooled, item bootstrap")
+        bounds = bca_interval(draws[kind], point[kind], jackknife[kind], items=n)
+        low, high = bounds if bounds is not None else (None, None)
+        out[kind] = metric(point[kind], low, high, n, f"{view}, {unit} bootstrap (BCa, {RESAMPLES} resamples)")
     return out
+
+
+def _coefficients(predicted: np.ndarray, human: np.ndarray, index: np.ndarray) -> dict[str, np.ndarray]:
+    """Pearson, Spearman and Kendall of the items each row of `index` draws (Kendall's from each
+    row's item counts)."""
+    rows, n = len(index), len(predicted)
+    counts = np.zeros((rows, n))
+    np.add.at(counts, (np.arange(rows)[:, None], index), 1.0)
+    return {"pearson": _rowwise_pearson(predicted[index], human[index]),
+            "spearman": _rowwise_pearson(resample_ranks(predicted, index), resample_ranks(human, index)),
+            "kendall": kendall_tau_b(predicted, human, counts)}
 
 
 def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> npt.NDArray[np.float64]:
@@ -81,9 +99,13 @@ def per_context(predicted: np.ndarray, human: np.ndarray, groups: Sequence[str],
         if len(values) == 0:
             out[kind] = metric(None, None, None, 0, "per context, averaged")
             continue
+        method = "per context, averaged"
+        if len(values) < MIN_CORRELATION_N:
+            out[kind] = metric(values.mean(), None, None, len(values), f"{method}; {too_few(len(values))}")
+            continue
         draws = rng.choice(values, size=(RESAMPLES, len(values)), replace=True).mean(axis=1)
         out[kind] = metric(values.mean(), np.percentile(draws, 2.5), np.percentile(draws, 97.5), len(values),
-                           "per context, averaged; context bootstrap")
+                           f"{method}; context bootstrap ({RESAMPLES} resamples)")
     return out
 
 
@@ -96,8 +118,7 @@ def system_level(predicted: np.ndarray, human: np.ndarray, systems: Sequence[str
     index = np.array([names.index(s) for s in named])
     p = np.array([predicted[index == k].mean() for k in range(len(names))])
     h = np.array([human[index == k].mean() for k in range(len(names))])
-    point = correlations(p, h)
-    return {kind: metric(point[kind], None, None, len(names), "system level (per-system means)") for kind in KINDS}
+    return _bootstrapped(p, h, 0, "system level (per-system means)", "system")
 
 
 def meta_evaluate(verdicts: Sequence[Verdict], seed: int = 0) -> MetaEvaluation:

@@ -14,6 +14,7 @@ from llmjury.families.qa_quality.offline import ANSWERS
 from llmjury.families.qa_quality.options import QAOptions
 from llmjury.families.qa_quality.results import GradeResult, LabelledGrade, QASection, RulesResult
 from llmjury.family import CaseSet, Command, Dataset, Family, FamilyOptions, Replayed
+from llmjury.intervals import IntervalKind
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
@@ -27,6 +28,7 @@ class QAQuality(Family[QAOptions, QASection]):
     section = QASection
     roles: ClassVar[Mapping[str, str]] = MappingProxyType({"judge": "the judge (--llm-judge)"})
     headline = ("remove_rate",)
+    interval_kinds: ClassVar[Mapping[str, IntervalKind]] = {"remove_rate": "proportion"}
     datasets: ClassVar[tuple[Dataset, ...]] = DATASETS
     hidden_from_tables: ClassVar[tuple[str, ...]] = ("courses", "datasets", "grade_by_label")
 

@@ -12,6 +12,7 @@ from llmjury.families.socratic.cases import MAX_CUT_MARKER
 from llmjury.families.socratic.options import DATASETS, NAME, SocraticOptions
 from llmjury.families.socratic.results import HumanPreferenceResult, PairwiseResult, SocraticSection
 from llmjury.family import CaseSet, Command, Family
+from llmjury.intervals import IntervalKind
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Result
 from llmjury.providers.offline import Heuristic
@@ -31,6 +32,9 @@ class Socratic(Family[SocraticOptions, SocraticSection]):
         "student": "the simulated student",
     })
     headline = ("win_rate",)
+    interval_kinds: ClassVar[Mapping[str, IntervalKind]] = {
+        "win_rate": "proportion", "baseline_win_rate": "proportion", "tie_rate": "proportion",
+        "decisive_win_rate": "proportion", "position_consistency": "mean", "length_controlled_win_rate": "smooth"}
     datasets = DATASETS
     markers: ClassVar[Mapping[str, str]] = MappingProxyType({
         "simulated": "dialogues simulated with a student persona",

@@ -114,17 +114,28 @@ def by_subject(valid: Sequence[tuple[Verdict, PairwiseResult]]) -> dict[str, Met
 
 
 def position_consistency(results: Sequence[JudgedPair]) -> Metric:
-    """Does the preference survive a swap? Agreement over every pair of runs by one juror that
-    put the two replies in opposite slots."""
-    agree = pairs = 0
+    """Does the preference survive a swap? Per case, the share of its pairs of runs by one juror
+    that put the two replies in opposite slots and agree; then the mean over cases. Runs ABA give
+    two such pairs sharing a run, so pairs are not independent: the interval is over cases (Wilson
+    where every case has one pair, a t interval over per-case shares otherwise), n counts cases."""
+    from llmjury.intervals import case_rate
+
+    shares: list[float] = []
+    single = True
     for result in results:
         runs = [run for run in result.runs if run.preferred is not None]
+        agree = pairs = 0
         for i, first in enumerate(runs):
             for second in runs[i + 1:]:
                 if first.juror == second.juror and first.ours_position != second.ours_position:
                     pairs += 1
                     agree += first.preferred == second.preferred
-    return proportion(agree, pairs)
+        if pairs:
+            shares.append(agree / pairs)
+            single = single and pairs == 1
+    if single:
+        return proportion(int(sum(shares)), len(shares))
+    return _metric(case_rate(shares, "position consistency"))
 
 
 def longer_wins(results: Sequence[JudgedPair]) -> Metric:

@@ -35,9 +35,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from llmjury.sequential.confidence import betting_bounds  # noqa: E402
-from llmjury.sequential.decide import decided  # noqa: E402
-from llmjury.stats import paired_difference  # noqa: E402
+from llmjury.sequential.confidence import betting_bounds
+from llmjury.sequential.decide import decided
+from llmjury.stats import paired_difference
 
 SIZES = (200, 400, 800)
 DROPS = (0.0, 0.05, 0.10, 0.15, 0.20)
@@ -123,7 +123,7 @@ def main() -> None:
           f"flips a verdict with p={args.flip}); a look after every {args.batch} cases")
     print("fail %: the gate failed the PR; seq: confidence sequence, stops once decided; peek: fixed-n interval "
           "looked at after every batch; fixed: looked at once, at n; cases %: cases judged by seq, of n")
-    head = "".join(f"{f'{int(round(d * 100))}-pt drop' if d else 'unchanged':>30}" for d in DROPS)
+    head = "".join(f"{f'{round(d * 100)}-pt drop' if d else 'unchanged':>30}" for d in DROPS)
     print(f"{'n':>5}{head}")
     print(f"{'':>5}" + "   seq  peek fixed  seq cases %" * len(DROPS))
     cells = {(n, drop): simulate(n, drop, prs, args.batch, args.flip, args.seed + 10 * i + j)

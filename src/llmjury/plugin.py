@@ -19,6 +19,8 @@ from llmjury.cases import CASES_MARK, PIPELINE_MARK  # noqa: E402
 from llmjury.interrupts import Interrupts  # noqa: E402
 from llmjury.redact import redact_log_records  # noqa: E402
 from llmjury.results.exit_status import GateExit  # noqa: E402
+from llmjury.results.sequential_gates import SequentialGates  # noqa: E402
+from llmjury.saved import SavedRun  # noqa: E402
 from llmjury.session.batch_status import BatchStatus  # noqa: E402
 from llmjury.session.case_sets import CaseSets  # noqa: E402
 from llmjury.session.collection import CaseParameters, DataErrors, GateSelection, Sampling  # noqa: E402
@@ -29,6 +31,7 @@ from llmjury.session.item_verdicts import case_of, own_test, record_on, recorded
 from llmjury.session.options import declare  # noqa: E402
 from llmjury.session.refusals import UnansweredSkips  # noqa: E402
 from llmjury.session.runner import RUNNER, Share, TestRunner  # noqa: E402
+from llmjury.session.sequential import RunLooks, SequentialEnd, sequential_gates  # noqa: E402
 from llmjury.session.sharding import ShardRun, ShardSelection  # noqa: E402
 from llmjury.session.startup import StartUp, read_baseline, start_up, warn_roles  # noqa: E402
 from llmjury.session.stops import Stops  # noqa: E402
@@ -69,7 +72,8 @@ def register_worker(config: pytest.Config, start: StartUp) -> None:
     """An xdist worker: it runs its share of the tests and hands its figures back."""
     stops, share = Stops(), Share.of(config)
     watch = RunWatch(config, start.settings, start.budget, share.run_id, lambda: 1)
-    runner = register_runner(config, start, share, watch)
+    gates = sequential_of(start, read_baseline(start) if start.settings.sequential else None)
+    runner = register_runner(config, start, share, watch, gates)
     config.pluginmanager.register(stops, "llmjury-stops")
     config.pluginmanager.register(Worker(config, runner, stops), "llmjury-worker")
     if start.settings.shard is not None:  # --llm-shard: keep this shard's tests
@@ -91,12 +95,16 @@ def register_controller(config: pytest.Config, start: StartUp) -> None:
     xdist = hasattr(config.hook, "pytest_configure_node")
     if xdist:
         config.pluginmanager.register(interrupts.workers, "llmjury-interrupt-workers")
-    runner = register_runner(config, start, share, watch)
+    gates = sequential_of(start, baseline)
+    runner = register_runner(config, start, share, watch, gates)
     config.pluginmanager.register(stops, "llmjury-stops")
+    sequential = None if gates is None else SequentialEnd(start.settings, gates)
+    if sequential is not None:  # --llm-sequential: tests skipped as decided, the decision's cost
+        config.pluginmanager.register(sequential, "llmjury-sequential")
     gate_exit = GateExit()  # the gates' exit status, applied after every other session end
     config.pluginmanager.register(gate_exit, "llmjury-gate-exit")
     item_outcomes = register_outcomes(config, start)
-    parts = ControllerParts(stops, from_workers, watch, gate_exit, item_outcomes, baseline)
+    parts = ControllerParts(stops, from_workers, watch, gate_exit, item_outcomes, baseline, sequential)
     config.pluginmanager.register(Controller(config, start.settings, start.gates, start.families, runner, parts),
                                   "llmjury-controller")
     if start.settings.batched():  # what is left in the providers' batches, said at the end
@@ -108,9 +116,21 @@ def register_controller(config: pytest.Config, start: StartUp) -> None:
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
 
 
-def register_runner(config: pytest.Config, start: StartUp, share: Share, watch: RunWatch) -> TestRunner:
-    """The test runner of this process, stashed for the fixtures, with its progress and budget watch."""
-    runner = TestRunner(config, start.settings, start.families, share, watch, start.given_files)
+def sequential_of(start: StartUp, baseline: SavedRun | None) -> SequentialGates | None:
+    """The run's gates as confidence sequences under `--llm-sequential`, else None."""
+    if start.settings.sequential is None:
+        return None
+    return sequential_gates(start.settings, start.gates, start.families,
+                            baseline.records if baseline is not None else None)
+
+
+def register_runner(config: pytest.Config, start: StartUp, share: Share, watch: RunWatch,
+                    gates: SequentialGates | None = None) -> TestRunner:
+    """The test runner of this process, stashed for the fixtures, with its progress and budget watch
+    (and a sequential run's looks at its gates)."""
+    looks = None if gates is None or start.settings.sequential is None else \
+        RunLooks(start.settings, start.settings.sequential, gates)
+    runner = TestRunner(config, start.settings, start.families, share, watch, start.given_files, looks)
     config.stash[RUNNER] = runner
     config.pluginmanager.register(runner, "llmjury-runner")
     config.pluginmanager.register(CaseSets(start.families, runner.settings), "llmjury-case-sets")

@@ -56,7 +56,7 @@ def predictable_bets(x: np.ndarray, alpha: float) -> np.ndarray:
     t = np.arange(1, x.shape[-1] + 1, dtype=float)
     mean = (0.5 + np.cumsum(x, axis=-1)) / (t + 1)
     var = (0.25 + np.cumsum((x - mean) ** 2, axis=-1)) / (t + 1)
-    before = np.concatenate([np.full(x.shape[:-1] + (1,), 0.25), var[..., :-1]], axis=-1)
+    before = np.concatenate([np.full((*x.shape[:-1], 1), 0.25), var[..., :-1]], axis=-1)
     return np.sqrt(2 * math.log(2 / alpha) / (before * t * np.log1p(t)))
 
 

@@ -31,6 +31,7 @@ from llmjury.session.frozen import freeze_at_exit, judging, settle_before_cleanu
 from llmjury.session.item_outcomes import ItemOutcomes
 from llmjury.session.progress import JUDGING
 from llmjury.session.runner import TestRunner
+from llmjury.session.sequential import SequentialEnd
 from llmjury.session.stops import Stops
 from llmjury.session.watch import RunWatch
 from llmjury.session.xdist_hooks import FromWorkers
@@ -62,6 +63,7 @@ class Controller:
         self.runner, self.run_id = runner, runner.share.run_id
         self.stops, self.from_workers, self.watch = parts.stops, parts.from_workers, parts.watch
         self.gate_exit, self.item_outcomes, self.baseline = parts.gate_exit, parts.item_outcomes, parts.baseline
+        self.sequential = parts.sequential
         self.started = time.time()
         self.records: dict[str, list[dict[str, Any]]] = {}
         self.tests_finished = 0
@@ -87,7 +89,9 @@ class Controller:
             return  # nothing of llmjury's ran
         summary = self.summarize(collected)
         results = [gate.check(summary, uncertain=self.settings.gate_uncertain) for gate in self.gates]
-        self.summary_lines = self.write(summary, collected, results)
+        if self.sequential is not None:  # --llm-sequential: the gates on their confidence sequences
+            summary, results = self.sequential.end(summary, collected.records, results)
+        self.summary_lines = self.write(summary, collected, results) + SequentialEnd.lines(summary)
         self.gate_exit.status = gate_exit_status(results)
 
     def collect(self, session: pytest.Session) -> Collected | None:
@@ -239,6 +243,7 @@ class ControllerParts:
     gate_exit: GateExit
     item_outcomes: ItemOutcomes
     baseline: SavedRun | None
+    sequential: SequentialEnd | None = None
 
 
 def _iso(timestamp: float) -> str:

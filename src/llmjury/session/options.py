@@ -33,6 +33,7 @@ from llmjury.running.settings import (
 from llmjury.running.shard import Shard
 from llmjury.session.item_outcomes import ITEM_FAILURES
 from llmjury.session.progress_display import DEFAULT_INTERVAL_S, PROGRESS_MODES
+from llmjury.session.sequential_options import declare_sequential, resolve_sequential
 from llmjury.store.location import KINDS, StoreLocation
 from llmjury.store.postgres import DSN_VARIABLE
 
@@ -148,6 +149,7 @@ def declare(parser: pytest.Parser) -> None:
     parser.addini("llm_progress_interval", "seconds between progress lines in a log")
     parser.addini("llm_budget", "US dollars: no new paid call once the run's estimated spend reaches it")
     parser.addini("llm_budget_unknown", "refuse or allow: a model with no price under a budget")
+    declare_sequential(parser)  # anytime-valid gates (llmjury.session.sequential_options)
 
 
 def resolve_settings(config: pytest.Config) -> Settings:
@@ -261,5 +263,6 @@ def resolve_settings(config: pytest.Config) -> Settings:
         options=options,
         option_sources=option_sources,
         role_sources=role_sources,
+        sequential=resolve_sequential(config),
     )
 

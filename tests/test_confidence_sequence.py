@@ -71,4 +71,4 @@ def test_the_seeded_order_is_the_same_for_any_input_order_and_changes_with_the_s
     assert in_seeded_order(ids, 1) == in_seeded_order(reversed(ids), 1)
     assert in_seeded_order(ids, 1) != in_seeded_order(ids, 2)
     cut = batches(ids, 1, 20)
-    assert [len(b) for b in cut] == [20, 20, 10] and sum(cut, []) == in_seeded_order(ids, 1)
+    assert [len(b) for b in cut] == [20, 20, 10] and [c for b in cut for c in b] == in_seeded_order(ids, 1)

@@ -20,7 +20,6 @@ from llmjury.interrupts import Interrupts  # noqa: E402
 from llmjury.redact import redact_log_records  # noqa: E402
 from llmjury.results.exit_status import GateExit  # noqa: E402
 from llmjury.results.sequential_gates import SequentialGates  # noqa: E402
-from llmjury.saved import SavedRun  # noqa: E402
 from llmjury.session.batch_status import BatchStatus  # noqa: E402
 from llmjury.session.case_sets import CaseSets  # noqa: E402
 from llmjury.session.collection import CaseParameters, DataErrors, GateSelection, Sampling  # noqa: E402
@@ -72,7 +71,7 @@ def register_worker(config: pytest.Config, start: StartUp) -> None:
     """An xdist worker: it runs its share of the tests and hands its figures back."""
     stops, share = Stops(), Share.of(config)
     watch = RunWatch(config, start.settings, start.budget, share.run_id, lambda: 1)
-    gates = sequential_of(start, read_baseline(start) if start.settings.sequential else None)
+    gates = sequential_gates(start, read_baseline(start) if start.settings.sequential else None)
     runner = register_runner(config, start, share, watch, gates)
     config.pluginmanager.register(stops, "llmjury-stops")
     config.pluginmanager.register(Worker(config, runner, stops), "llmjury-worker")
@@ -95,7 +94,7 @@ def register_controller(config: pytest.Config, start: StartUp) -> None:
     xdist = hasattr(config.hook, "pytest_configure_node")
     if xdist:
         config.pluginmanager.register(interrupts.workers, "llmjury-interrupt-workers")
-    gates = sequential_of(start, baseline)
+    gates = sequential_gates(start, baseline)
     runner = register_runner(config, start, share, watch, gates)
     config.pluginmanager.register(stops, "llmjury-stops")
     sequential = None if gates is None else SequentialEnd(start.settings, gates)
@@ -116,21 +115,12 @@ def register_controller(config: pytest.Config, start: StartUp) -> None:
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
 
 
-def sequential_of(start: StartUp, baseline: SavedRun | None) -> SequentialGates | None:
-    """The run's gates as confidence sequences under `--llm-sequential`, else None."""
-    if start.settings.sequential is None:
-        return None
-    return sequential_gates(start.settings, start.gates, start.families,
-                            baseline.records if baseline is not None else None)
-
-
 def register_runner(config: pytest.Config, start: StartUp, share: Share, watch: RunWatch,
                     gates: SequentialGates | None = None) -> TestRunner:
     """The test runner of this process, stashed for the fixtures, with its progress and budget watch
     (and a sequential run's looks at its gates)."""
-    looks = None if gates is None or start.settings.sequential is None else \
-        RunLooks(start.settings, start.settings.sequential, gates)
-    runner = TestRunner(config, start.settings, start.families, share, watch, start.given_files, looks)
+    runner = TestRunner(config, start.settings, start.families, share, watch, start.given_files,
+                        None if gates is None else RunLooks(start.settings, gates))
     config.stash[RUNNER] = runner
     config.pluginmanager.register(runner, "llmjury-runner")
     config.pluginmanager.register(CaseSets(start.families, runner.settings), "llmjury-case-sets")

@@ -8,18 +8,18 @@ llmjury.judgement.sequential_planner.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from llmjury.family import AnyFamily
 from llmjury.model import GateResult, RunSummary
-from llmjury.results.gates import Gate
 from llmjury.results.sequential_gates import METHOD, SequentialGates
 from llmjury.running.settings import Settings
+from llmjury.saved import SavedRun
 from llmjury.sequential.order import batches
 from llmjury.sequential.settings import SequentialSettings
+from llmjury.session.startup import StartUp
 
 #: How a test skipped by the decision's reason starts (llmjury.results.sequential_gates.all_decided).
 DECIDED = "decided:"
@@ -28,8 +28,9 @@ DECIDED = "decided:"
 class RunLooks:
     """The planner's looks: the run's seeded batches, and whether every gate is decided."""
 
-    def __init__(self, settings: Settings, sequential: SequentialSettings, gates: SequentialGates) -> None:
-        self.seed, self.size, self.gates = settings.seed, sequential.batch, gates
+    def __init__(self, settings: Settings, gates: SequentialGates) -> None:
+        self.seed, self.gates = settings.seed, gates
+        self.size = (settings.sequential or SequentialSettings()).batch
 
     def batches(self, case_ids: Sequence[str]) -> list[list[str]]:
         """The cases in seeded order, cut into batches."""
@@ -40,12 +41,13 @@ class RunLooks:
         return self.gates.all_decided(records)
 
 
-def sequential_gates(settings: Settings, gates: Sequence[Gate], families: Mapping[str, AnyFamily],
-                     baseline: Sequence[dict[str, Any]] | None) -> SequentialGates:
-    """The run's gates as confidence sequences, at the comparison's confidence level."""
-    scales = settings.sequential.scales if settings.sequential is not None else {}
-    return SequentialGates(gates, families, seed=settings.seed, confidence=settings.compare_confidence,
-                           scales=scales, baseline=baseline)
+def sequential_gates(start: StartUp, baseline: SavedRun | None) -> SequentialGates | None:
+    """The run's gates as confidence sequences at the comparison's level under `--llm-sequential`, else None."""
+    settings = start.settings
+    if settings.sequential is None:
+        return None
+    return SequentialGates(start.gates, start.families, seed=settings.seed, confidence=settings.compare_confidence,
+                           scales=settings.sequential.scales, baseline=None if baseline is None else baseline.records)
 
 
 class SequentialEnd:

@@ -24,6 +24,7 @@ from llmjury.session.batch_status import BatchStatus  # noqa: E402
 from llmjury.session.case_sets import CaseSets  # noqa: E402
 from llmjury.session.collection import CaseParameters, DataErrors, GateSelection, Sampling  # noqa: E402
 from llmjury.session.controller import Controller, ControllerParts  # noqa: E402
+from llmjury.session.drift import JudgeCanary  # noqa: E402
 from llmjury.session.frozen import give_back_frozen  # noqa: E402
 from llmjury.session.item_outcomes import ItemOutcomes  # noqa: E402
 from llmjury.session.item_verdicts import case_of, own_test, record_on, recorded  # noqa: E402
@@ -103,7 +104,8 @@ def register_controller(config: pytest.Config, start: StartUp) -> None:
     gate_exit = GateExit()  # the gates' exit status, applied after every other session end
     config.pluginmanager.register(gate_exit, "llmjury-gate-exit")
     item_outcomes = register_outcomes(config, start)
-    parts = ControllerParts(stops, from_workers, watch, gate_exit, item_outcomes, baseline, sequential)
+    canary = JudgeCanary.of(config, start.settings, baseline, start.gates)  # the judge's drift, with a baseline
+    parts = ControllerParts(stops, from_workers, watch, gate_exit, item_outcomes, baseline, sequential, canary)
     config.pluginmanager.register(Controller(config, start.settings, start.gates, start.families, runner, parts),
                                   "llmjury-controller")
     if start.settings.batched():  # what is left in the providers' batches, said at the end

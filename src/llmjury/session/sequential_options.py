@@ -1,10 +1,12 @@
-"""The options of sequential runs (`--llm-sequential`), declared and resolved beside the others."""
+"""The options of sequential runs (`--llm-sequential`) and of the judge's canary (`--llm-canary`), declared
+and resolved beside the others."""
 
 from __future__ import annotations
 
 import pytest
 
 from llmjury.errors import ConfigError
+from llmjury.judgement.canary import CANARY
 from llmjury.running.settings import whole_number
 from llmjury.sequential.settings import BATCH, SequentialSettings
 
@@ -47,3 +49,22 @@ def resolve_sequential(config: pytest.Config) -> SequentialSettings | None:
                               "e.g. custom.score.helpful.mean=1:5")
         scales[metric.strip()] = bounds
     return SequentialSettings(batch, scales)
+
+
+def declare_canary(parser: pytest.Parser) -> None:
+    """`--llm-canary` and its ini key."""
+    parser.getgroup("llmjury").addoption(
+        "--llm-canary", metavar="N",
+        help=f"with --llm-baseline: ask the judge again N of the baseline's stored judge requests (default {CANARY}; "
+             "0: none) and report how many decisions flipped as judge.drift.flip_rate, a gateable rate")
+    parser.addini("llm_canary", f"stored baseline judge requests asked again each run (default {CANARY})")
+    parser.getgroup("llmjury").addoption(
+        "--llm-bridge", action="store_true", default=False,
+        help="re-judge stored answers with this run's judge: run on the baseline's code with a new --llm-judge, "
+             "and the systems under test are replayed from the store instead of asked; the run is a baseline "
+             "a pull request with that judge is compared with, pair for pair")
+
+
+def bridged(config: pytest.Config) -> bool:
+    """`--llm-bridge`: the roles under test replay their stored answers (main's), so only the judge is new."""
+    return bool(config.getoption("llm_bridge"))

@@ -93,3 +93,78 @@ def test_two_workers_stop_after_the_same_batch(project):
     assert result.ret == GATE_FAILED_EXIT
     result.assert_outcomes(passed=20, skipped=100)
     assert summary(project, "reports")["sequential"]["tests_decided"] == 100
+
+
+# -- plain case tests of your own, which no planner runs ahead ----------------------------------------
+BOT = '''
+import os
+
+
+def answer(question):
+    a, b = (int(word) for word in question.rstrip("?").split() if word.isdigit())
+    if os.environ.get("BOT_BROKEN") and (a + b) % 3 == 0:
+        return "no idea"
+    return f"It is {a + b}."
+'''
+EVAL = '''
+import llmjury
+from llmjury import Case
+
+import bot
+
+
+class Question(Case):
+    question: str
+    reference: str
+
+
+CASES = [Question(id=f"sum-{a}-{b}", family="bot", question=f"What is {a} plus {b}?", reference=str(a + b))
+         for a in range(12) for b in range(10)]
+
+
+@llmjury.parametrize(CASES)
+def test_answer(case):
+    assert case.reference in bot.answer(case.question), f"expected {case.reference}"
+'''
+OWN_GATE = ["--llm-gate", "custom.check.test_answer.pass_rate.delta.high>=0"]
+
+
+@pytest.fixture
+def own(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A project whose eval is a plain `def` case test, with a baseline run of 120 passing cases."""
+    pytester.makepyfile(bot=BOT, test_bot=EVAL)
+    pytester.makeini("[pytest]\npythonpath = .\nllm_item_failures = record\n"
+                     "addopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider\n")
+    pytester.runpytest_inprocess("-n", "0", "--llm-reports", "main").assert_outcomes(passed=120)
+    return pytester
+
+
+def test_plain_case_tests_of_a_regression_are_skipped_as_decided_after_the_looks_that_decide(own, monkeypatch):
+    monkeypatch.setenv("BOT_BROKEN", "1")
+    result = own.runpytest_inprocess("-n", "0", "--llm-baseline", "main/latest", "--llm-sequential", *OWN_GATE)
+    assert result.ret == GATE_FAILED_EXIT
+    outcomes = result.parseoutcomes()
+    assert outcomes["skipped"] >= 60  # decided after at most three batches of twenty
+    assert outcomes.get("passed", 0) + outcomes.get("xfailed", 0) + outcomes["skipped"] == 120
+    section = summary(own, "reports")["sequential"]
+    assert section["tests_decided"] == outcomes["skipped"] and section["gates"][0]["decided"] == "fail"
+    judged = section["tests_judged"]
+    assert judged % 20 == 0 and judged + section["tests_decided"] == 120  # whole batches, the rest skipped
+
+
+def test_plain_case_tests_of_an_unchanged_run_all_run(own):
+    result = own.runpytest_inprocess("-n", "0", "--llm-baseline", "main/latest", "--llm-sequential", *OWN_GATE)
+    assert result.ret == 0
+    result.assert_outcomes(passed=120)
+
+
+@pytest.mark.e2e
+def test_plain_case_tests_stop_after_the_same_batch_on_two_workers(own, monkeypatch):
+    monkeypatch.setenv("BOT_BROKEN", "1")
+    alone = own.runpytest_inprocess("-n", "0", "--llm-baseline", "main/latest", "--llm-sequential", *OWN_GATE,
+                                    "--llm-reports", "alone")
+    two = own.runpytest_subprocess("-n", "2", "--llm-baseline", "main/latest", "--llm-sequential", *OWN_GATE,
+                                   "--llm-reports", "two")
+    assert two.ret == alone.ret == GATE_FAILED_EXIT
+    assert two.parseoutcomes() == alone.parseoutcomes()
+    assert summary(own, "two")["sequential"]["gates"] == summary(own, "alone")["sequential"]["gates"]

@@ -32,6 +32,7 @@ from llmjury.session.options import declare  # noqa: E402
 from llmjury.session.refusals import UnansweredSkips  # noqa: E402
 from llmjury.session.runner import RUNNER, Share, TestRunner  # noqa: E402
 from llmjury.session.sequential import RunLooks, SequentialEnd, sequential_gates  # noqa: E402
+from llmjury.session.sequential_items import SequentialItems  # noqa: E402
 from llmjury.session.sharding import ShardRun, ShardSelection  # noqa: E402
 from llmjury.session.startup import StartUp, read_baseline, start_up, warn_roles  # noqa: E402
 from llmjury.session.stops import Stops  # noqa: E402
@@ -123,6 +124,9 @@ def register_runner(config: pytest.Config, start: StartUp, share: Share, watch: 
     (and a sequential run's looks at its gates)."""
     runner = TestRunner(config, start.settings, start.families, share, watch, start.given_files,
                         None if gates is None else RunLooks(start.settings, gates))
+    if gates is not None:  # --llm-sequential: the case tests no planner runs ahead, in seeded batches
+        items = SequentialItems(start.settings, gates, share.run_id, worker=hasattr(config, "workerinput"))
+        config.pluginmanager.register(items, "llmjury-sequential-items")
     config.stash[RUNNER] = runner
     config.pluginmanager.register(runner, "llmjury-runner")
     config.pluginmanager.register(CaseSets(start.families, runner.settings), "llmjury-case-sets")

@@ -22,6 +22,7 @@ from typing import Any
 
 from llmjury.chat import ChatRequest
 from llmjury.decision_line import fold, own_lines
+from llmjury.judgement.verdicts import ASSERTIONS
 from llmjury.jurors import JurySpec
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.sequential.order import rank
@@ -64,12 +65,20 @@ def decision_of(text: str) -> str:
     return last.casefold()
 
 
+def model_judges(records: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
+    """The (provider, prompt) of every model judge the records name: not the offline heuristics, whose
+    answers are computed, never stored, nor a test's own assertions."""
+    judges = {(str(r["judge"].get("provider", "")), str(r["judge"].get("prompt", "")).partition("@")[0])
+              for r in records if isinstance(r.get("judge"), dict)}
+    return {(provider, prompt) for provider, prompt in judges
+            if provider != ASSERTIONS and not provider.startswith("offline")}
+
+
 def judge_requests(location: StoreLocation, records: Iterable[dict[str, Any]], run_id: str | None
                    ) -> list[StoredRequest]:
     """The stored requests of the judges the baseline's verdicts name (by provider and prompt), the
     baseline run's own when it wrote any, else any run's."""
-    judges = {(str(r["judge"].get("provider", "")), str(r["judge"].get("prompt", "")).partition("@")[0])
-              for r in records if isinstance(r.get("judge"), dict)}
+    judges = model_judges(records)
     tasks = sorted({task for _, task in judges})
     if not tasks:
         return []

@@ -43,7 +43,10 @@ def drift_lines(section: dict[str, Any] | None) -> list[str]:
     drift = section["drift"]
     rate = drift["flip_rate"]
     if rate["value"] is None:
-        return [f"judge drift: no canary request could be compared ({drift['asked']} asked)"]
+        if not drift["asked"]:
+            return ["judge drift: none of the baseline's judge requests is in this run's store, so no canary was "
+                    "asked (run on the baseline's store)"]
+        return [f"judge drift: no canary request could be compared ({drift['asked']} asked, none answered)"]
     interval = "" if rate["low"] is None else f" [{rate['low']:.3g}, {rate['high']:.3g}]"
     line = (f"judge drift: {rate['value']:.3g}{interval} of {drift['answered']} canary decisions flipped since "
             "the baseline")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmjury.judgement.canary import CANARY, ask_again, canary, judge_for, judge_requests
+from llmjury.judgement.canary import CANARY, ask_again, canary, judge_for, judge_requests, model_judges
 from llmjury.model import RunSummary
 from llmjury.results.drift import drift_section
 from llmjury.results.gates import Gate
@@ -47,6 +47,8 @@ class JudgeCanary:
 
     def add(self, summary: RunSummary, runner: TestRunner) -> RunSummary:
         """The summary with its `judge.drift` section: the canary asked of this run's judge."""
+        if not model_judges(self.baseline.records):
+            return summary  # the baseline's decisions were computed or asserted: no judge to drift
         run_id = self.baseline.summary.run.id if self.baseline.summary is not None else None
         sample = canary(judge_requests(self.settings.location, self.baseline.records, run_id), self.settings.seed,
                         self.size)

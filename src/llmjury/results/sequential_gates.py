@@ -16,6 +16,8 @@ though at the run's end it reads its named bound as `Gate.check` does.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -130,12 +132,12 @@ class SequentialGates:
         cases = in_seeded_order([case for fam, case in by_case if fam == family.name], self.seed)
         values: list[float] = []
         for case in cases:
-            now = _figure(t, family, case, by_case[family.name, case], t.cache)
+            now = _figure(t, family, by_case[family.name, case], t.cache)
             if now is None:
                 continue
             if t.delta:
                 theirs = self.baseline.get((family.name, case))
-                before = None if theirs is None else _figure(t, family, case, theirs, t.baseline_cache)
+                before = None if theirs is None else _figure(t, family, theirs, t.baseline_cache)
                 if before is None:
                     continue
                 now -= before
@@ -173,15 +175,17 @@ class SequentialGates:
         return out
 
 
-def _figure(t: Track, family: AnyFamily, case: str, records: list[dict[str, Any]],
+def _figure(t: Track, family: AnyFamily, records: list[dict[str, Any]],
             cache: dict[str, float | None]) -> float | None:
-    """One case's figure of the gate's metric: the family's aggregate of that case's verdicts alone."""
-    if case not in cache:
+    """One case's figure of the gate's metric: the family's aggregate of that case's verdicts alone,
+    kept by the records' content (a case's verdicts do not change between looks; a rerun's may)."""
+    key = hashlib.blake2b(json.dumps(records, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
+    if key not in cache:
         verdicts: list[Verdict] = [family.typed(r) for r in records]
         try:
             section = family.aggregate(verdicts).model_dump(mode="json")
             value, _, _ = resolve(section, t.steps[1:])
         except Exception:  # a family's aggregate may refuse one case alone (as compare's _safe says)
             value = None  # no figure on this case alone (unscored, or not this metric's kind)
-        cache[case] = value
-    return cache[case]
+        cache[key] = value
+    return cache[key]

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from llmjury.judgement.canary import Asked
-from llmjury.stats import proportion
 
 #: The flip rate's low bound above which a comparison says the judge moved.
 MOVED = 0.02
@@ -21,6 +20,8 @@ LISTED = 20
 
 def drift_section(asked: Sequence[Asked], size: int) -> dict[str, Any]:
     """The summary's `judge` section: the canary's flip rate, what was asked and what flipped."""
+    from llmjury.stats import proportion  # numpy loads where the report is built, not at start-up
+
     answered = [a for a in asked if a.flipped is not None]
     flips = [a for a in answered if a.flipped]
     rate = proportion(len(flips), len(answered))

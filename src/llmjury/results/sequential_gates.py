@@ -22,14 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import numpy as np
-
 from llmjury.errors import ConfigError
 from llmjury.family import AnyFamily
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import GateResult
 from llmjury.results.gates import BOUNDS, OPS, Gate, _holds_anywhere, delta_split, resolve
-from llmjury.sequential.confidence import confidence_sequence
 from llmjury.sequential.decide import decided
 from llmjury.sequential.order import in_seeded_order
 
@@ -148,8 +145,11 @@ class SequentialGates:
             values.append(now)
         if not values:
             return GateLook(t.gate.text, 0, None, None, None, None)
-        low, high = confidence_sequence(np.array(values), t.scale, self.confidence).at(len(values))
-        return GateLook(t.gate.text, len(values), float(np.mean(values)), low, high,
+        # Imported here: numpy loads where verdicts are looked at, not in every process at start-up.
+        from llmjury.sequential.confidence import confidence_sequence
+
+        low, high = confidence_sequence(values, t.scale, self.confidence).at(len(values))
+        return GateLook(t.gate.text, len(values), sum(values) / len(values), low, high,
                         decided(t.gate.op, t.threshold, low, high))
 
     def results(self, records: Sequence[dict[str, Any]], fixed: Sequence[GateResult]) -> list[GateResult]:

@@ -24,6 +24,7 @@ still valid, and its width never grows.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,7 +38,7 @@ TIME_BLOCK = 256
 
 
 @dataclass(frozen=True)
-class Sequence:
+class ConfidenceSequence:
     """A confidence sequence's bounds after each observation (on the values' own scale)."""
 
     low: np.ndarray
@@ -102,7 +103,8 @@ def betting_bounds(x: np.ndarray, alpha: float = 0.05, grid_points: int = GRID_P
     return low, high
 
 
-def confidence_sequence(values: np.ndarray, scale: tuple[float, float], confidence: float = 0.95) -> Sequence:
+def confidence_sequence(values: np.ndarray | Sequence[float], scale: tuple[float, float],
+                        confidence: float = 0.95) -> ConfidenceSequence:
     """The sequence for the mean of `values` (in their order), each known to lie in `scale`."""
     lo, hi = scale
     if not hi > lo:
@@ -114,6 +116,6 @@ def confidence_sequence(values: np.ndarray, scale: tuple[float, float], confiden
                          f"the scale [{lo:g}, {hi:g}]")
     alpha = 1 - confidence
     if array.size == 0:
-        return Sequence(np.empty(0), np.empty(0), alpha)
+        return ConfidenceSequence(np.empty(0), np.empty(0), alpha)
     low, high = betting_bounds((array - lo) / (hi - lo), alpha)
-    return Sequence(lo + low[0] * (hi - lo), lo + high[0] * (hi - lo), alpha)
+    return ConfidenceSequence(lo + low[0] * (hi - lo), lo + high[0] * (hi - lo), alpha)

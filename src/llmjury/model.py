@@ -204,6 +204,10 @@ class RunSummary(BaseModel):
     #: The `comparison` section of a run compared with a baseline (`llmjury.results.compare.compare_runs`).
     comparison: dict[str, Any] | None = None
     budget: BudgetFacts | None = None
+    #: A sequential run's looks, the tests skipped as decided and the cost of the decision
+    #: (`llmjury.session.sequential`); the judge's drift on its canary (`llmjury.results.drift`).
+    sequential: dict[str, Any] | None = None
+    judge: dict[str, Any] | None = None
     gates: list[GateResult] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]
@@ -239,7 +243,7 @@ class RunSummary(BaseModel):
         """The families' sections at the top level, and no `comparison` or `budget` the run lacks."""
         data: dict[str, Any] = handler(self)
         families = data.pop("families", {})
-        for key in ("comparison", "budget"):
+        for key in ("comparison", "budget", "sequential", "judge"):
             if data.get(key) is None:
                 data.pop(key, None)
         return {**data, **families}

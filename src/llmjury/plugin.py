@@ -20,16 +20,20 @@ from llmjury.deprecated import options_of  # noqa: E402, F401  (llmjury 0.1's pu
 from llmjury.interrupts import Interrupts  # noqa: E402
 from llmjury.redact import redact_log_records  # noqa: E402
 from llmjury.results.exit_status import GateExit  # noqa: E402
+from llmjury.results.sequential_gates import SequentialGates  # noqa: E402
 from llmjury.session.batch_status import BatchStatus  # noqa: E402
 from llmjury.session.case_sets import CaseSets  # noqa: E402
 from llmjury.session.collection import CaseParameters, DataErrors, GateSelection, Sampling  # noqa: E402
 from llmjury.session.controller import Controller, ControllerParts  # noqa: E402
+from llmjury.session.drift import JudgeCanary  # noqa: E402
 from llmjury.session.frozen import give_back_frozen  # noqa: E402
 from llmjury.session.item_outcomes import ItemOutcomes  # noqa: E402
 from llmjury.session.item_verdicts import case_of, own_test, record_on, recorded  # noqa: E402
 from llmjury.session.options import declare  # noqa: E402
 from llmjury.session.refusals import UnansweredSkips  # noqa: E402
 from llmjury.session.runner import RUNNER, Share, TestRunner  # noqa: E402
+from llmjury.session.sequential import RunLooks, SequentialEnd, sequential_gates  # noqa: E402
+from llmjury.session.sequential_items import SequentialItems  # noqa: E402
 from llmjury.session.sharding import ShardRun, ShardSelection  # noqa: E402
 from llmjury.session.startup import StartUp, read_baseline, start_up, warn_roles  # noqa: E402
 from llmjury.session.stops import Stops  # noqa: E402
@@ -70,7 +74,8 @@ def register_worker(config: pytest.Config, start: StartUp) -> None:
     """An xdist worker: it runs its share of the tests and hands its figures back."""
     stops, share = Stops(), Share.of(config)
     watch = RunWatch(config, start.settings, start.budget, share.run_id, lambda: 1)
-    runner = register_runner(config, start, share, watch)
+    gates = sequential_gates(start, read_baseline(start) if start.settings.sequential else None)
+    runner = register_runner(config, start, share, watch, gates)
     config.pluginmanager.register(stops, "llmjury-stops")
     config.pluginmanager.register(Worker(config, runner, stops), "llmjury-worker")
     if start.settings.shard is not None:  # --llm-shard: keep this shard's tests
@@ -92,12 +97,17 @@ def register_controller(config: pytest.Config, start: StartUp) -> None:
     xdist = hasattr(config.hook, "pytest_configure_node")
     if xdist:
         config.pluginmanager.register(interrupts.workers, "llmjury-interrupt-workers")
-    runner = register_runner(config, start, share, watch)
+    gates = sequential_gates(start, baseline)
+    runner = register_runner(config, start, share, watch, gates)
     config.pluginmanager.register(stops, "llmjury-stops")
+    sequential = None if gates is None else SequentialEnd(start.settings, gates)
+    if sequential is not None:  # --llm-sequential: tests skipped as decided, the decision's cost
+        config.pluginmanager.register(sequential, "llmjury-sequential")
     gate_exit = GateExit()  # the gates' exit status, applied after every other session end
     config.pluginmanager.register(gate_exit, "llmjury-gate-exit")
     item_outcomes = register_outcomes(config, start)
-    parts = ControllerParts(stops, from_workers, watch, gate_exit, item_outcomes, baseline)
+    canary = JudgeCanary.of(config, start.settings, baseline, start.gates)  # the judge's drift, with a baseline
+    parts = ControllerParts(stops, from_workers, watch, gate_exit, item_outcomes, baseline, sequential, canary)
     config.pluginmanager.register(Controller(config, start.settings, start.gates, start.families, runner, parts),
                                   "llmjury-controller")
     if start.settings.batched():  # what is left in the providers' batches, said at the end
@@ -109,9 +119,15 @@ def register_controller(config: pytest.Config, start: StartUp) -> None:
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
 
 
-def register_runner(config: pytest.Config, start: StartUp, share: Share, watch: RunWatch) -> TestRunner:
-    """The test runner of this process, stashed for the fixtures, with its progress and budget watch."""
-    runner = TestRunner(config, start.settings, start.families, share, watch, start.given_files)
+def register_runner(config: pytest.Config, start: StartUp, share: Share, watch: RunWatch,
+                    gates: SequentialGates | None = None) -> TestRunner:
+    """The test runner of this process, stashed for the fixtures, with its progress and budget watch
+    (and a sequential run's looks at its gates)."""
+    runner = TestRunner(config, start.settings, start.families, share, watch, start.given_files,
+                        None if gates is None else RunLooks(start.settings, gates))
+    if gates is not None:  # --llm-sequential: the case tests no planner runs ahead, in seeded batches
+        items = SequentialItems(start.settings, gates, share.run_id, worker=hasattr(config, "workerinput"))
+        config.pluginmanager.register(items, "llmjury-sequential-items")
     config.stash[RUNNER] = runner
     config.pluginmanager.register(runner, "llmjury-runner")
     config.pluginmanager.register(CaseSets(start.families, runner.settings), "llmjury-case-sets")

@@ -46,7 +46,7 @@ BOUNDS = {"low", "high", "value"}
 #: The step after a headline metric that names its difference from the baseline run.
 DELTA = "delta"
 #: The summary's run-wide sections: every other first step of a metric path is a family's name.
-RUN_SECTIONS = frozenset({"run", "usage", "loading", "comparison"})
+RUN_SECTIONS = frozenset({"run", "usage", "loading", "comparison", "judge"})
 Status = Literal["pass", "fail", "inconclusive", "not compared"]
 
 

@@ -19,6 +19,7 @@ from llmjury.running.freshness import UNDER_TEST
 from llmjury.running.leases import LEASE_S
 from llmjury.running.limits import RateLimit
 from llmjury.running.shard import Shard
+from llmjury.sequential.settings import SequentialSettings
 from llmjury.store.location import StoreLocation
 
 if TYPE_CHECKING:
@@ -90,6 +91,8 @@ class Settings:
     #: Where each option and role was set (`--llm-option`, `ini llm_options`, ...), for error messages.
     option_sources: dict[str, str] = field(default_factory=dict)
     role_sources: dict[str, str] = field(default_factory=dict)
+    #: `--llm-sequential`: judge in seeded batches and stop once every gate is decided; None: every case.
+    sequential: SequentialSettings | None = None
 
     @property
     def location(self) -> StoreLocation:

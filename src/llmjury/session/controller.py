@@ -24,16 +24,19 @@ from llmjury.loading import LoadReport, merge
 from llmjury.model import GateResult, RunSummary
 from llmjury.pricing import PriceTable
 from llmjury.redact import redact_spec
+from llmjury.results.drift import drift_lines
 from llmjury.results.exit_status import GateExit, gate_exit_status
 from llmjury.results.gates import Gate
 from llmjury.running.cache import CacheMode, forget_unanswered, remove_scratch
 from llmjury.running.handoff import OutcomeHandoff, forget_run
 from llmjury.running.settings import Settings
 from llmjury.saved import SavedRun
+from llmjury.session.drift import JudgeCanary
 from llmjury.session.frozen import freeze_at_exit, judging, settle_before_cleanup
 from llmjury.session.item_outcomes import ItemOutcomes
 from llmjury.session.progress import JUDGING
 from llmjury.session.runner import TestRunner
+from llmjury.session.sequential import SequentialEnd
 from llmjury.session.stops import Stops
 from llmjury.session.watch import RunWatch
 from llmjury.session.xdist_hooks import FromWorkers
@@ -66,6 +69,7 @@ class Controller:
         self.runner, self.run_id = runner, runner.share.run_id
         self.stops, self.from_workers, self.watch = parts.stops, parts.from_workers, parts.watch
         self.gate_exit, self.item_outcomes, self.baseline = parts.gate_exit, parts.item_outcomes, parts.baseline
+        self.sequential, self.canary = parts.sequential, parts.canary
         self.started = time.time()
         self.records: dict[str, list[dict[str, Any]]] = {}
         self.tests_finished = 0
@@ -90,8 +94,13 @@ class Controller:
         if collected is None:
             return  # nothing of llmjury's ran
         summary = self.summarize(collected)
+        if self.canary is not None:  # the judge's drift on its canary, before the gates read it
+            summary = self.canary.add(summary, self.runner)
         results = [gate.check(summary, uncertain=self.settings.gate_uncertain) for gate in self.gates]
-        self.summary_lines = self.write(summary, collected, results)
+        if self.sequential is not None:  # --llm-sequential: the gates on their confidence sequences
+            summary, results = self.sequential.end(summary, collected.records, results)
+        self.summary_lines = [*self.write(summary, collected, results), *drift_lines(summary.judge),
+                              *SequentialEnd.lines(summary)]
         self.gate_exit.status = gate_exit_status(results)
 
     def collect(self, session: pytest.Session) -> Collected | None:
@@ -247,6 +256,8 @@ class ControllerParts:
     gate_exit: GateExit
     item_outcomes: ItemOutcomes
     baseline: SavedRun | None
+    sequential: SequentialEnd | None = None
+    canary: JudgeCanary | None = None
 
 
 def _iso(timestamp: float) -> str:

@@ -34,6 +34,7 @@ from llmjury.running.settings import (
 from llmjury.running.shard import Shard
 from llmjury.session.item_outcomes import ITEM_FAILURES
 from llmjury.session.progress_display import DEFAULT_INTERVAL_S, PROGRESS_MODES
+from llmjury.session.sequential_options import bridged, declare_canary, declare_sequential, resolve_sequential
 from llmjury.store.location import KINDS, StoreLocation
 from llmjury.store.outage import OUTAGE_S
 from llmjury.store.postgres import DSN_VARIABLE
@@ -160,6 +161,8 @@ def declare(parser: pytest.Parser) -> None:
     parser.addini("llm_progress_interval", "seconds between progress lines in a log")
     parser.addini("llm_budget", "US dollars: no new paid call once the run's estimated spend reaches it")
     parser.addini("llm_budget_unknown", "refuse or allow: a model with no price under a budget")
+    declare_sequential(parser)  # anytime-valid gates and the judge's canary (llmjury.session.sequential_options)
+    declare_canary(parser)
 
 
 def resolve_settings(config: pytest.Config) -> Settings:
@@ -240,8 +243,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
         judge=check_spec(judge or "offline", judge_source),
         roles=roles,
         under_test=UNDER_TEST | {role for role in under_test if role},
-        replay_under_test=bool(config.getini("llm_replay_under_test") if replay_under_test is None
-                               else replay_under_test),
+        replay_under_test=bridged(config) or bool(config.getini("llm_replay_under_test") if replay_under_test is None
+                                                  else replay_under_test),
         cache_mode=CacheMode(choice(cache_mode or "record", cache_source, tuple(m.value for m in CacheMode))),
         cache_path=cache_path,
         store=StoreLocation.parse(store, cache_path, store_source, OUTAGE_S if outage is None else positive_number(
@@ -278,5 +281,6 @@ def resolve_settings(config: pytest.Config) -> Settings:
         options=options,
         option_sources=option_sources,
         role_sources=role_sources,
+        sequential=resolve_sequential(config),
     )
 

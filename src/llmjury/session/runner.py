@@ -36,6 +36,7 @@ from llmjury.judgement.planner import (
     plugin_modules,
     work_key,
 )
+from llmjury.judgement.sequential_planner import Looks, SequentialPlanner, look_items
 from llmjury.judgement.verdicts import Verdict
 from llmjury.loading import LoadReport
 from llmjury.pricing import PriceTable
@@ -83,8 +84,10 @@ class TestRunner:
     __test__ = False  # not a pytest test class, whatever its name
 
     def __init__(self, config: pytest.Config, settings: Settings, families: dict[str, AnyFamily], share: Share,
-                 watch: RunWatch, given_files: list[Path]) -> None:
+                 watch: RunWatch, given_files: list[Path], looks: Looks | None = None) -> None:
         self.config, self.families, self.share, self.watch = config, families, share, watch
+        #: A sequential run's looks (`--llm-sequential`): its cases are planned a batch at a time.
+        self.looks = looks
         self.settings = settings.share(share.count)
         self.given_files = given_files
         #: Load reports of the datasets the selected tests use (set once collection has selected them).
@@ -120,8 +123,13 @@ class TestRunner:
             handoff = None
             if self.share.count > 1 and store is not None:
                 handoff = OutcomeHandoff(store.location, self.share.run_id, self.share.index)
-            self._planner = Planner(self.jury, worker=self.share.index, workers=self.share.count,
-                                    handoff=handoff, typed=self.typed_verdict, wait=self.watch.wait)
+            if self.looks is not None:
+                self._planner = SequentialPlanner(self.jury, self.looks, worker=self.share.index,
+                                                  workers=self.share.count, handoff=handoff,
+                                                  typed=self.typed_verdict, wait=self.watch.wait)
+            else:
+                self._planner = Planner(self.jury, worker=self.share.index, workers=self.share.count,
+                                        handoff=handoff, typed=self.typed_verdict, wait=self.watch.wait)
         return self._planner
 
     @property
@@ -146,6 +154,9 @@ class TestRunner:
             self.loading = loaded.used(filter(None, map(case_of, session.items)), self.given_files)
         if self.config.getoption("llm_no_plan") or self.config.getoption("collectonly"):
             return
+        if self.looks is not None:
+            self.plan_looks(session.items)
+            return
         work, tests = self.planned_work(session.items)
         if work or tests or any(case_of(item) is not None or is_jury_test(item) for item in session.items):
             freeze_run(self.config)
@@ -154,13 +165,33 @@ class TestRunner:
             if work or tests:
                 self.planner.start(work, tests, on_done=done)
 
+    def plan_looks(self, items: list[pytest.Item]) -> None:
+        """A sequential run: every worker's work, in batches of the seeded order (this worker runs its share)."""
+        work, tests = self.planned_work(items, everyone=True)
+        index, count = self.share.index, self.share.count
+        owned: dict[str, tuple[str, PlannedTest | None]] = {}
+        for item in items:
+            if item.nodeid in tests:
+                case = case_of(item)
+                owned[item.nodeid] = (item.nodeid if case is None else case.id,
+                                      tests[item.nodeid] if in_share(item.nodeid, index, count) else None)
+        found = look_items(work, owned, index, count)
+        if found or any(case_of(item) is not None or is_jury_test(item) for item in items):
+            freeze_run(self.config)
+            done = self.watch.planning(sum(item.owner == index for item in found))
+            if found:
+                planner = self.planner
+                assert isinstance(planner, SequentialPlanner)
+                planner.start_looks(found, on_done=done)
+
     def planned_work(self, items: list[pytest.Item]
-                    ) -> tuple[list[tuple[Pipeline, Case]], dict[str, PlannedTest]]:
-        """This process's share of the pipelines to run on cases and of the jury test bodies to run ahead."""
+                    , everyone: bool = False) -> tuple[list[tuple[Pipeline, Case]], dict[str, PlannedTest]]:
+        """This process's share (or `everyone`'s) of the pipelines to run on cases and of the jury test
+        bodies to run ahead."""
         work: list[tuple[Pipeline, Case]] = []
         tests: dict[str, PlannedTest] = {}
         plugins = plugin_modules(self.config)
-        index, count = self.share.index, self.share.count
+        index, count = (0, 1) if everyone else (self.share.index, self.share.count)
         for item in items:
             marker, case = item.get_closest_marker(PIPELINE_MARK), case_of(item)
             if marker is not None and case is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -220,7 +221,7 @@ def check_prices(settings: Settings) -> None:
 
 
 def check_dataset_files(family: AnyFamily, options: FamilyOptions, settings: Settings) -> list[Path]:
-    """Each data file an option names is readable, non-empty UTF-8 text (a folder: exists), so a bad
+    """Each data file an option names is readable, non-empty UTF-8 text (a folder or zip: exists), so a bad
     path or export stops the run at start-up, named, instead of failing or yielding 0 cases later.
     Returns the files and folders the options name."""
     paths = family.dataset_paths(options, settings)
@@ -234,7 +235,7 @@ def check_dataset_files(family: AnyFamily, options: FamilyOptions, settings: Set
         if not path.exists():
             raise ConfigError(f"{line}: {path}: no such file or folder")
         given.append(path)
-        if path.is_dir():
+        if path.is_dir() or zipfile.is_zipfile(path):  # a folder, or an archive of one (a Slack export)
             continue
         try:
             read_text(path)

@@ -5,6 +5,7 @@ as filler, empty channels and files counted; an unknown layout names the layouts
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,14 @@ def test_one_channels_folder_alone_and_date_named_processed_files_are_told_apart
               "answers": [{"text": "sorted(d.items(), key=lambda kv: kv[1])"}]}
     (processed / "2024-10-15.json").write_text(json.dumps([thread]), encoding="utf-8")
     assert len(load_export(tmp_path / "processed").courses["level1"].pairs) == 1
+
+
+def test_the_zip_slack_hands_out_is_read_as_its_folder(export, tmp_path):
+    archive = tmp_path / "Acme Slack export Mar 1 2024 - Mar 8 2024.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in sorted(export.rglob("*")):
+            if path.is_file():
+                zipped.write(path, path.relative_to(export).as_posix())
+    cases, _, report = export_cases(archive)
+    assert [c.id for c in cases] == ["qa-python-help-1700000000.000100"]
+    assert report.dataset == "acme_slack_export_mar_1_2024_-_mar_8_2024" and report.dropped["empty channel"] == 2

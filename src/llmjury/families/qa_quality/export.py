@@ -1,6 +1,6 @@
 """Slack Q&A exports → filtered Q&A pairs, merged by course (seed 001, stage 1).
 
-Two layouts are read, told apart by what the folder holds:
+Two layouts are read, told apart by what the folder (or Slack's zip of it) holds:
 
 - Slack's own export (`channels.json`, `users.json`, `<channel>/<YYYY-MM-DD>.json`): threads joined
   across day files, one course per channel (`slack_raw`);
@@ -20,6 +20,8 @@ and kept once.
 from __future__ import annotations
 
 import re
+import tempfile
+import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,7 +129,13 @@ def load_course(folder: Path) -> tuple[list[QAPair], list[str]]:
 
 
 def load_export(root: Path) -> Export:
-    """Every course of an export (either layout), system messages and bots removed and rules applied."""
+    """Every course of an export (either layout, a folder or Slack's zip of it), system messages and bots
+    removed and rules applied."""
+    if root.is_file() and zipfile.is_zipfile(root):
+        with tempfile.TemporaryDirectory(prefix="slack-export-") as unzipped:
+            with zipfile.ZipFile(root) as archive:
+                archive.extractall(unzipped)  # zipfile keeps every member inside the folder
+            return load_export(_top(Path(unzipped)))
     if not root.is_dir():
         raise DatasetError(str(root), None, "not a folder: a Slack export is a folder (set qa_quality.export=DIR); "
                                             f"layouts read: {'; '.join(LAYOUTS)}")
@@ -150,6 +158,12 @@ def load_export(root: Path) -> Export:
         empty_files += empty
     return Export(courses, [name for name, course in courses.items() if not course.pairs and not course.removed],
                   empty_files)
+
+
+def _top(folder: Path) -> Path:
+    """The export inside an unzipped folder: the folder itself, or the one folder a zip wrapped it in."""
+    entries = [p for p in folder.iterdir() if not p.name.startswith(("__MACOSX", "."))]
+    return entries[0] if len(entries) == 1 and entries[0].is_dir() else folder
 
 
 def apply_rules(pairs: list[QAPair]) -> Filtered:

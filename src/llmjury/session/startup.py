@@ -21,7 +21,6 @@ from llmjury.errors import ConfigError, ConfigWarning, DatasetError
 from llmjury.families import discover
 from llmjury.family import AnyFamily, FamilyOptions
 from llmjury.pricing import PriceTable
-from llmjury.prompts import PromptLibrary
 from llmjury.providers.base import ProviderSpec
 from llmjury.providers.http_body import check_body_templates
 from llmjury.redact import redact_spec
@@ -69,7 +68,7 @@ def start_up(config: pytest.Config) -> StartUp:
         families = discover(config.getini("llm_families"))
         register_family_markers(config, families)
         role_warnings = check_roles(settings, families)
-        check_body_templates(role_specs(settings), PromptLibrary([settings.prompts] if settings.prompts else []))
+        check_body_templates(role_specs(settings), [settings.prompts] if settings.prompts else [])
         parsed = config.stash[OPTIONS] = check_family_options(settings, families)
         given = [path for name, options in parsed.items()
                  for path in check_dataset_files(families[name], options, settings)]

@@ -150,3 +150,8 @@ def test_the_zip_slack_hands_out_is_read_as_its_folder(export, tmp_path):
     cases, _, report = export_cases(archive)
     assert [c.id for c in cases] == ["qa-python-help-1700000000.000100"]
     assert report.dataset == "acme_slack_export_mar_1_2024_-_mar_8_2024" and report.dropped["empty channel"] == 2
+
+
+def test_private_channels_listed_in_groups_json_are_counted_too(export):
+    (export / "groups.json").write_text(json.dumps([{"id": "G1", "name": "staff-only"}]), encoding="utf-8")
+    assert load_export(export).empty_channels == ["general", "quiet", "staff-only"]

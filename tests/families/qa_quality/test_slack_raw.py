@@ -155,3 +155,12 @@ def test_the_zip_slack_hands_out_is_read_as_its_folder(export, tmp_path):
 def test_private_channels_listed_in_groups_json_are_counted_too(export):
     (export / "groups.json").write_text(json.dumps([{"id": "G1", "name": "staff-only"}]), encoding="utf-8")
     assert load_export(export).empty_channels == ["general", "quiet", "staff-only"]
+
+
+def test_a_mention_of_a_two_word_name_does_not_hide_the_thanks_after_it(tmp_path):
+    root = write(tmp_path / "x", {"dev/2024-01-02.json": [
+        message("1.0", "U1", "How do I undo a commit?"),
+        message("1.1", "U2", "git reset --soft HEAD~1 keeps the changes staged.", thread_ts="1.0"),
+        message("1.2", "U1", "<@U2> 감사합니다 :pray:", thread_ts="1.0")]})
+    course = load_export(root).courses["dev"]
+    assert course.removed_answers == {"short_thanks": 1}  # U2 is "Lee Jun": "@Lee Jun 감사합니다" reads as thanks

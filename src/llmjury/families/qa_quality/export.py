@@ -33,6 +33,7 @@ from llmjury.families.qa_quality.slack_markup import decorations_removed, unwrap
 from llmjury.families.qa_quality.slack_raw import is_raw_export, read_raw_export
 from llmjury.families.qa_quality.threads import QAPair
 
+WIRE_MENTION = re.compile(r"<[@#!][^<>\n]*>")
 PERSON_SUBTYPES = frozenset({"thread_broadcast", "reply_broadcast", "file_share", "me_message"})
 LAYOUTS = ("Slack's export (channels.json, users.json, <channel>/<YYYY-MM-DD>.json lists of messages with 'ts')",
            "seed 001's processed threads (<course>/<file>.json lists of {question: {text, timestamp}, answers})")
@@ -69,6 +70,12 @@ def is_system(message: dict[str, Any]) -> bool:
 
 def is_bot(message: dict[str, Any]) -> bool:
     return bool(message.get("is_bot") or message.get("bot_id"))
+
+
+def rule_text(message: dict[str, Any]) -> str:
+    """The text the rules read: Slack's wire text with its mentions taken out before names are put
+    in (a name of two words, `@Lee Jun 감사합니다`, would hide the thanks), links and escapes unwrapped."""
+    return unwrap(WIRE_MENTION.sub(" ", str(message.get("raw_text", message.get("text", "")))))
 
 
 def answer_rule(text: str) -> str | None:
@@ -181,14 +188,14 @@ def apply_rules(pairs: list[QAPair]) -> Filtered:
         if is_bot(pair.question):
             result.removed["bot_message"] += 1
             continue
-        rule = question_rule(pair.question["text"])
+        rule = question_rule(rule_text(pair.question))
         if rule:
             result.removed[rule] += 1
             continue
         kept = []
         for answer in pair.answers:
             reason = "system_message" if is_system(answer) else "bot_message" if is_bot(answer) \
-                else answer_rule(answer.get("text", ""))
+                else answer_rule(rule_text(answer))
             if reason:
                 result.removed_answers[reason] += 1
             else:

@@ -51,5 +51,8 @@ def test_a_raw_slack_export_is_graded_as_slack_wrote_it(pytester, monkeypatch, g
     assert not re.search(r"<https?:|<@U|<#C|<!|&lt;|&amp;|:\+1:|:pray:|감사합니다|Build #412|has joined", seen)
     section = summary(project)["qa_quality"]
     assert {r["dataset"]: r["kept"] for r in section["loading"]} == {"acme-slack": kept}
+    # Every channel's rule counts reach the report, the skipped #social's too (its bot's post).
+    assert section["rules"]["threads_removed"]["bot_message"] == 1
+    assert section["rules"]["answers_removed"] == {"filler": 3, "short_thanks": 2, "bot_message": 1}
     dropped = section["loading"][0]["dropped"]
     assert dropped["empty channel"] == 2 and dropped["empty file"] == 1

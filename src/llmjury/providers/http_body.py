@@ -20,6 +20,7 @@ naming the role's spec, before any call is paid for.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from llmjury.chat import Message
@@ -51,15 +52,17 @@ def variables(messages: Sequence[Message]) -> dict[str, Any]:
             "last": every[-1]}
 
 
-def check_body_templates(specs: Iterable[tuple[str, ProviderSpec]], prompts: PromptLibrary) -> None:
-    """Every `http:` spec's body template exists, reads only the variables above and renders JSON."""
+def check_body_templates(specs: Iterable[tuple[str, ProviderSpec]], directories: Sequence[Path]) -> None:
+    """Every `http:` spec's body template (looked up in `directories`, then the bundled prompts) exists,
+    reads only the variables above and renders JSON."""
+    bodies = [(where, name) for where, spec in specs if spec.kind == "http" and (name := spec.text_option("body"))]
+    if not bodies:
+        return  # templates and jinja2 load only for a template to check, not in every run's start-up
+    prompts = PromptLibrary(directories)
     import jinja2
     from jinja2 import meta
 
-    for where, spec in specs:
-        name = spec.text_option("body") if spec.kind == "http" else None
-        if name is None:
-            continue
+    for where, name in bodies:
         prefix = f"{where}: body template {name}"
         try:
             source = prompts.source(name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,6 @@ from llmjury.errors import ConfigError, ConfigWarning, DatasetError
 from llmjury.families import discover
 from llmjury.family import AnyFamily, FamilyOptions
 from llmjury.pricing import PriceTable
-from llmjury.prompts import PromptLibrary
 from llmjury.providers.base import ProviderSpec
 from llmjury.providers.http_body import check_body_templates
 from llmjury.providers.keys import missing_key
@@ -72,7 +72,7 @@ def start_up(config: pytest.Config) -> StartUp:
         families = discover(config.getini("llm_families"))
         register_family_markers(config, families)
         role_warnings = check_roles(settings, families)
-        check_body_templates(role_specs(settings), PromptLibrary([settings.prompts] if settings.prompts else []))
+        check_body_templates(role_specs(settings), [settings.prompts] if settings.prompts else [])
         parsed = config.stash[OPTIONS] = check_family_options(settings, families)
         given = [path for name, options in parsed.items()
                  for path in check_dataset_files(families[name], options, settings)]
@@ -237,7 +237,7 @@ def check_prices(settings: Settings) -> None:
 
 
 def check_dataset_files(family: AnyFamily, options: FamilyOptions, settings: Settings) -> list[Path]:
-    """Each data file an option names is readable, non-empty UTF-8 text (a folder: exists), so a bad
+    """Each data file an option names is readable, non-empty UTF-8 text (a folder or zip: exists), so a bad
     path or export stops the run at start-up, named, instead of failing or yielding 0 cases later.
     Returns the files and folders the options name."""
     paths = family.dataset_paths(options, settings)
@@ -251,7 +251,7 @@ def check_dataset_files(family: AnyFamily, options: FamilyOptions, settings: Set
         if not path.exists():
             raise ConfigError(f"{line}: {path}: no such file or folder")
         given.append(path)
-        if path.is_dir():
+        if path.is_dir() or zipfile.is_zipfile(path):  # a folder, or an archive of one (a Slack export)
             continue
         try:
             read_text(path)

@@ -5,6 +5,7 @@ as filler, empty channels and files counted; an unknown layout names the layouts
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,28 @@ def test_one_channels_folder_alone_and_date_named_processed_files_are_told_apart
               "answers": [{"text": "sorted(d.items(), key=lambda kv: kv[1])"}]}
     (processed / "2024-10-15.json").write_text(json.dumps([thread]), encoding="utf-8")
     assert len(load_export(tmp_path / "processed").courses["level1"].pairs) == 1
+
+
+def test_the_zip_slack_hands_out_is_read_as_its_folder(export, tmp_path):
+    archive = tmp_path / "Acme Slack export Mar 1 2024 - Mar 8 2024.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in sorted(export.rglob("*")):
+            if path.is_file():
+                zipped.write(path, path.relative_to(export).as_posix())
+    cases, _, report = export_cases(archive)
+    assert [c.id for c in cases] == ["qa-python-help-1700000000.000100"]
+    assert report.dataset == "acme_slack_export_mar_1_2024_-_mar_8_2024" and report.dropped["empty channel"] == 2
+
+
+def test_private_channels_listed_in_groups_json_are_counted_too(export):
+    (export / "groups.json").write_text(json.dumps([{"id": "G1", "name": "staff-only"}]), encoding="utf-8")
+    assert load_export(export).empty_channels == ["general", "quiet", "staff-only"]
+
+
+def test_a_mention_of_a_two_word_name_does_not_hide_the_thanks_after_it(tmp_path):
+    root = write(tmp_path / "x", {"dev/2024-01-02.json": [
+        message("1.0", "U1", "How do I undo a commit?"),
+        message("1.1", "U2", "git reset --soft HEAD~1 keeps the changes staged.", thread_ts="1.0"),
+        message("1.2", "U1", "<@U2> 감사합니다 :pray:", thread_ts="1.0")]})
+    course = load_export(root).courses["dev"]
+    assert course.removed_answers == {"short_thanks": 1}  # U2 is "Lee Jun": "@Lee Jun 감사합니다" reads as thanks

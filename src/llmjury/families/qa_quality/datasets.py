@@ -83,7 +83,7 @@ def load(paths: Mapping[str, Path], options: QAOptions) -> QAData:
 
 def export_cases(root: Path) -> tuple[list[QACase], list[CourseRules], LoadReport]:
     """A Slack export's kept pairs, one rules case per course, and the threads the rules removed."""
-    dataset = slug(root.name)
+    dataset = slug(root.name.removesuffix(".zip"))
     export = load_export(root)
     counter = LoadCounter()
     counter.drop("empty channel", len(export.empty_channels))

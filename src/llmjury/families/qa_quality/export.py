@@ -1,6 +1,6 @@
 """Slack Q&A exports → filtered Q&A pairs, merged by course (seed 001, stage 1).
 
-Two layouts are read, told apart by what the folder holds:
+Two layouts are read, told apart by what the folder (or Slack's zip of it) holds:
 
 - Slack's own export (`channels.json`, `users.json`, `<channel>/<YYYY-MM-DD>.json`): threads joined
   across day files, one course per channel (`slack_raw`);
@@ -20,6 +20,8 @@ and kept once.
 from __future__ import annotations
 
 import re
+import tempfile
+import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +33,7 @@ from llmjury.families.qa_quality.slack_markup import decorations_removed, unwrap
 from llmjury.families.qa_quality.slack_raw import is_raw_export, read_raw_export
 from llmjury.families.qa_quality.threads import QAPair
 
+WIRE_MENTION = re.compile(r"<[@#!][^<>\n]*>")
 PERSON_SUBTYPES = frozenset({"thread_broadcast", "reply_broadcast", "file_share", "me_message"})
 LAYOUTS = ("Slack's export (channels.json, users.json, <channel>/<YYYY-MM-DD>.json lists of messages with 'ts')",
            "seed 001's processed threads (<course>/<file>.json lists of {question: {text, timestamp}, answers})")
@@ -67,6 +70,12 @@ def is_system(message: dict[str, Any]) -> bool:
 
 def is_bot(message: dict[str, Any]) -> bool:
     return bool(message.get("is_bot") or message.get("bot_id"))
+
+
+def rule_text(message: dict[str, Any]) -> str:
+    """The text the rules read: Slack's wire text with its mentions taken out before names are put
+    in (a name of two words, `@Lee Jun 감사합니다`, would hide the thanks), links and escapes unwrapped."""
+    return unwrap(WIRE_MENTION.sub(" ", str(message.get("raw_text", message.get("text", "")))))
 
 
 def answer_rule(text: str) -> str | None:
@@ -127,7 +136,13 @@ def load_course(folder: Path) -> tuple[list[QAPair], list[str]]:
 
 
 def load_export(root: Path) -> Export:
-    """Every course of an export (either layout), system messages and bots removed and rules applied."""
+    """Every course of an export (either layout, a folder or Slack's zip of it), system messages and bots
+    removed and rules applied."""
+    if root.is_file() and zipfile.is_zipfile(root):
+        with tempfile.TemporaryDirectory(prefix="slack-export-") as unzipped:
+            with zipfile.ZipFile(root) as archive:
+                archive.extractall(unzipped)  # zipfile keeps every member inside the folder
+            return load_export(_top(Path(unzipped)))
     if not root.is_dir():
         raise DatasetError(str(root), None, "not a folder: a Slack export is a folder (set qa_quality.export=DIR); "
                                             f"layouts read: {'; '.join(LAYOUTS)}")
@@ -152,6 +167,12 @@ def load_export(root: Path) -> Export:
                   empty_files)
 
 
+def _top(folder: Path) -> Path:
+    """The export inside an unzipped folder: the folder itself, or the one folder a zip wrapped it in."""
+    entries = [p for p in folder.iterdir() if not p.name.startswith(("__MACOSX", "."))]
+    return entries[0] if len(entries) == 1 and entries[0].is_dir() else folder
+
+
 def apply_rules(pairs: list[QAPair]) -> Filtered:
     """The pairs worth grading, and how many threads and answers each rule removed."""
     result = Filtered(pairs=[])
@@ -167,14 +188,14 @@ def apply_rules(pairs: list[QAPair]) -> Filtered:
         if is_bot(pair.question):
             result.removed["bot_message"] += 1
             continue
-        rule = question_rule(pair.question["text"])
+        rule = question_rule(rule_text(pair.question))
         if rule:
             result.removed[rule] += 1
             continue
         kept = []
         for answer in pair.answers:
             reason = "system_message" if is_system(answer) else "bot_message" if is_bot(answer) \
-                else answer_rule(answer.get("text", ""))
+                else answer_rule(rule_text(answer))
             if reason:
                 result.removed_answers[reason] += 1
             else:

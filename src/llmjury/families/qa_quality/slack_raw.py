@@ -14,8 +14,9 @@ subtype, bot_id, reactions, edited, reply_count, files}`.
   kept under `raw_text`.
 - One channel's folder of day files alone is read as an export of that channel.
 - Replies whose parent is not in the export are one `reply_without_question` thread each; a
-  channel listed in channels.json with no folder or no message, and a day file holding no message,
-  are counted (`empty channel`, `empty file`), never silently absent.
+  channel listed in channels.json (or groups.json, private channels) with no folder or no
+  message, and a day file holding no message, are counted (`empty channel`, `empty file`),
+  never silently absent.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from llmjury.families.qa_quality.slack_markup import unwrap
 from llmjury.families.qa_quality.threads import QAPair
 
 DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-WORKSPACE_FILES = ("channels.json", "users.json")
+#: Where an export lists its channels: public ones, and the private ones an admin's export adds.
+CHANNEL_LISTS = ("channels.json", "groups.json")
+WORKSPACE_FILES = (*CHANNEL_LISTS, "users.json")
 
 
 @dataclass
@@ -152,18 +155,19 @@ def _users(root: Path) -> dict[str, dict[str, Any]]:
 
 
 def _channels(root: Path) -> dict[str, str]:
-    """channels.json: channel id → name (the name is the channel's folder)."""
-    path = root / "channels.json"
-    if not path.is_file():
-        return {}
-    channels = read_json(path)
-    if not isinstance(channels, list):
-        raise DatasetError(str(path), None, "channels.json is a JSON list of channels")
+    """channels.json and groups.json (private channels): channel id → name (the name is its folder)."""
     found = {}
-    for number, channel in enumerate(channels):
-        if not isinstance(channel, dict) or "name" not in channel:
-            raise DatasetError(str(path), number, "a channel without 'name'")
-        found[str(channel.get("id", channel["name"]))] = str(channel["name"])
+    for listing in CHANNEL_LISTS:
+        path = root / listing
+        if not path.is_file():
+            continue
+        channels = read_json(path)
+        if not isinstance(channels, list):
+            raise DatasetError(str(path), None, f"{listing} is a JSON list of channels")
+        for number, channel in enumerate(channels):
+            if not isinstance(channel, dict) or "name" not in channel:
+                raise DatasetError(str(path), number, "a channel without 'name'")
+            found[str(channel.get("id", channel["name"]))] = str(channel["name"])
     return found
 
 

@@ -41,6 +41,7 @@ from llmjury.judgement.verdicts import Verdict
 from llmjury.model import RunSummary
 from llmjury.results.aggregate import aggregate_family
 from llmjury.results.case_changes import KEY, MAX_CHANGED, case_changes
+from llmjury.results.flip_evidence import decisive, evidence
 from llmjury.results.small_samples import NO_CHANGE, no_change_interval
 from llmjury.saved import SavedRun
 from llmjury.stats import CONFIDENCE, cases_needed, detectable_change, paired_difference, t_quantile, value_bounds
@@ -220,7 +221,9 @@ def compare_family(family: AnyFamily, current: Sequence[dict[str, Any]], baselin
                                 for key in keys}
     if per_case:
         changed = changed_cases(per_case, shared)
-        compared |= {"changed_cases": changed[:CHANGED_CASES], "changed_total": len(changed)}
+        listed = [entry | evidence(entry["case_id"], entry["metric"], current, baseline)
+                  for entry in changed[:CHANGED_CASES]]
+        compared |= {"changed_cases": listed, "changed_total": len(changed)}
     return compared | moved
 
 
@@ -378,7 +381,9 @@ def _unchanged(now: PerCase, before: PerCase) -> bool:
 
 
 def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Sequence[str]) -> list[dict[str, Any]]:
-    """The shared cases whose per-case value differs between the runs, largest drop first."""
+    """The shared cases whose per-case value differs between the runs: flips between 0 and 1 first
+    (right to wrong, `llmjury.results.flip_evidence.decisive`), then partial moves (judge noise
+    looks so), each largest drop first."""
     changed = []
     for key, ((num_now, n_now), (num_before, n_before)) in per_case.items():
         both = np.flatnonzero((n_now > 0) & (n_before > 0))
@@ -387,7 +392,8 @@ def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Seque
             if not math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12):
                 changed.append({"case_id": shared[int(i)], "metric": key, "baseline": float(b), "current": float(a),
                                 "change": float(a - b)})
-    return sorted(changed, key=lambda c: (c["change"], c["case_id"], c["metric"]))
+    return sorted(changed, key=lambda c: (not decisive(c["baseline"], c["current"]), c["change"], c["case_id"],
+                                          c["metric"]))
 
 
 def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str],

@@ -487,3 +487,27 @@ def test_a_changed_rubric_is_another_judge_not_the_same_one():
     differ = judge_differences([record("5: correct and polite")], [record("5: correct")])
     assert [d["field"] for d in differ] == ["criteria"]
     assert judge_differences([record("5: correct")], [record("5: correct", with_field=False)]) == []  # an older run
+
+
+def test_flipped_cases_show_each_runs_answer_and_the_judges_reason_right_to_wrong_before_noise():
+    from llmjury.results.decision import flips
+
+    def verdict(case_id: str, kind: str, result: dict[str, Any], answer: str, raw: str) -> dict[str, Any]:
+        return {"case_id": case_id, "family": "custom", "kind": kind, "judge": {"provider": "openai:j"},
+                "valid": True, "result": result, "attributes": {"name": "t", "answer": answer}, "raw": [raw]}
+
+    changed = [{"case_id": "noisy", "metric": "score.t.mean", "baseline": 4.0, "current": 3.0, "change": -1.0},
+               {"case_id": "broken", "metric": "check.t.pass_rate", "baseline": 1.0, "current": 0.0, "change": -1.0}]
+    from llmjury.results.flip_evidence import evidence
+
+    now = [verdict("broken", "check", {}, "It is 7.", "expected 6"), verdict("noisy", "score", {}, "Six.", "3: terse")]
+    before = [verdict("broken", "check", {}, "It is 6.", "passed"), verdict("noisy", "score", {}, "Six.", "4: fine")]
+    listed = [entry | evidence(entry["case_id"], entry["metric"], now, before) for entry in changed]
+    summary = summary_of({"comparison": {"compared": True, "judges_differ": [],
+                                         "families": {"custom": {"changed_cases": listed, "changed_total": 2}}}})
+    (family,) = flips(summary, [])
+    assert [c.case_id for c in family.cases] == ["broken", "noisy"]  # right to wrong first, the score's move after
+    broken = family.cases[0]
+    assert (broken.baseline_answer, broken.current_answer, broken.current_reason) == ("It is 6.", "It is 7.",
+                                                                                       "expected 6")
+    assert broken.decisive and not family.cases[1].decisive

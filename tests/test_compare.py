@@ -458,6 +458,11 @@ def test_a_pull_request_that_drops_most_cases_is_inconclusive_never_passed_and_l
     result = Gate.parse("polite.polite_rate.delta.high>=0").check(summary_of({"comparison": comparison}),
                                                                    uncertain="pass")
     assert result.status == "inconclusive" and "dropped 66" in result.reason and "92%" in result.reason
+    from llmjury.results.case_changes import case_note
+
+    assert case_note("polite", comparison["families"]["polite"]) == (
+        "polite: 0 cases added; 66 dropped: q06, q07, q08, q09, q10 and 61 more; 0 changed under the same id; "
+        "92% of the baseline's cases dropped or changed, more than 10%: its delta gates are inconclusive")
     few = [r for r in baseline if r["case_id"] != "q00"]  # one dropped of 72: within the 10% allowed
     assert checked(compare(polite, few, baseline), "polite.polite_rate.delta.high>=0") == "pass"
 

@@ -116,6 +116,7 @@ def decision_markdown(decision: Decision) -> list[str]:
     if decision.baseline:
         note = f"; {decision.baseline_note}" if decision.baseline_note else ""
         lines += [f"Baseline: `{decision.baseline}`{note}", ""]
+        lines += [f"- Cases, {_cell(line)}" for line in decision.case_notes] + ([""] if decision.case_notes else [])
     change = bool(decision.baseline)
     lines += ["| family | headline metric | value [95% CI] | n |"
               + (f" {decision.change_label} vs baseline |" if change else ""),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from llmjury.errors import ConfigError
 from llmjury.headline import WILDCARD, expand, path_text
 from llmjury.model import FamilySummary, GateResult, RunSummary
+from llmjury.results.case_changes import case_note
 from llmjury.results.flip_evidence import decisive
 from llmjury.results.gates import BOUNDS, Gate, why_not
 from llmjury.stats import NO_INTERVAL, TOO_FEW
@@ -204,6 +205,8 @@ class Decision:
     #: The level of the comparison's paired intervals (`--llm-compare-confidence`), when compared.
     compare_confidence: float = 0.95
     flips: list[Flips] = field(default_factory=list)
+    #: Per compared family whose cases are not the baseline's: added, dropped and changed ones, in words.
+    case_notes: list[str] = field(default_factory=list)
 
     @property
     def change_label(self) -> str:
@@ -326,7 +329,10 @@ def decide(summary: RunSummary, gates: list[GateResult], hidden: dict[str, froze
         elif note:
             note = "compared although the judges differ (" + note + ")"
         origin = f" ({comparison['origin']})" if comparison.get("origin") else ""
+        notes = [line for name, compared in sorted((comparison.get("families") or {}).items())
+                 if isinstance(compared, dict) and (line := case_note(name, compared)) is not None]
         decision = replace(decision, baseline=str(comparison.get("baseline", "")) + origin, baseline_note=note,
+                           case_notes=notes,
                            compare_confidence=float(comparison.get("confidence") or 0.95))
     return decision
 

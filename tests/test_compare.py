@@ -479,7 +479,7 @@ def test_cases_reworded_under_the_same_ids_are_changed_cases_left_out_of_the_pai
 
 
 def test_a_changed_rubric_is_another_judge_not_the_same_one():
-    from llmjury.results.compare import judge_differences
+    from llmjury.results.comparability import judge_differences
 
     def record(rubric: str, with_field: bool = True) -> dict[str, Any]:
         from llmjury.fingerprints import criteria_fingerprint

@@ -17,12 +17,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from llmjury.family import AnyFamily, Family, Plot
 from llmjury.model import GateResult, RunSummary
 from llmjury.reporting import report_cases, report_compare
+from llmjury.reporting.templates import templates
 from llmjury.results import repairs
 from llmjury.results.decision import (
     OFFLINE_BANNER,
@@ -39,12 +39,6 @@ Point = tuple[str, dict[str, Any]]
 
 #: The page's template and style sheet, shipped beside the prompts (package data).
 TEMPLATE, CSS = "report.html.j2", "report.css"
-
-
-def templates() -> Environment:
-    """The report templates, escaping every value unless the code marks it safe (SVG, built views)."""
-    return Environment(loader=PackageLoader("llmjury", "templates"), autoescape=True, undefined=StrictUndefined,
-                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
 
 
 def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, AnyFamily],

@@ -189,7 +189,8 @@ def test_the_cases_whose_value_changed_are_listed_largest_drop_first_and_capped(
     compared = compare(polite, current, baseline)["families"]["polite"]
     assert compared["changed_total"] == 80 and len(compared["changed_cases"]) == 50
     assert compared["changed_cases"][0] == {"case_id": "q70", "metric": "polite_rate", "baseline": 1.0,
-                                            "current": 0.0, "change": -1.0}
+                                            "current": 0.0, "change": -1.0, "baseline_answer": None,
+                                            "current_answer": None, "baseline_reason": None, "current_reason": None}
     changes = [c["change"] for c in compared["changed_cases"]]
     assert changes == sorted(changes) and changes[9:11] == [-1.0, 1.0]
 

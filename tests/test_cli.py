@@ -38,11 +38,11 @@ PAIRS = [
 
 def test_replay_writes_a_report_from_recorded_pairwise_verdicts_without_a_model(tmp_path, capsys):
     (tmp_path / "judged.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PAIRS))
-    # Three pairs: too few for an interval, so a bound gate would be inconclusive; the value decides this one.
+    # Three pairs: too few for an interval, so the gate is inconclusive (exit 11), never passed on its value.
     gate = "arena.judge_validity[mine].recorded[recorded:gpt-4].swap_consistency>=0.5"
     code = main(["replay", "arena", str(tmp_path / "judged.jsonl"), "--option", "pairs_name=mine",
                  "--name", "again", "--out", str(tmp_path / "out"), "--gate", gate])
-    assert code == 0
+    assert code == 11
     summary = json.loads((tmp_path / "out" / "again" / "summary.json").read_text())
     judge = summary["arena"]["judge_validity"]["mine"]["recorded"]["recorded:gpt-4"]
     # p2's orders disagree: a tie, wrong against its label in one order, inconsistent under swap.

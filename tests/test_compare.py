@@ -193,7 +193,8 @@ def test_the_cases_whose_value_changed_are_listed_largest_drop_first_and_capped(
     compared = compare(polite, current, baseline)["families"]["polite"]
     assert compared["changed_total"] == 80 and len(compared["changed_cases"]) == 50
     assert compared["changed_cases"][0] == {"case_id": "q70", "metric": "polite_rate", "baseline": 1.0,
-                                            "current": 0.0, "change": -1.0}
+                                            "current": 0.0, "change": -1.0, "baseline_answer": None,
+                                            "current_answer": None, "baseline_reason": None, "current_reason": None}
     changes = [c["change"] for c in compared["changed_cases"]]
     assert changes == sorted(changes) and changes[9:11] == [-1.0, 1.0]
 
@@ -481,6 +482,11 @@ def test_a_pull_request_that_drops_most_cases_is_inconclusive_never_passed_and_l
     result = Gate.parse("polite.polite_rate.delta.high>=0").check(summary_of({"comparison": comparison}),
                                                                    uncertain="pass")
     assert result.status == "inconclusive" and "dropped 66" in result.reason and "92%" in result.reason
+    from llmjury.results.case_changes import case_note
+
+    assert case_note("polite", comparison["families"]["polite"]) == (
+        "polite: 0 cases added; 66 dropped: q06, q07, q08, q09, q10 and 61 more; 0 changed under the same id; "
+        "92% of the baseline's cases dropped or changed, more than 10%: its delta gates are inconclusive")
     few = [r for r in baseline if r["case_id"] != "q00"]  # one dropped of 72: within the 10% allowed
     assert checked(compare(polite, few, baseline), "polite.polite_rate.delta.high>=0") == "pass"
 
@@ -497,7 +503,7 @@ def test_cases_reworded_under_the_same_ids_are_changed_cases_left_out_of_the_pai
 
 
 def test_a_changed_rubric_is_another_judge_not_the_same_one():
-    from llmjury.results.compare import judge_differences
+    from llmjury.results.comparability import judge_differences
 
     def record(rubric: str, with_field: bool = True) -> dict[str, Any]:
         from llmjury.fingerprints import criteria_fingerprint
@@ -510,3 +516,27 @@ def test_a_changed_rubric_is_another_judge_not_the_same_one():
     differ = judge_differences([record("5: correct and polite")], [record("5: correct")])
     assert [d["field"] for d in differ] == ["criteria"]
     assert judge_differences([record("5: correct")], [record("5: correct", with_field=False)]) == []  # an older run
+
+
+def test_flipped_cases_show_each_runs_answer_and_the_judges_reason_right_to_wrong_before_noise():
+    from llmjury.results.decision import flips
+
+    def verdict(case_id: str, kind: str, result: dict[str, Any], answer: str, raw: str) -> dict[str, Any]:
+        return {"case_id": case_id, "family": "custom", "kind": kind, "judge": {"provider": "openai:j"},
+                "valid": True, "result": result, "attributes": {"name": "t", "answer": answer}, "raw": [raw]}
+
+    changed = [{"case_id": "noisy", "metric": "score.t.mean", "baseline": 4.0, "current": 3.0, "change": -1.0},
+               {"case_id": "broken", "metric": "check.t.pass_rate", "baseline": 1.0, "current": 0.0, "change": -1.0}]
+    from llmjury.results.flip_evidence import evidence
+
+    now = [verdict("broken", "check", {}, "It is 7.", "expected 6"), verdict("noisy", "score", {}, "Six.", "3: terse")]
+    before = [verdict("broken", "check", {}, "It is 6.", "passed"), verdict("noisy", "score", {}, "Six.", "4: fine")]
+    listed = [entry | evidence(entry["case_id"], entry["metric"], now, before) for entry in changed]
+    summary = summary_of({"comparison": {"compared": True, "judges_differ": [],
+                                         "families": {"custom": {"changed_cases": listed, "changed_total": 2}}}})
+    (family,) = flips(summary, [])
+    assert [c.case_id for c in family.cases] == ["broken", "noisy"]  # right to wrong first, the score's move after
+    broken = family.cases[0]
+    assert (broken.baseline_answer, broken.current_answer, broken.current_reason) == ("It is 6.", "It is 7.",
+                                                                                       "expected 6")
+    assert broken.decisive and not family.cases[1].decisive

@@ -351,7 +351,8 @@ def test_what_lives_at_the_end_of_a_run_is_frozen_at_interpreter_exit(toy, worke
 
 def test_xdist_workers_import_no_template_engine_nor_statistics_they_do_not_use(toy, monkeypatch):
     """Each xdist worker is an interpreter of its own, paying every import again: templates (jinja2)
-    load at the first render, statistics (numpy) where the report is built, in the controller."""
+    load at the first render (the controller's report.html here, the workers' offline judges render
+    none), statistics (numpy) where the report is built, in the controller."""
     toy.makeconftest("""
         import json
         import os
@@ -366,7 +367,7 @@ def test_xdist_workers_import_no_template_engine_nor_statistics_they_do_not_use(
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # set when this test runs in a worker
     toy.runpytest_subprocess("-n", "2", "-p", "no:randomly").assert_outcomes(passed=12)
     loaded = {path.stem.split("-", 1)[1]: json.loads(path.read_text()) for path in toy.path.glob("modules-*.json")}
-    assert loaded == {"controller": ["numpy"], "gw0": [], "gw1": []}
+    assert loaded == {"controller": ["jinja2", "numpy"], "gw0": [], "gw1": []}
 
 
 class Cycle:

@@ -109,7 +109,8 @@ def compare(args: argparse.Namespace) -> int:
     from pytest import ExitCode
 
     from llmjury.reporting.compare_terminal import comparison_lines
-    from llmjury.results.compare import compare_runs, shown_path
+    from llmjury.results.comparability import shown_path
+    from llmjury.results.compare import compare_runs
     from llmjury.results.gates import check_metrics
     from llmjury.running.settings import confidence_level, share_of
     from llmjury.saved import load_run

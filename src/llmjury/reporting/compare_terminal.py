@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from llmjury.results.case_changes import case_note
 from llmjury.results.compare import metric_rows
 
 
@@ -25,6 +26,9 @@ def comparison_lines(comparison: Mapping[str, Any], rows: int = 8) -> list[str]:
     elif not comparison["compared"]:
         lines.append(f"  not compared: {comparison.get('why_not') or comparison['not_compared']}")
     for name, compared in comparison["families"].items():
+        note = case_note(name, compared)
+        if note is not None:
+            lines.append(f"  cases, {note}")
         metrics = metric_rows(compared)
         if len(metrics) > rows:
             lines.append(f"  {name}: {len(metrics) - rows} more headline metrics under comparison in summary.json")

@@ -1,7 +1,8 @@
 """`report.html`: the run's decision, what changed against the baseline (`report_compare`), the
-plots people would rather look at than read, and every case's texts (`report_cases`), in one
-self-contained file (inline SVG, inline CSS, one inline filter script, no network) that opens in
-any browser and survives being attached to a CI run.
+plots people would rather look at than read, and every case's texts (`report_cases`), rendered
+from a jinja2 template (`templates/report.html.j2`, autoescaped) into one self-contained file
+(inline SVG, inline CSS, one inline filter script, no network) that opens in any browser and
+survives being attached to a CI run.
 
 Plots are drawn with matplotlib's object API (`Figure`, never pyplot's global state) and saved as
 SVG with a fixed hash salt, so the same summary gives the same bytes; labels stay SVG text that the
@@ -11,19 +12,20 @@ matplotlib is imported here only, and this module only when a report is written.
 
 from __future__ import annotations
 
-import html
 import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
+
 from llmjury.family import AnyFamily, Family, Plot
 from llmjury.model import GateResult, RunSummary
 from llmjury.reporting import report_cases, report_compare
+from llmjury.reporting.templates import templates
 from llmjury.results import repairs
 from llmjury.results.decision import (
     OFFLINE_BANNER,
-    Decision,
     decision_of,
     hidden_keys,
     is_metric,
@@ -35,76 +37,31 @@ from llmjury.results.decision import (
 
 Point = tuple[str, dict[str, Any]]
 
-STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; }
-.pass { color: #176f2c; font-weight: bold; } .fail { color: #b00020; font-weight: bold; }
-.inconclusive { color: #8a5a00; font-weight: bold; }
-.banner { border-left: 4px solid #b00020; background: #fff4f4; padding: 0.5em 1em; }
-.offline { border-left: 4px solid #8a5a00; background: #fffbef; padding: 0.5em 1em; }
-figure { margin: 1em 0 2em; } figcaption { color: #555; }
-svg { max-width: 100%; height: auto; } svg.change { max-width: none; }
-#comparison td:first-child { min-width: 16em; } #comparison td:first-child, #headline td:nth-child(2) { max-width: 24em;
-  overflow-wrap: anywhere; }
-.badge { font-size: 0.8em; padding: 0 0.4em; border-radius: 0.6em; background: #eee; }
-.badge.flipped { background: #fde2e4; } .badge.changed { background: #fff1cc; } .badge.unscored { background: #e8e8e8; }
-#case-filter { position: sticky; top: 0; background: #fff; padding: 0.5em 0; border-bottom: 1px solid #ddd; }
-#case-filter label { margin-right: 1em; }
-.case { border-bottom: 1px solid #eee; padding: 0.2em 0; } .case > summary { cursor: pointer; }
-.runs { display: flex; gap: 1em; } .run { flex: 1; min-width: 0; }
-.run h4 { margin: 0.4em 0; } .verdict { border-left: 3px solid #ddd; padding-left: 0.6em; margin-bottom: 0.8em; }
-pre { white-space: pre-wrap; word-break: break-word; background: #f7f7f7; padding: 0.4em; margin: 0.2em 0;
-      max-height: 20em; overflow: auto; }
-table.attrs { margin: 0.3em 0; } table.attrs caption { text-align: left; color: #555; }
-.label { color: #555; margin: 0.3em 0 0; }
-"""
+#: The page's template and style sheet, shipped beside the prompts (package data).
+TEMPLATE, CSS = "report.html.j2", "report.css"
 
 
 def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, AnyFamily],
          records: Sequence[Mapping[str, Any]] = (), baseline: Sequence[Mapping[str, Any]] | None = None,
          root: Path | None = None) -> str:
-    """The whole page: banners, the Decision block, the comparison view, the plots, every metric per
+    """The whole page (templates/report.html.j2): banners, the Decision block with the flipped cases
+    (each run's answer and the judge's reason), the comparison view, the plots, every metric per
     family, then the cases (this run's verdict records beside the baseline's)."""
     run = summary.run
     decision = decision_of(summary, gates, families)
-    e = html.escape
-    policy = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-              f"script-src '{report_cases.script_hash()}'")
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
-             f"<title>llmjury run {e(run.id)}</title><style>{STYLE}</style></head><body>",
-             f"<h1>llmjury run <code>{e(run.id)}</code></h1>"]
-    if not decision.complete:
-        parts.append(f'<p class="banner"><b>Incomplete run: {e(decision.stopped or "stopped early")}.</b> '
-                     "The figures and gates cover only the cases that finished.</p>")
-    if run.offline:
-        parts.append(f'<p class="offline">{e(OFFLINE_BANNER.removeprefix("> ").replace("**", ""))}</p>')
-    parts += _decision(decision)
-    parts += ['<h2 id="what-changed">What changed against the baseline</h2>', report_compare.view(decision)]
-    plots = plots_of(summary) + family_plots(summary, families)
-    parts.append("<h2>Plots</h2>")
-    if not plots:
-        parts.append("<p>No family of this run draws a plot.</p>")
-    for plot in plots:
-        parts.append(f'<figure id="{e(plot.id)}">{plot.svg}<figcaption>{e(plot.caption)}</figcaption></figure>')
-    parts.append("<h2>Details</h2><p>Every metric with its gate path; the reference and replay tables are in "
-                 "<code>summary.md</code> beside this file.</p>")
-    for name in run.families:
-        tree = summary.families[name].tree()
-        rows = metric_rows(tree, hidden=hidden_keys(families, name))
-        parts.append(f'<details id="details-{e(name)}"><summary><b>{e(name)}</b>: {len(rows)} metrics</summary>')
-        parts.append(_table(["metric", "value [95% CI]", "n", "method"],
-                            [[f"<code>{e(name)}.{e(path)}</code>", e(metric_text(m)), str(m["n"]), e(str(m["method"]))]
-                             for path, m in rows]))
-        parts.append(repairs.html_table(tree))
-        parts.append("</details>")
-    if records:
-        parts += ['<h2 id="case-view">Cases</h2>', report_cases.view(records, baseline, decision.flips,
-                                                                     root or Path.cwd())]
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    environment = templates()
+    details = [{"name": name, "rows": metric_rows(summary.families[name].tree(), hidden=hidden_keys(families, name)),
+                "repairs": Markup(repairs.html_table(summary.families[name].tree()))} for name in run.families]
+    plots = [Plot(plot.id, plot.caption, Markup(plot.svg))
+             for plot in plots_of(summary) + family_plots(summary, families)]
+    cases = Markup(report_cases.view(records, baseline, decision.flips, root or Path.cwd())) if records else ""
+    return environment.get_template(TEMPLATE).render(
+        run=run, decision=decision, details=details, plots=plots, cases=cases,
+        style=Markup(environment.loader.get_source(environment, CSS)[0]) if environment.loader else "",
+        policy=Markup(f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+               f"script-src '{report_cases.script_hash()}'"),
+        offline=OFFLINE_BANNER.removeprefix("> ").replace("**", ""),
+        what_changed=Markup(report_compare.view(decision)), figure=_figure, signed=signed, metric_text=metric_text)
 
 
 def family_plots(summary: RunSummary, families: Mapping[str, AnyFamily]) -> list[Plot]:
@@ -119,56 +76,8 @@ def family_plots(summary: RunSummary, families: Mapping[str, AnyFamily]) -> list
     return plots
 
 
-def _decision(decision: Decision) -> list[str]:
-    e = html.escape
-    parts = ["<h2>Decision</h2>"]
-    if decision.gates:
-        parts.append(_table(["status", "gate", "value", "interval", "threshold", "decided by", "why"],
-                            [[f'<span class="{e(g.status)}">{e(g.status.upper())}</span>', f"<code>{e(g.gate)}</code>",
-                              e(g.value), e(g.interval), e(g.threshold), e(g.decided_by), e(g.why)]
-                             for g in decision.gates],
-                            table_id="gates"))
-    else:
-        parts.append("<p>No gate was set: nothing here decided the exit code.</p>")
-    if decision.baseline:
-        note = f"; {decision.baseline_note}" if decision.baseline_note else ""
-        parts.append(f"<p>Baseline: <code>{e(decision.baseline)}</code>{e(note)}</p>")
-    change = [f"{decision.change_label} vs baseline"] if decision.baseline else []
-    header = ["family", "headline metric", "value [95% CI]", "n", *change]
-    rows = []
-    for family in decision.families:
-        for row in family.rows:
-            cells = [e(family.family), f"<code>{e(family.family)}.{e(row.path)}</code>", e(row.value),
-                     str(row.metric["n"])]
-            if decision.baseline:
-                cells.append(e(row.change.text()) if row.change is not None else "not compared")
-            rows.append(cells)
-        if family.more_headline:
-            rows.append([e(family.family), f"<i>{family.more_headline} more headline rows in its details</i>", "", ""]
-                        + ([""] if decision.baseline else []))
-    parts.append(_table(header, rows, table_id="headline"))
-    for flips in decision.flips:
-        if not flips.cases:
-            continue
-        parts.append(f"<h3>Cases that flipped: {e(flips.family)} ({flips.total}, the worse direction first; "
-                     f"{len(flips.cases)} listed)</h3>")
-        parts.append(_table(["case", "metric", "baseline", "this run", "change"],
-                            [[f"<code>{e(c.case_id)}</code>", f"<code>{e(c.metric)}</code>", e(_figure(c.baseline)),
-                              e(_figure(c.current)), e(signed(c.change)) + (" (worse)" if c.worse else "")]
-                             for c in flips.cases], table_id=f"flipped-{e(flips.family)}"))
-    return parts
-
-
 def _figure(x: Any) -> str:
     return sig3(x) if isinstance(x, int | float) and not isinstance(x, bool) else str(x)
-
-
-def _table(header: list[str], rows: list[list[str]], table_id: str = "") -> str:
-    """An HTML table from already escaped cells."""
-    ident = f' id="{table_id}"' if table_id else ""
-    head = "".join(f"<th>{h}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 # -- what each plot shows, read from the summary -------------------------------------------------

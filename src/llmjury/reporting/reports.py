@@ -116,6 +116,7 @@ def decision_markdown(decision: Decision) -> list[str]:
     if decision.baseline:
         note = f"; {decision.baseline_note}" if decision.baseline_note else ""
         lines += [f"Baseline: `{decision.baseline}`{note}", ""]
+        lines += [f"- Cases, {_cell(line)}" for line in decision.case_notes] + ([""] if decision.case_notes else [])
     change = bool(decision.baseline)
     lines += ["| family | headline metric | value [95% CI] | n |"
               + (f" {decision.change_label} vs baseline |" if change else ""),
@@ -141,10 +142,14 @@ def flips_markdown(flips: list[Flips], cap: int = FLIPS_IN_MARKDOWN) -> list[str
     for family in flips:
         if not family.cases:
             continue
-        lines += [f"### Cases that flipped: {family.family} ({family.total}, the worse direction first)", "",
-                  "| case | metric | baseline | this run | change |", "|---|---|---|---|---|"]
+        lines += [f"### Cases that flipped: {family.family} ({family.total}; right to wrong first, partial moves "
+                  "such as judge noise after)", "",
+                  "| case | metric | baseline | this run | change | answer in the baseline | answer in this run "
+                  "| the judge, this run |", "|---|---|---|---|---|---|---|---|"]
         lines += [f"| `{_cell(c.case_id)}` | `{_cell(c.metric)}` | {_figure(c.baseline)} | {_figure(c.current)} | "
-                  f"{signed(c.change)}{' (worse)' if c.worse else ''} |" for c in family.cases[:cap]]
+                  f"{signed(c.change)}{' (worse)' if c.worse else ''}{'' if c.decisive else ' (partial)'} | "
+                  f"{_cell(c.baseline_answer or '')} | {_cell(c.current_answer or '')} | "
+                  f"{_cell(c.current_reason or '')} |" for c in family.cases[:cap]]
         shown_here = min(cap, len(family.cases))
         if family.total > shown_here:
             lines.append(f"\n{shown_here} of {family.total} shown; report.html lists {len(family.cases)}.")

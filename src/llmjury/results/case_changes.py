@@ -74,3 +74,22 @@ def exceeded(family_comparison: dict[str, Any]) -> str | None:
     return (f"this run dropped {changes['dropped']} and changed {changes['changed']} of the baseline's "
             f"{changes['baseline_cases']} cases ({changes['share']:.0%}, more than {changes['max_changed']:.0%}): "
             "what is left is not the same test")
+
+
+def case_note(family: str, family_comparison: dict[str, Any]) -> str | None:
+    """A family's case changes in one line for the reports, or None when the cases are the baseline's."""
+    changes = family_comparison.get(KEY)
+    if not isinstance(changes, dict) or not (changes["added"] or changes["dropped"] or changes["changed"]):
+        return None
+    ids = changes.get("ids", {})
+
+    def some(kind: str) -> str:
+        """The first few ids of one kind of change, and how many more."""
+        shown = (ids.get(kind) or [])[:5]
+        rest = changes[kind] - len(shown)
+        return (": " + ", ".join(shown) + (f" and {rest} more" if rest > 0 else "")) if shown else ""
+
+    verdict = (f"; {changes['share']:.0%} of the baseline's cases dropped or changed, more than "
+               f"{changes['max_changed']:.0%}: its delta gates are inconclusive" if changes["exceeds"] else "")
+    return (f"{family}: {changes['added']} cases added{some('added')}; {changes['dropped']} dropped{some('dropped')}; "
+            f"{changes['changed']} changed under the same id{some('changed')}{verdict}")

@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -46,13 +45,13 @@ from llmjury.judgement.verdicts import Verdict
 from llmjury.model import RunSummary
 from llmjury.results.aggregate import aggregate_family
 from llmjury.results.case_changes import KEY, MAX_CHANGED, case_changes
+from llmjury.results.comparability import judge_differences, not_compared, origin, shown_path
+from llmjury.results.flip_evidence import decisive, evidence
 from llmjury.results.gates import parse_path
 from llmjury.results.small_samples import NO_CHANGE, no_change_interval
 from llmjury.saved import SavedRun
 from llmjury.stats import CONFIDENCE, cases_needed, detectable_change, paired_difference, value_bounds
 
-#: The judge configuration fields that make two runs' verdicts incomparable when they differ.
-JUDGE_FIELDS = ("provider", "model", "prompt", "parser", "temperature", "criteria")
 #: Groups of the delete-a-group jackknife (re-aggregations per run).
 JACKKNIFE_GROUPS = 10
 #: The margin whose cost in shared cases each delta states, as a share of the per-case values' range
@@ -76,38 +75,6 @@ def headline_leaves(section: Mapping[str, Any], headline: Iterable[str]) -> Leav
     return {metric_key(steps): metric for steps, metric in expand(section, headline)}
 
 
-def judge_differences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The judge configuration fields whose values differ between the runs, per family, on the
-    verdicts of the cases both runs share."""
-    def values(records: Sequence[dict[str, Any]], family: str, field: str) -> set[str]:
-        return {_judge_field(r["judge"], field) for r in records if r["family"] == family}
-
-    def recorded(records: Sequence[dict[str, Any]], family: str, field: str) -> bool:
-        """Did the run record this field (an older llmjury's run has no `criteria`)?"""
-        return field in ("provider", "model") or any(field in r["judge"] for r in records if r["family"] == family)
-
-    differences = []
-    for family in sorted({r["family"] for r in current} & {r["family"] for r in baseline}):
-        for field in JUDGE_FIELDS:
-            if not (recorded(current, family, field) and recorded(baseline, family, field)):
-                continue
-            now, before = values(current, family, field), values(baseline, family, field)
-            if now != before:
-                differences.append({"family": family, "field": field, "current": ", ".join(sorted(now)),
-                                    "baseline": ", ".join(sorted(before))})
-    return differences
-
-
-def _judge_field(judge: Mapping[str, Any], field: str) -> str:
-    provider, _, model = str(judge.get("provider", "")).partition(":")
-    if field == "provider":
-        return provider
-    if field == "model":
-        return model
-    value = judge.get(field)
-    return "" if value is None else str(value)
-
-
 def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families: Mapping[str, AnyFamily], *,
                  allow_judge_change: bool = False, current_summary: RunSummary | None = None,
                  confidence: float = CONFIDENCE, max_changed: float = MAX_CHANGED) -> dict[str, Any]:
@@ -128,7 +95,7 @@ def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families
             | {"judges_differ": differences}
     section: dict[str, Any] = {"baseline": shown_path(baseline.path), "confidence": confidence,
                                "judges_differ": differences, "compared": compared, "families": {}}
-    section |= _origin(baseline)
+    section |= origin(baseline)
     names = sorted({r["family"] for r in current} | {r["family"] for r in baseline.records})
     for name in names:
         family = families.get(name)
@@ -145,34 +112,10 @@ def compare_runs(current: Sequence[dict[str, Any]], baseline: SavedRun, families
     return section
 
 
-def not_compared(baseline: SavedRun, reason: str, message: str, confidence: float) -> dict[str, Any]:
-    """The comparison section of a run that could not be compared: why (`not_compared`, one of
-    `llmjury.baseline_lookup.Reason`) and in words, so a delta gate says so instead of passing."""
-    return {"baseline": shown_path(baseline.path), "confidence": confidence, "judges_differ": [],
-            "compared": False, "not_compared": reason, "why_not": message, "families": {}} | _origin(baseline)
-
-
-def _origin(baseline: SavedRun) -> dict[str, Any]:
-    """Where the baseline came from (commit, run, age), when the workflow's lookup says."""
-    lookup = baseline.lookup
-    return {"origin": lookup.origin()} if lookup is not None and lookup.origin() else {}
-
-
 def _section(summary: RunSummary | None, name: str) -> dict[str, Any] | None:
     """A family's section of a run's summary as summary.json holds it, when the run has one."""
     section = summary.families.get(name) if summary is not None else None
     return section.tree() if section is not None else None
-
-
-def shown_path(path: Path) -> str:
-    """A baseline's path as reports show it: as the user gave it, relative to the working directory
-    when it lies below it, else only its folder's name (never a runner's absolute path)."""
-    if not path.is_absolute():
-        return path.as_posix()
-    try:
-        return path.relative_to(Path.cwd()).as_posix() or "."
-    except ValueError:
-        return path.name
 
 
 def _ids(records: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
@@ -233,7 +176,9 @@ def compare_family(family: AnyFamily, current: Sequence[dict[str, Any]], baselin
                                 for key in keys}
     if per_case:
         changed = changed_cases(per_case, shared)
-        compared |= {"changed_cases": changed[:CHANGED_CASES], "changed_total": len(changed)}
+        listed = [entry | evidence(entry["case_id"], entry["metric"], current, baseline)
+                  for entry in changed[:CHANGED_CASES]]
+        compared |= {"changed_cases": listed, "changed_total": len(changed)}
     return compared | moved
 
 
@@ -391,7 +336,9 @@ def _unchanged(now: PerCase, before: PerCase) -> bool:
 
 
 def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Sequence[str]) -> list[dict[str, Any]]:
-    """The shared cases whose per-case value differs between the runs, largest drop first."""
+    """The shared cases whose per-case value differs between the runs: flips between 0 and 1 first
+    (right to wrong, `llmjury.results.flip_evidence.decisive`), then partial moves (judge noise
+    looks so), each largest drop first."""
     changed = []
     for key, ((num_now, n_now), (num_before, n_before)) in per_case.items():
         both = np.flatnonzero((n_now > 0) & (n_before > 0))
@@ -400,7 +347,8 @@ def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Seque
             if not math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12):
                 changed.append({"case_id": shared[int(i)], "metric": key, "baseline": float(b), "current": float(a),
                                 "change": float(a - b)})
-    return sorted(changed, key=lambda c: (c["change"], c["case_id"], c["metric"]))
+    return sorted(changed, key=lambda c: (not decisive(c["baseline"], c["current"]), c["change"], c["case_id"],
+                                          c["metric"]))
 
 
 def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str],

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from llmjury.errors import ConfigError
 from llmjury.headline import WILDCARD, expand, path_text
 from llmjury.model import FamilySummary, GateResult, RunSummary
+from llmjury.results.case_changes import case_note
+from llmjury.results.flip_evidence import decisive
 from llmjury.results.gates import BOUNDS, Gate, why_not
 from llmjury.stats import NO_INTERVAL, TOO_FEW
 
@@ -172,6 +174,13 @@ class FlippedCase:
     current: Any
     change: float | None
     worse: bool
+    #: A flip between 0 and 1 (right to wrong), not a partial move such as judge noise.
+    decisive: bool = True
+    #: The system's answer and the judge's reason in each run, when the verdicts hold them.
+    baseline_answer: str | None = None
+    current_answer: str | None = None
+    baseline_reason: str | None = None
+    current_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +205,8 @@ class Decision:
     #: The level of the comparison's paired intervals (`--llm-compare-confidence`), when compared.
     compare_confidence: float = 0.95
     flips: list[Flips] = field(default_factory=list)
+    #: Per compared family whose cases are not the baseline's: added, dropped and changed ones, in words.
+    case_notes: list[str] = field(default_factory=list)
 
     @property
     def change_label(self) -> str:
@@ -318,7 +329,10 @@ def decide(summary: RunSummary, gates: list[GateResult], hidden: dict[str, froze
         elif note:
             note = "compared although the judges differ (" + note + ")"
         origin = f" ({comparison['origin']})" if comparison.get("origin") else ""
+        notes = [line for name, compared in sorted((comparison.get("families") or {}).items())
+                 if isinstance(compared, dict) and (line := case_note(name, compared)) is not None]
         decision = replace(decision, baseline=str(comparison.get("baseline", "")) + origin, baseline_note=note,
+                           case_notes=notes,
                            compare_confidence=float(comparison.get("confidence") or 0.95))
     return decision
 
@@ -345,8 +359,9 @@ def lower_is_better(gates: list[GateResult]) -> set[tuple[str, str]]:
 
 
 def flips(summary: RunSummary, gates: list[GateResult]) -> list[Flips]:
-    """Each compared family's flipped cases (the comparison's `changed_cases`), the worse direction
-    first: a drop, or a rise where a gate says lower is better. Nothing when the comparison has none."""
+    """Each compared family's flipped cases (the comparison's `changed_cases`): decisive flips (0 to 1
+    or back) before partial moves, the worse direction first within each: a drop, or a rise where a
+    gate says lower is better. Nothing when the comparison has none."""
     families = ((summary.comparison or {}).get("families")) or {}
     lower = lower_is_better(gates)
     found = []
@@ -360,8 +375,12 @@ def flips(summary: RunSummary, gates: list[GateResult]) -> list[Flips]:
             rise_is_worse = (name, str(entry.get("metric", ""))) in lower
             worse = change is not None and (change > 0 if rise_is_worse else change < 0)
             cases.append(FlippedCase(str(entry.get("case_id", "")), str(entry.get("metric", "")),
-                                     entry.get("baseline"), entry.get("current"), change, worse))
-        cases.sort(key=lambda c: (not c.worse, -abs(c.change) if c.change is not None else 0.0))
+                                     entry.get("baseline"), entry.get("current"), change, worse,
+                                     decisive(entry.get("baseline"), entry.get("current")),
+                                     entry.get("baseline_answer"), entry.get("current_answer"),
+                                     entry.get("baseline_reason"), entry.get("current_reason")))
+        # Right to wrong first, then the other decisive flips, then partial moves (noise), worse first.
+        cases.sort(key=lambda c: (not c.decisive, not c.worse, -abs(c.change) if c.change is not None else 0.0))
         found.append(Flips(name, cases, int(compared.get("changed_total") or len(cases))))
     return found
 

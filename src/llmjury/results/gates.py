@@ -118,8 +118,10 @@ class Gate:
         low, high = interval if interval is not None else (None, None)
         if self.op == "==" and bound is None and low is not None and high is not None and low < high:
             return GateResult(self.text, "fail", value, threshold, interval, f" ({EQUALITY_ON_INTERVAL})")
-        if interval is not None and (low is None or high is None) and uncertain != "pass":
-            # A metric with no interval (too few items): never passed, nor failed, on its point value.
+        if interval is not None and (low is None or high is None) and uncertain != "pass" \
+                and holds(named, threshold):
+            # A metric with no interval (too few items) is never passed on its point value (2 of 2 tells
+            # as little as 4 of 5); one whose point already misses the threshold still fails.
             return GateResult(self.text, "inconclusive", value, threshold, interval,
                               " (no interval: too few items to tell; its method in the summary says why)")
         if low is None or high is None:  # a count, or --llm-gate-uncertain pass: the figure alone decides

@@ -36,26 +36,41 @@ class Normalised:
     """A judge answer after normalisation, with where each of its characters came from."""
 
     text: str
-    #: For each character of `text`, its offset in the raw answer (one past the end at the end).
-    origin: tuple[int, ...]
+    #: For each character of `text`, its offset in the raw answer (one past the end at the end);
+    #: None when normalising changed nothing.
+    origin: tuple[int, ...] | None = None
 
     def offset(self, position: int) -> int:
         """The raw answer's offset of the normalised text's `position`."""
-        return self.origin[position]
+        return position if self.origin is None else self.origin[position]
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_ODD = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 
 
 def normalise(raw: str) -> Normalised:
-    """`raw` with NFKC forms, no invisible characters and plain spaces; offsets kept in `origin`."""
+    """`raw` with NFKC forms, no invisible characters and plain spaces; offsets kept in `origin`.
+    ASCII needs no normalising, so only the runs of other characters are looked at, one by one."""
+    if unicodedata.is_normalized("NFKC", raw) and not _ODD.search(raw):
+        return Normalised(raw)  # most answers: nothing to do
     out: list[str] = []
     origin: list[int] = []
-    for index, char in enumerate(raw):
-        char = char.translate(_INVISIBLE)
-        if not char:
+    position = 0
+    for run in _NON_ASCII.finditer(raw):
+        out.append(raw[position:run.start()])
+        origin.extend(range(position, run.start()))
+        position = run.end()
+        if unicodedata.is_normalized("NFKC", run.group(0)) and not _ODD.search(run.group(0)):
+            out.append(run.group(0))  # Hangul, accented letters: already as read
+            origin.extend(range(run.start(), run.end()))
             continue
-        char = _SPACES.sub(" ", unicodedata.normalize("NFKC", char))
-        out.append(char)
-        origin.extend([index] * len(char))
-    origin.append(len(raw))
+        for index in range(run.start(), run.end()):
+            char = _SPACES.sub(" ", unicodedata.normalize("NFKC", raw[index].translate(_INVISIBLE)))
+            out.append(char)
+            origin.extend([index] * len(char))
+    out.append(raw[position:])
+    origin.extend(range(position, len(raw) + 1))
     return Normalised("".join(out), tuple(origin))
 
 

@@ -102,7 +102,8 @@ def _prose_decisions(o: str) -> str:
         rf"(?:la\s+|il\s+)?(?:migliore|meglio|preferibile|superiore|vincitore|vincitrice){end}",
         r"\s+vince\b",
     ])
-    verbs = r"\b(?:prefer|choose|chose|pick|select|favou?r|go\s+with|winner\s+is|scelgo|preferisco|vince)\s+(?:la\s+|il\s+|l')?"
+    verbs = (r"\b(?:prefer|choose|chose|pick|select|favou?r|go\s+with|winner\s+is|scelgo|preferisco|vince)"
+             r"\s+(?:la\s+|il\s+|l')?")
     return rf"{o}(?:{after_name})|{verbs}{o}"
 
 

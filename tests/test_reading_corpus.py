@@ -149,3 +149,16 @@ def test_closer_look_gpt35_answers_are_read_as_the_paper_reads_them():
     assert numbered and all(ours == int(text[-1]) for text, ours in numbered)
     assert all(ours is None for _, ours in fractions)
     assert len(differ) < 0.01 * read_by_them
+
+
+def test_dep_gpt_labels_are_read_as_the_curators_scored_them():
+    """DEP's recorded ChatGPT answers are a rating in words ("Very good"); its curators' own numeric
+    column is the reference wherever they filled it."""
+    import csv
+
+    from llmjury.families.geval.dep import parse_label
+
+    with (FIXTURES / "dep" / "dstc9_dep_step2_eval.csv").open(encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["openai_score"]]
+    assert len(rows) > 1700
+    assert all(parse_label(r["openai_response"]) == float(r["openai_score"]) for r in rows)

@@ -28,7 +28,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 def test_the_corpus_covers_every_shape_in_three_languages():
     assert len(ROWS) >= 300
-    assert {row["language"] for row in ROWS} == {"en", "ko", "it"}
+    assert {row["language"] for row in ROWS} >= {"en", "ko", "it"}
     assert set(SHAPES.values()) == {SHAPES[row["reader"]] for row in ROWS}
     for language in ("ko", "it"):  # every shape is read in the users' languages too
         assert {SHAPES[r["reader"]] for r in ROWS if r["language"] == language} == set(SHAPES.values())

@@ -101,10 +101,16 @@ def _prose_decisions(o: str) -> str:
         r"\s+(?:è|e'|risulta|sembra|appare)\s+(?:chiaramente\s+|decisamente\s+|leggermente\s+|nel\s+complesso\s+)?"
         rf"(?:la\s+|il\s+)?(?:migliore|meglio|preferibile|superiore|vincitore|vincitrice){end}",
         r"\s+vince\b",
+        r"\s+es\s+(?:claramente\s+|mucho\s+)?(?:mejor|superior|preferible|(?:el|la)\s+mejor)" + end,
+        r"\s+ist\s+(?:klar\s+|deutlich\s+|insgesamt\s+)?(?:besser|überlegen|vorzuziehen|die\s+bessere)" + end,
+        r"\s+est\s+(?:clairement\s+|nettement\s+)?(?:meilleure?|supérieure?|préférable|la\s+meilleure?)" + end,
+        r"\s*(?:的回答|的回复)?\s*(?:更好|更优|较好|胜出|获胜)", r"\s*(?:の方が|が|は)\s*(?:より)?\s*(?:良い|優れ|勝)",
     ])
-    verbs = (r"\b(?:prefer|choose|chose|pick|select|favou?r|go\s+with|winner\s+is|scelgo|preferisco|vince)"
-             r"\s+(?:la\s+|il\s+|l')?")
-    return rf"{o}(?:{after_name})|{verbs}{o}"
+    verbs = (r"(?:\b(?:prefer|choose|chose|pick|select|favou?r|go\s+with|winner\s+is|scelgo|preferisco|vince"
+             r"|prefiero|elijo|bevorzuge|wähle|préfère|choisis)\s+(?:la\s+|il\s+|l'|el\s+|le\s+|die\s+|den\s+)?"
+             r"|(?:选择|选|我选)\s*)")
+    german = rf"\b(?:ist|sind)\s+(?:der\s+|die\s+|das\s+)?{o}\s+(?:klar\s+|deutlich\s+)?(?:besser|überlegen)"
+    return rf"{o}(?:{after_name})|{verbs}{o}|{german}"
 
 
 _TIE_PROSE = (r"\b(?:it\s*'?s|it\s+is)\s+a\s+tie\b|\b(?:both|they)\s+are\s+(?:equally\s+good|equivalent|equal)\b"

@@ -90,7 +90,8 @@ def _prose_decisions(o: str) -> str:
     """Prose that decides for the option named by `o`, in English, Korean and Italian: the name then
     what it is ("Teacher B is better", "선생님 B가 더 낫다", "l'Insegnante B è migliore"), or a verb
     then the name ("I prefer B", "scelgo la B"). One pattern, the name tried once per position."""
-    end = r"(?=\s*(?:[.!;,:)]|$|than\b|overall\b|and\b|here\b|in\s+this\s+case))"
+    end = (r"(?=\s*(?:[.!;,:)]|$|than\b|overall\b|and\b|here\b|in\s+this\s+case|because\b|since\b|as\s+it\b"
+           r"|perché\b|poiché\b|porque\b|weil\b|car\b|di\s+\w))")
     after_name = "|".join([
         r"\s+(?:is|was|seems|appears|remains)\s+(?:clearly\s+|slightly\s+|much\s+|far\s+|definitely\s+|overall\s+)?"
         rf"(?:the\s+)?(?:better|best|superior|preferable|preferred|stronger|winner)"
@@ -199,6 +200,15 @@ class Choice:
             found.append((option.value, re.compile(_prose_decisions(_prose_names(option)), re.IGNORECASE)))
         return found
 
+    @cached_property
+    def _support(self) -> list[tuple[str, re.Pattern[str]]]:
+        """Looser prose for an option ("Response B is correct", "B is right"), which only a correction uses."""
+        return [(option.value, re.compile(
+            rf"{_prose_names(option)}\s+(?:is|was|è|es|ist|est)\s+(?:actually\s+|in\s+fact\s+|clearly\s+)?"
+            r"(?:correct|right|accurate|more\s+\w+|corrett[ao]|migliore|correcto|richtig|juste)"
+            r"|" + rf"{_prose_names(option)}\s*(?:가|이|는|은)\s*(?:맞|정확|옳)", re.IGNORECASE))
+            for option in self.options if option.value not in self.ties]
+
     # -- reading ---------------------------------------------------------------------------------------
     def value_of(self, name: str) -> str | None:
         """The option `name` names (None for none of them)."""
@@ -228,7 +238,9 @@ class Choice:
                         decision.start - _PROSE_REACH)
         prose = [Found(m.start(), m.end(), value)
                  for value, pattern in self._prose for m in pattern.finditer(words.text, scan_from)]
-        competing = conflict(words, decision, mentions, prose)
+        support = [Found(m.start(), m.end(), value)
+                   for value, pattern in self._support for m in pattern.finditer(words.text, scan_from)]
+        competing = conflict(words, decision, mentions, prose, support)
         if competing:
             raise self._error(text, competing, "ambiguous")
         assert decision.value is not None

@@ -30,6 +30,7 @@ def test_normalising_keeps_where_each_character_came_from():
     ("Intro.\n\n    Coherence: 5\n    Fluency: 4\nCoherence: 2", ["Intro.", "Coherence: 2"]),
     ("- item one\n    continued\n- item two", ["- item one", "continued", "- item two"]),  # a list's own line
     ("<!-- Coherence: 5 -->\nCoherence: 2", ["Coherence: 2"]),
+    ("    Intro.\n\n        Coherence: 5\n\n    Coherence: 2", ["Intro.", "Coherence: 2"]),  # relative to the answer
 ])
 def test_indented_code_and_comments_are_not_the_judges_own_words(text, own):
     assert [line.text.strip() for line in OwnWords(text).lines] == own

@@ -8,7 +8,8 @@ decision-shaped text that competes with one.
 
 Not the judge's own words (blanked, offsets kept): quotations (`llmjury.reading.quotes`: quotes,
 fenced and inline code, block quotes, HTML quotations, table rows), indented code blocks (lines
-indented by four spaces or a tab that do not continue a list) and HTML comments.
+indented by four spaces or a tab more than the answer's least indented line, that do not continue
+a list) and HTML comments.
 """
 
 from __future__ import annotations
@@ -104,17 +105,20 @@ def own_text(text: str) -> str:
     """`text` with everything that is not the judge's own words blanked (offsets unchanged)."""
     text = unquoted(_COMMENT.sub(blank, text))
     lines = text.split("\n")
+    # An answer indented as a whole is not code: indentation counts from its least indented line.
+    common = min((len(line) - len(line.lstrip(" \t")) for line in lines if line.strip()), default=0)
     code, previous = False, ""  # `previous`: the last non-blank line, to tell list continuations from code
     for i, line in enumerate(lines):
         if not line.strip():
             continue  # a blank line neither opens nor closes a code block
+        line = line[common:]
         if not _INDENTED.match(line):
             code = False
         elif not code:
             code = not (_LIST_ITEM.match(previous) or _INDENTED.match(previous))
         previous = line
         if code:
-            lines[i] = " " * len(line)
+            lines[i] = " " * len(lines[i])
     return "\n".join(lines)
 
 

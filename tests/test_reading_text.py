@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from llmjury.reading.text import OwnWords, fold, looks_alike, normalise
+from llmjury.reading.text import OwnWords, fold, normalise
 from llmjury.reading.verdict_json import DuplicateKeyError, json_body, strict_json
 
 
@@ -44,7 +44,7 @@ def test_a_text_answer_that_begins_with_a_brace_is_no_json_verdict():
 
 def test_look_alike_letters_fold_to_latin():
     assert fold("### (а) Ｔeacher Ａ ｛｝") == "### (a) Teacher A {}"
-    assert looks_alike("### (а)") and not looks_alike("### (a)")
+    assert fold("### (а)") != normalise("### (а)").text  # a look-alike, spotted, never read
 
 
 @pytest.mark.parametrize("text", ['{"score": 2, "score": 5}', '{"a": {"score": 2, "score": 5}}',

@@ -80,19 +80,13 @@ def fold(text: str) -> str:
     return normalise(text).text.translate(_LOOKALIKES)
 
 
-def looks_alike(line: str) -> bool:
-    """Whether `line` holds a letter of another script that looks Latin: it can never decide."""
-    return fold(line) != normalise(line).text
-
-
 @dataclass(frozen=True)
 class Line:
     """One non-empty line of the judge's own words: its text (the rest blanked), its offset in the
-    normalised answer, its index among all lines, and whether a blank line (or the start) precedes it."""
+    normalised answer, and whether a blank line (or the start) precedes it."""
 
     text: str
     start: int
-    number: int
     opens_paragraph: bool
 
 
@@ -133,9 +127,9 @@ class OwnWords:
     @cached_property
     def lines(self) -> list[Line]:
         lines, offset, blank_before = [], 0, True
-        for number, raw in enumerate(self.text.split("\n")):
+        for raw in self.text.split("\n"):
             if raw.strip():
-                lines.append(Line(raw.rstrip("\r"), offset, number, blank_before))
+                lines.append(Line(raw.rstrip("\r"), offset, blank_before))
                 blank_before = False
             else:
                 blank_before = True

@@ -17,8 +17,6 @@ import re
 BOLD = r"[*_]{0,3}"
 #: What may stand before a whole decision line: whitespace, a list bullet, bold.
 LEAD = rf"^[ \t]*(?:[-*+•][ \t]+)?{BOLD}[ \t]*"
-#: What may stand after it: bold, one full stop, bold.
-TRAIL = rf"[ \t]*{BOLD}[ \t]*\.?[ \t]*{BOLD}[ \t]*$"
 
 #: Role words in an option's name and their translations (matched case-insensitively).
 ROLE_WORDS: dict[str, tuple[str, ...]] = {

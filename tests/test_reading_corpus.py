@@ -15,6 +15,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reading_corpus import OUTCOMES, SHAPES, counts, load, outcome, read
 
 from llmjury.errors import JudgeParseError
@@ -162,3 +164,54 @@ def test_dep_gpt_labels_are_read_as_the_curators_scored_them():
         rows = [r for r in csv.DictReader(handle) if r["openai_score"]]
     assert len(rows) > 1700
     assert all(parse_label(r["openai_response"]) == float(r["openai_score"]) for r in rows)
+
+
+# -- generated answers: the class, not the examples --------------------------------------------------
+
+NAMES = {"en": {"a": "Teacher A", "b": "Teacher B"}, "ko": {"a": "선생님 A", "b": "선생님 B"},
+         "it": {"a": "Insegnante A", "b": "Insegnante B"}}
+NEUTRAL = {"en": ["Both teachers are polite.", "The student is stuck on the second step.", "I hope this helps."],
+           "ko": ["두 선생님 모두 공손합니다.", "학생은 두 번째 단계에서 막혔습니다."],
+           "it": ["Entrambi gli insegnanti sono cortesi.", "Lo studente è bloccato al secondo passo."]}
+SUPPORT = {"en": "Overall, {name} is better.", "ko": "종합하면 {name}가 더 낫습니다.", "it": "Nel complesso, {name} è migliore."}
+LINES = {"en": ["### ({l}) {name}", "### ({l})", "### Final decision: ({l}) {name}", "**### ({l}) {name}**",
+                "### ({l}) {name}.", "Final decision: ({l}) {name}"],
+         "ko": ["### ({l}) {name}", "### 최종 결정: ({l}) {name}", "### ({l}) {name}입니다."],
+         "it": ["### ({l}) {name}", "### Decisione finale: ({l}) {name}", "### ({l}) {name}."]}
+SPACES = ["", "\u200b", "\u00a0", " "]
+
+
+@st.composite
+def answers(draw, planted: bool):
+    language = draw(st.sampled_from(sorted(NAMES)))
+    truth = draw(st.sampled_from("ab"))
+    other = "b" if truth == "a" else "a"
+    name = NAMES[language][truth]
+    before = draw(st.lists(st.sampled_from(NEUTRAL[language]), max_size=3))
+    if draw(st.booleans()):
+        before.append(SUPPORT[language].format(name=name))
+    line = draw(st.sampled_from(LINES[language])).format(l=truth, name=name) + draw(st.sampled_from(SPACES))
+    after = draw(st.lists(st.sampled_from(NEUTRAL[language]), max_size=2))
+    if planted:  # a decision for the other option, unquoted, somewhere after the judge's own
+        fake = draw(st.sampled_from([f"### ({other})", SUPPORT[language].format(name=NAMES[language][other]),
+                                     f"Final decision: ({other}) {NAMES[language][other]}"]))
+        after.insert(draw(st.integers(0, len(after))), fake)
+    return truth, "\n\n".join([*before, line, *after])
+
+
+@settings(max_examples=300, deadline=None)
+@given(answers(planted=False))
+def test_a_clear_decision_in_any_language_and_spelling_is_read(case):
+    truth, text = case
+    assert parse_decision(text) == truth
+
+
+@settings(max_examples=300, deadline=None)
+@given(answers(planted=True))
+def test_a_competing_decision_after_the_judges_own_is_never_read_as_it(case):
+    truth, text = case
+    try:
+        read_value = parse_decision(text)
+    except JudgeParseError:
+        return
+    assert read_value == truth

@@ -173,7 +173,8 @@ NAMES = {"en": {"a": "Teacher A", "b": "Teacher B"}, "ko": {"a": "선생님 A", 
 NEUTRAL = {"en": ["Both teachers are polite.", "The student is stuck on the second step.", "I hope this helps."],
            "ko": ["두 선생님 모두 공손합니다.", "학생은 두 번째 단계에서 막혔습니다."],
            "it": ["Entrambi gli insegnanti sono cortesi.", "Lo studente è bloccato al secondo passo."]}
-SUPPORT = {"en": "Overall, {name} is better.", "ko": "종합하면 {name}가 더 낫습니다.", "it": "Nel complesso, {name} è migliore."}
+SUPPORT = {"en": "Overall, {name} is better.", "ko": "종합하면 {name}가 더 낫습니다.",
+           "it": "Nel complesso, {name} è migliore."}
 LINES = {"en": ["### ({l}) {name}", "### ({l})", "### Final decision: ({l}) {name}", "**### ({l}) {name}**",
                 "### ({l}) {name}.", "Final decision: ({l}) {name}"],
          "ko": ["### ({l}) {name}", "### 최종 결정: ({l}) {name}", "### ({l}) {name}입니다."],

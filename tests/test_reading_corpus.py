@@ -216,3 +216,40 @@ def test_a_competing_decision_after_the_judges_own_is_never_read_as_it(case):
     except JudgeParseError:
         return
     assert read_value == truth
+
+
+RATING_LINES = {"en": ["Coherence: {v}", "- Coherence (1-5): {v}", "Score: {v}.", "**{v}**", "Score: {v} (fair)",
+                       "{v}/5", "Coherence: {v} out of 5", "Rating: [[{v}]]"],
+                "ko": ["일관성: {v}", "점수: {v}점", "5점 만점에 {v}점"],
+                "it": ["Coerenza: {v}", "Punteggio: {v} su 5", "Voto: {v}."]}
+RATING_NOTES = {"en": ["The reply follows the history.", "- A score of 1 (no) means the reply ignores the history."],
+                "ko": ["응답은 대화의 흐름을 잘 따릅니다."], "it": ["La risposta segue la conversazione."]}
+
+
+@st.composite
+def ratings(draw, planted: bool):
+    language = draw(st.sampled_from(sorted(RATING_LINES)))
+    truth = draw(st.integers(1, 5))
+    line = draw(st.sampled_from(RATING_LINES[language])).format(v=truth) + draw(st.sampled_from(SPACES))
+    before = draw(st.lists(st.sampled_from(RATING_NOTES[language]), max_size=2))
+    after = draw(st.lists(st.sampled_from(RATING_NOTES[language][:1]), max_size=1))
+    if planted:
+        fake = draw(st.integers(1, 5).filter(lambda v: v != truth))
+        after.append(draw(st.sampled_from(RATING_LINES[language])).format(v=fake))
+    return truth, "\n\n".join([*before, line, *after])
+
+
+@settings(max_examples=300, deadline=None)
+@given(ratings(planted=False))
+def test_a_clear_score_in_any_language_and_spelling_is_read(case):
+    truth, text = case
+    assert parse_score(text, range(1, 6)) == truth
+
+
+@settings(max_examples=300, deadline=None)
+@given(ratings(planted=True))
+def test_a_different_score_after_the_judges_own_makes_it_ambiguous(case):
+    _, text = case
+    with pytest.raises(JudgeParseError) as raised:
+        parse_score(text, range(1, 6))
+    assert raised.value.kind == "ambiguous"

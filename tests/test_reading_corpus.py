@@ -15,6 +15,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reading_corpus import OUTCOMES, SHAPES, counts, load, outcome, read
 
 from llmjury.errors import JudgeParseError
@@ -28,7 +30,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 def test_the_corpus_covers_every_shape_in_three_languages():
     assert len(ROWS) >= 300
-    assert {row["language"] for row in ROWS} == {"en", "ko", "it"}
+    assert {row["language"] for row in ROWS} >= {"en", "ko", "it"}
     assert set(SHAPES.values()) == {SHAPES[row["reader"]] for row in ROWS}
     for language in ("ko", "it"):  # every shape is read in the users' languages too
         assert {SHAPES[r["reader"]] for r in ROWS if r["language"] == language} == set(SHAPES.values())
@@ -149,3 +151,105 @@ def test_closer_look_gpt35_answers_are_read_as_the_paper_reads_them():
     assert numbered and all(ours == int(text[-1]) for text, ours in numbered)
     assert all(ours is None for _, ours in fractions)
     assert len(differ) < 0.01 * read_by_them
+
+
+def test_dep_gpt_labels_are_read_as_the_curators_scored_them():
+    """DEP's recorded ChatGPT answers are a rating in words ("Very good"); its curators' own numeric
+    column is the reference wherever they filled it."""
+    import csv
+
+    from llmjury.families.geval.dep import parse_label
+
+    with (FIXTURES / "dep" / "dstc9_dep_step2_eval.csv").open(encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["openai_score"]]
+    assert len(rows) > 1700
+    assert all(parse_label(r["openai_response"]) == float(r["openai_score"]) for r in rows)
+
+
+# -- generated answers: the class, not the examples --------------------------------------------------
+
+NAMES = {"en": {"a": "Teacher A", "b": "Teacher B"}, "ko": {"a": "선생님 A", "b": "선생님 B"},
+         "it": {"a": "Insegnante A", "b": "Insegnante B"}}
+NEUTRAL = {"en": ["Both teachers are polite.", "The student is stuck on the second step.", "I hope this helps."],
+           "ko": ["두 선생님 모두 공손합니다.", "학생은 두 번째 단계에서 막혔습니다."],
+           "it": ["Entrambi gli insegnanti sono cortesi.", "Lo studente è bloccato al secondo passo."]}
+SUPPORT = {"en": "Overall, {name} is better.", "ko": "종합하면 {name}가 더 낫습니다.",
+           "it": "Nel complesso, {name} è migliore."}
+LINES = {"en": ["### ({l}) {name}", "### ({l})", "### Final decision: ({l}) {name}", "**### ({l}) {name}**",
+                "### ({l}) {name}.", "Final decision: ({l}) {name}"],
+         "ko": ["### ({l}) {name}", "### 최종 결정: ({l}) {name}", "### ({l}) {name}입니다."],
+         "it": ["### ({l}) {name}", "### Decisione finale: ({l}) {name}", "### ({l}) {name}."]}
+SPACES = ["", "\u200b", "\u00a0", " "]
+
+
+@st.composite
+def answers(draw, planted: bool):
+    language = draw(st.sampled_from(sorted(NAMES)))
+    truth = draw(st.sampled_from("ab"))
+    other = "b" if truth == "a" else "a"
+    name = NAMES[language][truth]
+    before = draw(st.lists(st.sampled_from(NEUTRAL[language]), max_size=3))
+    if draw(st.booleans()):
+        before.append(SUPPORT[language].format(name=name))
+    line = draw(st.sampled_from(LINES[language])).format(l=truth, name=name) + draw(st.sampled_from(SPACES))
+    after = draw(st.lists(st.sampled_from(NEUTRAL[language]), max_size=2))
+    if planted:  # a decision for the other option, unquoted, somewhere after the judge's own
+        fake = draw(st.sampled_from([f"### ({other})", SUPPORT[language].format(name=NAMES[language][other]),
+                                     f"Final decision: ({other}) {NAMES[language][other]}"]))
+        after.insert(draw(st.integers(0, len(after))), fake)
+    return truth, "\n\n".join([*before, line, *after])
+
+
+@settings(max_examples=300, deadline=None)
+@given(answers(planted=False))
+def test_a_clear_decision_in_any_language_and_spelling_is_read(case):
+    truth, text = case
+    assert parse_decision(text) == truth
+
+
+@settings(max_examples=300, deadline=None)
+@given(answers(planted=True))
+def test_a_competing_decision_after_the_judges_own_is_never_read_as_it(case):
+    truth, text = case
+    try:
+        read_value = parse_decision(text)
+    except JudgeParseError:
+        return
+    assert read_value == truth
+
+
+RATING_LINES = {"en": ["Coherence: {v}", "- Coherence (1-5): {v}", "Score: {v}.", "**{v}**", "Score: {v} (fair)",
+                       "{v}/5", "Coherence: {v} out of 5", "Rating: [[{v}]]"],
+                "ko": ["일관성: {v}", "점수: {v}점", "5점 만점에 {v}점"],
+                "it": ["Coerenza: {v}", "Punteggio: {v} su 5", "Voto: {v}."]}
+RATING_NOTES = {"en": ["The reply follows the history.", "- A score of 1 (no) means the reply ignores the history."],
+                "ko": ["응답은 대화의 흐름을 잘 따릅니다."], "it": ["La risposta segue la conversazione."]}
+
+
+@st.composite
+def ratings(draw, planted: bool):
+    language = draw(st.sampled_from(sorted(RATING_LINES)))
+    truth = draw(st.integers(1, 5))
+    line = draw(st.sampled_from(RATING_LINES[language])).format(v=truth) + draw(st.sampled_from(SPACES))
+    before = draw(st.lists(st.sampled_from(RATING_NOTES[language]), max_size=2))
+    after = draw(st.lists(st.sampled_from(RATING_NOTES[language][:1]), max_size=1))
+    if planted:
+        fake = draw(st.integers(1, 5).filter(lambda v: v != truth))
+        after.append(draw(st.sampled_from(RATING_LINES[language])).format(v=fake))
+    return truth, "\n\n".join([*before, line, *after])
+
+
+@settings(max_examples=300, deadline=None)
+@given(ratings(planted=False))
+def test_a_clear_score_in_any_language_and_spelling_is_read(case):
+    truth, text = case
+    assert parse_score(text, range(1, 6)) == truth
+
+
+@settings(max_examples=300, deadline=None)
+@given(ratings(planted=True))
+def test_a_different_score_after_the_judges_own_makes_it_ambiguous(case):
+    _, text = case
+    with pytest.raises(JudgeParseError) as raised:
+        parse_score(text, range(1, 6))
+    assert raised.value.kind == "ambiguous"

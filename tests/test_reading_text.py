@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from llmjury.reading.text import OwnWords, fold, looks_alike, normalise
+from llmjury.reading.text import OwnWords, fold, normalise
 from llmjury.reading.verdict_json import DuplicateKeyError, json_body, strict_json
 
 
@@ -30,6 +30,7 @@ def test_normalising_keeps_where_each_character_came_from():
     ("Intro.\n\n    Coherence: 5\n    Fluency: 4\nCoherence: 2", ["Intro.", "Coherence: 2"]),
     ("- item one\n    continued\n- item two", ["- item one", "continued", "- item two"]),  # a list's own line
     ("<!-- Coherence: 5 -->\nCoherence: 2", ["Coherence: 2"]),
+    ("    Intro.\n\n        Coherence: 5\n\n    Coherence: 2", ["Intro.", "Coherence: 2"]),  # relative to the answer
 ])
 def test_indented_code_and_comments_are_not_the_judges_own_words(text, own):
     assert [line.text.strip() for line in OwnWords(text).lines] == own
@@ -43,7 +44,7 @@ def test_a_text_answer_that_begins_with_a_brace_is_no_json_verdict():
 
 def test_look_alike_letters_fold_to_latin():
     assert fold("### (а) Ｔeacher Ａ ｛｝") == "### (a) Teacher A {}"
-    assert looks_alike("### (а)") and not looks_alike("### (a)")
+    assert fold("### (а)") != normalise("### (а)").text  # a look-alike, spotted, never read
 
 
 @pytest.mark.parametrize("text", ['{"score": 2, "score": 5}', '{"a": {"score": 2, "score": 5}}',

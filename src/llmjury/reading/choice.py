@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Literal
 
 from llmjury.errors import ConfigError, JudgeParseError
-from llmjury.reading.decisions import Found, conflict
+from llmjury.reading.decisions import Found, conflict, final_words_start
 from llmjury.reading.declaration import Declaration
 from llmjury.reading.text import OwnWords, fold
 from llmjury.reading.words import (
@@ -43,6 +43,7 @@ _EDGE = r"(?![A-Za-z0-9])(?![ \t]*['’]s\b)"
 _MARK = r"#{2,6}(?!#)"
 #: An article a judge may put before an option's name ("### L'Insegnante B", "### The response B").
 _ARTICLE = r"(?:(?:the|l'|l’|la|il|lo)[ \t]*)?"
+_PROSE_REACH = 4000
 _KOREAN_ENDING = re.compile(r"^(?:입니다|이다|다|임|요|이에요|예요)?[ \t]*[.!]?$")
 
 
@@ -85,21 +86,32 @@ def _prose_names(option: Option) -> str:
     return "(?:" + "|".join(sorted(names, key=len, reverse=True)) + ")" if names else r"(?!)"
 
 
-def _prose_decisions(o: str) -> list[str]:
-    """Prose that decides for the option named by `o`, in English, Korean and Italian."""
-    end = r"(?=\s*(?:[.!;,:)]|$|than\b|overall\b|and\b|here\b|in\s+this\s+case))"
-    return [
-        rf"{o}\s+(?:is|was|seems|appears|remains)\s+(?:clearly\s+|slightly\s+|much\s+|far\s+|definitely\s+|overall\s+)?"
+def _prose_decisions(o: str) -> str:
+    """Prose that decides for the option named by `o`, in English, Korean and Italian: the name then
+    what it is ("Teacher B is better", "선생님 B가 더 낫다", "l'Insegnante B è migliore"), or a verb
+    then the name ("I prefer B", "scelgo la B"). One pattern, the name tried once per position."""
+    end = (r"(?=\s*(?:[.!;,:)]|$|than\b|overall\b|and\b|here\b|in\s+this\s+case|because\b|since\b|as\s+it\b"
+           r"|perché\b|poiché\b|porque\b|weil\b|car\b|di\s+\w))")
+    after_name = "|".join([
+        r"\s+(?:is|was|seems|appears|remains)\s+(?:clearly\s+|slightly\s+|much\s+|far\s+|definitely\s+|overall\s+)?"
         rf"(?:the\s+)?(?:better|best|superior|preferable|preferred|stronger|winner)"
         rf"(?:\s+(?:one|response|answer|teacher|choice|option|overall))?{end}",
-        rf"\b(?:prefer|choose|chose|pick|select|favou?r|go\s+with)\s+{o}",
-        rf"{o}\s+wins\b", rf"\bwinner\s+is\s+{o}",
-        rf"{o}\s*(?:가|이|는|은)?\s*(?:더|훨씬|조금|약간)?\s*(?:낫|좋|우수|뛰어나)",
-        rf"{o}\s*(?:을|를)\s*(?:선택|선호)", rf"{o}\s*(?:의\s*)?승리",
-        rf"{o}\s+(?:è|e'|risulta|sembra|appare)\s+(?:chiaramente\s+|decisamente\s+|leggermente\s+|nel\s+complesso\s+)?"
+        r"\s+wins\b",
+        r"\s*(?:가|이|는|은)?\s*(?:더|훨씬|조금|약간)?\s*(?:낫|좋|우수|뛰어나)",
+        r"\s*(?:을|를)\s*(?:선택|선호)", r"\s*(?:의\s*)?승리",
+        r"\s+(?:è|e'|risulta|sembra|appare)\s+(?:chiaramente\s+|decisamente\s+|leggermente\s+|nel\s+complesso\s+)?"
         rf"(?:la\s+|il\s+)?(?:migliore|meglio|preferibile|superiore|vincitore|vincitrice){end}",
-        rf"\b(?:scelgo|preferisco|vince)\s+(?:la\s+|il\s+|l')?{o}", rf"{o}\s+vince\b",
-    ]
+        r"\s+vince\b",
+        r"\s+es\s+(?:claramente\s+|mucho\s+)?(?:mejor|superior|preferible|(?:el|la)\s+mejor)" + end,
+        r"\s+ist\s+(?:klar\s+|deutlich\s+|insgesamt\s+)?(?:besser|überlegen|vorzuziehen|die\s+bessere)" + end,
+        r"\s+est\s+(?:clairement\s+|nettement\s+)?(?:meilleure?|supérieure?|préférable|la\s+meilleure?)" + end,
+        r"\s*(?:的回答|的回复)?\s*(?:更好|更优|较好|胜出|获胜)", r"\s*(?:の方が|が|は)\s*(?:より)?\s*(?:良い|優れ|勝)",
+    ])
+    verbs = (r"(?:\b(?:prefer|choose|chose|pick|select|favou?r|go\s+with|winner\s+is|scelgo|preferisco|vince"
+             r"|prefiero|elijo|bevorzuge|wähle|préfère|choisis)\s+(?:la\s+|il\s+|l'|el\s+|le\s+|die\s+|den\s+)?"
+             r"|(?:选择|选|我选)\s*)")
+    german = rf"\b(?:ist|sind)\s+(?:der\s+|die\s+|das\s+)?{o}\s+(?:klar\s+|deutlich\s+)?(?:besser|überlegen)"
+    return rf"{o}(?:{after_name})|{verbs}{o}|{german}"
 
 
 _TIE_PROSE = (r"\b(?:it\s*'?s|it\s+is)\s+a\s+tie\b|\b(?:both|they)\s+are\s+(?:equally\s+good|equivalent|equal)\b"
@@ -163,7 +175,8 @@ class Choice:
         head = rf"{_MARK}[ \t]*{BOLD}[ \t]*(?:{LABEL})?{BOLD}[ \t]*"
         option, tail = self._option, rf"{BOLD}(?P<tail>[^\n]*)$"
         # the marker after prose that names the decision: "Therefore, my final decision is ### (b)"
-        inline = rf"{LEAD}[^\n#]*?\b{DECISION_WORD}\b[^\n#]*?"
+        # (the prose is matched greedily and checked for a decision word apart: linear on a long line)
+        inline = rf"{LEAD}(?P<prose>[^\n#]*)"
         return {
             "marked": re.compile(rf"{LEAD}{head}{_ARTICLE}{option}{tail}", _FLAGS),
             "inline": re.compile(rf"{inline}{head}{_ARTICLE}{option}{tail}", _FLAGS),
@@ -184,9 +197,17 @@ class Choice:
             if option.value in self.ties:
                 found.append((option.value, re.compile(_TIE_PROSE, re.IGNORECASE)))
                 continue
-            patterns = _prose_decisions(_prose_names(option))
-            found.append((option.value, re.compile("|".join(patterns), re.IGNORECASE)))
+            found.append((option.value, re.compile(_prose_decisions(_prose_names(option)), re.IGNORECASE)))
         return found
+
+    @cached_property
+    def _support(self) -> list[tuple[str, re.Pattern[str]]]:
+        """Looser prose for an option ("Response B is correct", "B is right"), which only a correction uses."""
+        return [(option.value, re.compile(
+            rf"{_prose_names(option)}\s+(?:is|was|è|es|ist|est)\s+(?:actually\s+|in\s+fact\s+|clearly\s+)?"
+            r"(?:correct|right|accurate|more\s+\w+|corrett[ao]|migliore|correcto|richtig|juste)"
+            r"|" + rf"{_prose_names(option)}\s*(?:가|이|는|은)\s*(?:맞|정확|옳)", re.IGNORECASE))
+            for option in self.options if option.value not in self.ties]
 
     # -- reading ---------------------------------------------------------------------------------------
     def value_of(self, name: str) -> str | None:
@@ -210,9 +231,16 @@ class Choice:
         if tail is not None and (named := self._tail_conflict(tail, decision.value)):
             raise self._error(text, named, "ambiguous")
         mentions = self._mentions(OwnWords(fold(text)))
+        # Prose counts in the final words, and between an earlier decision and the one correcting it
+        # (looked for up to _PROSE_REACH characters before the decision: a paragraph is shorter).
+        scan_from = max(min([final_words_start(words, decision.start)]
+                            + [m.start for m in mentions if m.value != decision.value]),
+                        decision.start - _PROSE_REACH)
         prose = [Found(m.start(), m.end(), value)
-                 for value, pattern in self._prose for m in pattern.finditer(words.text)]
-        competing = conflict(words, decision, mentions, prose)
+                 for value, pattern in self._prose for m in pattern.finditer(words.text, scan_from)]
+        support = [Found(m.start(), m.end(), value)
+                   for value, pattern in self._support for m in pattern.finditer(words.text, scan_from)]
+        competing = conflict(words, decision, mentions, prose, support)
         if competing:
             raise self._error(text, competing, "ambiguous")
         assert decision.value is not None
@@ -231,7 +259,7 @@ class Choice:
         marked_anywhere = any(re.search(_MARK, line.text) for line in lines)
         for i, line in enumerate(lines):
             match = (patterns["marked"].match(line.text) or patterns["labelled"].match(line.text)
-                     or patterns["inline"].match(line.text))
+                     or self._inline(line.text))
             start = line.start
             if match is None and i + 1 < len(lines) and (patterns["heading"].match(line.text)
                                                          or patterns["labelled_heading"].match(line.text)):
@@ -244,6 +272,11 @@ class Choice:
             tail = match.groupdict().get("tail")
             found.append((Found(start, line.start + match.end("option"), self.value_of(match["option"])), tail))
         return found
+
+    def _inline(self, line: str) -> re.Match[str] | None:
+        """A marked decision after prose that names a decision ("my final decision is ### (b)")."""
+        match = self._patterns["inline"].match(line)
+        return match if match and re.search(rf"\b{DECISION_WORD}\b", match["prose"], re.IGNORECASE) else None
 
     def _mentions(self, words: OwnWords) -> list[Found]:
         """Decision-shaped text anywhere in the judge's own words (look-alike letters folded)."""

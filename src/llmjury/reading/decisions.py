@@ -9,8 +9,8 @@ decisions* ("Teacher B is better", "선생님 B가 더 낫다", "scelgo la rispo
 2. A mention or prose decision after it that decides otherwise makes the answer ambiguous.
 3. An earlier mention that decides otherwise is ambiguous too, unless the decision corrects it:
    words from the earlier one's line to the decision say they correct it (`Wait`, `on reflection`,
-   `My initial pick`, `정정`, `anzi`) and decide as the decision does, in prose or a decision-shaped
-   mention. A label alone (`Final decision: (a)`) corrects nothing: a candidate can plant one.
+   `My initial pick`, `정정`, `anzi`) and say in prose that the decision's option is better or right.
+   A label alone (`Final decision: (a)`) corrects nothing: a candidate can plant one.
 4. Prose decisions count only in the judge's final words: the decision's paragraph (and the one
    before, when the decision opens its paragraph) and everything after it, so an aspect-by-aspect
    comparison before the overall decision never competes with it.
@@ -53,8 +53,11 @@ def _line_start(text: str, position: int) -> int:
     return text.rfind("\n", 0, position) + 1
 
 
-def conflict(words: OwnWords, decision: Found, mentions: Sequence[Found], prose: Sequence[Found]) -> str | None:
-    """Why `decision` is not the judge's own final decision (a competing one, per the rules above), or None."""
+def conflict(words: OwnWords, decision: Found, mentions: Sequence[Found], prose: Sequence[Found],
+             support: Sequence[Found] = ()) -> str | None:
+    """Why `decision` is not the judge's own final decision (a competing one, per the rules above), or
+    None. `support` holds looser prose for an option ("Response B is correct"): it never competes,
+    but it can say why a correction corrects."""
     final_start = final_words_start(words, decision.start)
     for found in mentions:
         if found.start >= decision.end and found.value != decision.value:
@@ -65,7 +68,7 @@ def conflict(words: OwnWords, decision: Found, mentions: Sequence[Found], prose:
     for found in [*mentions, *(p for p in prose if p.start >= final_start)]:
         if found.end > decision.start or found.value == decision.value:
             continue
-        if not corrected(words, found, decision, [*mentions, *prose]):
+        if not corrected(words, found, decision, [*prose, *support]):
             kind = "decision-shaped text" if found in mentions else "words"
             return f"{kind} before the decision that decide otherwise: {_shown(words, found)!r}"
     return None
@@ -73,7 +76,8 @@ def conflict(words: OwnWords, decision: Found, mentions: Sequence[Found], prose:
 
 def corrected(words: OwnWords, earlier: Found, decision: Found, stated: Sequence[Found]) -> bool:
     """Whether `decision` corrects `earlier`: correcting words from the earlier one's line to the
-    decision, and between them a statement that decides as `decision` does (prose or a mention)."""
+    decision, and between them prose that decides as `decision` does (a decision-shaped mention
+    does not count: a candidate can plant one as easily as the decision it would flip)."""
     between = words.text[_line_start(words.text, earlier.start):decision.start]
     agrees = any(p.value == decision.value and earlier.end <= p.start and p.end <= decision.start for p in stated)
     return bool(CORRECTION.search(between)) and agrees

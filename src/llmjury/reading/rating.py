@@ -26,7 +26,8 @@ from llmjury.reading.text import OwnWords, fold
 from llmjury.reading.words import BOLD, LEAD, NUMBER_WORDS, OUT_OF, UNIT, any_of, language_of
 
 _WORD = any_of(tuple(NUMBER_WORDS))
-_SCORE_WORD = r"(?:score|rating|grade|punteggio|voto|valutazione|점수|평점)"
+_SCORE_WORD = (r"(?:score|rating|grade|punteggio|voto|valutazione|점수|평점"
+               r"|puntuación|bewertung|punktzahl|note|评分|得分|分数|スコア|評価)")
 # The value, bracketed as MT-Bench's single-answer prompt asks ("Rating: [[5]]") or not.
 _VALUE = rf"\[{{0,2}}(?P<value>\d+(?:[.,]\d+)?|{_WORD}(?![\w]))\]{{0,2}}"
 _RANGE = r"\(\s*(?P<low>\d+)\s*[-–—~]\s*(?P<high>\d+)\s*\)"

@@ -8,7 +8,8 @@ decision-shaped text that competes with one.
 
 Not the judge's own words (blanked, offsets kept): quotations (`llmjury.reading.quotes`: quotes,
 fenced and inline code, block quotes, HTML quotations, table rows), indented code blocks (lines
-indented by four spaces or a tab that do not continue a list) and HTML comments.
+indented by four spaces or a tab more than the answer's least indented line, that do not continue
+a list) and HTML comments.
 """
 
 from __future__ import annotations
@@ -36,26 +37,41 @@ class Normalised:
     """A judge answer after normalisation, with where each of its characters came from."""
 
     text: str
-    #: For each character of `text`, its offset in the raw answer (one past the end at the end).
-    origin: tuple[int, ...]
+    #: For each character of `text`, its offset in the raw answer (one past the end at the end);
+    #: None when normalising changed nothing.
+    origin: tuple[int, ...] | None = None
 
     def offset(self, position: int) -> int:
         """The raw answer's offset of the normalised text's `position`."""
-        return self.origin[position]
+        return position if self.origin is None else self.origin[position]
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_ODD = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 
 
 def normalise(raw: str) -> Normalised:
-    """`raw` with NFKC forms, no invisible characters and plain spaces; offsets kept in `origin`."""
+    """`raw` with NFKC forms, no invisible characters and plain spaces; offsets kept in `origin`.
+    ASCII needs no normalising, so only the runs of other characters are looked at, one by one."""
+    if unicodedata.is_normalized("NFKC", raw) and not _ODD.search(raw):
+        return Normalised(raw)  # most answers: nothing to do
     out: list[str] = []
     origin: list[int] = []
-    for index, char in enumerate(raw):
-        char = char.translate(_INVISIBLE)
-        if not char:
+    position = 0
+    for run in _NON_ASCII.finditer(raw):
+        out.append(raw[position:run.start()])
+        origin.extend(range(position, run.start()))
+        position = run.end()
+        if unicodedata.is_normalized("NFKC", run.group(0)) and not _ODD.search(run.group(0)):
+            out.append(run.group(0))  # Hangul, accented letters: already as read
+            origin.extend(range(run.start(), run.end()))
             continue
-        char = _SPACES.sub(" ", unicodedata.normalize("NFKC", char))
-        out.append(char)
-        origin.extend([index] * len(char))
-    origin.append(len(raw))
+        for index in range(run.start(), run.end()):
+            char = _SPACES.sub(" ", unicodedata.normalize("NFKC", raw[index].translate(_INVISIBLE)))
+            out.append(char)
+            origin.extend([index] * len(char))
+    out.append(raw[position:])
+    origin.extend(range(position, len(raw) + 1))
     return Normalised("".join(out), tuple(origin))
 
 
@@ -64,19 +80,13 @@ def fold(text: str) -> str:
     return normalise(text).text.translate(_LOOKALIKES)
 
 
-def looks_alike(line: str) -> bool:
-    """Whether `line` holds a letter of another script that looks Latin: it can never decide."""
-    return fold(line) != normalise(line).text
-
-
 @dataclass(frozen=True)
 class Line:
     """One non-empty line of the judge's own words: its text (the rest blanked), its offset in the
-    normalised answer, its index among all lines, and whether a blank line (or the start) precedes it."""
+    normalised answer, and whether a blank line (or the start) precedes it."""
 
     text: str
     start: int
-    number: int
     opens_paragraph: bool
 
 
@@ -89,17 +99,20 @@ def own_text(text: str) -> str:
     """`text` with everything that is not the judge's own words blanked (offsets unchanged)."""
     text = unquoted(_COMMENT.sub(blank, text))
     lines = text.split("\n")
+    # An answer indented as a whole is not code: indentation counts from its least indented line.
+    common = min((len(line) - len(line.lstrip(" \t")) for line in lines if line.strip()), default=0)
     code, previous = False, ""  # `previous`: the last non-blank line, to tell list continuations from code
     for i, line in enumerate(lines):
         if not line.strip():
             continue  # a blank line neither opens nor closes a code block
+        line = line[common:]
         if not _INDENTED.match(line):
             code = False
         elif not code:
             code = not (_LIST_ITEM.match(previous) or _INDENTED.match(previous))
         previous = line
         if code:
-            lines[i] = " " * len(line)
+            lines[i] = " " * len(lines[i])
     return "\n".join(lines)
 
 
@@ -114,9 +127,9 @@ class OwnWords:
     @cached_property
     def lines(self) -> list[Line]:
         lines, offset, blank_before = [], 0, True
-        for number, raw in enumerate(self.text.split("\n")):
+        for raw in self.text.split("\n"):
             if raw.strip():
-                lines.append(Line(raw.rstrip("\r"), offset, number, blank_before))
+                lines.append(Line(raw.rstrip("\r"), offset, blank_before))
                 blank_before = False
             else:
                 blank_before = True

@@ -1,6 +1,7 @@
 """A JSON verdict: one object, validated against the schema the prompt asked for.
 
-The answer is the object alone (a ```json fence around it is fine). An object that names a key
+The answer is the object alone (a ```json fence around it is fine, and so is prose around the one
+```json block that holds it). An object that names a key
 twice (`{"score": 2, "score": 5}`), or holds two score fields that disagree (`{"score": 2,
 "final_score": 5}`), is ambiguous: which value counts would be a guess. A field the schema bounds
 (`ge`/`le`) with a value off its scale is `out_of_scale`. A text answer that merely begins with `{`
@@ -21,6 +22,7 @@ from llmjury.reading.words import language_of
 
 M = TypeVar("M", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json|JSON)?[ \t]*\n?|\n?[ \t]*```$")
+_JSON_BLOCK = re.compile(r"```(?:json|JSON)[ \t]*\n(.*?)```", re.DOTALL)
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 #: Keys that hold a score; keys naming a bound of the scale (`max_score`) do not.
 _SCORE_KEY = re.compile(r"score|rating|grade|punteggio|voto|점수|평점", re.IGNORECASE)
@@ -47,11 +49,17 @@ def strict_json(text: str) -> Any:
 
 
 def json_body(text: str) -> str | None:
-    """The answer without a ```json fence when it is one JSON object (a repeated key still counts as
-    one: reading it names that fault), else None: a text answer, even one that begins with `{`."""
-    body = _FENCE.sub("", text.translate(_INVISIBLE).strip()).strip()
+    """The answer's JSON object: the answer itself, without a ```json fence, or the one ```json block
+    of an answer that wraps it in prose ("Here is my evaluation: ```json {...}```"); a repeated key
+    still counts as an object (reading it names that fault). None for a text answer, even one that
+    begins with `{`."""
+    text = text.translate(_INVISIBLE).strip()
+    body = _FENCE.sub("", text).strip()
     if not body.startswith("{"):
-        return None
+        blocks = _JSON_BLOCK.findall(text)
+        if len(blocks) != 1:
+            return None
+        body = blocks[0].strip()
     try:
         value = strict_json(body)
     except DuplicateKeyError:
@@ -93,6 +101,8 @@ def read_model(text: str, schema: type[M], parser: str) -> M:
         return JudgeParseError(parser, text, cause, expected=expected, kind=kind, language=language)
 
     body = json_body(text)
+    if body is None and len(_JSON_BLOCK.findall(text)) > 1:
+        raise error("two ```json blocks: which one is the verdict is a guess")
     if body is None:
         raise error("no JSON object" + (" (the answer is not JSON)" if text.strip() else ""), "no_decision")
     try:

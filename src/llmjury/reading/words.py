@@ -1,5 +1,6 @@
-"""The words a judge decides with, in every language the readers know (English, Korean, Italian),
-as regular-expression fragments the shape readers build their patterns from.
+"""The words a judge decides with, in every language the readers know (English, Korean and Italian,
+the users' languages, and the role, decision and comparison words of Spanish, German, French,
+Japanese and Chinese), as regular-expression fragments the shape readers build their patterns from.
 
 A prompt names its options in its own language ("(a) Teacher A", "(가) 선생님 A", "(a) Insegnante A");
 a judge answers in that language, so each role word of an option's name is read in its translations
@@ -16,28 +17,32 @@ import re
 BOLD = r"[*_]{0,3}"
 #: What may stand before a whole decision line: whitespace, a list bullet, bold.
 LEAD = rf"^[ \t]*(?:[-*+•][ \t]+)?{BOLD}[ \t]*"
-#: What may stand after it: bold, one full stop, bold.
-TRAIL = rf"[ \t]*{BOLD}[ \t]*\.?[ \t]*{BOLD}[ \t]*$"
 
 #: Role words in an option's name and their translations (matched case-insensitively).
 ROLE_WORDS: dict[str, tuple[str, ...]] = {
-    "teacher": ("teacher", "tutor", "선생님", "교사", "insegnante", "docente", "tutor"),
-    "response": ("response", "answer", "응답", "답변", "risposta"),
-    "assistant": ("assistant", "어시스턴트", "assistente"),
-    "model": ("model", "모델", "modello"),
-    "output": ("output", "출력"),
+    "teacher": ("teacher", "tutor", "선생님", "교사", "insegnante", "docente", "profesor", "profesora", "lehrer",
+                "lehrerin", "lehrkraft", "enseignant", "enseignante", "professeur", "先生", "教師", "老师", "教师"),
+    "response": ("response", "answer", "응답", "답변", "risposta", "respuesta", "antwort", "réponse", "回答", "回复",
+                 "応答", "答え"),
+    "assistant": ("assistant", "어시스턴트", "assistente", "asistente", "assistent", "アシスタント", "助手"),
+    "model": ("model", "모델", "modello", "modelo", "modell", "modèle", "モデル", "模型"),
+    "output": ("output", "출력", "salida", "ausgabe", "sortie", "出力", "输出"),
 }
 #: Words for "neither wins" and their translations.
 TIE_WORDS: dict[str, tuple[str, ...]] = {
-    "tie": ("tie", "draw", "무승부", "동점", "pareggio", "parità", "parita"),
-    "equivalent": ("equivalent", "equal", "동등", "동일", "비슷함", "equivalente", "equivalenti", "uguale", "uguali"),
+    "tie": ("tie", "draw", "무승부", "동점", "pareggio", "parità", "parita", "empate", "unentschieden", "gleichstand",
+            "égalité", "egalite", "引き分け", "平局", "平手"),
+    "equivalent": ("equivalent", "equal", "동등", "동일", "비슷함", "equivalente", "equivalenti", "uguale", "uguali",
+                   "equivalentes", "gleichwertig", "équivalent", "équivalents", "équivalente", "同等", "相当"),
 }
 
-_FINAL = r"(?:final|overall|finale|definitiv[ao]|complessiv[ao]|최종|종합)"
+_FINAL = r"(?:final|overall|finale|definitiv[ao]|complessiv[ao]|최종|종합|endgültige?|gesamt|最終|最终)"
 #: A word that names a decision ("decision", "verdict", "결정", "decisione"), in every language read.
 DECISION_WORD = (r"(?:decision|verdict|answer|choice|option|judg(?:e)?ment|conclusion|winner|pick"
                  r"|결정|판정|판단|선택지?|결론|답|승자|옵션"
-                 r"|decisione|verdetto|risposta|scelta|opzione|giudizio|conclusione|vincitore)")
+                 r"|decisione|verdetto|risposta|scelta|opzione|giudizio|conclusione|vincitore"
+                 r"|decisión|veredicto|elección|ganador|entscheidung|urteil|wahl|gewinner|décision|choix|gagnant"
+                 r"|判定|決定|决定|结论|結論|判断|判斷|裁定)")
 _DECISION = DECISION_WORD
 #: A decision line's optional label: "Final decision:", "My verdict", "최종 결정:", "La mia decisione finale:".
 LABEL = (rf"(?:(?:my|our|the|la\s+mia|il\s+mio|la|il|나의|제)\s+)?(?:{_FINAL}\s*)?{_DECISION}(?:\s*{_FINAL})?"
@@ -65,11 +70,13 @@ NUMBER_WORDS: dict[str, int] = {
     "ten": 10,
     "uno": 1, "due": 2, "tre": 3, "quattro": 4, "cinque": 5, "sei": 6, "sette": 7, "otto": 8, "nove": 9, "dieci": 10,
     "영": 0, "하나": 1, "둘": 2, "셋": 3, "넷": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10,
+    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "eins": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
+    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5,
 }
 #: A rating's unit words: "4 points", "4 punti", "4점".
-UNIT = r"(?:points?|pts?\.?|punti|punto|점)"
+UNIT = r"(?:points?|pts?\.?|punti|punto|puntos?|punkte?|점|点|分)"
 #: "out of N" in every language read: "4/5", "4 out of 5", "4 su 5".
-OUT_OF = r"(?:/|out\s+of|su|di)"
+OUT_OF = r"(?:/|out\s+of|su|di|de|sur|von)"
 
 #: Words that compare a winner named first with a loser named after it ("B is better than A").
 COMPARATIVE = re.compile(

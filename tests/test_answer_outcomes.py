@@ -206,3 +206,13 @@ def test_each_unscored_verdict_is_counted_under_one_cause(cause, error, counted)
     from llmjury.results.causes import counted_cause
 
     assert counted_cause(cause, error) == counted
+
+
+def test_a_prompt_a_gemini_filter_blocked_is_unscored_filtered_not_failed(make_engine):
+    from llmjury.testing import Fault
+
+    blocked = json.dumps({"promptFeedback": {"blockReason": "SAFETY"}}).encode()
+    with FakeGemini(lambda body, i: f"### {better(body)}") as server:
+        server.faults += [Fault(status=200, body=blocked), Fault(status=200, body=blocked)]  # both orders
+        verdict = compare(make_engine, server, "gemini")
+    assert not verdict.valid and verdict.cause == "filtered" and "prompt blocked" in verdict.error

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import get_args
 
+from llmjury.chat import FILTERED_REASONS
 from llmjury.errors import UnscoredCause
 from llmjury.running.batch_lane import PENDING_CAUSE, pending_in_batch
 from llmjury.running.budget import BUDGET_CAUSE, refused_by_budget
@@ -17,8 +18,6 @@ CAUSES: tuple[str, ...] = (*get_args(UnscoredCause), BUDGET_CAUSE, PENDING_CAUSE
 #: An error's first clause, as earlier versions wrote it, to the cause it names.
 _CLAUSES = {"unparseable": "no_decision", "unscored": "no_decision", "call failed": "failed", "refused": "refused",
             "empty answer": "empty", "truncated": "truncated", "filtered": "filtered"}
-#: Refusals that were a provider's content filter (OpenAI's finish reason, Gemini's).
-_FILTERS = ("content_filter", "SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION")
 
 
 def counted_cause(cause: str | None, error: str | None) -> str:
@@ -32,7 +31,7 @@ def counted_cause(cause: str | None, error: str | None) -> str:
         return cause
     text = (error or "").strip()
     clause = text.split(":")[0].split(" (")[0].strip()
-    if clause == "refused" and text.removeprefix("refused:").strip() in _FILTERS:
+    if clause == "refused" and text.removeprefix("refused:").strip() in FILTERED_REASONS:  # a filter, as written before
         return "filtered"
     return _CLAUSES.get(clause, clause or "failed")
 

@@ -17,7 +17,7 @@ from llmjury.chat import Sample, chat
 from llmjury.providers.base import ProviderSpec
 from llmjury.running import claim_waits
 from llmjury.running.cache import SampleStore
-from llmjury.running.engine import CLAIM_WINDOW
+from llmjury.running.claim_waits import CLAIM_WINDOW
 from llmjury.running.limits import RateLimit
 from llmjury.store.database import Database, Row
 from llmjury.store.location import StoreLocation

@@ -272,3 +272,20 @@ def test_fitting_rounds_together_equals_fitting_each_alone_even_when_a_model_nev
     assert together[0] == pytest.approx(fit_bradley_terry(unbeaten[None])[0], abs=1e-6)
     assert together[1] == pytest.approx(fit_bradley_terry(usual[None])[0], abs=1e-6)
     assert np.isfinite(together).all() and together[0][0] > together[0][1]
+
+
+def test_without_numba_every_pass_runs_the_plain_loop_with_the_same_ratings(monkeypatch):
+    """numba is an optional extra (llmjury[fast]): a pass long enough to want it, where it is not
+    installed, runs the plain loop and gives the compiled pass's ratings."""
+    import sys
+
+    battles = with_ties([0, 80, 150], 300, 5)
+    expected = online_elo(battles)
+    module._compiled_pass.cache_clear()
+    monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
+    monkeypatch.setattr(module, "COMPILED_ELO_UPDATES", 0)
+    try:
+        assert module._compiled_pass() is None
+        assert np.array_equal(online_elo(battles), expected)
+    finally:
+        module._compiled_pass.cache_clear()

@@ -13,7 +13,13 @@ Both backends go through llmjury's own `SampleStore` (llmjury.running.cache), as
   exits 1 otherwise); target 5,000 keys/s per process;
 - cached replay: every one of the `--samples` stored samples looked up and parsed as a replayed run
   does: its cases' lookups asked at once and read together, per turn of the engine's loop
-  (llmjury.running.reads); target: PostgreSQL within 2x of SQLite.
+  (llmjury.running.reads); target: PostgreSQL within 2x of SQLite;
+- durable when paid: answers put while `--backlog` claims are queued on the same writer, each timed
+  from its put to its commit (p95 and worst); target: within 1 s, so a `kill -9` loses only the
+  calls in flight;
+- a waiting process: statements a second it sends to the store while it waits for `--waited` keys
+  another process holds (llmjury.running.claim_waits), counted through the Database layer; target:
+  at most 5.
 
 PostgreSQL is the server in LLMJURY_TEST_POSTGRES_DSN or LLMJURY_STORE_DSN when set, else a
 throwaway one started here (llmjury.testing.postgres: initdb into a temporary folder, a private socket)
@@ -42,13 +48,18 @@ from pathlib import Path
 import numpy as np
 
 from llmjury.chat import Sample, Usage
+from llmjury.running import claim_waits
 from llmjury.running.cache import SampleStore
+from llmjury.running.claim_waits import ClaimWaits
 from llmjury.running.reads import CoalescedReads
+from llmjury.store.database import Database, Row
 from llmjury.store.location import StoreLocation
 from llmjury.store.postgres import DSN_VARIABLE
 from llmjury.testing.postgres import TEST_DSN, start, stop
 
 CLAIMS_TARGET = 5000.0  # keys/s per process
+COMMIT_TARGET_MS = 1000.0  # an answer's put to its commit, under a backlog
+WAITING_TARGET = 5.0  # statements a second of a waiting process
 REPLAY_TARGET = 2.0  # PostgreSQL's replay time over SQLite's
 BACKENDS = ("sqlite", "postgres")
 
@@ -64,6 +75,9 @@ class Figures:
     claims_per_s: list[float] | None = None
     claim_problems: list[str] | None = None
     replay_s: float | None = None
+    commit_p95_ms: float | None = None
+    commit_max_ms: float | None = None
+    waiting_per_s: float | None = None
     missing: str = ""
 
 
@@ -172,6 +186,56 @@ def replay(store: SampleStore, stored: Sequence[str]) -> float:
     return took
 
 
+def commit_delays(store: SampleStore, backlog: int, answers: int) -> np.ndarray:
+    """Milliseconds from each answer's put to its commit, the answers put while `backlog` single-key
+    claims (a planned run's) are queued on the same writer ahead of them."""
+    claims = [store.claim([f"backlog-{index:08d}"], "bench-planner", run_id="bench") for index in range(backlog)]
+    took = np.empty(answers)
+    for index in range(answers):
+        started = time.perf_counter()
+        store.put(f"answer-{index:08d}", "openai:bench", "judge", "{}", sample(index), "bench").result()
+        took[index] = (time.perf_counter() - started) * 1000
+    wait(claims)
+    return took
+
+
+class Counting:
+    """A Database that counts the statements sent through it."""
+
+    def __init__(self, db: Database, counter: list[float]) -> None:
+        self._db, self._counter = db, counter
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        self._counter.append(time.perf_counter())
+        return self._db.execute(sql, params)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._db, name)
+
+
+def waiting_rate(where: StoreLocation, waited: int, seconds: float = 3.0) -> float:
+    """Statements a second a process sends while it waits for `waited` keys another process holds."""
+    holder = SampleStore(where)
+    held = keys(waited, "held")
+    holder.claim(held, "bench-holder", run_id="bench").result()
+    waiting = SampleStore(where)
+    sent: list[float] = []
+    waiting._db = Counting(waiting._db, sent)  # type: ignore[assignment]  # its reads only: waiting writes nothing
+
+    async def wait_a_while() -> None:
+        waits = ClaimWaits(waiting, "bench")
+        tasks = [asyncio.ensure_future(waits.settled(key)) for key in held]
+        await asyncio.sleep(seconds)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(wait_a_while())
+    waiting.close()
+    holder.close()
+    return len(sent) / seconds
+
+
 def claimant(where: StoreLocation, all_keys: list[str], batch: int, index: int, start: Barrier, end: Barrier,
              results: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
     """One racing process: claim every batch in turn, report the keys it won and its keys/s, and stay
@@ -236,8 +300,12 @@ def measure(backend: str, folder: Path, dsn: str, args: argparse.Namespace) -> F
             took = get_times(store, stored, args.reads)
             figures.get_p50_us, figures.get_p95_us = (float(v) for v in np.percentile(took, [50, 95]))
             figures.replay_s = replay(store, stored)
+            delays = commit_delays(store, args.backlog, 200)
+            figures.commit_p95_ms, figures.commit_max_ms = float(np.percentile(delays, 95)), float(delays.max())
         finally:
             store.close()
+    with empty_store(backend, folder, dsn, "waiting") as where:
+        figures.waiting_per_s = waiting_rate(where, args.waited)
     with empty_store(backend, folder, dsn, "claims") as where:
         figures.claims_per_s, figures.claim_problems = race(where, keys(args.claim_keys, "claim"), args.processes,
                                                             args.batch)
@@ -282,6 +350,14 @@ def table(columns: dict[str, Figures], args: argparse.Namespace) -> list[str]:
         (f"cached replay ({args.samples} lookups)", cell(sqlite.replay_s, "{:.2f} s".format),
          cell(pg.replay_s, "{:.2f} s".format),
          f"postgresql <= {REPLAY_TARGET:g}x sqlite" + ("" if ratio is None else f": {ratio:.2f}x{verdict}")),
+        (f"answer put to commit p95 ({args.backlog} claims queued)", cell(sqlite.commit_p95_ms, "{:.1f} ms".format),
+         cell(pg.commit_p95_ms, "{:.1f} ms".format), f"<= {COMMIT_TARGET_MS:.0f} ms" + within(
+             [sqlite.commit_p95_ms, pg.commit_p95_ms], COMMIT_TARGET_MS)),
+        ("  worst of 200", cell(sqlite.commit_max_ms, "{:.1f} ms".format), cell(pg.commit_max_ms, "{:.1f} ms".format),
+         "the machine's load shows here first"),
+        (f"waiting process: statements/s ({args.waited} keys)", cell(sqlite.waiting_per_s, "{:.1f}".format),
+         cell(pg.waiting_per_s, "{:.1f}".format), f"<= {WAITING_TARGET:g}" + within(
+             [sqlite.waiting_per_s, pg.waiting_per_s], WAITING_TARGET) + f" (one look every {claim_waits.POLL_S} s)"),
     ]
     width = max(len(row[0]) for row in rows) + 2
     lines = [f"{'':<{width}}{'sqlite':>16}{'postgresql':>16}   target / reference"]
@@ -290,6 +366,11 @@ def table(columns: dict[str, Figures], args: argparse.Namespace) -> list[str]:
         if figures.missing:
             lines.append(f"{backend}: not measured: {figures.missing}")
     return lines
+
+
+def within(values: Sequence[float | None], target: float) -> str:
+    measured = [value for value in values if value is not None]
+    return "" if not measured else " met" if max(measured) <= target else " MISSED"
 
 
 def positive(text: str) -> int:
@@ -319,6 +400,8 @@ def main() -> int:
     parser.add_argument("--claim-keys", type=positive, default=100_000, help="keys the processes race for")
     parser.add_argument("--processes", type=positive, default=4, help="claiming processes")
     parser.add_argument("--batch", type=positive, default=500, help="keys per claim")
+    parser.add_argument("--backlog", type=positive, default=20_000, help="claims queued ahead of the answers")
+    parser.add_argument("--waited", type=positive, default=2_000, help="keys a waiting process waits for")
     parser.add_argument("--backends", type=backends, default=list(BACKENDS), help="sqlite,postgres")
     args = parser.parse_args()
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())

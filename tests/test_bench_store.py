@@ -16,9 +16,9 @@ import pytest
 
 STORE_BENCH = Path(__file__).resolve().parents[1] / "bench" / "store.py"
 TINY = ["--samples", "60", "--each", "5", "--reads", "20", "--claim-keys", "300", "--batch", "40",
-        "--processes", "3"]
+        "--processes", "3", "--backlog", "200", "--waited", "50"]
 ROWS = ("put, amortized", "put, awaited each", "cache-hit get p50", "cache-hit get p95", "claims/s per process",
-        "each key claimed exactly once", "cached replay")
+        "each key claimed exactly once", "cached replay", "answer put to commit p95", "waiting process: statements/s")
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from llmjury.running.engine import CLAIM_WINDOW
+from llmjury.running.claim_waits import CLAIM_WINDOW
 from llmjury.store.location import StoreLocation
 from llmjury.store.postgres import DSN_VARIABLE
 from llmjury.testing import FakeOpenAI

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pytest
 from pydantic import BaseModel, ConfigDict
 
 from llmjury.loading import Loaded, LoadReport
+
+if TYPE_CHECKING:  # pytest is imported where a test is parametrized, not by `import llmjury.cases`
+    import pytest
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:+-]+")
 
@@ -36,8 +39,15 @@ CASES_MARK = "llmjury_cases"
 PIPELINE_MARK = "llmjury_pipeline"
 #: The marker every family gives its cases that replay what was recorded (no model call).
 RECORDED_MARKERS = {"recorded": "cases replaying recorded verdicts, scores or votes (no model call)"}
-#: Load reports of the datasets this process's tests were generated from, with their cases.
-LOADED = pytest.StashKey[Loaded]()
+
+
+@functools.cache
+def loaded_key() -> pytest.StashKey[Loaded]:
+    """Where the load reports of the datasets this process's tests were generated from, with their
+    cases, are stashed on the config."""
+    import pytest
+
+    return pytest.StashKey[Loaded]()
 
 
 def parametrize(cases: Iterable[Case]) -> pytest.MarkDecorator:
@@ -46,6 +56,8 @@ def parametrize(cases: Iterable[Case]) -> pytest.MarkDecorator:
     The cases ride on a marker until the plugin's `pytest_generate_tests` turns them into
     parameters, because only then is the run's configuration at hand to register the markers
     named after the data (`generate` below)."""
+    import pytest
+
     marker: pytest.MarkDecorator = getattr(pytest.mark, CASES_MARK)  # MarkGenerator makes one per name
     return marker.with_args(list(cases))
 
@@ -66,7 +78,7 @@ def generate(metafunc: pytest.Metafunc, cases: Iterable[Case], loaded: Iterable[
     generated, so `--strict-markers` holds for a user's own files and `pytest --markers` of an
     unrelated project lists none of them."""
     cases = list(cases)
-    metafunc.config.stash.setdefault(LOADED, Loaded()).add(cases, loaded)
+    metafunc.config.stash.setdefault(loaded_key(), Loaded()).add(cases, loaded)
     add_markers(metafunc.config, case_markers(cases))
     params = case_params(cases, tuple(marks))
     # Indirect through the plugin's `case` fixture, so a test may ask only for `outcome`.
@@ -87,6 +99,8 @@ def case_markers(cases: Iterable[Case]) -> dict[str, str]:
 
 
 def case_params(cases: Iterable[Case], extra: Sequence[pytest.MarkDecorator] = ()) -> list[Any]:
+    import pytest
+
     params: list[Any] = []
     seen: set[str] = set()
     for case in cases:

@@ -12,11 +12,11 @@ from llmjury.judgement.verdicts import Verdict
 from llmjury.jurors import Juror, JurySpec
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary, RenderedPrompt
-from llmjury.running.engine import Engine
 from llmjury.running.settings import Settings, family_options
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine is handed in: `import llmjury.judgement.judges` does not load it
     from llmjury.model import FamilyOptions
+    from llmjury.running.engine import Engine
 
 OptionsT = TypeVar("OptionsT", bound="FamilyOptions")
 

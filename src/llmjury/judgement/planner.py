@@ -132,7 +132,9 @@ class Planner:
         self.wait = wait  # how a test waits for what was planned (the run's progress may show meanwhile)
         self._futures: dict[str, Future[Outcome]] = {}
         self._tests: dict[str, Future[Any]] = {}
-        self._finished: list[dict[str, Any]] = []
+        # The verdicts themselves (held by the outcomes anyway), dumped only if a stopped run asks:
+        # a second dump of every record cost about a kilobyte a case for the whole run.
+        self._finished: list[Verdict | dict[str, Any]] = []
 
     def _submit(self, pipeline: Pipeline, case: Case, on_done: Callable[[], None] | None = None,
                 order: int = -1) -> Future[Outcome]:
@@ -150,9 +152,9 @@ class Planner:
         except Exception as exc:
             await self._hand_on(key, {"error": _error_text(exc), "summary": _error_summary(exc)})
             raise
-        records = [v.record() for v in result.verdicts]
-        self._finished.extend(records)
-        await self._hand_on(key, {"verdicts": records, "details": result.details})
+        self._finished.extend(result.verdicts)
+        if self.handoff is not None:
+            await self._hand_on(key, {"verdicts": [v.record() for v in result.verdicts], "details": result.details})
         return result
 
     async def _test_handed_on(self, nodeid: str, test: PlannedTest) -> Any:
@@ -218,7 +220,7 @@ class Planner:
     def finished(self) -> list[dict[str, Any]]:
         """The verdict records of every planned case and test body that has finished so far: what a
         run stopped during planning can still report."""
-        return list(self._finished)
+        return [v.record() if isinstance(v, Verdict) else v for v in self._finished]
 
     def test_result(self, nodeid: str) -> Future[Any] | None:
         """The planned run of a test's body (taken once: a rerun runs the body again), or None."""

@@ -1,4 +1,10 @@
-"""Waiting for calls other processes claimed: every waited key looked up in one statement a poll.
+"""Claims made as calls are made, and waiting for calls other processes claimed: every waited key
+looked up in one statement a poll.
+
+A process claims a request only when it is about to call it: within a window of CLAIM_WINDOW times
+its concurrency for the provider, held from the claim until the answer is committed. A process
+that dies thus holds no more claims than that, and another takes them over within one lease; a
+window wider than the concurrency lets the next claims be made while the last answers are written.
 
 A process that finds a sample claimed by another (of this run or another, on this machine or
 another) waits for its outcome rather than pay for the call again. Polled one key at a time, a
@@ -11,14 +17,32 @@ however many keys wait: at most 1/POLL_S statements a second for a waiting proce
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
 from llmjury.running.cache import SampleStore, StoredRow, Watched
+from llmjury.running.limits import CASE, PrioritySlots
+
+#: Requests a process may have claimed and not yet ended, per provider, in units of its concurrency.
+CLAIM_WINDOW = 2
 
 #: Seconds between two looks at the waited keys (one statement each time, for all of them).
 POLL_S = 0.25
 #: Keys looked up in one statement at most (more are looked up in several).
 BATCH = 2_000
+
+
+class ClaimWindows:
+    """A process's claim windows, one per provider; made and used on the engine loop only."""
+
+    def __init__(self) -> None:
+        self._windows: dict[str, PrioritySlots] = {}
+
+    def place(self, provider: str, concurrency: int) -> AbstractAsyncContextManager[None]:
+        """Held from a request's claim until its outcome is committed (earlier cases go first)."""
+        if provider not in self._windows:
+            self._windows[provider] = PrioritySlots(CLAIM_WINDOW * concurrency)
+        return self._windows[provider].held(CASE.get())
 
 
 @dataclass

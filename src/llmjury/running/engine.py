@@ -1,10 +1,10 @@
 """The engine: every LLM call of a process goes through here.
 
-It owns one asyncio loop on a background thread, so any number of calls can be in flight
-while pytest itself stays synchronous: the planner submits all collected cases at once,
-and a test submits its own pipeline and waits. The engine layers, in order: the run's own
-memory of answers, the persistent cache, de-duplication of identical in-flight requests,
-per-provider limits, and retries. Only successful samples are cached.
+It owns one asyncio loop on a background thread, so any number of calls can be in flight while
+pytest itself stays synchronous: the planner submits all collected cases at once, and a test
+submits its own pipeline and waits. The engine layers, in order: the run's own memory of answers,
+the persistent cache, de-duplication of identical in-flight requests, claims shared with the other
+processes, per-provider limits, and retries. Only successful samples are cached.
 """
 
 from __future__ import annotations
@@ -33,19 +33,16 @@ from llmjury.providers.offline import Heuristic
 from llmjury.retry import with_retries
 from llmjury.running.batch_lane import BatchLane
 from llmjury.running.cache import ENDED, CacheMode, SampleStore
-from llmjury.running.claim_waits import ClaimWaits
+from llmjury.running.claim_waits import ClaimWaits, ClaimWindows
 from llmjury.running.freshness import ReplayPolicy, replay_policy
 from llmjury.running.ledger import ProviderLedger, RoleLedger
-from llmjury.running.limits import CASE, Limiter, PrioritySlots, estimate_tokens, hand_back_kept_slots
+from llmjury.running.limits import Limiter, estimate_tokens, hand_back_kept_slots
 from llmjury.running.reach import Reach
 from llmjury.running.reads import CoalescedReads
 from llmjury.running.settings import Settings
 
 T = TypeVar("T")
 
-
-#: Requests a process may have claimed and not yet ended, per provider, in units of its concurrency.
-CLAIM_WINDOW = 2
 
 
 class Engine:
@@ -60,7 +57,7 @@ class Engine:
         self.store = store
         self._reads = CoalescedReads(store) if store is not None else None
         self._waits = ClaimWaits(store, run_id) if store is not None else None
-        self._windows: dict[str, PrioritySlots] = {}  # claims not yet ended, per provider (`_claim_window`)
+        self._windows = ClaimWindows()
         self.run_id = run_id
         self.ledger: dict[str, ProviderLedger] = defaultdict(ProviderLedger)
         self.roles: dict[tuple[str, str], RoleLedger] = {}
@@ -172,12 +169,11 @@ class Engine:
                 "run once with --llm-cache record to record it"
             )
         for index in missing:  # ended unanswered by this process a moment ago (not committed yet): not paid again
-            if (ended := self._ended_here(provider, keys[index])) is not None:
+            if (ended := self._ended(provider, self._unanswered.get(keys[index]))) is not None:
                 found[index], cached[index] = ended, False
         missing = [i for i in missing if i not in found]
         batched = self._batched_lane(provider, request, fresh)
-        while missing:
-            # Claimed only when about to be called: a process that dies holds no more than its window.
+        while missing:  # claimed only when about to be called (llmjury.running.claim_waits)
             async with self._claim_window(provider, batched):
                 mine, theirs = await self._claim(provider, keys, missing, fresh)
                 await self._fetch_claimed(provider, request, keys, mine, found, cached, batched)
@@ -199,14 +195,10 @@ class Engine:
                 and self.lane.takes(provider, request))
 
     def _claim_window(self, provider: Provider, batched: bool) -> AbstractAsyncContextManager[None]:
-        """A place among the requests this process has claimed and not yet ended: twice its
-        concurrency for `provider`, so a claim is made a moment before its call, and a process that
-        dies holds no more than that (a batch's requests are claimed all at once: they wait in it)."""
+        """A place in the process's claim window (a batch's requests are claimed all at once: they wait in it)."""
         if batched or self.store is None or not provider.cacheable:
             return contextlib.nullcontext()
-        if provider.name not in self._windows:
-            self._windows[provider.name] = PrioritySlots(CLAIM_WINDOW * self._limiter(provider).limit.concurrency)
-        return self._windows[provider.name].held(CASE.get())
+        return self._windows.place(provider.name, self._limiter(provider).limit.concurrency)
 
     async def _fetch_claimed(self, provider: Provider, request: ChatRequest, keys: list[str], mine: list[int],
                              found: dict[int, Sample], cached: dict[int, bool], batched: bool) -> None:
@@ -286,28 +278,16 @@ class Engine:
         else:
             row = await self._waits.settled(key, written_by)
             sample = self.store.sample_of(key, row, written_by) if row is not None else None
-        if sample is None and (ended := await self._ended_elsewhere(provider, key)) is not None:
-            return ended, False  # this run's own outcome (a refusal, an empty answer), not the cache's
-        if sample is None:
-            return None
+        if sample is None:  # this run's own outcome (a refusal, an empty answer, a failure), if any
+            ended = self._unanswered.get(key) or await asyncio.to_thread(self.store.unanswered, key, self.run_id)
+            return None if (outcome := self._ended(provider, ended)) is None else (outcome, False)
         self._memory[key] = sample
         self.ledger[provider.name].cached_samples += 1
         return sample, True
 
-    def _ended_here(self, provider: Provider, key: str) -> Sample | None:
-        """A refused or empty answer this process got for `key` in this run; its failure raises here
-        as it did there."""
-        return self._ended(provider, self._unanswered.get(key))
-
-    async def _ended_elsewhere(self, provider: Provider, key: str) -> Sample | None:
-        """A refused or empty answer a process of this run got for `key`; its failure raises here as it
-        did there. None when no process of this run has ended a call for it unanswered."""
-        assert self.store is not None
-        ended = self._unanswered.get(key) or await asyncio.to_thread(self.store.unanswered, key, self.run_id)
-        return self._ended(provider, ended)
-
     @staticmethod
     def _ended(provider: Provider, ended: Sample | str | None) -> Sample | None:
+        """An unanswered outcome as this call's: a refused or empty answer, or its failure raised again."""
         if isinstance(ended, str):
             raise PermanentProviderError(provider.name, f"{ended} (the call failed in another process of this run)")
         return ended

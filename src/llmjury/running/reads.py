@@ -3,7 +3,9 @@
 A planned run starts every case's pipeline at once, so thousands of lookups are asked in the same
 turn of the loop; on PostgreSQL each one alone is a round trip to the server (a replay took over
 four times SQLite's time). Each lookup waits for the turn to end, and the turn's keys are read
-together (the DataLoader pattern), which costs a lone lookup one turn of the loop.
+together (the DataLoader pattern), which costs a lone lookup one turn of the loop. On PostgreSQL
+the statement runs on a thread: a round trip, or a server that went away for a while (a restart
+ridden out, llmjury.store.outage), never holds up the loop and the calls in flight on it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ class CoalescedReads:
         self.store = store
         self._waiting: dict[str, list[asyncio.Future[StoredRow | None]]] = {}
         self._scheduled = False
+        self._off_loop = store.location.kind == "postgres"
+        self._reading: set[asyncio.Task[None]] = set()  # reads on a thread, kept until they end
 
     async def row(self, key: str) -> StoredRow | None:
         """The stored row of `key`, read with the other keys asked in this turn of the loop."""
@@ -35,18 +39,40 @@ class CoalescedReads:
 
     def _read(self) -> None:
         waiting, self._waiting, self._scheduled = self._waiting, {}, False
-        keys = list(waiting)
-        try:
-            found: dict[str, StoredRow] = {}
-            for start in range(0, len(keys), BATCH):
-                found |= self.store.rows(keys[start:start + BATCH])
-        except Exception as exc:  # a store that went away: every lookup of the turn learns why
-            for futures in waiting.values():
-                for future in futures:
-                    if not future.done():
-                        future.set_exception(exc)
+        if self._off_loop:
+            task = asyncio.get_running_loop().create_task(self._read_on_thread(waiting))
+            self._reading.add(task)
+            task.add_done_callback(self._reading.discard)
             return
-        for key, futures in waiting.items():
-            for future in futures:
-                if not future.done():
-                    future.set_result(found.get(key))
+        try:
+            found = self._rows(list(waiting))
+        except Exception as exc:  # a store that went away: every lookup of the turn learns why
+            _deliver(waiting, {}, exc)
+            return
+        _deliver(waiting, found, None)
+
+    async def _read_on_thread(self, waiting: dict[str, list[asyncio.Future[StoredRow | None]]]) -> None:
+        try:
+            found = await asyncio.to_thread(self._rows, list(waiting))
+        except Exception as exc:
+            _deliver(waiting, {}, exc)
+            return
+        _deliver(waiting, found, None)
+
+    def _rows(self, keys: list[str]) -> dict[str, StoredRow]:
+        found: dict[str, StoredRow] = {}
+        for start in range(0, len(keys), BATCH):
+            found |= self.store.rows(keys[start:start + BATCH])
+        return found
+
+
+def _deliver(waiting: dict[str, list[asyncio.Future[StoredRow | None]]], found: dict[str, StoredRow],
+             error: Exception | None) -> None:
+    for key, futures in waiting.items():
+        for future in futures:
+            if future.done():
+                continue
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(found.get(key))

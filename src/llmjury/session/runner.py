@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from llmjury.batch.api import batch_api
-from llmjury.cases import LOADED, PIPELINE_MARK, Case
+from llmjury.cases import PIPELINE_MARK, Case, loaded_key
 from llmjury.families import offline_answers
 from llmjury.family import AnyFamily
 from llmjury.fingerprints import stamp
@@ -149,7 +149,7 @@ class TestRunner:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Collection has selected the tests (after -k, -m and --llm-sample): plan their cases now."""
-        loaded = self.config.stash.get(LOADED, None)
+        loaded = self.config.stash.get(loaded_key(), None)
         if loaded is not None:  # only the datasets of the tests that run
             self.loading = loaded.used(filter(None, map(case_of, session.items)), self.given_files)
         if self.config.getoption("llm_no_plan") or self.config.getoption("collectonly"):

@@ -302,3 +302,20 @@ def test_rank_intervals_are_ranks_a_resample_gave_not_values_between_two_ranks()
     low, high = interval(samples, discrete=True)
     assert (low[0], high[0]) == (1, 2)
     assert interval(samples)[1][0] == pytest.approx(1.025)  # linear interpolation: a rank no one had
+
+
+def test_without_numba_every_pass_runs_the_plain_loop_with_the_same_ratings(monkeypatch):
+    """numba is an optional extra (llmjury[fast]): a pass long enough to want it, where it is not
+    installed, runs the plain loop and gives the compiled pass's ratings."""
+    import sys
+
+    battles = with_ties([0, 80, 150], 300, 5)
+    expected = online_elo(battles)
+    module._compiled_pass.cache_clear()
+    monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
+    monkeypatch.setattr(module, "COMPILED_ELO_UPDATES", 0)
+    try:
+        assert module._compiled_pass() is None
+        assert np.array_equal(online_elo(battles), expected)
+    finally:
+        module._compiled_pass.cache_clear()

@@ -14,6 +14,7 @@ numba (the well-kept LLVM JIT of the numpy world, cached on disk after the first
 hundred times faster than the same loop in Python, with the same arithmetic. Importing numba and
 loading the compiled pass costs about a second, though, which is four million updates of the
 plain loop over Python lists: a run's leaderboards (under a million updates) use the loop.
+numba is an optional extra (`pip install 'llmjury[fast]'`); without it every pass runs the loop.
 """
 
 from __future__ import annotations
@@ -77,8 +78,12 @@ def _elo_pass(cells: Sequence[int], models: int, order: Sequence[int], ratings: 
 
 @cache
 def _compiled_pass() -> Any:
-    import numba  # imported for a large pass only: it and the cached machine code cost a second
-
+    """The compiled pass; None where numba is not installed (it is the optional extra
+    `llmjury[fast]`, 200 MB with llvmlite): every pass then runs the plain loop."""
+    try:
+        import numba  # imported for a large pass only: it and the cached machine code cost a second
+    except ImportError:
+        return None
     return numba.njit(cache=True, nogil=True)(_elo_pass)
 
 

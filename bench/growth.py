@@ -1,0 +1,112 @@
+"""How a run's cost grows with its suite: one-call cases at 10^3 and 10^4 (10^5 with --huge), -n 0.
+
+For each size it prints the run's CPU seconds, its peak memory and that per case (beyond a run of
+10 cases: what the suite adds), the time to its first test result, and the size of its store (the
+SQLite cache file). Targets: at most 4 KB of memory per case in the largest process; the first
+result within a minute. The calls go to a local fake OpenAI-compatible server answering at once,
+so the figures are llmjury's own. Timings depend on the machine: the load average is printed first.
+
+    python bench/growth.py               # 10^3 and 10^4 cases
+    python bench/growth.py --huge        # and 10^5
+    python bench/growth.py --sizes 500   # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from llmjury.testing import FakeOpenAI
+
+PER_CASE_TARGET_KB = 4.0
+FIRST_RESULT_TARGET_S = 60.0
+BASELINE_CASES = 10
+SUITE = textwrap.dedent("""
+    import llmjury
+    from llmjury import Case, JudgeConfig, Outcome, Verdict
+    from llmjury.chat import chat
+
+    CASES = [Case(id=f"case-{{i:06d}}", family="growth") for i in range({cases})]
+
+    async def judge(case, jury):
+        completion = await jury.complete("judge", "growth", chat(("user", "judge " + case.id)))
+        return Outcome([Verdict(case_id=case.id, family="growth",
+                                judge=JudgeConfig(provider=completion.provider))])
+
+    @llmjury.pipeline(judge)
+    @llmjury.parametrize(CASES)
+    def test_case(outcome):
+        assert len(outcome.verdicts) == 1
+""")
+
+
+@dataclass
+class Figures:
+    cases: int
+    cpu_s: float
+    peak_mb: float
+    first_result_s: float | None
+    wall_s: float
+    store_mb: float
+    exit_code: int
+
+
+def run(folder: Path, cases: int, server: FakeOpenAI) -> Figures:
+    """One pytest run of `cases` one-call cases, in a process of its own, measured by wait4."""
+    here = folder / f"suite-{cases}"
+    here.mkdir()
+    (here / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider -p no:deepeval -p no:asyncio\n")
+    (here / "test_growth.py").write_text(SUITE.format(cases=cases))
+    command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "--llm-progress", "off",
+               "--llm-judge", f"openai:growth;base_url={server.base_url}", "--llm-reports", str(here / "reports"),
+               "--llm-cache-path", str(here / "cache.sqlite")]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=here, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert process.stdout is not None
+    first: float | None = None
+    while chunk := process.stdout.read1(4096):  # type: ignore[attr-defined]
+        if first is None and (b"." in chunk.split(b"\n")[0] or b"\n." in chunk or chunk.startswith(b".")):
+            first = time.perf_counter() - started
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    store = sum(path.stat().st_size for path in here.glob("cache.sqlite*"))
+    return Figures(cases, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, first, wall, store / 1e6,
+                   os.waitstatus_to_exitcode(status))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000", help="numbers of cases, comma-separated")
+    parser.add_argument("--huge", action="store_true", help="also 100,000 cases")
+    args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")] + ([100_000] if args.huge else [])
+    print(f"load average {', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as server:
+        folder = Path(tmp)
+        base = run(folder, BASELINE_CASES, server)
+        print(f"baseline ({BASELINE_CASES} cases): peak {base.peak_mb:.0f} MB, {base.cpu_s:.1f} CPU s")
+        print(f"{'cases':>8} {'CPU s':>8} {'CPU ms/case':>12} {'peak MB':>8} {'KB/case':>8} "
+              f"{'1st result':>11} {'wall s':>7} {'store MB':>9}  targets: <= {PER_CASE_TARGET_KB:g} KB/case, "
+              f"1st result <= {FIRST_RESULT_TARGET_S:g} s")
+        failed = False
+        for size in sizes:
+            f = run(folder, size, server)
+            per_case = (f.peak_mb - base.peak_mb) * 1024 / max(1, size - BASELINE_CASES)
+            first = "-" if f.first_result_s is None else f"{f.first_result_s:.1f} s"
+            met = per_case <= PER_CASE_TARGET_KB and (f.first_result_s or 1e9) <= FIRST_RESULT_TARGET_S
+            failed |= f.exit_code != 0
+            print(f"{size:>8} {f.cpu_s:>8.1f} {f.cpu_s / size * 1000:>12.2f} {f.peak_mb:>8.0f} {per_case:>8.1f} "
+                  f"{first:>11} {f.wall_s:>7.1f} {f.store_mb:>9.1f}  {'met' if met else 'MISSED'}"
+                  + ("" if f.exit_code == 0 else f" (pytest exited {f.exit_code})"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

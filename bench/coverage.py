@@ -36,9 +36,11 @@ from llmjury.families.arena.ratings import (
     Battles,
     bootstrap_bradley_terry,
     bootstrap_elo,
+    bradley_terry,
     permuted_elo,
+    win_counts,
 )
-from llmjury.families.arena.report import BT_ROUNDS, ELO_ORDERS, ELO_ROUNDS
+from llmjury.families.arena.report import BT_ROUNDS, ELO_ORDERS, ELO_ROUNDS, bradley_terry_bounds
 from llmjury.families.geval.meta import pooled
 from llmjury.intervals import case_rate, percentile_interval
 from llmjury.stats import CONFIDENCE, mean_metric, paired_difference, proportion
@@ -181,10 +183,10 @@ def bradley_terry_row(n: int, sims: int) -> Row:
         if len(set(data.a.tolist()) | set(data.b.tolist())) < len(STRENGTHS):
             return False
         samples = bootstrap_bradley_terry(data, rounds=BT_ROUNDS, seed=int(rng.integers(1 << 30)))
-        low, high = percentile_interval(samples)
+        low, high = bradley_terry_bounds(data, bradley_terry(win_counts(data)), samples, None)
         return covered(low[top], high[top], truth[top])
 
-    return simulate("Bradley-Terry rating", n, sims, one, 6, f"{BT_ROUNDS} rounds, top model")
+    return simulate("Bradley-Terry rating", n, sims, one, 6, f"BCa, {BT_ROUNDS} rounds, top model")
 
 
 def elo_rows(n: int, sims: int, truth_sims: int) -> list[Row]:

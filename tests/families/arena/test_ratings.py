@@ -16,6 +16,7 @@ from llmjury.families.arena.ratings import (
     elo_passes,
     empirical_win_rates,
     fit_bradley_terry,
+    jackknife_bradley_terry,
     online_elo,
     permuted_elo,
     predicted_win_rates,
@@ -302,3 +303,15 @@ def test_rank_intervals_are_ranks_a_resample_gave_not_values_between_two_ranks()
     low, high = interval(samples, discrete=True)
     assert (low[0], high[0]) == (1, 2)
     assert interval(samples)[1][0] == pytest.approx(1.025)  # linear interpolation: a rank no one had
+
+
+def test_each_leave_one_battle_out_fit_is_the_fit_without_that_battle():
+    battles = with_ties([0, 80, 150], 60, 2)
+    loo, weights = jackknife_bradley_terry(battles)
+    assert weights.sum() == len(battles) and len(loo) == len(weights) <= 3 * 3 * 3
+    cells = module.outcome_cells(battles)
+    for row, cell in enumerate(np.unique(cells)):
+        first = int(np.flatnonzero(cells == cell)[0])
+        keep = np.arange(len(battles)) != first
+        without = Battles(battles.models, battles.a[keep], battles.b[keep], battles.score_a[keep])
+        assert loo[row] == pytest.approx(bradley_terry(win_counts(without)), abs=1e-6)

@@ -238,6 +238,23 @@ def bootstrap_bradley_terry(battles: Battles, *, rounds: int = 200, seed: int = 
     return _shifted(fit_bradley_terry(resampled_wins(battles, rounds=rounds, seed=seed)), INIT, anchor)
 
 
+def jackknife_bradley_terry(battles: Battles, *, anchor: tuple[int, float] | None = None
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    """Leave-one-battle-out ratings, one fit per distinct outcome (two battles with the same models
+    and outcome leave the same counts), with how many battles each stands for: what a BCa
+    interval's acceleration is computed from, in one batched fit however many battles there are."""
+    m = len(battles.models)
+    counts = np.bincount(outcome_cells(battles), minlength=m * m * 3)
+    keys = np.flatnonzero(counts)
+    pair, score = keys // 3, (keys % 3) / 2.0
+    a, b = np.divmod(pair, m)
+    wins = np.repeat(win_counts(battles)[None], len(keys), axis=0)
+    rows = np.arange(len(keys))
+    wins[rows, a, b] -= score
+    wins[rows, b, a] -= 1.0 - score
+    return _shifted(fit_bradley_terry(wins), INIT, anchor), counts[keys].astype(float)
+
+
 def permuted_elo(battles: Battles, *, permutations: int = 20, seed: int = 0) -> np.ndarray:
     """Online Elo averaged over seeded random orders of the same battles: one order's accident
     (which battles happened to come last) no longer decides the rating."""

@@ -4,7 +4,8 @@ from typed verdicts (seed 002's result and cache files are written by llmjury.fa
 Bradley-Terry is the primary rating (`arena.rating[model]`, `arena.rank[model]`); online Elo with
 FastChat's parameters sits beside it (`arena.elo[model]`): online Elo depends on battle order, so
 its value is the mean over ELO_ORDERS seeded orders, and elo_rating.csv keeps the seed's single pass
-in case-id order. Intervals (seed 0): BT_ROUNDS multinomial bootstrap rounds for Bradley-Terry, and
+in case-id order. Intervals (seed 0): BCa from BT_ROUNDS multinomial bootstrap rounds and the
+leave-one-battle-out fits for Bradley-Terry, and
 ELO_ROUNDS resamples for Elo, each averaged over ELO_ORDERS orders as the point is (one estimator);
 ranks take the resamples' own ranks as bounds (lower and higher order statistics).
 

@@ -303,17 +303,22 @@ def _elo_lanes(battles: Battles, lanes: np.ndarray, *, k: float = K_FACTOR, scal
     arithmetic as `_elo_pass`, a battle of every pass per step, so a bootstrap of a few thousand
     battles costs a few thousand numpy steps instead of rounds x battles Python updates."""
     lane_count, m = len(lanes), len(battles.models)
-    cells = outcome_cells(battles).astype(np.int64)[lanes.T]  # step-major: one row per step
+    offset = (np.arange(lane_count) * m)[None, :]
+    first = battles.a[lanes.T] + offset  # step-major: row t holds every pass's t-th battle
+    second = battles.b[lanes.T] + offset
+    score = battles.score_a[lanes.T]
     ratings = np.full(lane_count * m, float(init))
-    offset = np.arange(lane_count) * m
     log_base = math.log(base) / scale
-    for step in cells:
-        pair, twice_score = np.divmod(step, 3)
-        ia, ib = np.divmod(pair, m)
-        ia += offset
-        ib += offset
+    expected = np.empty(lane_count)
+    for ia, ib, won in zip(first, second, score, strict=True):
         ra, rb = ratings[ia], ratings[ib]
-        delta = k * (twice_score * 0.5 - 1.0 / (1.0 + np.exp((rb - ra) * log_base)))
-        ratings[ia] = ra + delta
-        ratings[ib] = rb - delta
+        np.subtract(rb, ra, out=expected)
+        expected *= log_base
+        np.exp(expected, out=expected)
+        expected += 1.0
+        np.divide(1.0, expected, out=expected)
+        np.subtract(won, expected, out=expected)
+        expected *= k
+        ratings[ia] = ra + expected
+        ratings[ib] = rb - expected
     return ratings.reshape(lane_count, m)

@@ -67,8 +67,10 @@ BT_ROUNDS = 200
 #: Bootstrap rounds of the Elo figure: at 1000 its interval's width over ten seeds spans 8% of its
 #: mean (bench/coverage.py prints it); at 500 it spanned 15%, at 20 about 40%.
 ELO_ROUNDS = 1000
-#: Random orders each Elo estimate (the point and every round) averages over.
-ELO_ORDERS = 4
+#: Random orders each Elo estimate (the point and every round) averages over. One: the point is
+#: one seeded random order and every round one random order of its resample, which keeps a run's
+#: ten leaderboards under a second; averaging k orders would narrow both and cost k times as much.
+ELO_ORDERS = 1
 winner_of = agreement.winner_of
 BT_METHOD = f"bradley-terry, bootstrap (BCa, {BT_ROUNDS} rounds)"
 RANK_METHOD = "bradley-terry rank, bootstrap (lower and higher order statistics)"

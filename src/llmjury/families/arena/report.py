@@ -3,11 +3,11 @@ from typed verdicts (seed 002's result and cache files are written by llmjury.fa
 
 Bradley-Terry is the primary rating (`arena.rating[model]`, `arena.rank[model]`); online Elo with
 FastChat's parameters sits beside it (`arena.elo[model]`): online Elo depends on battle order, so
-its value is the mean over ELO_ORDERS seeded orders, and elo_rating.csv keeps the seed's single pass
-in case-id order. Intervals (seed 0): BCa from BT_ROUNDS multinomial bootstrap rounds and the
-leave-one-battle-out fits for Bradley-Terry, and
-ELO_ROUNDS resamples for Elo, each averaged over ELO_ORDERS orders as the point is (one estimator);
-ranks take the resamples' own ranks as bounds (lower and higher order statistics).
+its value is the mean over ELO_ORDERS seeded random orders, and elo_rating.csv keeps the seed's
+single pass in case-id order. Intervals (seed 0): BCa from BT_ROUNDS multinomial bootstrap rounds
+and the leave-one-battle-out fits for Bradley-Terry, and ELO_ROUNDS resamples for Elo, each
+averaged over ELO_ORDERS random orders as the point is (one estimator); ranks take the resamples'
+own ranks as bounds (lower and higher order statistics).
 
 Verdicts form one leaderboard per dataset and judge: `<dataset>/judge` (the live judge),
 `<dataset>/human` (human labels) and `<dataset>/recorded:<judge>` (each recorded judge).
@@ -74,7 +74,7 @@ ELO_ORDERS = 1
 winner_of = agreement.winner_of
 BT_METHOD = f"bradley-terry, bootstrap (BCa, {BT_ROUNDS} rounds)"
 RANK_METHOD = "bradley-terry rank, bootstrap (lower and higher order statistics)"
-ELO_METHOD = (f"online elo (k=4): mean over {ELO_ORDERS} random orders; bootstrap of the same estimator, "
+ELO_METHOD = (f"online elo (k=4) over {ELO_ORDERS} seeded random order(s); bootstrap of the same estimator, "
               f"{ELO_ROUNDS} rounds")
 
 

@@ -14,8 +14,10 @@ Carlo standard error. The kinds and their truths:
     mean             t interval (stats.mean_metric) on 1-5 scores                      the scores' mean
     consistency      per-case rate of ABA runs (intervals.case_rate)                   the expected case rate
     correlation      BCa item bootstrap (geval.meta.pooled), Pearson/Spearman/Kendall  each coefficient on 2x10^5 draws
-    Bradley-Terry    multinomial bootstrap (arena BT_ROUNDS), the top model's rating   its strength (mean 1000)
+    Bradley-Terry    BCa bootstrap (arena BT_ROUNDS), the top model's rating          its strength (mean 1000)
     Elo              bootstrap of the order-averaged Elo (arena ELO_ROUNDS x ELO_ORDERS) E[the estimator] on n battles
+
+A rating's n, as in the summary, is its model's games (60 battles among 5 models: 24 games).
 
 An interval "holds" at n >= 30 when its coverage is within two points of nominal. Below that, the
 rows say which fall short and why (a percentile bootstrap over few items is too narrow: it
@@ -36,9 +38,11 @@ from llmjury.families.arena.ratings import (
     Battles,
     bootstrap_bradley_terry,
     bootstrap_elo,
+    bradley_terry,
     permuted_elo,
+    win_counts,
 )
-from llmjury.families.arena.report import BT_ROUNDS, ELO_ORDERS, ELO_ROUNDS
+from llmjury.families.arena.report import BT_ROUNDS, ELO_ORDERS, ELO_ROUNDS, bradley_terry_bounds
 from llmjury.families.geval.meta import pooled
 from llmjury.intervals import case_rate, percentile_interval
 from llmjury.stats import CONFIDENCE, mean_metric, paired_difference, proportion
@@ -181,10 +185,15 @@ def bradley_terry_row(n: int, sims: int) -> Row:
         if len(set(data.a.tolist()) | set(data.b.tolist())) < len(STRENGTHS):
             return False
         samples = bootstrap_bradley_terry(data, rounds=BT_ROUNDS, seed=int(rng.integers(1 << 30)))
-        low, high = percentile_interval(samples)
+        low, high = bradley_terry_bounds(data, bradley_terry(win_counts(data)), samples, None)
         return covered(low[top], high[top], truth[top])
 
-    return simulate("Bradley-Terry rating", n, sims, one, 6, f"{BT_ROUNDS} rounds, top model")
+    return simulate("Bradley-Terry rating", games(n), sims, one, 6, f"{n} battles; BCa, {BT_ROUNDS} rounds, top model")
+
+
+def games(battles: int) -> int:
+    """A rating's n is its model's games: two models a battle, spread over the models."""
+    return 2 * battles // len(STRENGTHS)
 
 
 def elo_rows(n: int, sims: int, truth_sims: int) -> list[Row]:
@@ -198,8 +207,8 @@ def elo_rows(n: int, sims: int, truth_sims: int) -> list[Row]:
         data = battles(rng, n)
         low, high = percentile_interval(bootstrap_elo(data, rounds=ELO_ROUNDS, orders=ELO_ORDERS, seed=sim))
         hits += covered(low[top], high[top], truth)
-    return [Row("Elo rating", n, hits, sims, f"{ELO_ROUNDS} rounds x {ELO_ORDERS} orders, top model; truth from "
-                f"{truth_sims} data sets")]
+    return [Row("Elo rating", games(n), hits, sims, f"{n} battles; {ELO_ROUNDS} rounds x {ELO_ORDERS} orders, "
+                f"top model; truth from {truth_sims} data sets")]
 
 
 def elo_width_by_seed(n: int, seeds: int) -> str:
@@ -279,7 +288,7 @@ def main() -> None:
         print("  why: a binomial count of 10 takes few values, so Wilson's coverage swings around nominal; "
               "with no discordant pair (likely at n=10) the paired interval is [0, 0]; a t interval over ten "
               "skewed per-case shares leans; a percentile bootstrap over ten items never sees the values it "
-              "did not draw, so it is too narrow")
+              "did not draw, so it is too narrow; online Elo over a few dozen games has barely left its start")
     if args.run:
         print()
         print(f"interval methods in {args.run}:")

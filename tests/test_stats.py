@@ -344,3 +344,15 @@ def test_the_paired_proportions_interval_over_four_cases_is_built_from_wilsons_b
     from that report: comparing two 4-case runs where one case changed crashed with a TypeError."""
     low, high = paired_proportions_interval(both=2, rose=0, fell=1, n=4)
     assert -1.0 <= low < -0.25 + 1e-9 and -0.25 < high <= 1.0
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_kendall_leave_one_out_is_scipys_tau_without_each_item(ties):
+    from llmjury.correlation import kendall_leave_one_out
+
+    rng = np.random.default_rng(4)
+    x = rng.integers(1, 6, 40).astype(float) if ties else rng.normal(size=40)
+    y = x + rng.normal(0, 1, 40)
+    found = kendall_leave_one_out(x, y)
+    expected = [stats.kendalltau(np.delete(x, i), np.delete(y, i)).statistic for i in range(40)]
+    assert found == pytest.approx(expected, abs=1e-12)

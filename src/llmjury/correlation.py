@@ -166,3 +166,25 @@ def _tied_pairs(values: np.ndarray, w: np.ndarray) -> np.ndarray:
     starts = np.r_[0, np.flatnonzero(np.diff(values[order])) + 1]
     tied: np.ndarray = (np.add.reduceat(w[:, order], starts, axis=1) ** 2).sum(axis=1)
     return tied
+
+
+def kendall_leave_one_out(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of `x` against `y` without item i, for every i, in one pass over the pair
+    signs: leaving item i out removes its row and column of the sign products (twice its row sum)
+    and one from its tie groups, so all n values cost what one tau costs (a jackknife's input)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n = len(x)
+    row = np.zeros(n)
+    for start in range(0, n, SIGN_BLOCK):
+        block = slice(start, start + SIGN_BLOCK)
+        row[block] = (np.sign(x[block, None] - x[None, :]) * np.sign(y[block, None] - y[None, :])).sum(axis=1)
+    concordance = row.sum() - 2 * row
+    total = float(n - 1) ** 2
+
+    def tied(values: np.ndarray) -> np.ndarray:
+        _, inverse, sizes = np.unique(values, return_inverse=True, return_counts=True)
+        return float((sizes.astype(float) ** 2).sum()) - (2 * sizes[inverse] - 1)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau: np.ndarray = concordance / np.sqrt((total - tied(x)) * (total - tied(y)))
+    return tau

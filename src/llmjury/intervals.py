@@ -9,7 +9,7 @@ for its difference from a baseline run (`llmjury.results.compare`):
 | `proportion` | Wilson score interval | Newcombe's paired score interval (exact McNemar test) |
 | `mean` | Student t over case values (one value per case) | paired t over per-case differences |
 | `smooth` | case bootstrap | delete-a-group jackknife over cases |
-| `rating` | bootstrap of the rating's own estimator (at least 200 rounds) | delete-a-group jackknife |
+| `rating` | bootstrap of its own estimator, 200+ rounds (BCa for Bradley-Terry) | delete-a-group jackknife |
 | `correlation` | item bootstrap (BCa), the same resamples for all three coefficients | delete-a-group jackknife |
 | `non_smooth` | case bootstrap, or none | none, said plainly (a jackknife on a maximum is inconsistent) |
 | `rank` | bootstrap order statistics (whole ranks) | none, said plainly |
@@ -136,26 +136,32 @@ def case_rate(per_case: Sequence[float], what: str) -> dict[str, Any]:
 
 
 def bca_interval(samples: np.ndarray, point: float, leave_one_out: np.ndarray, *, items: int,
-                 confidence: float = 0.95) -> tuple[float, float] | None:
+                 confidence: float = 0.95, weights: np.ndarray | None = None) -> tuple[float, float] | None:
     """Efron's bias-corrected and accelerated bootstrap bounds (BCa; Efron and Tibshirani 1993,
     ch. 14) of one statistic: the percentile interval moved by the share of resamples below the
     point (bias) and by the skewness of its leave-one-out values (acceleration). A correlation's
     resamples are skewed towards zero; the plain percentile interval of Pearson's r over 30 items
     held the truth 91% of the time at a nominal 95%, BCa 94%. `leave_one_out` may be a seeded
-    subset of the `items` leave-one-out values (its skewness estimates the whole set's). None when
-    the resamples or the point are undefined."""
+    subset of the `items` leave-one-out values (its skewness estimates the whole set's), or one
+    value per distinct item with `weights` counting the items it stands for (a battle count). None
+    when the resamples or the point are undefined."""
     import numpy as np
 
     values = samples[np.isfinite(samples)]
-    loo = leave_one_out[np.isfinite(leave_one_out)]
+    finite = np.isfinite(leave_one_out)
+    loo = leave_one_out[finite]
+    w = np.ones(len(loo)) if weights is None else np.asarray(weights, dtype=float)[finite]
     if not len(values) or not math.isfinite(point):
         return None
     normal = NormalDist()
     below = (float((values < point).mean()) + 0.5 * float((values == point).mean()))
     z0 = normal.inv_cdf(min(max(below, 1e-6), 1 - 1e-6))
-    d = loo.mean() - loo if len(loo) else np.zeros(1)
-    spread = float((d * d).sum())
-    acceleration = 0.0 if spread == 0 else float((d ** 3).sum()) / (6 * spread ** 1.5) / math.sqrt(items / len(d))
+    d = float((w * loo).sum() / w.sum()) - loo if len(loo) else np.zeros(1)
+    w = w if len(loo) else np.ones(1)
+    spread = float((w * d * d).sum())
+    represented = float(w.sum())
+    acceleration = 0.0 if spread == 0 else \
+        float((w * d ** 3).sum()) / (6 * spread ** 1.5) / math.sqrt(items / represented)
     z = normal.inv_cdf(0.5 + confidence / 2)
 
     def level(edge: float) -> float:

@@ -16,6 +16,7 @@ from llmjury.families.arena.ratings import (
     elo_passes,
     empirical_win_rates,
     fit_bradley_terry,
+    jackknife_bradley_terry,
     online_elo,
     permuted_elo,
     predicted_win_rates,
@@ -319,3 +320,15 @@ def test_without_numba_every_pass_runs_the_plain_loop_with_the_same_ratings(monk
         assert np.array_equal(online_elo(battles), expected)
     finally:
         module._compiled_pass.cache_clear()
+
+
+def test_each_leave_one_battle_out_fit_is_the_fit_without_that_battle():
+    battles = with_ties([0, 80, 150], 60, 2)
+    loo, weights = jackknife_bradley_terry(battles)
+    assert weights.sum() == len(battles) and len(loo) == len(weights) <= 3 * 3 * 3
+    cells = module.outcome_cells(battles)
+    for row, cell in enumerate(np.unique(cells)):
+        first = int(np.flatnonzero(cells == cell)[0])
+        keep = np.arange(len(battles)) != first
+        without = Battles(battles.models, battles.a[keep], battles.b[keep], battles.score_a[keep])
+        assert loo[row] == pytest.approx(bradley_terry(win_counts(without)), abs=1e-6)

@@ -243,6 +243,23 @@ def bootstrap_bradley_terry(battles: Battles, *, rounds: int = 200, seed: int = 
     return _shifted(fit_bradley_terry(resampled_wins(battles, rounds=rounds, seed=seed)), INIT, anchor)
 
 
+def jackknife_bradley_terry(battles: Battles, *, anchor: tuple[int, float] | None = None
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    """Leave-one-battle-out ratings, one fit per distinct outcome (two battles with the same models
+    and outcome leave the same counts), with how many battles each stands for: what a BCa
+    interval's acceleration is computed from, in one batched fit however many battles there are."""
+    m = len(battles.models)
+    counts = np.bincount(outcome_cells(battles), minlength=m * m * 3)
+    keys = np.flatnonzero(counts)
+    pair, score = keys // 3, (keys % 3) / 2.0
+    a, b = np.divmod(pair, m)
+    wins = np.repeat(win_counts(battles)[None], len(keys), axis=0)
+    rows = np.arange(len(keys))
+    wins[rows, a, b] -= score
+    wins[rows, b, a] -= 1.0 - score
+    return _shifted(fit_bradley_terry(wins), INIT, anchor), counts[keys].astype(float)
+
+
 def permuted_elo(battles: Battles, *, permutations: int = 20, seed: int = 0) -> np.ndarray:
     """Online Elo averaged over seeded random orders of the same battles: one order's accident
     (which battles happened to come last) no longer decides the rating."""
@@ -291,17 +308,22 @@ def _elo_lanes(battles: Battles, lanes: np.ndarray, *, k: float = K_FACTOR, scal
     arithmetic as `_elo_pass`, a battle of every pass per step, so a bootstrap of a few thousand
     battles costs a few thousand numpy steps instead of rounds x battles Python updates."""
     lane_count, m = len(lanes), len(battles.models)
-    cells = outcome_cells(battles).astype(np.int64)[lanes.T]  # step-major: one row per step
+    offset = (np.arange(lane_count) * m)[None, :]
+    first = battles.a[lanes.T] + offset  # step-major: row t holds every pass's t-th battle
+    second = battles.b[lanes.T] + offset
+    score = battles.score_a[lanes.T]
     ratings = np.full(lane_count * m, float(init))
-    offset = np.arange(lane_count) * m
     log_base = math.log(base) / scale
-    for step in cells:
-        pair, twice_score = np.divmod(step, 3)
-        ia, ib = np.divmod(pair, m)
-        ia += offset
-        ib += offset
+    expected = np.empty(lane_count)
+    for ia, ib, won in zip(first, second, score, strict=True):
         ra, rb = ratings[ia], ratings[ib]
-        delta = k * (twice_score * 0.5 - 1.0 / (1.0 + np.exp((rb - ra) * log_base)))
-        ratings[ia] = ra + delta
-        ratings[ib] = rb - delta
+        np.subtract(rb, ra, out=expected)
+        expected *= log_base
+        np.exp(expected, out=expected)
+        expected += 1.0
+        np.divide(1.0, expected, out=expected)
+        np.subtract(won, expected, out=expected)
+        expected *= k
+        ratings[ia] = ra + expected
+        ratings[ib] = rb - expected
     return ratings.reshape(lane_count, m)

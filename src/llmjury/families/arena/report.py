@@ -3,10 +3,11 @@ from typed verdicts (seed 002's result and cache files are written by llmjury.fa
 
 Bradley-Terry is the primary rating (`arena.rating[model]`, `arena.rank[model]`); online Elo with
 FastChat's parameters sits beside it (`arena.elo[model]`): online Elo depends on battle order, so
-its value is the mean over ELO_ORDERS seeded orders, and elo_rating.csv keeps the seed's single pass
-in case-id order. Intervals (seed 0): BT_ROUNDS multinomial bootstrap rounds for Bradley-Terry, and
-ELO_ROUNDS resamples for Elo, each averaged over ELO_ORDERS orders as the point is (one estimator);
-ranks take the resamples' own ranks as bounds (lower and higher order statistics).
+its value is the mean over ELO_ORDERS seeded random orders, and elo_rating.csv keeps the seed's
+single pass in case-id order. Intervals (seed 0): BCa from BT_ROUNDS multinomial bootstrap rounds
+and the leave-one-battle-out fits for Bradley-Terry, and ELO_ROUNDS resamples for Elo, each
+averaged over ELO_ORDERS random orders as the point is (one estimator); ranks take the resamples'
+own ranks as bounds (lower and higher order statistics).
 
 Verdicts form one leaderboard per dataset and judge: `<dataset>/judge` (the live judge),
 `<dataset>/human` (human labels) and `<dataset>/recorded:<judge>` (each recorded judge).
@@ -29,6 +30,7 @@ from llmjury.families.arena.ratings import (
     bootstrap_elo,
     bradley_terry,
     empirical_win_rates,
+    jackknife_bradley_terry,
     permuted_elo,
     predicted_win_rates,
     win_counts,
@@ -51,7 +53,7 @@ from llmjury.families.arena.results import (
     Ranking,
     SelfPreference,
 )
-from llmjury.intervals import percentile_interval
+from llmjury.intervals import bca_interval, percentile_interval
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Metric
 from llmjury.results.agreement import JuryDecision, juror_agreement
@@ -65,11 +67,14 @@ BT_ROUNDS = 200
 #: Bootstrap rounds of the Elo figure: at 1000 its interval's width over ten seeds spans 8% of its
 #: mean (bench/coverage.py prints it); at 500 it spanned 15%, at 20 about 40%.
 ELO_ROUNDS = 1000
-#: Random orders each Elo estimate (the point and every round) averages over.
-ELO_ORDERS = 4
+#: Random orders each Elo estimate (the point and every round) averages over. One: the point is
+#: one seeded random order and every round one random order of its resample, which keeps a run's
+#: ten leaderboards under a second; averaging k orders would narrow both and cost k times as much.
+ELO_ORDERS = 1
 winner_of = agreement.winner_of
+BT_METHOD = f"bradley-terry, bootstrap (BCa, {BT_ROUNDS} rounds)"
 RANK_METHOD = "bradley-terry rank, bootstrap (lower and higher order statistics)"
-ELO_METHOD = (f"online elo (k=4): mean over {ELO_ORDERS} random orders; bootstrap of the same estimator, "
+ELO_METHOD = (f"online elo (k=4) over {ELO_ORDERS} seeded random order(s); bootstrap of the same estimator, "
               f"{ELO_ROUNDS} rounds")
 
 
@@ -105,7 +110,7 @@ def leaderboard(verdicts: Verdicts) -> Leaderboard:
     anchor = anchor_of(verdicts, models)
     bt = bradley_terry(win_counts(battles), anchor=anchor)
     bt_samples = bootstrap_bradley_terry(battles, rounds=BT_ROUNDS, anchor=anchor)
-    bt_low, bt_high = percentile_interval(bt_samples)
+    bt_low, bt_high = bradley_terry_bounds(battles, bt, bt_samples, anchor)
     elo = permuted_elo(battles, permutations=ELO_ORDERS)
     elo_low, elo_high = percentile_interval(bootstrap_elo(battles, rounds=ELO_ROUNDS, orders=ELO_ORDERS))
     ranks = (-bt).argsort().argsort() + 1
@@ -116,7 +121,7 @@ def leaderboard(verdicts: Verdicts) -> Leaderboard:
     return Leaderboard(
         battles=len(battles),
         anchor="mean 1000" if anchor is None else f"{models[anchor[0]]}={anchor[1]:g}",
-        rating={m: _metric(bt[i], bt_low[i], bt_high[i], games[i], "bradley-terry, bootstrap")
+        rating={m: _metric(bt[i], bt_low[i], bt_high[i], games[i], BT_METHOD)
                 for i, m in enumerate(models)},
         elo={m: _metric(elo[i], elo_low[i], elo_high[i], games[i], ELO_METHOD) for i, m in enumerate(models)},
         rank={m: _metric(ranks[i], rank_low[i], rank_high[i], games[i], RANK_METHOD, discrete=True)
@@ -126,6 +131,17 @@ def leaderboard(verdicts: Verdicts) -> Leaderboard:
         win_rates=_matrix(empirical_win_rates(battles), models),
         predicted_win_rates=_matrix(predicted_win_rates(bt), models),
     )
+
+
+def bradley_terry_bounds(battles: Battles, ratings: np.ndarray, samples: np.ndarray,
+                         anchor: tuple[int, float] | None) -> tuple[list[float | None], list[float | None]]:
+    """Each model's BCa bounds from the bootstrap rounds and the leave-one-battle-out fits: the
+    maximum-likelihood rating of a model at either end is biased outwards over few battles, and the
+    percentile interval around it covered 92% at a nominal 95% (bench/coverage.py)."""
+    loo, weights = jackknife_bradley_terry(battles, anchor=anchor)
+    found = [bca_interval(samples[:, i], float(ratings[i]), loo[:, i], items=len(battles), weights=weights)
+             for i in range(len(ratings))]
+    return [f[0] if f else None for f in found], [f[1] if f else None for f in found]
 
 
 def _matrix(values: np.ndarray, models: list[str]) -> dict[str, dict[str, float | None]]:

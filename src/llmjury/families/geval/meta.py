@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from llmjury.correlation import MIN_CORRELATION_N, kendall_tau_b, resample_ranks
+from llmjury.correlation import MIN_CORRELATION_N, kendall_leave_one_out, kendall_tau_b, resample_ranks
 from llmjury.correlation import correlations as stats_correlations
 from llmjury.families.geval.results import DeepevalResult, MetaEvaluation, ScoreResult
 from llmjury.intervals import CORRELATION_RESAMPLES, bca_interval
@@ -28,7 +28,7 @@ from llmjury.stats import metric, too_few
 KINDS = ("pearson", "spearman", "kendall")
 RESAMPLES = CORRELATION_RESAMPLES
 #: Leave-one-out fits the BCa acceleration is estimated from (a seeded subset above this many items).
-LEAVE_ONE_OUT = 400
+LEAVE_ONE_OUT = 200
 
 
 def correlations(predicted: npt.ArrayLike, human: npt.ArrayLike) -> dict[str, float]:
@@ -54,7 +54,8 @@ def _bootstrapped(predicted: np.ndarray, human: np.ndarray, seed: int, view: str
     draws = _coefficients(predicted, human, rng.integers(0, n, size=(RESAMPLES, n)))
     left_out = np.arange(n) if n <= LEAVE_ONE_OUT else np.sort(rng.choice(n, LEAVE_ONE_OUT, replace=False))
     kept = np.arange(n - 1)[None, :]
-    jackknife = _coefficients(predicted, human, kept + (kept >= left_out[:, None]))
+    jackknife = _coefficients(predicted, human, kept + (kept >= left_out[:, None]), kendall=False)
+    jackknife["kendall"] = kendall_leave_one_out(predicted, human)
     out = {}
     for kind in KINDS:
         bounds = bca_interval(draws[kind], point[kind], jackknife[kind], items=n)
@@ -63,15 +64,18 @@ def _bootstrapped(predicted: np.ndarray, human: np.ndarray, seed: int, view: str
     return out
 
 
-def _coefficients(predicted: np.ndarray, human: np.ndarray, index: np.ndarray) -> dict[str, np.ndarray]:
-    """Pearson, Spearman and Kendall of the items each row of `index` draws (Kendall's from each
-    row's item counts)."""
-    rows, n = len(index), len(predicted)
-    counts = np.zeros((rows, n))
-    np.add.at(counts, (np.arange(rows)[:, None], index), 1.0)
-    return {"pearson": _rowwise_pearson(predicted[index], human[index]),
-            "spearman": _rowwise_pearson(resample_ranks(predicted, index), resample_ranks(human, index)),
-            "kendall": kendall_tau_b(predicted, human, counts)}
+def _coefficients(predicted: np.ndarray, human: np.ndarray, index: np.ndarray, *,
+                  kendall: bool = True) -> dict[str, np.ndarray]:
+    """Pearson, Spearman and (unless told not to) Kendall of the items each row of `index` draws
+    (Kendall's from each row's item counts)."""
+    out = {"pearson": _rowwise_pearson(predicted[index], human[index]),
+           "spearman": _rowwise_pearson(resample_ranks(predicted, index), resample_ranks(human, index))}
+    if kendall:
+        rows, n = len(index), len(predicted)
+        counts = np.zeros((rows, n))
+        np.add.at(counts, (np.arange(rows)[:, None], index), 1.0)
+        out["kendall"] = kendall_tau_b(predicted, human, counts)
+    return out
 
 
 def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> npt.NDArray[np.float64]:

@@ -55,6 +55,8 @@ def test_a_regression_stops_after_its_first_batch_and_skips_the_rest_as_decided(
     assert (section["tests_judged"], section["tests_decided"], section["decided"]) == (20, 100, True)
     assert section["cost"]["calls"] == 40  # a candidate and a judge call per judged case, none for the rest
     assert section["gates"][0]["decided"] == "fail" and section["gates"][0]["n"] == 20
+    markdown = (project.path / "reports" / "latest" / "summary.md").read_text()
+    assert "- sequential: decided after 20 tests; 100 tests skipped as decided; 40 calls" in markdown
 
 
 def test_an_unchanged_run_is_never_decided_early_and_judges_every_case(project):

@@ -189,3 +189,17 @@ def _figure(t: Track, family: AnyFamily, records: list[dict[str, Any]],
             value = None  # no figure on this case alone (unscored, or not this metric's kind)
         cache[key] = value
     return cache[key]
+
+
+def sequential_lines(section: Mapping[str, Any] | None) -> list[str]:
+    """What the terminal and summary.md say of a sequential run: when it was decided, what the decision
+    cost and what stopping saved."""
+    if section is None:
+        return []
+    cost = section["cost"]
+    spent = f"{cost['calls']:.0f} calls (${cost['cost_usd']:.4f})"
+    if not section["decided"]:
+        return [f"sequential: not decided early; all {section['tests_judged']} tests judged, {spent}, none saved"]
+    return [f"sequential: decided after {section['tests_judged']} tests; {section['tests_decided']} tests skipped as "
+            f"decided; {spent} until the decision, about {cost['calls_saved']:.0f} calls "
+            f"(${cost['cost_saved_usd']:.4f}) saved by stopping"]

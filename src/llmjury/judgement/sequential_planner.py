@@ -55,6 +55,8 @@ class SequentialPlanner(Planner):
         #: Why the run stopped judging (every gate decided), once it has; None while it has not.
         self.decision: str | None = None
         self.looked = 0
+        #: This worker's items' futures, by key, until their batch runs or the decision skips them.
+        self._held: dict[str, Future[Any]] = {}
 
     def start_looks(self, items: Sequence[LookItem], on_done: Callable[[], None] = lambda: None) -> int:
         """Hold a waiting future for each of this worker's items, and start the batches; return how
@@ -63,10 +65,12 @@ class SequentialPlanner(Planner):
         if self.handoff is not None:
             self.handoff.announce([i.key for i in mine])
         for item in mine:
+            # Held here too: a test takes its planned future out of `_tests` when it starts waiting.
+            self._held[item.key] = future = Future()
             if item.test is not None:
-                self._tests[item.key] = Future()
+                self._tests[item.key] = future
             else:
-                self._futures[item.key] = Future()
+                self._futures[item.key] = future
         by_case: dict[str, list[LookItem]] = {}
         for item in items:
             by_case.setdefault(item.case_id, []).append(item)
@@ -99,12 +103,9 @@ class SequentialPlanner(Planner):
             await self._skip([i for rest in batches for i in rest], exc, on_done)
             raise
 
-    def _future(self, item: LookItem) -> Future[Any]:
-        return self._tests[item.key] if item.test is not None else self._futures[item.key]
-
     async def _own(self, item: LookItem, order: int, on_done: Callable[[], None]) -> list[dict[str, Any]]:
         """Run one of this worker's items into its waiting future; its verdict records."""
-        future = self._future(item)
+        future = self._held[item.key]
         work: Awaitable[Any]
         if item.test is not None:
             work = self._test_handed_on(item.key, item.test)
@@ -137,7 +138,7 @@ class SequentialPlanner(Planner):
         for item in items:
             if item.owner != self.worker:
                 continue
-            future = self._future(item)
+            future = self._held[item.key]
             if future.done():
                 continue
             exc = why if isinstance(why, BaseException) else pytest.skip.Exception(why)

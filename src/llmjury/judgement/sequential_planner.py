@@ -66,7 +66,8 @@ class SequentialPlanner(Planner):
             self.handoff.announce([i.key for i in mine])
         for item in mine:
             # Held here too: a test takes its planned future out of `_tests` when it starts waiting.
-            self._held[item.key] = future = Future()
+            future: Future[Any] = Future()
+            self._held[item.key] = future
             if item.test is not None:
                 self._tests[item.key] = future
             else:

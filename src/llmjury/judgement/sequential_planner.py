@@ -54,7 +54,6 @@ class SequentialPlanner(Planner):
         self.looks = looks
         #: Why the run stopped judging (every gate decided), once it has; None while it has not.
         self.decision: str | None = None
-        self.looked = 0
         #: This worker's items' futures, by key, until their batch runs or the decision skips them.
         self._held: dict[str, Future[Any]] = {}
 
@@ -94,7 +93,6 @@ class SequentialPlanner(Planner):
                 for item in batch:
                     if item.owner != self.worker:
                         records += await self._theirs(item)
-                self.looked = at + 1
                 if at + 1 < len(batches):
                     self.decision = await asyncio.to_thread(self.looks.decided, list(records))
                     if self.decision is not None:
@@ -111,7 +109,8 @@ class SequentialPlanner(Planner):
         if item.test is not None:
             work = self._test_handed_on(item.key, item.test)
         else:
-            pipeline, case = item.pipeline  # type: ignore[misc]
+            assert item.pipeline is not None  # an item of this worker's share has its work
+            pipeline, case = item.pipeline
             work = self._handed_on(item.key, pipeline(case, self.jury))
         try:
             result = await in_case_order(order, work)

@@ -55,6 +55,8 @@ def test_a_regression_stops_after_its_first_batch_and_skips_the_rest_as_decided(
     assert (section["tests_judged"], section["tests_decided"], section["decided"]) == (20, 100, True)
     assert section["cost"]["calls"] == 40  # a candidate and a judge call per judged case, none for the rest
     assert section["gates"][0]["decided"] == "fail" and section["gates"][0]["n"] == 20
+    markdown = (project.path / "reports" / "latest" / "summary.md").read_text()
+    assert "- sequential: decided after 20 tests; 100 tests skipped as decided; 40 calls" in markdown
 
 
 def test_an_unchanged_run_is_never_decided_early_and_judges_every_case(project):
@@ -168,3 +170,38 @@ def test_plain_case_tests_stop_after_the_same_batch_on_two_workers(own, monkeypa
     assert two.ret == alone.ret == GATE_FAILED_EXIT
     assert two.parseoutcomes() == alone.parseoutcomes()
     assert summary(own, "two")["sequential"]["gates"] == summary(own, "alone")["sequential"]["gates"]
+
+
+# -- async jury tests, run ahead by the planner ----------------------------------------------------------
+JURY_EVAL = '''
+import llmjury
+from llmjury import Case
+
+
+class Question(Case):
+    question: str
+    reference: str
+
+
+CASES = [Question(id=f"q{i}", family="answers", question=f"What is {i} plus 1?", reference=str(i + 1))
+         for i in range(100)]
+
+
+@llmjury.parametrize(CASES)
+async def test_answer(case, jury):
+    answer = await jury.ask("candidate", case.question)
+    await jury.compare(answer, case.reference, criteria="more correct and helpful")
+'''
+
+
+def test_jury_tests_waiting_for_their_batch_are_judged_or_skipped_as_decided(pytester):
+    """A jury test takes its planned future out of the planner when it starts waiting, often before
+    its batch runs: the batch still resolves it (it hung before)."""
+    pytester.makepyfile(test_answers=JURY_EVAL)
+    pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider\n")
+    result = pytester.runpytest_inprocess("-n", "0", "--llm-sequential", "--llm-gate",
+                                          "custom.compare.test_answer.win_rate>=0.5")
+    assert result.ret == 0
+    result.assert_outcomes(passed=20, skipped=80)  # every offline comparison is a win: decided after one batch
+    section = json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())["sequential"]
+    assert (section["tests_judged"], section["tests_decided"], section["gates"][0]["decided"]) == (20, 80, "pass")

@@ -54,7 +54,8 @@ class SequentialPlanner(Planner):
         self.looks = looks
         #: Why the run stopped judging (every gate decided), once it has; None while it has not.
         self.decision: str | None = None
-        self.looked = 0
+        #: This worker's items' futures, by key, until their batch runs or the decision skips them.
+        self._held: dict[str, Future[Any]] = {}
 
     def start_looks(self, items: Sequence[LookItem], on_done: Callable[[], None] = lambda: None) -> int:
         """Hold a waiting future for each of this worker's items, and start the batches; return how
@@ -63,10 +64,13 @@ class SequentialPlanner(Planner):
         if self.handoff is not None:
             self.handoff.announce([i.key for i in mine])
         for item in mine:
+            # Held here too: a test takes its planned future out of `_tests` when it starts waiting.
+            future: Future[Any] = Future()
+            self._held[item.key] = future
             if item.test is not None:
-                self._tests[item.key] = Future()
+                self._tests[item.key] = future
             else:
-                self._futures[item.key] = Future()
+                self._futures[item.key] = future
         by_case: dict[str, list[LookItem]] = {}
         for item in items:
             by_case.setdefault(item.case_id, []).append(item)
@@ -89,7 +93,6 @@ class SequentialPlanner(Planner):
                 for item in batch:
                     if item.owner != self.worker:
                         records += await self._theirs(item)
-                self.looked = at + 1
                 if at + 1 < len(batches):
                     self.decision = await asyncio.to_thread(self.looks.decided, list(records))
                     if self.decision is not None:
@@ -99,17 +102,15 @@ class SequentialPlanner(Planner):
             await self._skip([i for rest in batches for i in rest], exc, on_done)
             raise
 
-    def _future(self, item: LookItem) -> Future[Any]:
-        return self._tests[item.key] if item.test is not None else self._futures[item.key]
-
     async def _own(self, item: LookItem, order: int, on_done: Callable[[], None]) -> list[dict[str, Any]]:
         """Run one of this worker's items into its waiting future; its verdict records."""
-        future = self._future(item)
+        future = self._held[item.key]
         work: Awaitable[Any]
         if item.test is not None:
             work = self._test_handed_on(item.key, item.test)
         else:
-            pipeline, case = item.pipeline  # type: ignore[misc]
+            assert item.pipeline is not None  # an item of this worker's share has its work
+            pipeline, case = item.pipeline
             work = self._handed_on(item.key, pipeline(case, self.jury))
         try:
             result = await in_case_order(order, work)
@@ -137,7 +138,7 @@ class SequentialPlanner(Planner):
         for item in items:
             if item.owner != self.worker:
                 continue
-            future = self._future(item)
+            future = self._held[item.key]
             if future.done():
                 continue
             exc = why if isinstance(why, BaseException) else pytest.skip.Exception(why)

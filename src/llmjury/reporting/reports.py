@@ -24,6 +24,8 @@ from llmjury.results.decision import (
     sig3,
     signed,
 )
+from llmjury.results.drift import drift_lines
+from llmjury.results.sequential_gates import sequential_lines
 from llmjury.runfiles import VERDICTS, link_identical, place, point_latest, write_gzip, write_text
 from llmjury.tables import csv_table
 
@@ -188,6 +190,8 @@ def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str
     lines += decision_markdown(decision)
     lines += flips_markdown(decision.flips)
     lines += [f"- judge: `{run.judge}`; cache: `{run.cache_mode}`; seed: {run.seed}; workers: {run.workers}", ""]
+    decided = [*sequential_lines(summary.sequential), *drift_lines(summary.judge)]  # --llm-sequential, the canary
+    lines += [*(f"- {line}" for line in decided), *([""] if decided else [])]
     for provider, learned in run.adaptations.items():
         lines.append(f"- `{provider}` adapted to its server: " + "; ".join(f"{k}: {v}" for k, v in learned.items()))
     if run.adaptations:

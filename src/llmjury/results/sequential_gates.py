@@ -26,7 +26,7 @@ from llmjury.errors import ConfigError
 from llmjury.family import AnyFamily
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import GateResult
-from llmjury.results.gates import BOUNDS, OPS, Gate, _holds_anywhere, delta_split, resolve
+from llmjury.results.gates import BOUNDS, OPS, RUN_SECTIONS, Gate, _holds_anywhere, delta_split, resolve
 from llmjury.sequential.decide import decided
 from llmjury.sequential.order import in_seeded_order
 
@@ -70,15 +70,17 @@ def track(gate: Gate, families: Mapping[str, AnyFamily], scales: Mapping[str, tu
         if steps and steps[-1] in BOUNDS:
             steps, rest = steps[:-1], (steps[-1],)
     family = families.get(name)
+    if name in RUN_SECTIONS:
+        return Track(gate, not_sequential="it reads a run-wide figure, not a mean of per-case figures")
     if family is None:
         return Track(gate, not_sequential=f"its family {name!r} is not one of this run's")
     if delta and not baseline:
         return Track(gate, not_sequential="it needs a baseline (--llm-baseline)")
     key = ".".join((name, *steps))
     lo, hi = scales.get(key, UNIT)
-    bound = rest[0] if rest and rest[0] in ("low", "high") else None
+    bound: Literal["low", "high"] | None = "low" if rest[:1] == ("low",) else "high" if rest[:1] == ("high",) else None
     scale = (lo - hi, hi - lo) if delta else (lo, hi)
-    return Track(gate, family, (name, *steps), bound, delta, gate.right, scale)  # type: ignore[arg-type]
+    return Track(gate, family, (name, *steps), bound, delta, gate.right, scale)
 
 
 @dataclass(frozen=True)
@@ -189,3 +191,17 @@ def _figure(t: Track, family: AnyFamily, records: list[dict[str, Any]],
             value = None  # no figure on this case alone (unscored, or not this metric's kind)
         cache[key] = value
     return cache[key]
+
+
+def sequential_lines(section: Mapping[str, Any] | None) -> list[str]:
+    """What the terminal and summary.md say of a sequential run: when it was decided, what the decision
+    cost and what stopping saved."""
+    if section is None:
+        return []
+    cost = section["cost"]
+    spent = f"{cost['calls']:.0f} calls (${cost['cost_usd']:.4f})"
+    if not section["decided"]:
+        return [f"sequential: not decided early; all {section['tests_judged']} tests judged, {spent}, none saved"]
+    return [f"sequential: decided after {section['tests_judged']} tests; {section['tests_decided']} tests skipped as "
+            f"decided; {spent} until the decision, about {cost['calls_saved']:.0f} calls "
+            f"(${cost['cost_saved_usd']:.4f}) saved by stopping"]

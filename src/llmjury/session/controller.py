@@ -27,6 +27,7 @@ from llmjury.redact import redact_spec
 from llmjury.results.drift import drift_lines
 from llmjury.results.exit_status import GateExit, gate_exit_status
 from llmjury.results.gates import Gate
+from llmjury.results.sequential_gates import sequential_lines
 from llmjury.running.cache import CacheMode, forget_unanswered, remove_scratch
 from llmjury.running.handoff import OutcomeHandoff, forget_run
 from llmjury.running.settings import Settings
@@ -100,7 +101,7 @@ class Controller:
         if self.sequential is not None:  # --llm-sequential: the gates on their confidence sequences
             summary, results = self.sequential.end(summary, collected.records, results)
         self.summary_lines = [*self.write(summary, collected, results), *drift_lines(summary.judge),
-                              *SequentialEnd.lines(summary)]
+                              *sequential_lines(summary.sequential)]
         self.gate_exit.status = gate_exit_status(results)
 
     def collect(self, session: pytest.Session) -> Collected | None:

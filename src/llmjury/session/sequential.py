@@ -86,16 +86,3 @@ class SequentialEnd:
                      "cost_saved_usd": per_test[1] * self.decided_tests},
         }
         return summary.model_copy(update={"sequential": section, "gates": read}), read
-
-    @staticmethod
-    def lines(summary: RunSummary) -> list[str]:
-        """What the terminal says of the decision: when it came, what it cost and what stopping saved."""
-        section = summary.sequential
-        if section is None:
-            return []
-        cost = section["cost"]
-        head = (f"sequential: decided after {section['tests_judged']} tests; {section['tests_decided']} tests "
-                "skipped as decided" if section["decided"] else
-                f"sequential: not decided early; all {section['tests_judged']} tests judged")
-        return [f"{head}; {cost['calls']:.0f} calls (${cost['cost_usd']:.4f}) until the decision, about "
-                f"{cost['calls_saved']:.0f} calls (${cost['cost_saved_usd']:.4f}) saved by stopping"]

@@ -229,9 +229,9 @@ def gate_line(g: GateResult) -> GateLine:
     limit = sig3(g.threshold)
     decider = g.decided_by or "value"
     if g.value is None or g.threshold is None:
-        why, decided_by = g.reason.strip(" ()") or "no value", ""
+        why, decided_by = unwrap(g.reason) or "no value", ""
     elif g.status == "inconclusive" and not ci:  # no interval to straddle: too few items, say so
-        why, decided_by = g.reason.strip(" ()"), ""
+        why, decided_by = unwrap(g.reason), ""
     elif g.status == "inconclusive":
         why, decided_by = f"the interval {ci} straddles {limit}: more cases would decide", "interval straddles"
     else:
@@ -247,6 +247,12 @@ def gate_line(g: GateResult) -> GateLine:
         decided_by = DECIDERS.get(decider, str(decider))
     return GateLine(g.status, g.gate, sig3(g.value), ci, limit, why, decided_by, g.value, low, high, g.threshold,
                     op if found else "")
+
+
+def unwrap(reason: str) -> str:
+    """A gate result's reason without its outer parentheses, keeping those inside it ("(model)")."""
+    reason = reason.strip()
+    return reason[1:-1] if reason.startswith("(") and reason.endswith(")") else reason
 
 
 def _left(gate: str) -> tuple[str, ...] | None:

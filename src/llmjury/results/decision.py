@@ -17,7 +17,7 @@ from llmjury.headline import WILDCARD, expand, path_text
 from llmjury.model import FamilySummary, GateResult, RunSummary
 from llmjury.results.case_changes import case_note
 from llmjury.results.flip_evidence import decisive
-from llmjury.results.gates import BOUNDS, Gate, why_not
+from llmjury.results.gates import BOUNDS, Gate, unwrap, why_not
 from llmjury.stats import NO_INTERVAL, TOO_FEW
 
 if TYPE_CHECKING:
@@ -247,12 +247,6 @@ def gate_line(g: GateResult) -> GateLine:
         decided_by = DECIDERS.get(decider, str(decider))
     return GateLine(g.status, g.gate, sig3(g.value), ci, limit, why, decided_by, g.value, low, high, g.threshold,
                     op if found else "")
-
-
-def unwrap(reason: str) -> str:
-    """A gate result's reason without its outer parentheses, keeping those inside it ("(model)")."""
-    reason = reason.strip()
-    return reason[1:-1] if reason.startswith("(") and reason.endswith(")") else reason
 
 
 def _left(gate: str) -> tuple[str, ...] | None:

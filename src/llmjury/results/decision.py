@@ -17,7 +17,7 @@ from llmjury.headline import WILDCARD, expand, path_text
 from llmjury.model import FamilySummary, GateResult, RunSummary
 from llmjury.results.case_changes import case_note
 from llmjury.results.flip_evidence import decisive
-from llmjury.results.gates import BOUNDS, Gate, why_not
+from llmjury.results.gates import BOUNDS, Gate, unwrap, why_not
 from llmjury.stats import NO_INTERVAL, TOO_FEW
 
 if TYPE_CHECKING:
@@ -229,9 +229,9 @@ def gate_line(g: GateResult) -> GateLine:
     limit = sig3(g.threshold)
     decider = g.decided_by or "value"
     if g.value is None or g.threshold is None:
-        why, decided_by = g.reason.strip(" ()") or "no value", ""
+        why, decided_by = unwrap(g.reason) or "no value", ""
     elif g.status == "inconclusive" and not ci:  # no interval to straddle: too few items, say so
-        why, decided_by = g.reason.strip(" ()"), ""
+        why, decided_by = unwrap(g.reason), ""
     elif g.status == "inconclusive":
         why, decided_by = f"the interval {ci} straddles {limit}: more cases would decide", "interval straddles"
     else:

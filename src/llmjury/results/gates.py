@@ -219,6 +219,12 @@ def delta_split(path: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str,
     return path[0], path[1:at], path[at + 1:]
 
 
+def unwrap(reason: str) -> str:
+    """A gate result's reason without its outer parentheses, keeping those inside it ("(model)")."""
+    reason = reason.strip()
+    return reason[1:-1] if reason.startswith("(") and reason.endswith(")") else reason
+
+
 def why_not(comparison: Mapping[str, Any]) -> str:
     """Why a run was not compared, in words (a section written before `why_not` existed: its judges)."""
     if comparison.get("why_not"):

@@ -15,7 +15,7 @@ Carlo standard error. The kinds and their truths:
     consistency      per-case rate of ABA runs (intervals.case_rate)                   the expected case rate
     correlation      BCa item bootstrap (geval.meta.pooled), Pearson/Spearman/Kendall  each coefficient on 2x10^5 draws
     Bradley-Terry    BCa bootstrap (arena BT_ROUNDS), the top model's rating          its strength (mean 1000)
-    Elo              bootstrap of the order-averaged Elo (arena ELO_ROUNDS x ELO_ORDERS) E[the estimator] on n battles
+    Elo              normal bootstrap interval, one random order (arena ELO_ROUNDS)  E[the estimator] on n battles
 
 A rating's n, as in the summary, is its model's games (60 battles among 5 models: 24 games).
 
@@ -44,7 +44,7 @@ from llmjury.families.arena.ratings import (
 )
 from llmjury.families.arena.report import BT_ROUNDS, ELO_ORDERS, ELO_ROUNDS, bradley_terry_bounds
 from llmjury.families.geval.meta import pooled
-from llmjury.intervals import case_rate, percentile_interval
+from llmjury.intervals import case_rate, normal_interval
 from llmjury.stats import CONFIDENCE, mean_metric, paired_difference, proportion
 
 NOMINAL = CONFIDENCE
@@ -205,7 +205,8 @@ def elo_rows(n: int, sims: int, truth_sims: int) -> list[Row]:
     hits = 0
     for sim in range(sims):
         data = battles(rng, n)
-        low, high = percentile_interval(bootstrap_elo(data, rounds=ELO_ROUNDS, orders=ELO_ORDERS, seed=sim))
+        point = permuted_elo(data, permutations=ELO_ORDERS, seed=sim)
+        low, high = normal_interval(point, bootstrap_elo(data, rounds=ELO_ROUNDS, orders=ELO_ORDERS, seed=sim))
         hits += covered(low[top], high[top], truth)
     return [Row("Elo rating", games(n), hits, sims, f"{n} battles; {ELO_ROUNDS} rounds x {ELO_ORDERS} orders, "
                 f"top model; truth from {truth_sims} data sets")]
@@ -216,7 +217,8 @@ def elo_width_by_seed(n: int, seeds: int) -> str:
     top = len(STRENGTHS) - 1
     widths = []
     for seed in range(seeds):
-        low, high = percentile_interval(bootstrap_elo(data, rounds=ELO_ROUNDS, orders=ELO_ORDERS, seed=seed))
+        point = permuted_elo(data, permutations=ELO_ORDERS, seed=seed)
+        low, high = normal_interval(point, bootstrap_elo(data, rounds=ELO_ROUNDS, orders=ELO_ORDERS, seed=seed))
         widths.append(float(high[top] - low[top]))
     w = np.array(widths)
     span = float((w.max() - w.min()) / w.mean())

@@ -15,6 +15,7 @@ from llmjury.intervals import (
     declared_kind,
     equal_groups,
     grouped_jackknife,
+    normal_interval,
     percentile_interval,
 )
 from llmjury.stats import damped_newton
@@ -103,3 +104,10 @@ def test_the_solver_never_keeps_a_step_its_line_search_refused(monkeypatch):
 
     fitted = damped_newton(start, loss, newton, lambda step, x: np.zeros(len(x), dtype=bool), max_steps=5)
     assert fitted is not None and np.array_equal(fitted, start)
+
+
+def test_a_normal_interval_is_placed_on_the_point_with_the_replicates_spread():
+    samples = np.random.default_rng(3).normal(0, 10, (4000, 2))
+    low, high = normal_interval(np.array([1000.0, 900.0]), samples)
+    assert (high - low) == pytest.approx(2 * 1.96 * 10, rel=0.05)
+    assert (low + high) / 2 == pytest.approx([1000.0, 900.0])

@@ -9,7 +9,7 @@ for its difference from a baseline run (`llmjury.results.compare`):
 | `proportion` | Wilson score interval | Newcombe's paired score interval (exact McNemar test) |
 | `mean` | Student t over case values (one value per case) | paired t over per-case differences |
 | `smooth` | case bootstrap | delete-a-group jackknife over cases |
-| `rating` | bootstrap of its own estimator, 200+ rounds (BCa for Bradley-Terry) | delete-a-group jackknife |
+| `rating` | bootstrap of its estimator, 200+ rounds (BCa: Bradley-Terry; normal: Elo) | delete-a-group jackknife |
 | `correlation` | item bootstrap (BCa), the same resamples for all three coefficients | delete-a-group jackknife |
 | `non_smooth` | case bootstrap, or none | none, said plainly (a jackknife on a maximum is inconsistent) |
 | `rank` | bootstrap order statistics (whole ranks) | none, said plainly |
@@ -169,3 +169,13 @@ def bca_interval(samples: np.ndarray, point: float, leave_one_out: np.ndarray, *
         return 100 * normal.cdf(z0 + shifted / (1 - acceleration * shifted))
 
     return float(np.percentile(values, level(-z))), float(np.percentile(values, level(z)))
+
+
+def normal_interval(point: np.ndarray, samples: np.ndarray, confidence: float = 0.95
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The point plus and minus z standard deviations of its bootstrap replicates, per column: for
+    an estimator whose own randomness (online Elo's battle order) is in the point and in every
+    replicate alike, an interval placed on the point holds where a percentile interval, placed where
+    the replicates' order noise averages out, is too wide (97.5% at a nominal 95% over 600 battles)."""
+    spread = samples.std(axis=0, ddof=1) * NormalDist().inv_cdf(0.5 + confidence / 2)
+    return point - spread, point + spread

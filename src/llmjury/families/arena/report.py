@@ -53,7 +53,7 @@ from llmjury.families.arena.results import (
     Ranking,
     SelfPreference,
 )
-from llmjury.intervals import bca_interval, percentile_interval
+from llmjury.intervals import bca_interval, normal_interval, percentile_interval
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Metric
 from llmjury.results.agreement import JuryDecision, juror_agreement
@@ -74,8 +74,8 @@ ELO_ORDERS = 1
 winner_of = agreement.winner_of
 BT_METHOD = f"bradley-terry, bootstrap (BCa, {BT_ROUNDS} rounds)"
 RANK_METHOD = "bradley-terry rank, bootstrap (lower and higher order statistics)"
-ELO_METHOD = (f"online elo (k=4) over {ELO_ORDERS} seeded random order(s); bootstrap of the same estimator, "
-              f"{ELO_ROUNDS} rounds")
+ELO_METHOD = (f"online elo (k=4) over {ELO_ORDERS} seeded random order(s); normal interval from a bootstrap of "
+              f"the same estimator, {ELO_ROUNDS} rounds")
 
 
 def _metric(value: float | None, low: float | None, high: float | None, n: int, method: str, *,
@@ -112,7 +112,7 @@ def leaderboard(verdicts: Verdicts) -> Leaderboard:
     bt_samples = bootstrap_bradley_terry(battles, rounds=BT_ROUNDS, anchor=anchor)
     bt_low, bt_high = bradley_terry_bounds(battles, bt, bt_samples, anchor)
     elo = permuted_elo(battles, permutations=ELO_ORDERS)
-    elo_low, elo_high = percentile_interval(bootstrap_elo(battles, rounds=ELO_ROUNDS, orders=ELO_ORDERS))
+    elo_low, elo_high = normal_interval(elo, bootstrap_elo(battles, rounds=ELO_ROUNDS, orders=ELO_ORDERS))
     ranks = (-bt).argsort().argsort() + 1
     rank_samples = (-bt_samples).argsort(axis=1).argsort(axis=1) + 1
     rank_low, rank_high = percentile_interval(rank_samples, discrete=True)

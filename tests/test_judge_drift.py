@@ -126,3 +126,17 @@ def test_the_bridge_rejudges_mains_stored_answers_so_a_new_judge_is_compared_pai
 
 def _records(pytester: pytest.Pytester, folder: str) -> list[dict[str, Any]]:
     return load_run(pytester.path / folder / "latest", folder).records
+
+
+def test_a_canary_that_cannot_be_asked_leaves_the_report_whole_and_says_why(tmp_path):
+    from llmjury.model import RunInfo, RunSummary
+    from llmjury.results.drift import drift_lines
+    from llmjury.running.settings import Settings
+    from llmjury.saved import SavedRun
+    from llmjury.session.drift import JudgeCanary
+
+    record = {"case_id": "q00", "family": "polite", "judge": {"provider": "openai:judge", "prompt": "polite/judge@1"}}
+    canary = JudgeCanary(Settings(cache_path=tmp_path), SavedRun(tmp_path, [record], None), 20)  # a folder, no file
+    summary = canary.added(RunSummary(run=RunInfo(id="now")), runner=None)  # type: ignore[arg-type]
+    assert summary.run.id == "now" and "error" in summary.judge["drift"]
+    assert drift_lines(summary.judge)[0].startswith("judge drift: the canary could not be asked (")

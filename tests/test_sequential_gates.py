@@ -79,3 +79,5 @@ def test_at_the_end_a_bound_gate_reads_its_named_bound_on_the_sequence(polite):
     bound, value = sequence.results(main, fixed)
     assert (bound.status, bound.decided_by) == ("pass", "high")
     assert value.status == "inconclusive" and "confidence sequence" in value.reason
+    passed = sequence.results(main, fixed, uncertain="pass")[1]
+    assert (passed.status, passed.decided_by) == ("pass", "value") and "decided on the point estimate" in passed.reason

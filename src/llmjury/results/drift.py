@@ -42,6 +42,8 @@ def drift_lines(section: dict[str, Any] | None) -> list[str]:
     if not section or "drift" not in section:
         return []
     drift = section["drift"]
+    if "error" in drift:
+        return [f"judge drift: the canary could not be asked ({drift['error']})"]
     rate = drift["flip_rate"]
     if rate["value"] is None:
         if not drift["asked"]:

@@ -154,9 +154,11 @@ class SequentialGates:
         return GateLook(t.gate.text, len(values), sum(values) / len(values), low, high,
                         decided(t.gate.op, t.threshold, low, high))
 
-    def results(self, records: Sequence[dict[str, Any]], fixed: Sequence[GateResult]) -> list[GateResult]:
+    def results(self, records: Sequence[dict[str, Any]], fixed: Sequence[GateResult], *,
+                uncertain: Literal["pass", "inconclusive"] = "inconclusive") -> list[GateResult]:
         """The gates' results at the run's end: each sequential gate read on its sequence as
-        `Gate.check` reads an interval (a bound gate on its named bound), the others as `fixed` has them."""
+        `Gate.check` reads an interval (a bound gate on its named bound; with `uncertain="pass"` a
+        straddling one decided on its named figure), the others as `fixed` has them."""
         out = []
         for t, g, result in zip(self.tracks, self.look(records), fixed, strict=True):
             if g.not_sequential is not None or g.low is None or g.high is None or g.value is None:
@@ -172,7 +174,13 @@ class SequentialGates:
                 status = "pass"
             else:
                 status = "inconclusive" if _holds_anywhere(t.gate.op, g.low, g.high, t.threshold) else "fail"
-            decider = None if status == "inconclusive" else (t.bound or ("low" if status == "pass" else "high"))
+            decider: Literal["low", "high", "value"] | None = None
+            if status == "inconclusive" and uncertain == "pass":  # --llm-gate-uncertain pass
+                status = "pass" if holds(named, t.threshold) else "fail"
+                why += "; interval straddles the threshold, decided on " + (t.bound or "the point estimate")
+                decider = t.bound or "value"
+            elif status != "inconclusive":
+                decider = t.bound or ("low" if status == "pass" else "high")
             out.append(GateResult(t.gate.text, status, g.value, t.threshold, interval, why, decider))
         return out
 

@@ -95,8 +95,8 @@ class Controller:
         if collected is None:
             return  # nothing of llmjury's ran
         summary = self.summarize(collected)
-        if self.canary is not None:  # the judge's drift on its canary, before the gates read it
-            summary = self.canary.add(summary, self.runner)
+        if self.canary is not None and collected.stopped is None:  # the judge's drift, before the gates read it
+            summary = self.canary.added(summary, self.runner)
         results = [gate.check(summary, uncertain=self.settings.gate_uncertain) for gate in self.gates]
         if self.sequential is not None:  # --llm-sequential: the gates on their confidence sequences
             summary, results = self.sequential.end(summary, collected.records, results)

@@ -58,3 +58,11 @@ class JudgeCanary:
             asked = engine.run(ask_again(sample, lambda task: judge_for(
                 lambda family: self.settings.provider_for("judge", family), task), engine.provider))
         return summary.model_copy(update={"judge": drift_section(asked, self.size)})
+
+    def added(self, summary: RunSummary, runner: TestRunner) -> RunSummary:
+        """`add`, or the summary as it was with the reason the canary could not be asked: a store that
+        cannot be read must not cost the run its report."""
+        try:
+            return self.add(summary, runner)
+        except Exception as exc:  # any failure of the canary leaves the run's own figures whole
+            return summary.model_copy(update={"judge": {"drift": {"error": f"{type(exc).__name__}: {exc}"}}})

@@ -70,7 +70,7 @@ class SequentialEnd:
             results: list[GateResult]) -> tuple[RunSummary, list[GateResult]]:
         """The gates on their sequences, and the summary's `sequential` section."""
         sequential = self.settings.sequential or SequentialSettings()
-        read = self.gates.results(records, results)
+        read = self.gates.results(records, results, uncertain=self.settings.gate_uncertain)
         looks = self.gates.look(records)
         calls = sum(float(p.get("calls") or 0) for p in summary.usage.providers.values())
         cost = summary.usage.total_cost_usd

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -86,15 +87,15 @@ class SequentialItems:
         batch = self.batch_of.get(item.nodeid)
         if batch is None or batch == 0:
             return
-        self.look_until(batch)
+        self.look_until(batch, lambda: bool(item.session.shouldstop or item.session.shouldfail))
         if self.decision is not None:
             pytest.skip(self.decision)
 
-    def look_until(self, batch: int) -> None:
-        """Take the looks after every batch before `batch`, until one decides."""
+    def look_until(self, batch: int, stopping: Callable[[], bool] = lambda: False) -> None:
+        """Take the looks after every batch before `batch`, until one decides (or the session stops)."""
         while self.decision is None and not self.gave_up and self.looked < batch:
             keys = [KEY + nodeid for nodeid in self.members[self.looked]]
-            found = self._wait(keys)
+            found = self._wait(keys, stopping)
             if found is None:
                 self.gave_up = True  # a test of this batch never ended: no look can be complete
                 return
@@ -102,14 +103,16 @@ class SequentialItems:
             self.looked += 1
             self.decision = self.gates.all_decided(self.records)
 
-    def _wait(self, keys: list[str]) -> dict[str, dict[str, Any]] | None:
+    def _wait(self, keys: list[str], stopping: Callable[[], bool]) -> dict[str, dict[str, Any]] | None:
+        """Every key's outcome once all are on the store; None when one never comes (a crashed worker,
+        a session stopping by -x or a signal)."""
         started = time.monotonic()
         found: dict[str, dict[str, Any]] = {}
         while True:
             found |= self.board.read([key for key in keys if key not in found])
             if len(found) == len(keys):
                 return found
-            if time.monotonic() - started > WAIT_S:
+            if stopping() or time.monotonic() - started > WAIT_S:
                 return None
             time.sleep(POLL_S)
 

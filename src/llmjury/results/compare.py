@@ -46,7 +46,7 @@ from llmjury.model import RunSummary
 from llmjury.results.aggregate import aggregate_family
 from llmjury.results.case_changes import KEY, MAX_CHANGED, case_changes
 from llmjury.results.comparability import judge_differences, not_compared, origin, shown_path
-from llmjury.results.flip_evidence import decisive, evidence
+from llmjury.results.flip_evidence import PerCase, changed_cases, evidence
 from llmjury.results.gates import parse_path
 from llmjury.results.small_samples import NO_CHANGE, no_change_interval
 from llmjury.saved import SavedRun
@@ -248,10 +248,6 @@ def _value(metric: Mapping[str, Any] | None) -> float | None:
     return None if metric is None else metric.get("value")
 
 
-#: One run's per-case figures of a metric: each shared case's value times its n, and its n.
-PerCase = tuple[np.ndarray, np.ndarray]
-
-
 def _per_case(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str]) -> dict[str, tuple[PerCase, PerCase]]:
     """Per-case figures of the metrics that are n-weighted means of their per-case values on both
     runs; the other metrics are left out (they need re-aggregation).
@@ -333,22 +329,6 @@ def _unchanged(now: PerCase, before: PerCase) -> bool:
         return False
     both = n_now > 0
     return bool(np.allclose(num_now[both] / n_now[both], num_before[both] / n_before[both], rtol=1e-12, atol=1e-12))
-
-
-def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Sequence[str]) -> list[dict[str, Any]]:
-    """The shared cases whose per-case value differs between the runs: flips between 0 and 1 first
-    (right to wrong, `llmjury.results.flip_evidence.decisive`), then partial moves (judge noise
-    looks so), each largest drop first."""
-    changed = []
-    for key, ((num_now, n_now), (num_before, n_before)) in per_case.items():
-        both = np.flatnonzero((n_now > 0) & (n_before > 0))
-        now, before = num_now[both] / n_now[both], num_before[both] / n_before[both]
-        for i, a, b in zip(both, now, before, strict=True):
-            if not math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12):
-                changed.append({"case_id": shared[int(i)], "metric": key, "baseline": float(b), "current": float(a),
-                                "change": float(a - b)})
-    return sorted(changed, key=lambda c: (not decisive(c["baseline"], c["current"]), c["change"], c["case_id"],
-                                          c["metric"]))
 
 
 def _jackknife(sides: Sequence[_Side], keys: Sequence[str], shared: Sequence[str],

@@ -8,12 +8,17 @@ looks like, and is listed after every decisive flip.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 #: Verdict attributes that hold the system's answer, most telling first (`jury.score`'s answer,
 #: `jury.compare`'s a, G-Eval's text, the families' replies).
 ANSWER_KEYS = ("answer", "a", "text", "response", "reply", "ours")
+#: One run's per-case figures of a metric: each shared case's value times its n, and its n.
+PerCase = tuple[np.ndarray, np.ndarray]
 #: Characters of an answer or a reason kept for a report.
 SHOWN = 300
 
@@ -64,3 +69,19 @@ def evidence(case_id: str, metric: str, current: Sequence[Mapping[str, Any]],
 def decisive(baseline: Any, current: Any) -> bool:
     """Is a case's change a flip between 0 and 1 (right to wrong, or back), not a partial move?"""
     return baseline in (0, 1) and current in (0, 1) and baseline != current
+
+
+def changed_cases(per_case: Mapping[str, tuple[PerCase, PerCase]], shared: Sequence[str]) -> list[dict[str, Any]]:
+    """The shared cases whose per-case value differs between the runs: flips between 0 and 1 first
+    (right to wrong, `decisive`), then partial moves (judge noise
+    looks so), each largest drop first."""
+    changed = []
+    for key, ((num_now, n_now), (num_before, n_before)) in per_case.items():
+        both = np.flatnonzero((n_now > 0) & (n_before > 0))
+        now, before = num_now[both] / n_now[both], num_before[both] / n_before[both]
+        for i, a, b in zip(both, now, before, strict=True):
+            if not math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12):
+                changed.append({"case_id": shared[int(i)], "metric": key, "baseline": float(b), "current": float(a),
+                                "change": float(a - b)})
+    return sorted(changed, key=lambda c: (not decisive(c["baseline"], c["current"]), c["change"], c["case_id"],
+                                          c["metric"]))

@@ -75,6 +75,18 @@ class Row:
                 f"{100 * gap:>+7.1f}  {holds:<18} {self.note}")
 
 
+#: Why a kind falls short of nominal over a handful of items.
+SHORT_BECAUSE = {
+    "rate": "a count of ten takes few values, so Wilson's coverage swings around nominal",
+    "paired delta": "with no discordant pair, likely among ten cases, the paired interval is [0, 0]",
+    "mean": "a t interval over a few skewed values leans",
+    "consistency": "a t interval over ten skewed per-case shares leans",
+    "correlation": "a bootstrap over ten items never draws the values it did not see: too narrow",
+    "Bradley-Terry": "a rating at either end over a few dozen games is biased outwards",
+    "Elo": "online Elo over a few dozen games has barely left its start",
+}
+
+
 def covered(low: float | None, high: float | None, truth: float) -> bool:
     """No interval (too few to tell) never covers: it is counted against the method, not skipped."""
     return low is not None and high is not None and low <= truth <= high
@@ -286,11 +298,10 @@ def main() -> None:
     print("at n >= 30: " + ("every kind within two points of nominal" if not short else
                             "outside two points: " + ", ".join(f"{r.kind} n={r.n}" for r in short)))
     if small:
-        print("short at small n: " + ", ".join(f"{r.kind} n={r.n} ({r.coverage:.3f})" for r in small))
-        print("  why: a binomial count of 10 takes few values, so Wilson's coverage swings around nominal; "
-              "with no discordant pair (likely at n=10) the paired interval is [0, 0]; a t interval over ten "
-              "skewed per-case shares leans; a percentile bootstrap over ten items never sees the values it "
-              "did not draw, so it is too narrow; online Elo over a few dozen games has barely left its start")
+        print("short at small n, and why:")
+        for row in small:
+            reason = next((why for kind, why in SHORT_BECAUSE.items() if row.kind.startswith(kind)), "")
+            print(f"  {row.kind} n={row.n} ({row.coverage:.3f}): {reason}")
     if args.run:
         print()
         print(f"interval methods in {args.run}:")

@@ -44,3 +44,11 @@ def test_without_a_judge_the_ceiling_rests_on_every_rated_item():
     section = FAMILY.aggregate([v for v in rated(range(0)) if v.kind == "annotator"])
     ceiling = section.human_ceiling["support/response/overall"]
     assert (ceiling.items, ceiling.judged_items) == (12, None)
+
+
+def test_a_recorded_judge_sharing_no_item_with_the_live_judge_keeps_its_own_items():
+    """Before: set aside whole, Chiang & Lee's recorded answers vanished from the offline suite's report."""
+    live = [verdict("judge", "openai:judge", i, 1 + i % 5, 3.0) for i in range(5)]
+    elsewhere = [verdict("recorded", "recorded:gpt-3.5", i, 1 + i % 4, 3.0) for i in range(20, 32)]
+    section = FAMILY.aggregate([*live, *elsewhere])
+    assert section.meta["recorded:gpt-3.5/support/response/overall"].items == 12

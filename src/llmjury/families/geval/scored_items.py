@@ -5,7 +5,8 @@ answers leaves some out); the human ceiling and the recorded reference judges (U
 Chiang & Lee's answers) set beside it must rest on the same items, or the comparison mixes two
 samples. So, per dataset, task and criterion the judge scored anything on, annotators' and recorded
 judges' verdicts on other items are set aside. The judge is the live one (`kind` `judge`); in a
-replay without one, the recorded judges' own scored items bound the ceiling.
+replay without one, the recorded judges' own scored items bound the ceiling. A recorded judge that
+shares no item with the live judge keeps its own items (its `items` count says how many).
 """
 
 from __future__ import annotations
@@ -41,10 +42,14 @@ def on_scored_items(verdicts: Sequence[Verdict]) -> tuple[list[Verdict], dict[st
     the number of items that bound them."""
     scored = scored_items(verdicts)
     live = {target(v) for v in verdicts if v.kind == "judge" and v.valid}
+    # A recorded judge with no item among the judge's (the offline suite's sample of Chiang & Lee's
+    # answers) keeps its own items: set aside whole, it would vanish from the report unsaid.
+    overlapping = {(v.judge.provider, target(v)) for v in verdicts
+                   if v.kind == "recorded" and str(v.attributes["item"]) in scored.get(target(v), set())}
     kept = []
     for v in verdicts:
         t = target(v) if v.kind in BOUNDED else None
-        bounded = t in scored and (v.kind == "annotator" or t in live)
+        bounded = t in scored and (v.kind == "annotator" or (t in live and (v.judge.provider, t) in overlapping))
         if bounded and str(v.attributes["item"]) not in scored[str(t)]:
             continue
         kept.append(v)

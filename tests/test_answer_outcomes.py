@@ -86,6 +86,9 @@ def test_an_answer_cut_off_again_is_unscored_truncated_and_asked_no_more(make_en
         verdict = compare(make_engine, server, kind)
     assert len(server.requests) == 4  # each order: once, once with twice the room; no repair call
     assert not verdict.valid and verdict.result is None
+    # The message names the limit each answer was cut at (before: the roomier limit, twice).
+    assert f"max_tokens {ROOM}, finish reason" in verdict.error
+    assert f"asked again with max_tokens {2 * ROOM}, it was cut off again" in verdict.error
     assert verdict.cause == "truncated" and verdict.error.startswith("truncated")
     assert f"max_tokens {2 * ROOM}" in verdict.error
 

@@ -312,7 +312,8 @@ async def ask_judge(
                     still.append(run)
                     continue
                 if outcome is not None:  # filtered, refused, or cut off (again): never read
-                    error = unanswered(sample, outcome, asked)
+                    # The limit the first answer was cut at is the original request's, not the roomier one's.
+                    error = unanswered(sample, outcome, request if outcome == "truncated" else asked)
                     if outcome == "truncated" and asked is not request:
                         error += f"; asked again with max_tokens {asked.max_tokens}, it was cut off again"
                     answers[run] = JudgeAnswer(raw=sample.text, parsed=None, error=error, cached=cached,

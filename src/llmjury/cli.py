@@ -195,11 +195,14 @@ def merge_shards(args: argparse.Namespace) -> int:
 
 def workflow(args: argparse.Namespace) -> int:
     """Write the pull-request workflow into a repository."""
+    from llmjury.results.gates import Gate
     from llmjury.scaffold import write_workflow
 
     try:
-        written = write_workflow(args.root, force=args.force)
-    except FileExistsError as exc:
+        for gate in args.gate:
+            Gate.parse(gate)  # a gate that cannot be read stops here, not in the first pull request
+        written = write_workflow(args.root, force=args.force, gates=args.gate)
+    except (FileExistsError, ConfigError) as exc:
         raise SystemExit(f"llmjury workflow: {exc}") from None
     for path in written:
         print(f"wrote {path}")
@@ -297,6 +300,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     wfl = commands.add_parser("workflow", help="write the pull-request workflow (GitHub Actions) into a repository")
     wfl.add_argument("--root", type=Path, default=Path("."), help="the repository's top folder (default: here)")
     wfl.add_argument("--force", action="store_true", help="overwrite files that exist")
+    wfl.add_argument("--gate", action="append", default=[], metavar="GATE",
+                     help="a delta gate the workflow applies to pull requests (repeatable); none: no gate yet")
     wfl.set_defaults(handler=workflow)
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] not in commands.choices:  # a family's command, or help: the core's start without them

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The steps of .github/workflows/evals.yml, runnable on any machine (tests/test_workflow.py runs them):
+# The steps of .github/workflows/evals.yml, runnable on any machine:
 #
 #   evals.sh install    install the project (when it is a package) and llmjury: the version that made
 #                       the baseline (lookup.json) unless llmjury is the project itself, else what
@@ -25,7 +25,7 @@
 #   LLMJURY_ALLOW_JUDGE_CHANGE=1   compare even when the judges differ (a pull request that changes them)
 #   LLMJURY_COMPARE_CONFIDENCE   the level of the paired intervals delta gates read (default 0.92: a
 #                          delta.high>=0 gate then fails an unchanged pull request in at most about 5%
-#                          of runs and catches a 15-point drop at n=60 in about 80%; bench/gating.py)
+#                          of runs and catches a 15-point drop at n=60 in about 80%)
 #   LLMJURY_NOT_COMPARED   what a run that could not be compared makes the step: auto (default: a
 #                          notice and exit 0 only when main has never kept a baseline or none was
 #                          looked for; an error and exit 12 when main has one that could not be used:

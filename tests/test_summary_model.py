@@ -142,7 +142,10 @@ def test_the_recorded_offline_summary_validates_as_a_run_summary():
 @pytest.mark.e2e  # runs the offline suite (about 5,000 tests) at -n 2: 20-120 s
 def test_the_offline_suite_s_summary_validates_and_its_figures_are_those_recorded_before_the_model(tmp_path):
     """The offline suite's summary.json is a RunSummary, and every figure in it equals the record of
-    the same suite's summary written by the untyped summary code (tests/data/offline_summary_before.json.gz)."""
+    the same suite's summary written by the untyped summary code (tests/data/offline_summary_before.json.gz),
+    recorded again for 0.2.0, whose figures moved on purpose: identical socratic subsets counted once, Elo's
+    point and interval from one estimator, correlations' BCa intervals, position consistency per case,
+    reader versions, the judge configuration's criteria."""
     args = [sys.executable, "-m", "pytest", "evals", "-n", "2", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
             "--llm-reports", str(tmp_path / "reports"), "--llm-cache-path", str(tmp_path / "cache.sqlite")]
     done = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=900)

@@ -162,12 +162,12 @@ def test_the_page_shows_each_case_s_texts_on_both_runs_and_the_change_against_ea
     assert "<svg" in comparison and "&gt;= -0.05" in comparison and "INCONCLUSIVE" in comparison
     cases = [attrs["data-flags"] for tag, attrs in parser.tags if attrs.get("class") == "case"]
     assert cases == ["flipped changed", "changed unscored", ""]  # flipped first, then changed, then the rest
-    assert "question q01" in text and "Yes please." in text and "unparseable: &#x27;maybe&#x27;" in text
-    assert "&quot;polite&quot;: false" in text  # the parsed verdict
+    assert "question q01" in text and "Yes please." in text and "unparseable: &#39;maybe&#39;" in text
+    assert "&#34;polite&#34;: false" in text  # the parsed verdict
     # every judged text is escaped: one script (the filter), no element carries an event handler
     assert [tag for tag, _ in parser.tags].count("script") == 1
     assert not [tag for tag, attrs in parser.tags if tag == "img" or any(k.startswith("on") for k in attrs)]
-    assert "&lt;script&gt;document.title=&#x27;pwned&#x27;&lt;/script&gt;" in text
+    assert "&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;" in text
 
 
 def test_the_page_lets_only_its_own_filter_script_run():

@@ -3,7 +3,7 @@ attributes), the judge's raw text, the parsed verdict and why a verdict went uns
 and, when compared, on the baseline, with a small inline script to filter them.
 
 Every text here came from a model or a dataset, and the page is opened from CI artifacts by
-reviewers: each one is escaped (`html.escape`) before it reaches the page, and the page's content
+reviewers: the template (`templates/cases.html.j2`, autoescape on) escapes each one, and the page's content
 security policy lets only the filter script below run (by its hash), so markup in an answer shows
 as text and runs nothing.
 """
@@ -14,11 +14,13 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from html import escape
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
+
 from llmjury.portable import portable
+from llmjury.reporting.templates import templates
 from llmjury.results.decision import Flips
 
 #: Cases shown per family: flipped first, then those whose verdict differs, then unscored, then the
@@ -66,34 +68,23 @@ def script_hash() -> str:
 
 def view(records: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]] | None, flips: list[Flips],
          root: Path, limit: int = CASES_PER_FAMILY) -> str:
-    """The filter form, then one folded block per shown case, and the filter script."""
+    """The filter form, then one folded block per shown case, and the filter script (templates/cases.html.j2)."""
     now, before = _group(records), _group(baseline or [])
     flipped = {(f.family, c.case_id): i for f in flips for i, c in enumerate(f.cases)}  # worse first
     families = sorted({family for family, _ in now})
-    blocks, left_out = [], []
+    cases, left_out = [], []
     for family in families:
         keys = [key for key in now if key[0] == family]
         flags = {key: _flags(key, now, before, flipped, baseline is not None) for key in keys}
         # a case a judge spoke on before replayed reference data, which holds no judge text
         keys.sort(key=lambda k: (_rank(flags[k]), flipped.get(k, 0), not any(r.get("raw") for r in now[k]), k[1]))
-        blocks += [_case(key, now[key], before.get(key), flags[key], baseline is not None, root)
-                   for key in keys[:limit]]
+        cases += [_case(key, now[key], before.get(key), flags[key], baseline is not None, root)
+                  for key in keys[:limit]]
         if len(keys) > limit:
             left_out.append(f"{len(keys) - limit} of {family}'s {len(keys)}")
-    options = "".join(f'<option value="{escape(f)}">{escape(f)}</option>' for f in families)
-    changed = ('<label><input type="checkbox" name="changed"> changed against the baseline only</label>'
-               if baseline is not None else '<input type="checkbox" name="changed" hidden>')
-    form = (f'<form id="case-filter"><label>family <select name="family"><option value="">all</option>{options}'
-            f'</select></label> {changed} <label><input type="checkbox" name="unscored"> unscored only</label> '
-            '<label>text <input type="search" name="q" placeholder="case id, answer, judge text"></label> '
-            '<span id="case-count"></span></form>')
-    note = ("<p>Shown per family: flipped and changed cases first, then unscored, then the rest (those a "
-            "judge spoke on first) by id; "
-            f"not shown here ({escape('; '.join(left_out))}) are in <code>verdicts.jsonl.gz</code>.</p>"
-            if left_out else "")
-    if blocks:  # the first case (flipped or changed, when any is) open: what a reviewer reads first
-        blocks[0] = blocks[0].replace('<details class="case"', '<details open class="case"', 1)
-    return form + note + '<div id="cases">' + "".join(blocks) + f"</div><script>{SCRIPT}</script>"
+    # the first case (flipped or changed, when any is) is open: what a reviewer reads first
+    return templates().get_template("cases.html.j2").render(
+        families=families, compared=baseline is not None, left_out=left_out, cases=cases, script=Markup(SCRIPT))
 
 
 def _group(records: Sequence[Mapping[str, Any]]) -> Group:
@@ -126,51 +117,33 @@ def _rank(flags: list[str]) -> int:
 
 
 def _case(key: tuple[str, str], now: list[Mapping[str, Any]], before: list[Mapping[str, Any]] | None, flags: list[str],
-          compared: bool, root: Path) -> str:
+          compared: bool, root: Path) -> dict[str, Any]:
+    """What the template shows of one case: its flags and each run's verdicts."""
     family, case_id = key
-    badges = "".join(f' <span class="badge {flag}">{flag}</span>' for flag in flags)
-    columns = [("this run", now)]
-    if compared:
-        columns.append(("baseline", before or []))
-    body = "".join(f'<section class="run"><h4>{title}</h4>{_verdict_list(records, root)}</section>'
-                   for title, records in columns)
-    return (f'<details class="case" data-family="{escape(family)}" data-flags="{" ".join(flags)}">'
-            f"<summary><code>{escape(case_id)}</code> <small>{escape(family)}</small>{badges}</summary>"
-            f'<div class="runs">{body}</div></details>')
+    runs = [("this run", now), *([("baseline", before or [])] if compared else [])]
+    return {"family": family, "case_id": case_id, "flags": flags,
+            "runs": [{"title": title, "verdicts": [_verdict(portable(dict(r), root)) for r in records]}
+                     for title, records in runs]}
 
 
-def _verdict_list(records: list[Mapping[str, Any]], root: Path) -> str:
-    if not records:
-        return "<p><i>no verdict for this case in this run</i></p>"
-    return "".join(_verdict(portable(dict(r), root)) for r in records)
-
-
-def _verdict(r: dict[str, Any]) -> str:
+def _verdict(r: dict[str, Any]) -> dict[str, Any]:
+    """One verdict as the template shows it: its texts cut to TEXT_LIMIT (escaped by the template)."""
     judge = r.get("judge") or {}
-    kind, provider = escape(str(r.get("kind") or "verdict")), escape(str(judge.get("provider", "")))
-    head = f"<p><b>{kind}</b>, judged by <code>{provider}</code>"
-    if not r.get("valid", True):
-        head += f' <span class="badge unscored">unscored</span>: {_text(str(r.get("error") or "no cause recorded"))}'
-    parts = [head + "</p>"]
-    attributes = r.get("attributes") or {}
-    if attributes:
-        rows = "".join(f"<tr><th>{escape(str(k))}</th><td>{_value(v)}</td></tr>" for k, v in attributes.items())
-        parts.append(f'<table class="attrs"><caption>input and answers</caption>{rows}</table>')
-    for i, raw in enumerate(r.get("raw") or [], 1):
-        parts.append(f"<p class=\"label\">judge's raw text {i}</p><pre>{_text(str(raw))}</pre>")
-    if r.get("result") is not None:
-        parsed = json.dumps(r["result"], indent=1, ensure_ascii=False)
-        parts.append(f'<p class="label">parsed verdict</p><pre>{_text(parsed)}</pre>')
-    return '<div class="verdict">' + "".join(parts) + "</div>"
+    attributes = [(str(k), *_value(v)) for k, v in (r.get("attributes") or {}).items()]
+    parsed = None if r.get("result") is None else _text(json.dumps(r["result"], indent=1, ensure_ascii=False))
+    return {"kind": str(r.get("kind") or "verdict"), "provider": str(judge.get("provider", "")),
+            "error": None if r.get("valid", True) else _text(str(r.get("error") or "no cause recorded")),
+            "attributes": attributes, "raw": [_text(str(raw)) for raw in r.get("raw") or []], "parsed": parsed}
 
 
-def _value(value: Any) -> str:
+def _value(value: Any) -> tuple[str, bool]:
+    """An attribute's text and whether it is long enough (or multi-line) to show preformatted."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return f"<pre>{_text(text)}</pre>" if "\n" in text or len(text) > 80 else _text(text)
+    return _text(text), "\n" in text or len(text) > 80
 
 
 def _text(text: str) -> str:
-    """Escaped, and cut to TEXT_LIMIT characters with a note of how many were left out."""
+    """Cut to TEXT_LIMIT characters with a note of how many were left out."""
     if len(text) > TEXT_LIMIT:
         text = text[:TEXT_LIMIT] + f"\n[... {len(text) - TEXT_LIMIT} more characters in verdicts.jsonl.gz]"
-    return escape(text)
+    return text

@@ -35,7 +35,8 @@ def test_another_project_gets_no_gate_of_families_it_does_not_have(tmp_path):
     assert main(["workflow", "--root", str(tmp_path)]) == 0
     env = yaml.safe_load((tmp_path / WORKFLOW_FILES["evals.yml"]).read_text())["env"]
     assert env["LLMJURY_GATES"] == ""
-    assert main(["workflow", "--root", str(tmp_path), "--force", "--gate", "custom.check.t.pass_rate.delta.high>=0"]) == 0
+    gate = "custom.check.t.pass_rate.delta.high>=0"
+    assert main(["workflow", "--root", str(tmp_path), "--force", "--gate", gate]) == 0
     env = yaml.safe_load((tmp_path / WORKFLOW_FILES["evals.yml"]).read_text())["env"]
     assert env["LLMJURY_GATES"] == "custom.check.t.pass_rate.delta.high>=0\n"
 

@@ -13,6 +13,7 @@ Carlo standard error. The kinds and their truths:
     paired delta     Newcombe's paired interval (stats.paired_difference on 0/1 values)  p1 - p2
     mean             t interval (stats.mean_metric) on 1-5 scores                      the scores' mean
     consistency      per-case rate of ABA runs (intervals.case_rate)                   the expected case rate
+    agreement        a reviewer's two orders per pair, units counted (intervals.cluster_rate)  the expected rate
     correlation      BCa item bootstrap (geval.meta.pooled), Pearson/Spearman/Kendall  each coefficient on 2x10^5 draws
     Bradley-Terry    BCa bootstrap (arena BT_ROUNDS), the top model's rating          its strength (mean 1000)
     Elo              normal bootstrap interval, one random order (arena ELO_ROUNDS)  E[the estimator] on n battles
@@ -44,7 +45,7 @@ from llmjury.families.arena.ratings import (
 )
 from llmjury.families.arena.report import BT_ROUNDS, ELO_ORDERS, ELO_ROUNDS, bradley_terry_bounds
 from llmjury.families.geval.meta import pooled
-from llmjury.intervals import case_rate, normal_interval
+from llmjury.intervals import case_rate, cluster_rate, normal_interval
 from llmjury.stats import CONFIDENCE, mean_metric, paired_difference, proportion
 
 NOMINAL = CONFIDENCE
@@ -81,6 +82,7 @@ SHORT_BECAUSE = {
     "paired delta": "with no discordant pair, likely among ten cases, the paired interval is [0, 0]",
     "mean": "a t interval over a few skewed values leans",
     "consistency": "a t interval over ten skewed per-case shares leans",
+    "agreement": "a ratio estimator's t interval over ten pairs leans",
     "correlation": "a bootstrap over ten items never draws the values it did not see: too narrow",
     "Bradley-Terry": "a rating at either end over a few dozen games is biased outwards",
     "Elo": "online Elo over a few dozen games has barely left its start",
@@ -153,6 +155,26 @@ def consistency(n: int, sims: int) -> Row:
 
     return simulate("consistency (ABA)", n, sims, one, 4,
                     "t over per-case shares")
+
+
+def agreement(n: int, sims: int) -> Row:
+    """PRD-style agreement: each of n pairs judged in both orders (some orders dropped as ties), the two
+    orders of a pair alike more often than chance. Truth: the expected agreement per counted order."""
+    easy = np.array([0.9, 0.6, 0.3])  # a pair's chance of agreement in each order
+    share = np.array([0.5, 0.3, 0.2])
+    truth = float(share @ easy)
+
+    def one(rng: np.random.Generator) -> bool:
+        p = rng.choice(easy, n, p=share)
+        same = rng.random(n) < 0.6  # the second order repeats the first's outcome
+        first = rng.random(n) < p
+        second = np.where(same, first, rng.random(n) < p)
+        kept = rng.random((n, 2)) >= 0.15  # an order dropped as a tie
+        wins = (first & kept[:, 0]).astype(int) + (second & kept[:, 1]).astype(int)
+        m = cluster_rate(wins.astype(int).tolist(), kept.sum(axis=1).tolist(), "agreement")
+        return covered(m["low"], m["high"], truth)
+
+    return simulate("agreement (pairs)", n, sims, one, 5, "ratio t over pairs")
 
 
 def correlation(n: int, sims: int) -> list[Row]:
@@ -279,7 +301,7 @@ def main() -> None:
     print(f"{'kind':<22} {'n':>6} {'sims':>6} {'coverage':>9} {'+-se':>7} {'nominal':>8} {'gap':>7}  {'':<18} note")
     rows: list[Row] = []
     for n in args.sizes:
-        for build in (rate, paired_delta, mean, consistency):
+        for build in (rate, paired_delta, mean, consistency, agreement):
             rows.append(build(n, sims))
             print(rows[-1].line(), flush=True)
         for row in correlation(n, heavy):

@@ -135,6 +135,33 @@ def case_rate(per_case: Sequence[float], what: str) -> dict[str, Any]:
     return metric(mean, max(0.0, mean - half), min(1.0, mean + half), n, method)
 
 
+def cluster_rate(successes: Sequence[int], trials: Sequence[int], what: str) -> dict[str, Any]:
+    """A rate over units that come in cases (a PRD pair's two answer orders): the value counts every
+    unit, as the published figure does, and the interval is the ratio estimator's over cases (each
+    case's successes against its units), so units of one case are not taken as independent. `n`
+    counts cases."""
+    import numpy as np
+
+    from llmjury.stats import CONFIDENCE, MIN_INTERVAL_N, metric, t_quantile, too_few
+
+    wins, units = np.asarray(successes, dtype=float), np.asarray(trials, dtype=float)
+    keep = units > 0
+    wins, units = wins[keep], units[keep]
+    n = len(units)
+    method = f"{what}: units counted, ratio-estimator t interval over cases"
+    if n == 0:
+        return metric(None, None, None, 0, method)
+    rate = float(wins.sum() / units.sum())
+    if n < MIN_INTERVAL_N:
+        return metric(rate, None, None, n, f"{method}; {too_few(n)}")
+    spread = float(((wins - rate * units) ** 2).sum()) / (n - 1)
+    se = math.sqrt(spread / n) / float(units.mean())
+    if se == 0.0:
+        return metric(rate, None, None, n, f"{method}; no interval: every case alike, no spread to tell from")
+    half = t_quantile(0.5 + CONFIDENCE / 2, n - 1) * se
+    return metric(rate, max(0.0, rate - half), min(1.0, rate + half), n, method)
+
+
 def bca_interval(samples: np.ndarray, point: float, leave_one_out: np.ndarray, *, items: int,
                  confidence: float = 0.95, weights: np.ndarray | None = None) -> tuple[float, float] | None:
     """Efron's bias-corrected and accelerated bootstrap bounds (BCa; Efron and Tibshirani 1993,

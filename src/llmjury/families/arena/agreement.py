@@ -19,6 +19,7 @@ from llmjury.families.arena.results import (
     RecordedVerdict,
     Winner,
 )
+from llmjury.intervals import cluster_rate
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Metric
 from llmjury.stats import proportion
@@ -113,24 +114,24 @@ def human_majority(human: Sequence[Verdict]) -> dict[tuple[str, str, str], str]:
 
 def reviewer_agreement(reviewer: Sequence[Verdict], majority: Mapping[tuple[str, str, str], str],
                        order: list[str], spearman: float | None, models: int) -> PRDReviewer:
-    """A PRD reviewer against the human majority, counted per verdict (each order separately), with
-    ties and without (a tie on either side drops the verdict), and its swap consistency over the
-    unordered pairs both orders of which it judged."""
-    with_ties = without = agree_without = agree = 0
+    """A PRD reviewer against the human majority, counted per verdict (each order separately, as the
+    curators' figures are), with ties and without (a tie on either side drops the verdict), and its
+    swap consistency over the unordered pairs both orders of which it judged. A pair's two orders are
+    one case: the intervals are over pairs (`llmjury.intervals.cluster_rate`), not over verdicts."""
     by_pair: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for v in reviewer:
         key, w = _pair_key(v)
         by_pair[key].append(w)
-        if key not in majority:
-            continue
-        with_ties += 1
-        agree += w == majority[key]
-        if w != "tie" and majority[key] != "tie":
-            without += 1
-            agree_without += w == majority[key]
+    judged = [(ws, majority[key]) for key, ws in by_pair.items() if key in majority]
+    with_ties = cluster_rate([sum(w == m for w in ws) for ws, m in judged], [len(ws) for ws, _ in judged],
+                             "agreement with ties")
+    untied = [([w for w in ws if w != "tie"], m) for ws, m in judged if m != "tie"]
+    without = cluster_rate([sum(w == m for w in ws) for ws, m in untied], [len(ws) for ws, _ in untied],
+                           "agreement without ties")
     both = [ws for ws in by_pair.values() if len(ws) >= 2]
     parsed = [v.result.parsed_matches_recorded for v in reviewer if isinstance(v.result, PRDReplay)]
-    return PRDReviewer(agreement_with_ties=rate(agree, with_ties), agreement_without_ties=rate(agree_without, without),
+    return PRDReviewer(agreement_with_ties=Metric.model_validate(with_ties),
+                       agreement_without_ties=Metric.model_validate(without),
                        swap_consistency=rate(sum(ws[0] == ws[1] for ws in both), len(both)),
                        parser_matches_recorded=rate(sum(parsed), len(parsed)), order=order,
                        spearman_with_human_ranking=spearman, models=models)

@@ -280,7 +280,8 @@ def test_provider_spec_typos_stop_the_run_at_start_up(project, args, ini, line):
     ("openai:gpt-4o;timeout=0", "*option timeout='0' must be above 0 seconds"),
     ("gemini:gemini-2.0-flash;max_n=-1", "*option max_n='-1' must be at least 1"),
     ("openai:gpt-4o;timout=30",
-     "*unknown option 'timout'; openai reads api_key, api_key_env, base_url, batch, max_n, timeout, version"),
+     "*unknown option 'timout' (did you mean 'timeout'?); openai reads api_key, api_key_env, base_url, batch, "
+     "max_n, timeout, version"),
     ("http:http://127.0.0.1:1/chat;max_n=2", "*unknown option 'max_n'; http reads body, reply, timeout, version"),
     ("offline;seed=1", "*unknown option 'seed'; offline takes no options"),
     ("openai:gpt-4o;base_url", "*option 'base_url' is not key=value"),
@@ -288,6 +289,13 @@ def test_provider_spec_typos_stop_the_run_at_start_up(project, args, ini, line):
 def test_spec_options_are_checked_against_what_the_kind_reads(project, spec, line):
     result = usage_error(project, "--llm-judge", spec)
     result.stderr.fnmatch_lines([f"ERROR: --llm-judge: provider spec '{spec}': {line[1:]}"])
+
+
+def test_a_misspelt_key_option_is_named_with_the_one_meant_and_its_value_masked(project):
+    result = usage_error(project, "--llm-judge", "openai:gpt-4o;apikey=sk-secret-value")
+    result.stderr.fnmatch_lines(["ERROR: --llm-judge: provider spec 'openai:gpt-4o;apikey=***': unknown option "
+                                 "'apikey' (did you mean 'api_key'?); openai reads *"])
+    assert "sk-secret-value" not in result.stderr.str() + result.stdout.str()
 
 
 def test_spec_options_of_the_right_type_start_the_run(project):

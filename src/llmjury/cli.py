@@ -74,7 +74,8 @@ def replay(args: argparse.Namespace) -> int:
     from pytest import ExitCode
 
     from llmjury.errors import LLMJuryError
-    from llmjury.running.settings import OptionLine, did_you_mean, parse_assignments
+    from llmjury.hints import did_you_mean
+    from llmjury.running.settings import OptionLine, parse_assignments
 
     families = discover()
     try:

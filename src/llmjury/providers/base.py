@@ -11,7 +11,6 @@ gives a pip hint instead of an import error at start-up.
 from __future__ import annotations
 
 import abc
-import difflib
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 
 from llmjury.chat import ChatRequest, Sample
 from llmjury.errors import ConfigError
+from llmjury.hints import did_you_mean
 from llmjury.redact import MASK, is_secret_name, redact_spec
 
 OptionValue = str | int | float
@@ -109,9 +109,7 @@ class ProviderSpec:
         head, *opts = spec.strip().split(";")
         kind, _, model = head.partition(":")
         if kind not in KINDS:
-            close = difflib.get_close_matches(kind, KINDS, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ConfigError(redact_spec(f"provider spec {spec!r}: unknown kind {kind!r}{hint}; "
+            raise ConfigError(redact_spec(f"provider spec {spec!r}: unknown kind {kind!r}{did_you_mean(kind, KINDS)}; "
                                           f"use one of {', '.join(KINDS)}"))
         if kind != "offline" and not model:
             raise ConfigError(redact_spec(f"provider spec {spec!r}: name a model after '{kind}:'"))
@@ -123,7 +121,8 @@ class ProviderSpec:
                 raise ConfigError(redact_spec(f"provider spec {spec!r}: option {opt!r} is not key=value"))
             if key not in known:
                 accepted = f"{kind} reads {', '.join(sorted(known))}" if known else f"{kind} takes no options"
-                raise ConfigError(redact_spec(f"provider spec {spec!r}: unknown option {key!r}; {accepted}"))
+                raise ConfigError(redact_spec(f"provider spec {spec!r}: unknown option {key!r}"
+                                              f"{did_you_mean(key, known)}; {accepted}"))
             try:
                 options[key] = known[key](value)
             except ValueError as exc:

@@ -26,12 +26,13 @@ import math
 import operator
 import re
 import typing
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from llmjury.errors import ConfigError
 from llmjury.headline import covers
+from llmjury.hints import did_you_mean
 from llmjury.model import FamilySummary, Figures, GateResult, Metric, RunSummary
 from llmjury.results.case_changes import exceeded
 
@@ -297,8 +298,7 @@ def check_selection(gates: Sequence[Gate], selected: Collection[str], known: Col
             if family in known:
                 raise ConfigError(f"gate {gate.text!r}: no case of family {family!r} is selected "
                                   f"(by -k, -m or --llm-sample); {these}")
-            close = difflib.get_close_matches(family, [*known, *selected], n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(family, [*known, *selected])
             raise ConfigError(f"gate {gate.text!r}: unknown family {family!r}{hint}; {these}")
 
 
@@ -319,7 +319,7 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, b
             known = [*fields, *FamilySummary.model_fields]
             if path[1] not in known:
                 raise ConfigError(f"gate {gate.text!r}: {family.name} has no metric {path[1]!r}"
-                                  f"{_did_you_mean(path[1], known)}")
+                                  f"{did_you_mean(path[1], known)}")
             if gate.op == "==" and path is gate.left and path[-1] not in ("low", "high") \
                     and path[1] in fields and _holds_metrics(fields[path[1]].annotation):
                 raise ConfigError(f"gate {gate.text!r}: {EQUALITY_ON_INTERVAL}")
@@ -327,7 +327,7 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, b
                     and (len(path) > 3 or path[2] not in BOUNDS):
                 after = ".".join(path[2:])
                 raise ConfigError(f"gate {gate.text!r}: after {family.name}.{path[1]} write nothing, .low, .high "
-                                  f"or .delta, not {after!r}{_did_you_mean(after, [*BOUNDS, DELTA])}")
+                                  f"or .delta, not {after!r}{did_you_mean(after, [*BOUNDS, DELTA])}")
 
 
 def _is_metric(annotation: Any) -> bool:
@@ -348,13 +348,8 @@ def _check_delta(gate: Gate, family: AnyFamily, metric: tuple[str, ...], rest: t
     if not covers(family.headline, metric):
         names = ", ".join(family.headline) or "none"
         raise ConfigError(f"gate {gate.text!r}: differences are computed for {family.name}'s headline metrics "
-                          f"({names}), not {'.'.join(metric)!r}{_did_you_mean('.'.join(metric), family.headline)}")
+                          f"({names}), not {'.'.join(metric)!r}{did_you_mean('.'.join(metric), family.headline)}")
     if rest and (len(rest) > 1 or rest[0] not in BOUNDS):
         raise ConfigError(f"gate {gate.text!r}: after .delta write nothing, .low or .high, not {'.'.join(rest)!r}")
     if not baseline:
         raise ConfigError(f"gate {gate.text!r}: a difference needs a baseline run: give --llm-baseline PATH")
-
-
-def _did_you_mean(word: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""

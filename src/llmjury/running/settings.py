@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import difflib
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ValidationError
 
 from llmjury.errors import ConfigError
+from llmjury.hints import did_you_mean
 from llmjury.jurors import JurySpec
 from llmjury.running.batch_lane import BatchMode, LaneTiming
 from llmjury.running.cache import CacheMode, scratch_path
@@ -229,12 +229,6 @@ def family_options(settings: Settings, family: str | Any) -> dict[str, str]:
     """The `family.key=value` options for one family (its name or its contract), prefix removed."""
     prefix = getattr(family, "name", family) + "."
     return {k[len(prefix):]: v for k, v in settings.options.items() if k.startswith(prefix)}
-
-
-def did_you_mean(word: str, known: Iterable[str]) -> str:
-    """` (did you mean 'x'?)` when a known word is close to `word`, else nothing."""
-    close = difflib.get_close_matches(word, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ import pytest
 from llmjury.cases import PIPELINE_MARK, NoCases, generate
 from llmjury.errors import ConfigError
 from llmjury.family import CaseLoad, CaseSet, Family, FamilyOptions, OptionsT
-from llmjury.running.settings import Settings, did_you_mean
+from llmjury.hints import did_you_mean
+from llmjury.running.settings import Settings
 
 CASE_SET_MARK = "llmjury_case_set"
 #: Every family's options, parsed once at start-up (defaults where none was given), by family name.

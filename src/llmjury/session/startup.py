@@ -21,6 +21,7 @@ from llmjury.datasets.files import read_text
 from llmjury.errors import ConfigError, ConfigWarning, DatasetError
 from llmjury.families import discover
 from llmjury.family import AnyFamily, FamilyOptions
+from llmjury.hints import did_you_mean
 from llmjury.pricing import PriceTable
 from llmjury.providers.base import ProviderSpec
 from llmjury.providers.http_body import check_body_templates
@@ -31,7 +32,7 @@ from llmjury.running.budget import Budget
 from llmjury.running.cache import CacheMode
 from llmjury.running.decision_field import check_output
 from llmjury.running.freshness import UNDER_TEST
-from llmjury.running.settings import OptionLine, Settings, did_you_mean
+from llmjury.running.settings import OptionLine, Settings
 from llmjury.saved import SavedRun, load_run
 from llmjury.session.case_sets import OPTIONS
 from llmjury.session.options import resolve_settings

@@ -170,6 +170,11 @@ def test_a_delta_gate_with_no_baseline_found_is_not_compared_never_passed_and_sa
     ("socratic.win_rate.delta.lo>=0", True, "after .delta write nothing, .low or .high, not 'lo'"),
     ("socratic.win_rate.delta>=-0.02", False, "a difference needs a baseline run: give --llm-baseline PATH"),
     ("qa_quality.remove_rate<=socratic.win_rat", False, "socratic has no metric 'win_rat'"),
+    # Steps after an entry the suite names itself (its own evals' names) are known from the section's model.
+    ("custom.score.helpful.meen>=3", False, "custom.score.helpful has no 'meen' (did you mean 'mean'?); it has mean"),
+    ("custom.compare.tone.win_rat>=0.5", False, "custom.compare.tone has no 'win_rat' (did you mean 'win_rate'?)"),
+    ("custom.check.cites.pass_rate.lo>=0.9", False, "not 'lo' (did you mean 'low'?)"),
+    ("custom.score.helpful>=3", False, "custom.score.helpful holds figures, not one: name one of mean"),
 ])
 def test_a_gate_on_a_metric_a_family_lacks_is_refused_at_start_up(text, baseline, message):
     from llmjury.families import discover
@@ -182,7 +187,8 @@ def test_gates_on_known_metrics_core_counts_and_unknown_families_pass_the_start_
     from llmjury.families import discover
 
     texts = ["socratic.win_rate.low>=0.5", "socratic.verdicts>=10", "arena.rating[gpt-4].delta>=-5",
-             "toy.anything>=1", "run.workers>=1"]
+             "toy.anything>=1", "run.workers>=1", "custom.score.helpful.mean.low>=3",
+             "custom.compare.tone.win_rate>=0.5"]
     check_metrics([Gate.parse(t) for t in texts], discover(), baseline=True)
 
 

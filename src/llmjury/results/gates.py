@@ -35,6 +35,7 @@ from llmjury.headline import covers
 from llmjury.hints import did_you_mean
 from llmjury.model import FamilySummary, Figures, GateResult, Metric, RunSummary
 from llmjury.results.case_changes import exceeded
+from llmjury.results.gate_paths import METRIC_STEPS, misstep
 
 if TYPE_CHECKING:
     from llmjury.family import AnyFamily
@@ -43,7 +44,7 @@ OPS: dict[str, Callable[[float, float], bool]] = {">=": operator.ge, "<=": opera
                                                   "<": operator.lt, "==": operator.eq}
 _GATE = re.compile(r"^\s*(?P<left>.+?)\s*(?P<op>>=|<=|==|>|<)\s*(?P<right>.+?)\s*$")
 _STEP = re.compile(r"\.?([A-Za-z_][\w-]*)|\[([^\]]+)\]")
-BOUNDS = {"low", "high", "value"}
+BOUNDS = set(METRIC_STEPS)
 #: The step after a headline metric that names its difference from the baseline run.
 DELTA = "delta"
 #: The summary's run-wide sections: every other first step of a metric path is a family's name.
@@ -323,16 +324,23 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, b
             if gate.op == "==" and path is gate.left and path[-1] not in ("low", "high") \
                     and path[1] in fields and _holds_metrics(fields[path[1]].annotation):
                 raise ConfigError(f"gate {gate.text!r}: {EQUALITY_ON_INTERVAL}")
-            if path[1] in fields and _is_metric(fields[path[1]].annotation) and len(path) > 2 \
-                    and (len(path) > 3 or path[2] not in BOUNDS):
-                after = ".".join(path[2:])
-                raise ConfigError(f"gate {gate.text!r}: after {family.name}.{path[1]} write nothing, .low, .high "
-                                  f"or .delta, not {after!r}{did_you_mean(after, [*BOUNDS, DELTA])}")
+            wrong = misstep(fields[path[1]].annotation, path[2:]) if path[1] in fields else None
+            if wrong is not None:
+                _refuse_step(gate, path, 2 + wrong.at, wrong.admitted)
 
 
-def _is_metric(annotation: Any) -> bool:
-    """Is a section field a single metric (`Metric` or `Metric | None`), whose steps we know?"""
-    return annotation is Metric or Metric in typing.get_args(annotation)
+def _refuse_step(gate: Gate, path: tuple[str, ...], at: int, admitted: tuple[str, ...]) -> None:
+    before, after = ".".join(path[:at]), ".".join(path[at:])
+    if set(admitted) == set(METRIC_STEPS):
+        raise ConfigError(f"gate {gate.text!r}: after {before} write nothing, .low, .high or .delta, not "
+                          f"{after!r}{did_you_mean(after, [*BOUNDS, DELTA])}")
+    if at == len(path):
+        raise ConfigError(f"gate {gate.text!r}: {before} holds figures, not one: name one of "
+                          f"{', '.join(admitted)}")
+    if not admitted:
+        raise ConfigError(f"gate {gate.text!r}: {before} is a number: nothing goes after it, not {after!r}")
+    raise ConfigError(f"gate {gate.text!r}: {before} has no {path[at]!r}{did_you_mean(path[at], admitted)}; "
+                      f"it has {', '.join(admitted)}")
 
 
 def _holds_metrics(annotation: Any) -> bool:

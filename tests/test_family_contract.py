@@ -210,6 +210,9 @@ def test_a_malformed_data_file_stops_the_run_as_a_usage_error_before_any_test(po
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*bad.jsonl [[]item 1[]]: expected an object, got list*"])
     assert "passed" not in result.stdout.str()
+    # The collection error is its one line, not a traceback through llmjury's loaders.
+    result.stdout.fnmatch_lines(["DatasetError: *bad.jsonl [[]item 1[]]: expected an object, got list*"])
+    assert "Traceback" not in result.stdout.str() and "llmjury/" not in result.stdout.str()
 
 
 def test_loading_every_family_builds_no_schema_of_their_results_and_reports_until_used():

@@ -76,18 +76,23 @@ class DataErrors:
     instead of a collection error that xdist's workers run past. Other collection errors (a test
     module's own bug) keep pytest's handling."""
 
-    ERROR = re.compile(r"^E\s+(?:llmjury\.errors\.)?(?:DatasetError|ConfigError): (.+)$", re.MULTILINE)
+    ERROR = re.compile(r"^(?:E\s+)?(?:llmjury\.errors\.)?(DatasetError|ConfigError): (.+)$", re.MULTILINE)
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.errors: list[str] = []
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        """A module's collection failed: keep a dataset's or configuration's error, named."""
+        """A module's collection failed: keep a dataset's or configuration's error, named, and show
+        it as its one line (the traceback through llmjury's loaders tells a user nothing more);
+        first, so an xdist worker sends the controller the short form."""
         if report.failed:
             found = self.ERROR.findall(str(report.longrepr))
             if found:
-                self.errors.append(found[-1].strip())
+                kind, message = found[-1]
+                self.errors.append(message.strip())
+                report.longrepr = f"{kind}: {message.strip()}"
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:

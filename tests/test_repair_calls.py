@@ -118,6 +118,24 @@ def test_a_korean_template_asks_its_json_repair_in_korean_without_a_declaration(
     ask = server.requests[-1]["messages"][-1]["content"]
     fields = set(QualityEvaluation.model_fields) | {"JSON"}
     assert re.search(r"[\uac00-\ud7a3]", ask) and english_words(ask, fields) == set(), ask
+    # the whole object is asked again, so it gets the asking request's room, not a repair's 60 tokens
+    assert server.requests[-1]["max_tokens"] == server.requests[0]["max_tokens"] == 600
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Compare the two responses. A Korean user may write 선생님 or 답변.", "en"),
+    ("두 응답을 비교하세요. JSON으로 답하세요.", "ko"),
+    ("Confronta le due risposte e scegli la migliore: non è difficile.", "it"),
+])
+def test_a_templates_language_is_told_from_its_own_text(tmp_path, text, language):
+    (tmp_path / "t.j2").write_text(text, encoding="utf-8")
+    assert PromptLibrary([tmp_path]).language("t.j2") == language
+
+
+def test_a_declared_language_wins_over_the_templates_text(tmp_path):
+    (tmp_path / "t.j2").write_text("Compare the two responses.", encoding="utf-8")
+    (tmp_path / "reading.toml").write_text('["t.j2"]\nlanguage = "it"', encoding="utf-8")
+    assert PromptLibrary([tmp_path]).language("t.j2") == "it"
 
 
 def test_an_english_template_asks_its_repair_in_english_whatever_the_answer_says(make_engine):

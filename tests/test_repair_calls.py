@@ -188,3 +188,14 @@ def test_a_repair_answer_cut_off_again_is_unscored_truncated(make_engine):
     assert run.winner is None and run.repaired and run.cause == "truncated"
     assert "cut off" in run.error
     assert judged.answers.repair_failed == 1
+
+
+def test_a_declared_format_is_the_one_a_readers_cause_names():
+    from llmjury.asked import Asked
+    from llmjury.errors import JudgeParseError
+    from llmjury.judgement.judges import CHOICE
+    from llmjury.reading.declaration import Declaration
+
+    reader = CHOICE.declared(Declaration(asked=Asked(alternatives=("### 가", "### 나"))))
+    with pytest.raises(JudgeParseError, match=r"no decision in the prompt's format \(### 가 \.\.\.\)"):
+        reader.read("Both have merits.")

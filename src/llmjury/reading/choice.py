@@ -135,9 +135,10 @@ class Choice:
     ties: frozenset[str] = field(default_factory=frozenset)
 
     def declared(self, declaration: Declaration) -> Choice:
-        """The options with the names a template declares for them (its language and format are the
-        repair call's to ask in: `llmjury.judgement.judging`)."""
-        return self.with_names(declaration.labels, declaration.source) if declaration.labels else self
+        """The options with the names a template declares for them, and its format for the causes to
+        name (the repair call asks in its language and format: `llmjury.judgement.judging`)."""
+        named = self.with_names(declaration.labels, declaration.source) if declaration.labels else self
+        return replace(named, expected=declaration.asked) if declaration.asked else named
 
     def with_names(self, extra: Mapping[str, Sequence[str]], source: str = "labels") -> Choice:
         """The same options with more names (a template's own labels and translations); ConfigError

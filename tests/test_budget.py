@@ -54,7 +54,7 @@ def test_no_call_starts_once_the_budget_is_spent_on_any_worker(toy, openai_serve
     assert facts["unscored_cases"] == facts["unscored_verdicts"] == CASES - calls
     section = summary(toy)["toy"]
     assert section["unscored"] == CASES - calls
-    assert section["unscored_reasons"] == {"budget": CASES - calls}
+    assert section["unscored_causes"] == section["unscored_reasons"] == {"budget": CASES - calls}
     result.stdout.fnmatch_lines([f"*budget ($10) stopped the run*{CASES - calls} case(s) left unscored*"])
     markdown = (toy.path / "reports" / "latest" / "summary.md").read_text()
     assert f"> **{facts['note']}**" in markdown.split("## ")[0]  # above the first section

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 import pytest
 from summaries import summary_of
@@ -224,3 +225,15 @@ def test_equality_on_a_metric_known_only_at_the_end_fails_saying_why():
     same = summary_of({"comparison": {"compared": True, "judges_differ": [], "families": {
         "socratic": {"win_rate": {"delta": delta(0.0, 0.0, 0.0)}}}}})
     assert Gate.parse("socratic.win_rate.delta==0").check(same).status == "pass"  # a zero-width interval equals
+
+
+def test_a_gate_on_unscored_reasons_warns_at_start_up_naming_unscored_causes():
+    """`unscored_reasons` is the older count `unscored_causes` replaced: kept one minor version, with a warning."""
+    from llmjury.families import discover
+
+    with pytest.warns(DeprecationWarning, match="unscored_reasons is deprecated since llmjury 0.2.0 and will be "
+                                                "removed in 0.3.0: use unscored_causes"):
+        check_metrics([Gate.parse("socratic.unscored_reasons.refused<=0")], discover(), baseline=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_metrics([Gate.parse("socratic.unscored_causes.truncated<=0")], discover(), baseline=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from llmjury.asked import Asked
 from llmjury.prompts import PromptLibrary
 
 HISTORY = "[Student]: Why is quicksort slow sometimes?\n[Teacher]: What happens with a sorted input?"
@@ -26,7 +27,8 @@ JUDGE_PROMPTS = {
                           fields="- reasoning: string\n- score: integer"),
     "core/geval.j2": dict(criterion="Coherence", steps=STEPS, context="", text="hello", form="Coherence", low=1,
                           high=5),
-    "core/repair.j2": dict(cause="no final decision", expected="### A\nor\n### B\nor\n### tie"),
+    "core/repair.j2": dict(kind="no_decision", cause="no final decision",
+                           asked=Asked(alternatives=("### A", "### B", "### tie"))),
 }
 
 

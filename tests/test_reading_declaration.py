@@ -63,7 +63,7 @@ def test_the_repair_asks_in_the_templates_language_and_format(make_engine, korea
     (run,) = judged.runs
     assert run.winner == "b" and run.repaired
     ask = requests[-1]["messages"][-1]["content"]
-    assert ask.startswith("위 답변에서") and "### 가\n또는\n### 나\n또는\n### 무승부" in ask
+    assert ask.startswith("위 답변에는") and "### 가\n또는\n### 나\n또는\n### 무승부" in ask
 
 
 @pytest.mark.parametrize(("toml", "fault"), [

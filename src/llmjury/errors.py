@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from llmjury.asked import Asked
+
 #: Why a judge run holds no decision, as reports count it: no decision stated, two different decisions in
 #: the judge's own final words, a value off the scale it was asked on, an answer cut off by the token limit,
 #: an answer stopped by a content filter or refused, a failed call, an empty answer.
@@ -78,10 +80,11 @@ class CacheMissError(LLMJuryError):
 class JudgeParseError(LLMJuryError):
     """A judge answer that does not contain a decision the parser can read. `expected` is the
     decision's format as the prompt asks it, for a repair call that asks for the decision alone; `kind`
-    is the cause's category, which reports count; `language` the answer's (en, ko, it), which the
-    repair call asks in."""
+    is the cause's category, which reports count and the repair call names in the asking template's
+    language; `language` the answer's (en, ko, it), which the repair call asks in only where the
+    request names no template."""
 
-    def __init__(self, parser: str, raw: str, cause: str, *, expected: str | None = None,
+    def __init__(self, parser: str, raw: str, cause: str, *, expected: Asked | None = None,
                  kind: UnscoredCause = "no_decision", language: str = "en") -> None:
         snippet = raw if len(raw) <= 200 else raw[:200] + "…"
         super().__init__(f"{parser}: {cause}; judge said {snippet!r}")

@@ -72,6 +72,8 @@ class FamilySummary(BaseModel):
     valid: int
     unscored: int
     unscored_rate: Metric
+    #: Deprecated since 0.2.0, removed in 0.3.0: unscored verdicts by their error's first clause; use
+    #: `unscored_causes`, which counts them by cause.
     unscored_reasons: dict[str, int]
     judges: list[str]
     unscored_by_judge: dict[str, Metric]

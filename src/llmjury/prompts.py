@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from llmjury.errors import ConfigError
 from llmjury.reading.declaration import Declaration
+from llmjury.reading.words import prompt_language
 
 if TYPE_CHECKING:
     import jinja2
@@ -108,6 +109,19 @@ class PromptLibrary:
         """What `name` declares about its answers' decision (`reading.toml`: its language, more names
         for its options, the decision's format); the first prompts directory that declares it decides."""
         return self._reading.get(name, Declaration())
+
+    def language(self, name: str) -> str | None:
+        """The language `name` asks in, which its repair call asks in too: its declaration's
+        (`reading.toml`), else its own text's (`prompt_language`); None for no such template."""
+        import jinja2
+
+        declared = self.reading(name).language
+        if declared is not None:
+            return declared
+        try:
+            return prompt_language(self.source(name))
+        except jinja2.TemplateNotFound:
+            return None
 
     def render_json(self, name: str, **variables: Any) -> Any:
         """Render a JSON document template (an `http:` request body): every `{{ value }}` is written

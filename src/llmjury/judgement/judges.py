@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel
 
+from llmjury.asked import Asked
 from llmjury.chat import ChatRequest, Sample, Usage
 from llmjury.errors import JudgeParseError, ProviderError, UnscoredCause
 from llmjury.judgement.geval_scoring import frequency_weighted, logprob_weighted, parse_score
@@ -106,7 +107,7 @@ class RubricScore(BaseModel):
 
 # -- building blocks for families ------------------------------------------------------------------
 #: What `parse_choice` asks for when an answer holds no readable decision (the repair call).
-CHOICE_FORMAT = "### A\nor\n### B\nor\n### tie"
+CHOICE_FORMAT = Asked(alternatives=("### A", "### B", "### tie"))
 #: `core/compare.j2`'s decisions after "###", and the names a judge gives them.
 CHOICE = Choice(CHOICE_PARSER, (Option("a", ("Response A", "A")), Option("b", ("Response B", "B")),
                                 Option("tie", ("tie", "a tie", "it's a tie", "it is a tie"))),
@@ -281,7 +282,7 @@ async def structured(jury: Jury, family: str, prompt: RenderedPrompt, schema: ty
         cause = check(value)
         if cause:
             raise JudgeParseError(parser, text, cause, kind="out_of_scale",
-                                  expected=f"one JSON object with the fields {', '.join(schema.model_fields)}")
+                                  expected=Asked(fields=tuple(schema.model_fields)))
         return value
 
     request = jury.request(prompt, json_schema=schema.model_json_schema(), schema_name=schema.__name__)

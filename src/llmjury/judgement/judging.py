@@ -22,7 +22,7 @@ refuses the schema, the same runs are asked the published prompt in plain text.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -30,6 +30,7 @@ from llmjury.chat import ChatRequest, Completion, Message, Sample, Usage
 from llmjury.errors import JudgeParseError, PromptBlockedError, ProviderError, SchemaRefusedError, UnscoredCause
 from llmjury.judgement.jury import Jury
 from llmjury.jurors import Juror
+from llmjury.prompts import RenderedPrompt
 from llmjury.running.decision_field import DecisionField, Read, how_read, reasoning, uses_schema
 
 
@@ -139,17 +140,40 @@ def roomier(request: ChatRequest, sample: Sample) -> ChatRequest | None:
     return request.model_copy(update={"max_tokens": 2 * room}) if room else None
 
 
-async def complete_whole(jury: Jury, role: str, family: str,
-                         request: ChatRequest) -> tuple[ChatRequest, Completion, tuple[Sample, ...]]:
+async def whole(complete: Callable[[ChatRequest], Awaitable[Completion]],
+                request: ChatRequest) -> tuple[ChatRequest, Completion, tuple[Sample, ...]]:
     """One completion of `request`, asked once more with twice the room when its first answer was cut
-    off (`ask_judge`'s rule, for a judge read from one answer's logprobs): the request that got it,
-    the completion, and the cut answer before it, if any."""
-    completion = await jury.complete(role, family, request)
+    off (`ask_judge`'s rule, for a repair call and a judge read from one answer's logprobs): the
+    request that got it, the completion, and the cut answer before it, if any."""
+    completion = await complete(request)
     sample = completion.samples[0]
     roomy = roomier(request, sample) if sample.outcome == "truncated" else None
     if roomy is None:
         return request, completion, ()
-    return roomy, await jury.complete(role, family, roomy), (sample,)
+    return roomy, await complete(roomy), (sample,)
+
+
+async def complete_whole(jury: Jury, role: str, family: str,
+                         request: ChatRequest) -> tuple[ChatRequest, Completion, tuple[Sample, ...]]:
+    """`whole` for the single provider a role names."""
+    return await whole(lambda asked: jury.complete(role, family, asked), request)
+
+
+def repair_prompt(jury: Jury, request: ChatRequest, failure: JudgeParseError) -> RenderedPrompt:
+    """The repair call's question, all of it in the asking template's language (its declaration's,
+    else its own text's; the answer's where the request names no template): why its answer holds no
+    decision, by the cause's kind, and the decision's format as the template declares it, else as
+    the reader knows it (`llmjury.asked.Asked`). A JSON object asked again gets the asking request's
+    room where that is more than a repair's."""
+    template = request.task.rpartition("@")[0]
+    language = (jury.prompts.language(template) if template else None) or failure.language
+    asked = (jury.prompts.reading(template).asked if template else None) or failure.expected
+    ask = jury.render("core/repair.j2", kind=failure.kind, cause=failure.cause, asked=asked, language=language)
+    room = ask.generation.get("max_tokens")
+    if asked is not None and asked.fields and request.max_tokens and room and request.max_tokens > room:
+        # a JSON object is the whole answer once more: it gets the room the asking request gave it
+        return replace(ask, generation={**ask.generation, "max_tokens": request.max_tokens})
+    return ask
 
 
 def failed_call(exc: ProviderError) -> tuple[str, UnscoredCause]:
@@ -215,23 +239,31 @@ async def ask_judge(
         for _ in range(retries):
             last = answers[run]
             assert last is not None
-            ask = jury.render("core/repair.j2", cause=failure.cause, expected=failure.expected,
-                              language=failure.language)
+            ask = repair_prompt(jury, request, failure)
             messages = (*messages, Message(role="assistant", content=last.raw), Message(role="user", content=ask.text))
             follow_up = request.model_copy(update={
                 "messages": messages, "n": 1, "logprobs": False, "top_logprobs": None, "task": ask.task,
                 **ask.generation})
             repaired = replace(last, raw="", parsed=None, error=None, cached=False, attempts=last.attempts + 1,
                                earlier=(*last.earlier, last.raw), repaired=True, read=None)
-            try:
-                completion = await jury.engine.complete(provider, follow_up, role=role)
+            try:  # a repair answer cut off is asked once more with twice the room, as a first answer is
+                roomy, completion, cut = await whole(
+                    lambda asked: jury.engine.complete(provider, asked, role=role), follow_up)
             except ProviderError as exc:
                 answers[run] = replace(repaired, error=f"{last.error}; repair call failed: {exc}")
                 break
             sample = completion.samples[0]
-            usage, latency = usage + sample.usage, max(latency, completion.latency_s)
-            repaired = replace(repaired, raw=sample.text, cached=last.cached and completion.cached[0])
+            usage = sum((s.usage for s in (*cut, sample)), usage)
+            latency = max(latency, completion.latency_s)
+            repaired = replace(repaired, raw=sample.text, cached=last.cached and completion.cached[0],
+                               attempts=repaired.attempts + len(cut), earlier=(*repaired.earlier, *(s.text for s in cut)))
             outcome = sample.outcome
+            if outcome == "truncated":  # cut off again (or with no room known): never read
+                error = unanswered(sample, outcome, follow_up)
+                if cut:
+                    error += f"; asked again with max_tokens {roomy.max_tokens}, it was cut off again"
+                answers[run] = replace(repaired, error=f"{last.error}; repair: {error}", cause=outcome)
+                break
             if outcome is not None:  # the answer's own cause stands: the repair brought nothing to read
                 why = unanswered(sample, outcome, follow_up)
                 answers[run] = replace(repaired, error=f"{last.error}; repair: {why}")
@@ -239,8 +271,8 @@ async def ask_judge(
                     continue
                 break
             try:
-                answers[run] = replace(repaired, parsed=reader(follow_up)(sample.text),
-                                       read=scored(follow_up, sample.text), cause=None)
+                answers[run] = replace(repaired, parsed=reader(roomy)(sample.text),
+                                       read=scored(roomy, sample.text), cause=None)
                 break
             except JudgeParseError as exc:
                 failure = exc

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
+from llmjury.asked import Asked
 from llmjury.errors import ConfigError, JudgeParseError
 from llmjury.reading.decisions import Found, conflict, final_words_start
 from llmjury.reading.declaration import Declaration
@@ -126,21 +127,18 @@ class Choice:
     options: tuple[Option, ...]
     marker: Marker
     #: The decision's format as the prompt asks it (what a repair call asks for).
-    expected: str
+    expected: Asked
     #: Whether an explicit option alone on the final line (`(a) Teacher A`, a name with its letter in
     #: parentheses) decides where no marker stands anywhere (as small models answer).
     alone_at_end: bool = False
     #: The option values that mean "neither" (their prose is "it's a tie", "they are equivalent").
     ties: frozenset[str] = field(default_factory=frozenset)
-    #: The language a repair call asks in (None: the answer's own, as `language_of` tells it).
-    language: str | None = None
 
     def declared(self, declaration: Declaration) -> Choice:
-        """The options as a template declares them: more names, its language, its decision's format."""
-        if not declaration.labels and not declaration.language and not declaration.expected:
-            return self
-        return replace(self.with_names(declaration.labels, declaration.source),
-                       language=declaration.language or self.language, expected=declaration.expected or self.expected)
+        """The options with the names a template declares for them, and its format for the causes to
+        name (the repair call asks in its language and format: `llmjury.judgement.judging`)."""
+        named = self.with_names(declaration.labels, declaration.source) if declaration.labels else self
+        return replace(named, expected=declaration.asked) if declaration.asked else named
 
     def with_names(self, extra: Mapping[str, Sequence[str]], source: str = "labels") -> Choice:
         """The same options with more names (a template's own labels and translations); ConfigError
@@ -225,7 +223,7 @@ class Choice:
         if not statements:
             folded = OwnWords(fold(text))
             cause = ("look-alike characters on the decision line" if self._statements(folded)
-                     else f"no decision in the prompt's format ({self.expected.splitlines()[0]} ...)")
+                     else f"no decision in the prompt's format ({self.expected.first} ...)")
             raise self._error(text, cause, "no_decision")
         decision, tail = statements[-1]
         if tail is not None and (named := self._tail_conflict(tail, decision.value)):
@@ -309,5 +307,4 @@ class Choice:
         return None
 
     def _error(self, text: str, cause: str, kind: Literal["no_decision", "ambiguous"]) -> JudgeParseError:
-        return JudgeParseError(self.parser, text, cause, expected=self.expected, kind=kind,
-                               language=self.language or language_of(text))
+        return JudgeParseError(self.parser, text, cause, expected=self.expected, kind=kind, language=language_of(text))

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from llmjury.asked import Asked
 from llmjury.errors import JudgeParseError, UnscoredCause
 from llmjury.reading.decisions import Found, conflict
 from llmjury.reading.text import OwnWords, fold
@@ -74,9 +75,9 @@ class Rating:
     scale: range
 
     @cached_property
-    def expected(self) -> str:
-        """The decision's format as the prompt asks it (what a repair call asks for)."""
-        return f"the score alone, a whole number from {self.scale.start} to {self.scale.stop - 1}"
+    def expected(self) -> Asked:
+        """The decision's format as the prompt asks it (what a repair call asks for): the score alone."""
+        return Asked(scale=(self.scale.start, self.scale.stop - 1))
 
     def __call__(self, text: str) -> int:
         return self.read(text)

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from llmjury.asked import Asked
 from llmjury.errors import JudgeParseError, UnscoredCause
 from llmjury.reading.decisions import Found, conflict
 from llmjury.reading.text import OwnWords, fold
@@ -32,7 +33,7 @@ class ScorePair:
     role: str
     scale: range
     #: The decision's format as the prompt asks it (what a repair call asks for).
-    expected: str
+    expected: Asked
 
     @cached_property
     def _who(self) -> str:
@@ -72,7 +73,7 @@ class ScorePair:
         for n in ("1", "2"):
             if not statements[n]:
                 cause = ("look-alike characters on a score line" if self._line.search(folded)
-                         else f"no score line for {self.role} {n} ({self.expected.splitlines()[0]} ...)")
+                         else f"no score line for {self.role} {n} ({self.expected.first} ...)")
                 raise self._error(text, cause, "no_decision")
             decision = statements[n][-1]
             mentions = [Found(m.start(), m.end(), int(m["score"])) for m in self._mention.finditer(folded)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from llmjury.asked import Asked
 from llmjury.errors import JudgeParseError
 from llmjury.reading.words import language_of
 
@@ -94,7 +95,7 @@ def _number(value: Any) -> float | None:
 
 def read_model(text: str, schema: type[M], parser: str) -> M:
     """The judge's JSON answer as `schema`; JudgeParseError naming the field and the kind of fault."""
-    expected = f"one JSON object with the fields {', '.join(schema.model_fields)}, and nothing else"
+    expected = Asked(fields=tuple(schema.model_fields))
     language = language_of(text)
 
     def error(cause: str, kind: Any = "ambiguous") -> JudgeParseError:

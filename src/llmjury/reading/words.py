@@ -100,3 +100,12 @@ def language_of(text: str) -> str:
     italian = len(re.findall(r"\b(?:il|la|che|è|della|sono|risposta|migliore|perché|non)\b", text, re.IGNORECASE))
     english = len(re.findall(r"\b(?:the|is|that|and|of|response|better|because|not)\b", text, re.IGNORECASE))
     return "it" if italian > english else "en"
+
+
+def prompt_language(text: str) -> str:
+    """The language a prompt template is written in, which its repair call asks in: Korean when its
+    Hangul outnumbers its Latin letters (an English prompt may quote a Korean example), else as
+    `language_of` tells an answer's."""
+    if len(re.findall(r"[\uac00-\ud7a3]", text)) > len(re.findall(r"[A-Za-z]", text)):
+        return "ko"
+    return language_of(re.sub(r"[\uac00-\ud7a3]", "", text))

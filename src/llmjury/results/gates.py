@@ -26,6 +26,7 @@ import math
 import operator
 import re
 import typing
+import warnings
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -303,6 +304,11 @@ def check_selection(gates: Sequence[Gate], selected: Collection[str], known: Col
             raise ConfigError(f"gate {gate.text!r}: unknown family {family!r}{hint}; {these}")
 
 
+#: Core counts kept for one minor version after another replaced them (CHANGELOG's policy): a gate
+#: naming one still works and warns at start-up, naming its replacement.
+DEPRECATED_COUNTS = {"unscored_reasons": ("0.2.0", "0.3.0", "unscored_causes")}
+
+
 def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, baseline: bool) -> None:
     """Every metric a gate names on a known family exists in its section (or the core's counts), and a
     delta gate names a headline metric and has a baseline: a ConfigError at start-up, with the
@@ -321,6 +327,10 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, b
             if path[1] not in known:
                 raise ConfigError(f"gate {gate.text!r}: {family.name} has no metric {path[1]!r}"
                                   f"{did_you_mean(path[1], known)}")
+            if path[1] in DEPRECATED_COUNTS:
+                since, removed, instead = DEPRECATED_COUNTS[path[1]]
+                warnings.warn(f"gate {gate.text!r}: {path[1]} is deprecated since llmjury {since} and will be "
+                              f"removed in {removed}: use {instead}", DeprecationWarning, stacklevel=2)
             if gate.op == "==" and path is gate.left and path[-1] not in ("low", "high") \
                     and path[1] in fields and _holds_metrics(fields[path[1]].annotation):
                 raise ConfigError(f"gate {gate.text!r}: {EQUALITY_ON_INTERVAL}")

@@ -16,11 +16,11 @@ text reader, exactly as in text mode.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from llmjury.asked import Asked
 from llmjury.chat import ChatRequest
 from llmjury.errors import ConfigError, JudgeParseError, UnscoredCause
 from llmjury.jurors import JurySpec
@@ -50,10 +50,9 @@ class DecisionField:
                                "decision": {"type": "string", "enum": list(self.values)}}}
 
     @property
-    def expected(self) -> str:
+    def expected(self) -> Asked:
         """What a repair call asks for: the object, with the decision's allowed values."""
-        return ('one JSON object {"reasoning": "...", "decision": ...} whose decision is one of '
-                + ", ".join(json.dumps(v) for v in self.values))
+        return Asked(fields=("reasoning", "decision"), values=tuple(self.values))
 
     def ask(self, request: ChatRequest) -> ChatRequest:
         """`request` (the text mode's, messages untouched) with the schema as its response format."""

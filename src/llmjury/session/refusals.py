@@ -8,7 +8,7 @@ on. Either way the test could not judge what it was written to judge. Its failur
 where the `outcome` fixture runs a pipeline, or in the call) is reported as a skip naming the
 refusal, and the test carries an unscored verdict with the cause `budget`: the refused judge
 call's own, or one recorded here when the refusal came before any judge call. So pytest's counts,
-the family's `unscored_reasons` and the budget's note agree.
+the family's `unscored_causes` and the budget's note agree.
 """
 
 from __future__ import annotations

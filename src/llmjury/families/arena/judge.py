@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from llmjury.asked import Asked
 from llmjury.majority import Majority
 from llmjury.reading.choice import Choice, Option
 from llmjury.reading.score_pair import ScorePair
@@ -12,8 +13,8 @@ from llmjury.running.decision_field import DecisionField
 SCORE_PARSER = "arena-score/4"
 PAIR_PARSER = "mtbench-pair/4"
 #: What each reader asks for when an answer holds no readable decision (the repair call).
-SCORE_FORMAT = "- Score of Model 1: <0 or 1>\n- Score of Model 2: <0 or 1>"
-PAIR_FORMAT = "[[A]]\nor\n[[B]]\nor\n[[C]]"
+SCORE_FORMAT = Asked(form=("- Score of Model 1:", "- Score of Model 2:"), scale=(0, 1))
+PAIR_FORMAT = Asked(alternatives=("[[A]]", "[[B]]", "[[C]]"))
 #: Seed 002's two score lines, 0 or 1 each (`llmjury.reading.score_pair`).
 SCORES = ScorePair(SCORE_PARSER, role="model", scale=range(0, 2), expected=SCORE_FORMAT)
 #: MT-Bench pair-v2's verdicts in double brackets (`llmjury.reading.choice`).

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any, cast
 
+from llmjury.asked import Asked
 from llmjury.cases import slug
 from llmjury.datasets.files import read_jsonl, read_text
 from llmjury.errors import DatasetError, JudgeParseError
@@ -22,7 +23,7 @@ DATASET = "llmbar"
 PARSER_VERSION = "llmbar-output/2"
 #: LLMBar's prompt asks for "Output (a)" or "Output (b)" and nothing else (`llmjury.reading.choice`).
 OUTPUT_CHOICE = Choice(PARSER_VERSION, (Option("model_a", ("Output (a)",)), Option("model_b", ("Output (b)",))),
-                       marker="###", expected="Output (a)\nor\nOutput (b)", alone_at_end=True)
+                       marker="###", expected=Asked(alternatives=("Output (a)", "Output (b)")), alone_at_end=True)
 _FRACTION = re.compile(r"(\d+) / (\d+)")
 GOLD: dict[int, Winner] = {1: "model_a", 2: "model_b"}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, cast
 
+from llmjury.asked import Asked
 from llmjury.reading.choice import Choice, Option
 from llmjury.running.decision_field import DecisionField
 
@@ -12,7 +13,7 @@ PARSER_VERSION = "socratic-decision/4"
 Decision = Literal["a", "b", "c"]
 
 #: What the judge is asked for when its answer holds no readable decision (the repair call).
-DECISION_FORMAT = "### (a) Teacher A\nor\n### (b) Teacher B\nor\n### (c) Equivalent"
+DECISION_FORMAT = Asked(alternatives=("### (a) Teacher A", "### (b) Teacher B", "### (c) Equivalent"))
 
 #: The prompt's options as it lists them ("(b) Teacher B"), and the shorter names a judge uses for them.
 DECISION_CHOICE = Choice(PARSER_VERSION, (Option("a", ("(a) Teacher A", "Teacher A", "(a)", "a")),

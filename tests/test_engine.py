@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from llmjury.chat import chat
-from llmjury.errors import CacheMissError
+from llmjury.errors import CacheMissError, NoLogprobsError
 from llmjury.providers.base import ProviderSpec
 from llmjury.running.cache import CacheMode, SampleStore
 from llmjury.running.limits import RateLimit
@@ -54,6 +54,16 @@ def test_refresh_calls_once_per_run_then_reuses(openai_server, make_engine, tmp_
     b1.run(b1.complete(spec(openai_server), chat(("user", "q"))))
     assert b2.run(b2.complete(spec(openai_server), chat(("user", "q")))).cached == [True]
     assert len(openai_server.requests) == 2
+
+
+def test_a_stopping_run_reads_its_cache_but_makes_no_new_call(openai_server, make_engine):
+    engine = make_engine()
+    engine.run(engine.complete(spec(openai_server), chat(("user", "asked before"))))
+    engine.halt.stop(NoLogprobsError("no logprobs: the server sends none"))
+    assert engine.run(engine.complete(spec(openai_server), chat(("user", "asked before")))).text == "reply 0"
+    with pytest.raises(NoLogprobsError, match="no logprobs: the server sends none"):
+        engine.run(engine.complete(spec(openai_server), chat(("user", "not asked yet"))))
+    assert len(openai_server.requests) == 1
 
 
 def test_identical_requests_in_flight_share_one_call(openai_server, make_engine):

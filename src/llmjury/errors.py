@@ -17,6 +17,17 @@ class LLMJuryError(Exception):
     """Base class for every error llmjury raises on purpose."""
 
 
+class RunStopError(LLMJuryError):
+    """A cause every later case would meet the same way (a store out of reach, a server without what
+    the settings force): the first one stops the run, whose report of what finished says so and is
+    marked incomplete (`llmjury.session.stops`)."""
+
+
+class NoLogprobsError(RunStopError):
+    """Logprobs forced (`scoring=logprobs`) on a server whose answers carry none: no later answer
+    would carry them either, so the first one stops the run, naming the server and the `auto` setting."""
+
+
 class ConfigError(LLMJuryError):
     """A provider spec, option or gate that cannot be understood."""
 

@@ -33,13 +33,14 @@ if TYPE_CHECKING:
     from llmjury.judgement.jury import Jury, Outcome
     from llmjury.judgement.verdicts import Verdict
     from llmjury.loading import LoadReport
+    from llmjury.providers.base import ProviderSpec
     from llmjury.providers.offline import Heuristic
     from llmjury.running.settings import OptionLine, Settings
 
 #: What a family's author imports from here: the contract, and the value types (`llmjury.model`) a
 #: family's results and section are made of.
-__all__ = ["CaseLoad", "CaseSet", "Dataset", "Family", "FamilyOptions", "Figures", "Metric", "OptionsT", "Pipeline",
-           "Plot", "Replayed", "Result", "Section", "SectionT", "check_family"]
+__all__ = ["CaseLoad", "CaseSet", "Dataset", "Family", "FamilyOptions", "Figures", "Metric", "OptionSpec", "OptionsT",
+           "Pipeline", "Plot", "Replayed", "Result", "Section", "SectionT", "check_family"]
 
 Pipeline: TypeAlias = "Callable[[Case, Jury], Awaitable[Outcome]]"
 #: What a case set's loader returns: its cases, and the load reports of the files it read.
@@ -96,6 +97,18 @@ class Dataset:
         if self.default and settings.data_root is not None:
             return settings.data_root / self.default
         return None
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """A provider spec written inside a family option (an arena's live contestant) rather than as a
+    role: start-up checks it as it checks the judge's and the roles' specs (`Family.provider_specs`)."""
+
+    #: The option that holds it (`models`).
+    option: str
+    #: The entry as written, which an error names (`tutor=http://host/chat;body=tutor/body.j2`).
+    entry: str
+    spec: ProviderSpec
 
 
 @dataclass(frozen=True)
@@ -202,6 +215,11 @@ class Family(abc.ABC, Generic[OptionsT, SectionT]):
         under the suite's data root (`llm_data`); datasets with neither are left out."""
         return {dataset.name: path for dataset in self.datasets
                 if (path := dataset.path(options, settings)) is not None}
+
+    def provider_specs(self, options: OptionsT) -> Sequence[OptionSpec]:
+        """The provider specs this run's options name beyond the roles, so start-up checks them (an
+        `http:` body template, ...) before any call is paid for. Most families name none."""
+        return ()
 
     def result_model(self, kind: str) -> type[Result]:
         try:

@@ -1,5 +1,6 @@
 """Seed 004's flow on your own rated items and an OpenAI-compatible server that returns no
-logprobs, with no glue: forcing logprobs names the server and the `auto` setting as the cause;
+logprobs, with no glue: forcing logprobs stops the run at the first answer, naming the server and
+the `auto` setting as the cause;
 with `auto` the judge samples, and the human ceiling beside it rests on the items it scored."""
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def test_a_server_without_logprobs_is_named_and_the_ceiling_sits_on_the_judged_i
         forced = run(project, server, "--llm-option", "geval.scoring=logprobs", "-k", "c0- or c1-")
         forced.stdout.fnmatch_lines(["*no logprobs: openai:local-7b at http://127.0.0.1:*/v1 answered without "
                                      "logprobs, and geval.scoring=logprobs forces them*geval.scoring=auto*"])
-        assert "unparseable" not in forced.stdout.str()
+        assert forced.ret == pytest.ExitCode.INTERRUPTED and "unparseable" not in forced.stdout.str()
+        forced.stdout.fnmatch_lines(["*Interrupted: llmjury.errors.NoLogprobsError: no logprobs: *"])
         sampled = run(project, server, "-k", "not (c1- or c2- or c3-)")
     assert sampled.ret == 0, sampled.stdout.str()
     section = summary(project)["geval"]

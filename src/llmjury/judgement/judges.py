@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from llmjury.asked import Asked
 from llmjury.chat import ChatRequest, Sample, Usage
-from llmjury.errors import JudgeParseError, ProviderError, UnscoredCause
+from llmjury.errors import JudgeParseError, NoLogprobsError, ProviderError, UnscoredCause
 from llmjury.judgement.geval_scoring import frequency_weighted, logprob_weighted, parse_score
 from llmjury.judgement.judging import JudgeAnswer, JudgeRuns, ask_judge, complete_whole, failed_call, unanswered
 from llmjury.judgement.jury import Jury
@@ -311,9 +311,11 @@ class GEvalScoring:
 
 async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: range, *, scoring: Scoring = "auto",
                       n: int = 20, temperature: float = 1.0, top_p: float = 1.0, top_logprobs: int = 5,
-                      role: str = "judge") -> GEvalScoring:
+                      role: str = "judge", prefix: str = "") -> GEvalScoring:
     """G-Eval's scoring: weight the score tokens by their probabilities when the provider returns
-    logprobs (`auto`, `logprobs`), else ask n samples and weight each score by its frequency."""
+    logprobs (`auto`, `logprobs`), else ask n samples and weight each score by its frequency. `prefix`
+    is how an error names the `scoring` and `n` settings (`geval.` for a family's options; none for
+    `jury.geval`'s arguments)."""
     if scoring in ("auto", "logprobs"):
         request = jury.request(prompt, logprobs=True, top_logprobs=top_logprobs)
         try:
@@ -324,11 +326,10 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
         sample = completion.samples[0]
         usage = sum((s.usage for s in (*cut, sample)), Usage())
         # Sampling stands in for logprobs only where the provider gives none: an answer that has
-        # logprobs but no readable score is unscored, not 20 more calls.
+        # logprobs but no readable score is unscored, not 20 more calls. Forced logprobs from a server
+        # that sends none: every later answer would lack them too, so the first one stops the run.
         if not sample.logprobs and scoring == "logprobs" and sample.outcome is None:
-            return GEvalScoring(None, _no_logprobs(jury, role, family), [*(s.text for s in cut), sample.text],
-                                usage.prompt_tokens, usage.completion_tokens, completion.cached[0],
-                                completion.latency_s, request.sampling, cause="failed")
+            raise NoLogprobsError(_no_logprobs(jury, role, family, prefix))
         if sample.logprobs or scoring == "logprobs":
             weighted = logprob_weighted(sample, scale) if sample.outcome is None else None
             result = None if weighted is None else GEvalResult(
@@ -351,14 +352,14 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                         runs.repair_failed)
 
 
-def _no_logprobs(jury: Jury, role: str, family: str) -> str:
+def _no_logprobs(jury: Jury, role: str, family: str, prefix: str) -> str:
     """Why forced logprobs gave no score: the server sends none, which no answer text can change."""
     spec = jury.spec(role, family)
     urls = sorted({url for j in spec.jurors if (url := j.spec.text_option("base_url"))})
     server = spec.label + (f" at {', '.join(urls)}" if urls else "")
-    return redact_spec(f"no logprobs: {server} answered without logprobs, and {family}.scoring=logprobs forces "
-                       f"them; this server does not return logprobs: set {family}.scoring=auto (logprobs where a "
-                       f"server gives them, else {family}.n sampled answers) or {family}.scoring=sampling")
+    return redact_spec(f"no logprobs: {server} answered without logprobs, and {prefix}scoring=logprobs forces "
+                       f"them; set {prefix}scoring=auto (logprobs where a server gives them, else {prefix}n sampled "
+                       f"answers) or {prefix}scoring=sampling; the run stops at this first answer")
 
 
 def _logprob_cause(sample: Sample, scale: range, request: ChatRequest) -> tuple[str, UnscoredCause]:

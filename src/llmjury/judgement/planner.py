@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeAlias, TypeVar
 import pytest
 
 from llmjury.cases import Case
-from llmjury.errors import LLMJuryError
+from llmjury.errors import LLMJuryError, RunStopError
 from llmjury.judgement.jury import Jury, Outcome
 from llmjury.judgement.verdicts import Verdict
 from llmjury.running.handoff import OutcomeHandoff
@@ -63,6 +63,10 @@ def in_share(key: str, worker_index: int, worker_count: int) -> bool:
 
 class PlannedElsewhereError(LLMJuryError):
     """A pipeline or test body that failed on the worker that planned it (its traceback as text)."""
+
+
+class PlannedStopError(PlannedElsewhereError, RunStopError):
+    """A pipeline that met a RunStopError on the worker that planned it: this worker stops too."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +154,9 @@ class Planner:
         try:
             result = await outcome
         except Exception as exc:
-            await self._hand_on(key, {"error": _error_text(exc), "summary": _error_summary(exc)})
+            self._stop_on(exc)
+            await self._hand_on(key, {"error": _error_text(exc), "summary": _error_summary(exc),
+                                      "stops": isinstance(exc, RunStopError)})
             raise
         self._finished.extend(result.verdicts)
         if self.handoff is not None:
@@ -163,6 +169,7 @@ class Planner:
         except asyncio.CancelledError:
             raise  # a stopped run: nothing to hand on (and its writer may be gone)
         except BaseException as exc:
+            self._stop_on(exc)
             # pytest.skip / xfail inside the body stay a skip / xfail where the test runs.
             kind = ("skip" if isinstance(exc, pytest.skip.Exception)
                     else "xfail" if isinstance(exc, pytest.xfail.Exception) else "fail")
@@ -173,6 +180,12 @@ class Planner:
         self._finished.extend(test.recorded())
         await self._hand_on(nodeid, {"verdicts": test.recorded()})
         return result
+
+    def _stop_on(self, exc: BaseException) -> None:
+        """A RunStopError in planned work: every other case would meet it too, so the engine makes no
+        new call while the test that reports it stops the run."""
+        if isinstance(exc, RunStopError):
+            self.jury.engine.halt.stop(exc)
 
     async def _hand_on(self, key: str, payload: dict[str, Any]) -> None:
         if self.handoff is not None:
@@ -205,8 +218,9 @@ class Planner:
                 if handed.get("outcome") == "skip":  # a sequential run decided before this case's batch
                     pytest.skip(handed["error"])
                 if "error" in handed:
-                    raise PlannedElsewhereError(f"{handed['summary']}\n{key}: failed on the worker that planned it:\n"
-                                                f"{handed['error']}")
+                    error = PlannedStopError if handed.get("stops") else PlannedElsewhereError
+                    raise error(f"{handed['summary']}\n{key}: failed on the worker that planned it:\n"
+                                f"{handed['error']}")
                 return Outcome([self.typed(r) for r in handed["verdicts"]], details=handed.get("details") or {})
         return self.wait(self._submit(pipeline, case))
 

@@ -37,6 +37,7 @@ from llmjury.running.claim_waits import ClaimWaits, ClaimWindows
 from llmjury.running.freshness import ReplayPolicy, replay_policy
 from llmjury.running.ledger import ProviderLedger, RoleLedger
 from llmjury.running.limits import Limiter, estimate_tokens, hand_back_kept_slots
+from llmjury.running.halt import Halt
 from llmjury.running.reach import Reach
 from llmjury.running.reads import CoalescedReads
 from llmjury.running.settings import Settings
@@ -63,6 +64,7 @@ class Engine:
         self.roles: dict[tuple[str, str], RoleLedger] = {}
         self._policies: dict[tuple[str | None, ProviderSpec], ReplayPolicy] = {}
         self.reach: dict[str, Reach] = defaultdict(Reach)
+        self.halt = Halt()  # set by the planner when planned work meets a RunStopError
         self._providers: dict[ProviderSpec, Provider] = {}
         self._limiters: dict[str, Limiter] = {}
         self._memory: dict[str, Sample] = {}
@@ -329,6 +331,7 @@ class Engine:
             async def attempt() -> list[Sample]:
                 async with limiter.slot(estimate_tokens(request, size)):
                     reach.check(provider.name)  # a provider given up on: never retried either
+                    self.halt.check()  # a run that is stopping: no new call
                     # The budget may refuse a paid call (never retried); the run's progress shows it in flight.
                     with self.meter.flight(provider.name):
                         ledger.calls += 1
@@ -344,12 +347,9 @@ class Engine:
                         return answered
 
             try:
-                samples = await with_retries(
-                    attempt,
-                    attempts=self.settings.retry_attempts,
-                    base_wait=self.settings.retry_base_wait,
-                    max_wait=self.settings.retry_max_wait,
-                )
+                samples = await with_retries(attempt, attempts=self.settings.retry_attempts,
+                                             base_wait=self.settings.retry_base_wait,
+                                             max_wait=self.settings.retry_max_wait)
             except Exception:
                 ledger.failures += 1
                 raise

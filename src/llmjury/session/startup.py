@@ -73,8 +73,9 @@ def start_up(config: pytest.Config) -> StartUp:
         families = discover(config.getini("llm_families"))
         register_family_markers(config, families)
         role_warnings = check_roles(settings, families)
-        check_body_templates(role_specs(settings), [settings.prompts] if settings.prompts else [])
         parsed = config.stash[OPTIONS] = check_family_options(settings, families)
+        check_body_templates(role_specs(settings) + option_specs(settings, families, parsed),
+                             [settings.prompts] if settings.prompts else [])
         given = [path for name, options in parsed.items()
                  for path in check_dataset_files(families[name], options, settings)]
         gates = [Gate.parse(text) for text in settings.gates]
@@ -127,6 +128,18 @@ def role_specs(settings: Settings) -> list[tuple[str, ProviderSpec]]:
     lines = [("--llm-judge", "judge", settings.judge)]
     lines += [(settings.role_sources.get(key, "--llm-role"), key, spec) for key, spec in settings.roles.items()]
     return [(f"{where} {key}={spec.text}", juror.spec) for where, key, spec in lines for juror in spec.jurors]
+
+
+def option_specs(settings: Settings, families: Mapping[str, AnyFamily],
+                 parsed: Mapping[str, FamilyOptions]) -> list[tuple[str, ProviderSpec]]:
+    """The provider specs families' options name (an arena's live models), each with its option line
+    and entry, so they are checked as the roles' are."""
+    found = []
+    for name, family in families.items():
+        for named in family.provider_specs(parsed[name]):
+            key = f"{name}.{named.option}"
+            found.append((f"{settings.option_sources.get(key, '--llm-option')} {key} entry {named.entry}", named.spec))
+    return found
 
 
 def check_roles(settings: Settings, families: Mapping[str, AnyFamily]) -> list[str]:

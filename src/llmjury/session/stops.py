@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from llmjury.store.outage import StoreOutageError
+from llmjury.errors import RunStopError
+from llmjury.judgement.planner import PlannedStopError
 
 #: The key of a worker's `workeroutput` that carries what stopped it (read by the controller).
 STOPPED = "llmjury_stopped"
@@ -32,10 +33,13 @@ class Stops:
 
     def pytest_exception_interact(self, node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any],
                                   report: pytest.TestReport | pytest.CollectReport) -> None:
-        """A run store out of reach past `--llm-store-outage`: every test after this one would fail
-        the same way, so the run stops here, and its report (of what finished) says why."""
-        if call.excinfo is not None and call.excinfo.errisinstance(StoreOutageError):
-            cause = call.excinfo.exconly().splitlines()[0][:300]
+        """A RunStopError (a run store out of reach past `--llm-store-outage`, forced logprobs on a
+        server that sends none): every test after this one would fail the same way, so the run stops
+        here, and its report (of what finished) says why."""
+        if call.excinfo is not None and call.excinfo.errisinstance(RunStopError):
+            # Met on the worker that planned the case: its own error's line, not the wrapper's.
+            text = str(call.excinfo.value) if call.excinfo.errisinstance(PlannedStopError) else call.excinfo.exconly()
+            cause = text.splitlines()[0][:500]  # room for a server URL and what to set
             self.note(cause)
             node.session.shouldstop = cause
 

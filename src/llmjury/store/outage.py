@@ -16,14 +16,14 @@ from typing import TypeVar
 from tenacity import RetryError, Retrying, retry_if_exception, stop_after_delay
 from tenacity.wait import wait_exponential
 
-from llmjury.errors import LLMJuryError
+from llmjury.errors import RunStopError
 
 T = TypeVar("T")
 #: How long a run waits for its store's server to come back (`--llm-store-outage`), in seconds.
 OUTAGE_S = 120.0
 
 
-class StoreOutageError(LLMJuryError):
+class StoreOutageError(RunStopError):
     """The run store stayed out of reach longer than the run may wait for it: the run stops."""
 
 

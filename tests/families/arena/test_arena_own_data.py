@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from llmjury.testing import FakeOpenAI
+
 EVAL = Path(__file__).resolve().parents[3] / "evals" / "test_arena.py"
 INI = """
 [pytest]
@@ -116,3 +118,21 @@ def test_a_bad_data_file_stops_the_run_at_start_up_naming_the_option(own_pairs, 
     result = own_pairs.runpytest_inprocess("--llm-option", option)
     assert result.ret == 4
     result.stderr.fnmatch_lines([message])
+
+
+@pytest.mark.parametrize(("template", "line"), [
+    (None, "*body template tutor/body.j2: no such template in the prompt directories*"),
+    ('{"q": {{ last.content | tojson }}, "user": {{ student_id }}}',
+     "*body template tutor/body.j2: unknown variable(s) student_id; a body template sees messages (*"),
+], ids=["missing", "unknown-variable"])
+def test_an_http_models_body_template_is_checked_at_start_up_naming_the_model_entry(own_pairs, template, line):
+    (own_pairs.path / "prompts" / "tutor").mkdir(parents=True)
+    if template is not None:
+        (own_pairs.path / "prompts" / "tutor" / "body.j2").write_text(template)
+    with FakeOpenAI() as server:
+        entry = f"tutor=http:{server.origin}/chat;body=tutor/body.j2"
+        result = own_pairs.runpytest_inprocess("--llm-option", f"arena.models={entry},offline:", "-o",
+                                               "llm_prompts=prompts")
+        assert server.requests == []  # stopped before any call, the models' answers included
+    assert result.ret == 4, result.stdout.str() + result.stderr.str()
+    result.stderr.fnmatch_lines([f"ERROR: --llm-option arena.models entry {entry}: {line[1:]}"])

@@ -9,7 +9,7 @@ import pytest
 
 from llmjury.chat import Sample, TokenLogprob, TopLogprob
 from llmjury.datasets.dialogue_items import dstc9, topical_chat
-from llmjury.errors import DatasetError, JudgeParseError
+from llmjury.errors import DatasetError, JudgeParseError, NoLogprobsError
 from llmjury.families.geval.cases import GEvalCase, geval_cases
 from llmjury.families.geval.meta import evaluate, per_context
 from llmjury.families.geval.options import GEvalOptions
@@ -146,11 +146,12 @@ def test_forced_logprobs_on_a_server_without_them_name_the_server_and_the_auto_s
     openai_server.behaviour = ServerBehaviour(logprobs=False)
     openai_server.reply = lambda body, i: "Steps." if body["messages"][-1]["content"].startswith("Evaluate") else "4"
     jury = jury_for(make_engine, openai_server, frozen_dir, scoring="logprobs")
-    verdict = jury.engine.run(judge_item(cases(count=1)[0], jury)).verdict
-    assert not verdict.valid and verdict.raw == ["4"]  # a clean score in the text: the server is the cause
-    assert verdict.error.startswith(f"no logprobs: openai:judge at {openai_server.base_url} answered without "
-                                    "logprobs, and geval.scoring=logprobs forces them")
-    assert "set geval.scoring=auto" in verdict.error and "unparseable" not in verdict.error
+    with pytest.raises(NoLogprobsError) as raised:  # a clean score in the text: the server is the cause
+        jury.engine.run(judge_item(cases(count=1)[0], jury))
+    error = str(raised.value)
+    assert error.startswith(f"no logprobs: openai:judge at {openai_server.base_url} answered without "
+                            "logprobs, and geval.scoring=logprobs forces them")
+    assert "set geval.scoring=auto" in error and "unparseable" not in error
 
 
 def test_hand_written_steps_replace_generation(make_engine, openai_server, tmp_path, frozen_dir):

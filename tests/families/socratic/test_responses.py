@@ -12,7 +12,7 @@ from llmjury.errors import DatasetError
 from llmjury.families.socratic.datasets.responses import parse_context, response_cases
 from llmjury.families.socratic.pipeline import judge_responses
 from llmjury.families.socratic.report import aggregate, files, markdown
-from llmjury.testing import FakeServer
+from llmjury.testing import FakeOpenAI, FakeServer
 
 
 class Tutor(FakeServer):
@@ -170,3 +170,26 @@ def test_subsets_of_the_same_text_are_judged_once_and_counted_once(make_jury):
     assert part.identical == {"sim-a": ["sim-b", "sim-c"]}
     assert "Counted once: 2 subsets repeat another's dialogue and replies word for word (sim-a = sim-b, sim-c)" \
         in markdown(aggregate(verdicts))
+
+
+@pytest.mark.parametrize("mode", ["alternate", "random", "fixed"])
+def test_subsets_of_the_same_text_are_paid_once_in_every_position_mode(make_jury, tmp_path, mode):
+    from llmjury.families.socratic.cases import ResponsePairCase
+
+    history = [("student", "Why is quicksort slow on sorted input?"), ("teacher", "Which pivot does it pick?"),
+               ("student", "The first one?")]
+    same = [ResponsePairCase(id=f"sim-{sid}", dataset="simulated-twice", subset_id=sid, history=history,
+                             ours="What happens to the two halves then?", baseline="The pivot is the minimum.")
+            for sid in ("a", "b", "c", "e", "f")]
+    other = ResponsePairCase(id="sim-d", dataset="simulated-twice", subset_id="d", history=history[:1],
+                             ours="What do you think?", baseline="Because of the pivot.")
+    paid = []
+    for run, judged in enumerate(([same[0], other], [*same, other])):
+        with FakeOpenAI(lambda body, i: "### (a) Teacher A") as server:
+            jury = make_jury(roles={"judge": f"openai:judge;base_url={server.base_url}"},
+                             options={"socratic.positions": mode}, cache=tmp_path / f"cache-{run}.sqlite")
+            verdicts = [jury.engine.run(judge_responses(c, jury)).verdict for c in judged]
+            paid.append(len(server.requests))
+    assert paid[0] > 0 and paid[1] == paid[0]  # the four repeats cost nothing more
+    part = aggregate(verdicts).responses
+    assert part.win_rate.n == 2 and part.identical == {"sim-a": ["sim-b", "sim-c", "sim-e", "sim-f"]}

@@ -27,7 +27,7 @@ from llmjury.families.arena.results import (
     PRDReplay,
     RecordedVerdict,
 )
-from llmjury.family import CaseSet, Dataset, Family, FamilyOptions, Replayed
+from llmjury.family import CaseSet, Dataset, Family, FamilyOptions, OptionSpec, Replayed
 from llmjury.intervals import IntervalKind
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import Result
@@ -79,6 +79,10 @@ class Arena(Family[ArenaOptions, ArenaSection]):
         if files:
             paths["answers"] = files[0]
         return paths
+
+    def provider_specs(self, options: ArenaOptions) -> Sequence[OptionSpec]:
+        """The live contestants of `models`, so an `http:` model's body template is checked at start-up."""
+        return [OptionSpec("models", entry, spec) for entry, spec in options.live_entries()]
 
     def replay(self, path: Path, options: FamilyOptions) -> Replayed:
         """Pairwise items with labels or recorded per-order verdicts, seed 002 outcome or record

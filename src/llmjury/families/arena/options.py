@@ -108,6 +108,10 @@ class ArenaOptions(FamilyOptions):
         """The provider a live contestant names (parsed at start-up); None for a recorded model."""
         return self._live.get(model)
 
+    def live_entries(self) -> list[tuple[str, ProviderSpec]]:
+        """Each live contestant's entry as written, with its parsed spec (for start-up's checks)."""
+        return [(entry, self._live[name]) for entry in self._entries() if (name := contestant(entry)[0]) in self._live]
+
     def all_live(self) -> bool:
         return all(name in self._live for name in self.model_list())
 

@@ -91,7 +91,8 @@ async def judge_item(case: GEvalCase, jury: Jury) -> Outcome:
     attributes["steps_source"] = steps_source
     attributes["steps_text"] = steps
     scored = await geval_score(jury, FAMILY, prompt, criterion.scale, scoring=opts.scoring, n=opts.n,
-                               temperature=opts.temperature, top_p=opts.top_p, top_logprobs=opts.top_logprobs)
+                               temperature=opts.temperature, top_p=opts.top_p, top_logprobs=opts.top_logprobs,
+                               prefix=f"{FAMILY}.")
     result = None if scored.result is None else ScoreResult(**scored.result.model_dump())
     error, raw = scored.error, scored.raw
     prompt_tokens, completion_tokens = scored.prompt_tokens, scored.completion_tokens

@@ -33,13 +33,13 @@ ASPECTS = ("Understanding", "Explanation", "Language", "Readability")
 PAIRWISE, HUMAN_PREFERENCE = "pairwise", "human_preference"
 
 
-def positions(case_id: str, runs: int, mode: str, seed: int) -> list[str]:
-    """Where "ours" sits in each run: alternate A/B, seeded random, or always A."""
+def positions(key: str, runs: int, mode: str, seed: int) -> list[str]:
+    """Where "ours" sits in each run: alternate A/B, random (seeded by the run's seed and `key`), or always A."""
     if mode == "fixed":
         return ["A"] * runs
     if mode == "alternate":
         return ["A" if run % 2 == 0 else "B" for run in range(runs)]
-    digest = hashlib.sha256(f"{seed}:{case_id}".encode()).digest()
+    digest = hashlib.sha256(f"{seed}:{key}".encode()).digest()
     rng = random.Random(int.from_bytes(digest[:8], "big"))
     return [rng.choice("AB") for _ in range(runs)]
 
@@ -59,13 +59,14 @@ def side(word: str | None) -> Side | None:
     return None if word is None else SIDES[word]
 
 
-async def judge_pair(jury: Jury, case_id: str, turns: list[Turn], ours: str, baseline: str,
+async def judge_pair(jury: Jury, key: str, turns: list[Turn], ours: str, baseline: str,
                      opts: SocraticOptions, aspect: str | None = None) -> Pairwise:
     """k judge runs on one pair of responses (or, for a jury, an A-B and a B-A vote from each juror),
-    through the shared pairwise judge call with the seed's prompt and decision parser."""
+    through the shared pairwise judge call with the seed's prompt and decision parser. `key` seeds
+    random positions: a subset's text key, so identical subsets ask the same prompts (paid once)."""
     k = jury.settings.judge_runs if len(jury.jurors("judge", NAME)) == 1 else 2
     orders: list[Order] = ["ab" if ours_position == "A" else "ba"
-                           for ours_position in positions(case_id, k, opts.positions, jury.settings.seed)]
+                           for ours_position in positions(key, k, opts.positions, jury.settings.seed)]
     template = "socratic/judge.j2" if aspect is None else "socratic/judge_aspect.j2"
     variables = {"dialogue_history": history(turns)} | ({} if aspect is None else {"aspect": aspect})
     return await pairwise(jury, NAME, ours, baseline, template=template, orders=orders,
@@ -150,13 +151,16 @@ async def judge_replies(case_id: str, jury: Jury, context: list[Turn], ours: str
                         result: PairwiseResult, attributes: dict[str, Any]) -> Outcome:
     """Robust pairwise judging of two replies (and each aspect on its own with `aspects=separate`)."""
     opts = jury.options(NAME, SocraticOptions)
-    attributes = attributes | {KEY: text_key(context, ours, baseline)}
-    judged = await judge_pair(jury, case_id, context, ours, baseline, opts)
+    # The text, not the case id, places the replies: two subsets of the same text then ask the very
+    # same judge prompts in every position mode, which the cache answers once (`identical`).
+    key = text_key(context, ours, baseline)
+    attributes = attributes | {KEY: key}
+    judged = await judge_pair(jury, key, context, ours, baseline, opts)
     aspects: dict[str, AspectVerdict | None] | None = None
     if opts.aspects == "separate":
         aspects = {}
         for aspect in ASPECTS:
-            m = (await judge_pair(jury, case_id, context, ours, baseline, opts, aspect)).majority
+            m = (await judge_pair(jury, key, context, ours, baseline, opts, aspect)).majority
             aspects[aspect] = None if m is None else AspectVerdict(winner=SIDES[m.winner], confidence=m.confidence,
                                                                    counted_runs=m.counted)
     result = PairwiseResult.model_validate({**result.model_dump(), "ours_chars": len(ours),

@@ -256,7 +256,8 @@ async def ask_judge(
             usage = sum((s.usage for s in (*cut, sample)), usage)
             latency = max(latency, completion.latency_s)
             repaired = replace(repaired, raw=sample.text, cached=last.cached and completion.cached[0],
-                               attempts=repaired.attempts + len(cut), earlier=(*repaired.earlier, *(s.text for s in cut)))
+                               attempts=repaired.attempts + len(cut),
+                               earlier=(*repaired.earlier, *(s.text for s in cut)))
             outcome = sample.outcome
             if outcome == "truncated":  # cut off again (or with no room known): never read
                 error = unanswered(sample, outcome, follow_up)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llmjury.asked import Asked
+
 #: The languages a repair call can ask in (`prompts/core/repair.j2`).
 LANGUAGES = ("en", "ko", "it")
 KEYS = frozenset({"language", "format", "labels"})

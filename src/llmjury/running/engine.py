@@ -35,9 +35,9 @@ from llmjury.running.batch_lane import BatchLane
 from llmjury.running.cache import ENDED, CacheMode, SampleStore
 from llmjury.running.claim_waits import ClaimWaits, ClaimWindows
 from llmjury.running.freshness import ReplayPolicy, replay_policy
+from llmjury.running.halt import Halt
 from llmjury.running.ledger import ProviderLedger, RoleLedger
 from llmjury.running.limits import Limiter, estimate_tokens, hand_back_kept_slots
-from llmjury.running.halt import Halt
 from llmjury.running.reach import Reach
 from llmjury.running.reads import CoalescedReads
 from llmjury.running.settings import Settings

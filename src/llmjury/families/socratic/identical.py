@@ -5,8 +5,9 @@ temperature 0 given the same persona and question; a seed file listing one dialo
 ids), and deterministic tutors then give them the same replies. The judge is asked once: the
 replies' positions follow from this key, not the case id, so in every position mode (`random`
 too) both subsets ask the very same prompts and the cache answers the second. Counting both
-verdicts would still double one judgement in every rate, interval and sign test. Each judged pair carries a key of its dialogue and both replies; the
-report keeps the first subset of a key (by case id) and names the others.
+verdicts would still double one judgement in every rate, interval and sign test. Each judged pair
+carries a key of its dialogue and both replies; the report keeps the first subset of a key (by case
+id) and names the others.
 """
 
 from __future__ import annotations

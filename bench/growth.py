@@ -2,7 +2,9 @@
 
 For each size it prints the run's CPU seconds, its peak memory and that per case (beyond a run of
 10 cases: what the suite adds), the time to its first test result, and the size of its store (the
-SQLite cache file). Targets: at most 4 KB of memory per case in the largest process; the first
+SQLite cache file). Beside it, the per-case memory of bare pytest running as many parametrized
+no-op tests without llmjury (`-p no:llmjury`): pytest's own floor (its items and reports), which
+llmjury cannot shrink; the difference is what llmjury adds. Targets: at most 4 KB of memory per case in the largest process; the first
 result within a minute. The calls go to a local fake OpenAI-compatible server answering at once,
 so the figures are llmjury's own. Timings depend on the machine: the load average is printed first.
 
@@ -47,6 +49,16 @@ SUITE = textwrap.dedent("""
 """)
 
 
+BARE_SUITE = textwrap.dedent("""
+    import pytest
+
+    @pytest.mark.parametrize("i", range({cases}))
+    def test_case(i):
+        pass
+""")
+ADDOPTS = "[pytest]\naddopts = -p no:cacheprovider -p no:deepeval -p no:asyncio\n"
+
+
 @dataclass
 class Figures:
     cases: int
@@ -62,7 +74,7 @@ def run(folder: Path, cases: int, server: FakeOpenAI) -> Figures:
     """One pytest run of `cases` one-call cases, in a process of its own, measured by wait4."""
     here = folder / f"suite-{cases}"
     here.mkdir()
-    (here / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider -p no:deepeval -p no:asyncio\n")
+    (here / "pytest.ini").write_text(ADDOPTS)
     (here / "test_growth.py").write_text(SUITE.format(cases=cases))
     command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "--llm-progress", "off",
                "--llm-judge", f"openai:growth;base_url={server.base_url}", "--llm-reports", str(here / "reports"),
@@ -81,6 +93,18 @@ def run(folder: Path, cases: int, server: FakeOpenAI) -> Figures:
                    os.waitstatus_to_exitcode(status))
 
 
+def bare_peak_mb(folder: Path, cases: int) -> float:
+    """Peak memory of bare pytest (no llmjury) running `cases` parametrized no-op tests, -n 0."""
+    here = folder / f"bare-{cases}"
+    here.mkdir()
+    (here / "pytest.ini").write_text(ADDOPTS)
+    (here / "test_bare.py").write_text(BARE_SUITE.format(cases=cases))
+    process = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:llmjury"], cwd=here,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(process.pid, 0)
+    return usage.ru_maxrss / 1024
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,10000", help="numbers of cases, comma-separated")
@@ -91,19 +115,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as server:
         folder = Path(tmp)
         base = run(folder, BASELINE_CASES, server)
-        print(f"baseline ({BASELINE_CASES} cases): peak {base.peak_mb:.0f} MB, {base.cpu_s:.1f} CPU s")
-        print(f"{'cases':>8} {'CPU s':>8} {'CPU ms/case':>12} {'peak MB':>8} {'KB/case':>8} "
-              f"{'1st result':>11} {'wall s':>7} {'store MB':>9}  targets: <= {PER_CASE_TARGET_KB:g} KB/case, "
+        bare_base = bare_peak_mb(folder, BASELINE_CASES)
+        print(f"baseline ({BASELINE_CASES} cases): peak {base.peak_mb:.0f} MB, {base.cpu_s:.1f} CPU s; "
+              f"bare pytest {bare_base:.0f} MB")
+        print(f"{'cases':>8} {'CPU s':>8} {'CPU ms/case':>12} {'peak MB':>8} {'KB/case':>8} {'pytest KB':>10} "
+              f"{'llmjury KB':>11} {'1st result':>11} {'wall s':>7} {'store MB':>9}  "
+              f"targets: <= {PER_CASE_TARGET_KB:g} KB/case, "
               f"1st result <= {FIRST_RESULT_TARGET_S:g} s")
         failed = False
         for size in sizes:
             f = run(folder, size, server)
             per_case = (f.peak_mb - base.peak_mb) * 1024 / max(1, size - BASELINE_CASES)
+            floor = (bare_peak_mb(folder, size) - bare_base) * 1024 / max(1, size - BASELINE_CASES)
             first = "-" if f.first_result_s is None else f"{f.first_result_s:.1f} s"
             met = per_case <= PER_CASE_TARGET_KB and (f.first_result_s or 1e9) <= FIRST_RESULT_TARGET_S
             failed |= f.exit_code != 0
             print(f"{size:>8} {f.cpu_s:>8.1f} {f.cpu_s / size * 1000:>12.2f} {f.peak_mb:>8.0f} {per_case:>8.1f} "
-                  f"{first:>11} {f.wall_s:>7.1f} {f.store_mb:>9.1f}  {'met' if met else 'MISSED'}"
+                  f"{floor:>10.1f} {per_case - floor:>11.1f} {first:>11} {f.wall_s:>7.1f} {f.store_mb:>9.1f}  {'met' if met else 'MISSED'}"
                   + ("" if f.exit_code == 0 else f" (pytest exited {f.exit_code})"))
     return 1 if failed else 0
 

@@ -13,7 +13,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from llmjury.batch.openai_lines import input_line, read_output, write_input
 from llmjury.errors import ConfigError
 from llmjury.running.batch_queue import BatchQueue
 from llmjury.store.location import KINDS, StoreLocation
@@ -59,6 +58,8 @@ def _with_queue(handler: Callable[[argparse.Namespace, BatchQueue], int]) -> Cal
 
 
 def export_file(args: argparse.Namespace, queue: BatchQueue) -> int:
+    from llmjury.batch.openai_lines import input_line, write_input  # the openai SDK's types: only when exporting
+
     everything = queue.queued_for_file()
     queued = [(provider, item) for provider, item in everything if args.provider is None or provider == args.provider]
     if not queued:
@@ -81,6 +82,8 @@ def export_file(args: argparse.Namespace, queue: BatchQueue) -> int:
 
 
 def import_file(args: argparse.Namespace, queue: BatchQueue) -> int:
+    from llmjury.batch.openai_lines import read_output  # the openai SDK's types: only when importing
+
     if not args.output.is_file():
         raise ConfigError(f"{args.output}: no such file")
     results = read_output(args.output)

@@ -20,6 +20,7 @@ import asyncio
 import hashlib
 import inspect
 import traceback
+from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -137,8 +138,11 @@ class Planner:
         self._futures: dict[str, Future[Outcome]] = {}
         self._tests: dict[str, Future[Any]] = {}
         # The verdicts themselves (held by the outcomes anyway), dumped only if a stopped run asks:
-        # a second dump of every record cost about a kilobyte a case for the whole run.
-        self._finished: list[Verdict | dict[str, Any]] = []
+        # a second dump of every record cost about a kilobyte a case for the whole run. By key, so
+        # a case whose tests have all reported is let go (`release`).
+        self._finished: dict[str, list[Verdict | dict[str, Any]]] = {}
+        #: How many selected tests read each planned key: its outcome is held until they have all reported.
+        self._readers: Counter[str] = Counter()
 
     def _submit(self, pipeline: Pipeline, case: Case, on_done: Callable[[], None] | None = None,
                 order: int = -1) -> Future[Outcome]:
@@ -158,7 +162,7 @@ class Planner:
             await self._hand_on(key, {"error": _error_text(exc), "summary": _error_summary(exc),
                                       "stops": isinstance(exc, RunStopError)})
             raise
-        self._finished.extend(result.verdicts)
+        self._finished[key] = list(result.verdicts)
         if self.handoff is not None:
             await self._hand_on(key, {"verdicts": [v.record() for v in result.verdicts], "details": result.details})
         return result
@@ -177,7 +181,7 @@ class Planner:
             await self._hand_on(nodeid, {"verdicts": test.recorded(), "error": message, "outcome": kind,
                                          "summary": _error_summary(exc)})
             raise
-        self._finished.extend(test.recorded())
+        self._finished[nodeid] = [*test.recorded()]
         await self._hand_on(nodeid, {"verdicts": test.recorded()})
         return result
 
@@ -203,6 +207,7 @@ class Planner:
         if self.handoff is not None:
             self.handoff.announce([work_key(p, c) for p, c in work] + list(tests))
         submitted = {work_key(p, c): self._submit(p, c, on_done, order) for order, (p, c) in enumerate(work)}
+        self._readers.update([*(work_key(p, c) for p, c in work), *tests])
         for order, (nodeid, test) in enumerate(tests.items(), start=len(work)):
             body = in_case_order(order, self._test_handed_on(nodeid, test))
             self._tests[nodeid] = self.jury.engine.submit(_counted(body, on_done))
@@ -232,9 +237,22 @@ class Planner:
             future.exception()
 
     def finished(self) -> list[dict[str, Any]]:
-        """The verdict records of every planned case and test body that has finished so far: what a
-        run stopped during planning can still report."""
-        return [v.record() if isinstance(v, Verdict) else v for v in self._finished]
+        """The verdict records of every planned case and test body that has finished so far and
+        whose tests have not all reported: what a run stopped during planning can still report."""
+        return [v.record() if isinstance(v, Verdict) else v for kept in self._finished.values() for v in kept]
+
+    def release(self, key: str) -> None:
+        """A test reading `key` (a case's work key, or a planned test's node id) has reported: once
+        every test reading it has, its outcome and verdicts are let go, so memory does not grow with
+        the suite (its verdicts live on in the reports). A rerun after that runs its pipeline again,
+        on answers already in memory or in the cache."""
+        if key not in self._readers:
+            return
+        self._readers[key] -= 1
+        if self._readers[key] <= 0:
+            del self._readers[key]
+            self._futures.pop(key, None)
+            self._finished.pop(key, None)
 
     def test_result(self, nodeid: str) -> Future[Any] | None:
         """The planned run of a test's body (taken once: a rerun runs the body again), or None."""

@@ -30,6 +30,15 @@ def recorded(item: pytest.Item) -> list[dict[str, Any]]:
     return list(kept)
 
 
+def taken(item: pytest.Item) -> list[dict[str, Any]]:
+    """The records kept on `item`, taken out of its stash: its teardown report carries them from
+    now on (pytest keeps every item to the session end; a rerun records afresh)."""
+    kept: list[dict[str, Any]] = item.stash.get(VERDICTS, [])
+    if VERDICTS in item.stash:
+        del item.stash[VERDICTS]
+    return kept
+
+
 def case_of(item: pytest.Item) -> Case | None:
     """The case `item` was parametrized with by `llmjury.parametrize`, if any."""
     case = getattr(getattr(item, "callspec", None), "params", {}).get("case")

@@ -48,7 +48,7 @@ from llmjury.running.handoff import OutcomeHandoff
 from llmjury.running.settings import Settings
 from llmjury.session.case_sets import OPTIONS
 from llmjury.session.frozen import freeze_run
-from llmjury.session.item_verdicts import VERDICTS, bound_jury, case_of, recorded
+from llmjury.session.item_verdicts import VERDICTS, bound_jury, case_of, recorded, taken
 from llmjury.session.watch import RunWatch
 
 RUNNER = pytest.StashKey["TestRunner"]()
@@ -230,12 +230,16 @@ class TestRunner:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]
                                   ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        """Only the teardown report carries a test's verdicts, so nothing is counted twice."""
+        """Only the teardown report carries a test's verdicts, so nothing is counted twice; from then
+        on neither the item nor the planner holds them."""
         report = yield
         if report.when == "teardown":
             case = case_of(item)  # each verdict carries what its case showed, for the comparison
-            records = recorded(item) if case is None else stamp(recorded(item), case.id, case.model_dump(mode="json"))
+            records = taken(item) if case is None else stamp(taken(item), case.id, case.model_dump(mode="json"))
             report.llmjury_verdicts = records  # type: ignore[attr-defined]
+            if self._planner is not None:
+                marker = item.get_closest_marker(PIPELINE_MARK)
+                self._planner.release(item.nodeid if marker is None or case is None else work_key(marker.args[0], case))
         return report
 
     def close(self) -> None:

@@ -170,7 +170,8 @@ def differences(now: Any, recorded: Any, path: str = "") -> list[str]:
     if isinstance(now, list) and isinstance(recorded, list):
         if len(now) != len(recorded):
             return [f"{path}: {len(now)} items, recorded {len(recorded)}"]
-        return [d for i, (a, b) in enumerate(zip(now, recorded, strict=True)) for d in differences(a, b, f"{path}[{i}]")]
+        pairs = enumerate(zip(now, recorded, strict=True))
+        return [d for i, (a, b) in pairs for d in differences(a, b, f"{path}[{i}]")]
     numbers = (int, float)
     if isinstance(now, numbers) and isinstance(recorded, numbers) and not isinstance(now, bool) \
             and not isinstance(recorded, bool):

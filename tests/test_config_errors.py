@@ -492,7 +492,9 @@ def test_a_batched_spec_for_a_role_under_test_is_refused_naming_why(project):
     ('{"q": {{ last.content }}, "user": {{ student_id }}}',
      "*body template tutor/body.j2: unknown variable(s) student_id; a body template sees messages (*); turns (*"),
     ('{"q": "{{ last.content }}"}', "*body template tutor/body.j2: template tutor/body.j2 did not render JSON*"),
-], ids=["missing", "unknown-variable", "not-json"])
+    # Was an INTERNALERROR (exit 3): json.dumps met jinja2's StrictUndefined.
+    ('{"q": {{ last.nosuch }}}', "*body template tutor/body.j2: 'dict object' has no attribute 'nosuch'*"),
+], ids=["missing", "unknown-variable", "not-json", "missing-attribute"])
 def test_an_http_body_template_is_checked_at_start_up_before_any_call(project, template, line):
     (project.path / "prompts" / "tutor").mkdir(parents=True)
     if template is not None:

@@ -285,3 +285,16 @@ def test_a_link_s_filter_hides_the_other_cases_in_chromium(tmp_path):
     shown = re.findall(case, dom)
     assert shown == [("unscored", ""), ("", ' hidden=""'), ("", ' hidden=""')]
     assert "1 of 3 cases shown" in dom
+
+
+@pytest.mark.parametrize(("providers", "says", "never"), [
+    (["offline:heuristic"], "**Offline run.** Every response and verdict here came from", "Offline judge"),
+    # A team's own service judged by the heuristics: its responses did not come from them.
+    (["http:http://127.0.0.1:8931/api/tutor", "offline:heuristic"],
+     "**Offline judge.** Every verdict here came from llmjury's built-in offline heuristics, not from an LLM "
+     "(the responses came from http:http://127.0.0.1:8931/api/tutor)", "Every response"),
+])
+def test_an_offline_judged_run_says_which_of_its_numbers_came_from_the_heuristics(providers, says, never):
+    summary = summary_of({"run": {"offline": True}, "usage": {"providers": {p: {"calls": 1} for p in providers}}})
+    text = markdown(summary, [], {})
+    assert says in text and never not in text

@@ -181,9 +181,17 @@ def _reading_tables(directories: Sequence[Path]) -> dict[str, Declaration]:
 
 def _json_value(value: Any) -> Any:
     """Each expression of a JSON template as a JSON value, unless `tojson` already made it one."""
+    import jinja2
     import markupsafe
 
-    return value if isinstance(value, markupsafe.Markup) else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, markupsafe.Markup):
+        return value
+    if isinstance(value, jinja2.Undefined):
+        str(value)  # a StrictUndefined raises UndefinedError here, naming the missing name or attribute
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except TypeError:
+        raise ValueError(f"{type(value).__name__} value is not JSON: {value!r}"[:200]) from None
 
 
 _default: PromptLibrary | None = None

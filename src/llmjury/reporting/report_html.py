@@ -25,12 +25,12 @@ from llmjury.reporting import report_cases, report_compare
 from llmjury.reporting.templates import templates
 from llmjury.results import repairs
 from llmjury.results.decision import (
-    OFFLINE_BANNER,
     decision_of,
     hidden_keys,
     is_metric,
     metric_rows,
     metric_text,
+    offline_banner,
     sig3,
     signed,
 )
@@ -60,7 +60,7 @@ def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, An
         style=Markup(environment.loader.get_source(environment, CSS)[0]) if environment.loader else "",
         policy=Markup(f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
                f"script-src '{report_cases.script_hash()}'"),
-        offline=OFFLINE_BANNER.removeprefix("> ").replace("**", ""),
+        offline=offline_banner(summary).removeprefix("> ").replace("**", ""),
         what_changed=Markup(report_compare.view(decision)), figure=_figure, signed=signed, metric_text=metric_text)
 
 

@@ -14,13 +14,13 @@ from llmjury.loading import LoadReport
 from llmjury.model import GateResult, RunSummary
 from llmjury.portable import portable, shown
 from llmjury.results.decision import (
-    OFFLINE_BANNER,
     Decision,
     Flips,
     decision_of,
     hidden_keys,
     metric_rows,
     metric_text,
+    offline_banner,
     sig3,
     signed,
 )
@@ -184,7 +184,7 @@ def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str
     if not decision.complete:
         lines += [incomplete_banner(decision), ""]
     if run.offline:
-        lines += [OFFLINE_BANNER, ""]
+        lines += [offline_banner(summary), ""]
     if summary.budget is not None and summary.budget.stopped:  # the cases it left unscored change every figure
         lines += [f"> **{summary.budget.note}**", ""]
     lines += decision_markdown(decision)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 import pytest
@@ -31,18 +32,34 @@ class Stops:
         else:
             self.note("KeyboardInterrupt (Ctrl-C)")
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item,
+                                  call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """A test a RunStopError stopped shows its cause as one line: the traceback through
+        llmjury's planner says nothing the cause does not (made before the report is logged, so an
+        xdist worker sends the short form)."""
+        report = yield
+        if call.excinfo is not None and call.excinfo.errisinstance(RunStopError):
+            report.longrepr = _cause(call.excinfo)
+        return report
+
     def pytest_exception_interact(self, node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any],
                                   report: pytest.TestReport | pytest.CollectReport) -> None:
         """A RunStopError (a run store out of reach past `--llm-store-outage`, forced logprobs on a
         server that sends none): every test after this one would fail the same way, so the run stops
         here, and its report (of what finished) says why."""
         if call.excinfo is not None and call.excinfo.errisinstance(RunStopError):
-            # Met on the worker that planned the case: its own error's line, not the wrapper's.
-            text = str(call.excinfo.value) if call.excinfo.errisinstance(PlannedStopError) else call.excinfo.exconly()
-            cause = text.splitlines()[0][:500]  # room for a server URL and what to set
+            cause = _cause(call.excinfo)
             self.note(cause)
             node.session.shouldstop = cause
 
     def pytest_internalerror(self, excrepr: Any, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         """An internal error ended the session: the run is not whole, and its report says why."""
         self.note(f"INTERNALERROR: {excinfo.exconly().splitlines()[0][:300]}")
+
+
+def _cause(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    """A RunStopError's first line (met on the worker that planned the case: that error's line, not
+    the wrapper's), with room for a server URL and what to set."""
+    text = str(excinfo.value) if excinfo.errisinstance(PlannedStopError) else excinfo.exconly()
+    return text.splitlines()[0][:500]

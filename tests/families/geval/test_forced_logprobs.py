@@ -5,6 +5,7 @@ not paid for, and the run's report is written, marked incomplete, with that caus
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -54,6 +55,7 @@ def test_forced_logprobs_without_them_stop_the_run_at_the_first_answer(pytester,
     # One error, then the run stops (each worker stops at its first).
     assert 1 <= outcomes["errors"] <= max(1, int(workers)) and "passed" not in outcomes and "failed" not in outcomes
     assert f"NoLogprobsError: {cause}" in out and "unparseable" not in out
+    assert not re.search(r"llmjury/\w+/\w+\.py:\d+", out)  # the cause, not a traceback through the planner
     assert len(scoring) < ITEMS  # the cases still queued were refused, not paid for
     (found,) = [json.loads(path.read_text()) for path in (pytester.path / "reports").glob("*/summary.json")
                 if path.parent.name != "latest"]

@@ -22,6 +22,7 @@ from markupsafe import Markup
 from llmjury.family import AnyFamily, Family, Plot
 from llmjury.model import GateResult, RunSummary
 from llmjury.reporting import report_cases, report_compare
+from llmjury.reporting.offline_banner import offline_banner
 from llmjury.reporting.templates import templates
 from llmjury.results import repairs
 from llmjury.results.decision import (
@@ -30,7 +31,6 @@ from llmjury.results.decision import (
     is_metric,
     metric_rows,
     metric_text,
-    offline_banner,
     sig3,
     signed,
 )

@@ -13,6 +13,7 @@ from llmjury.family import AnyFamily
 from llmjury.loading import LoadReport
 from llmjury.model import GateResult, RunSummary
 from llmjury.portable import portable, shown
+from llmjury.reporting.offline_banner import offline_banner
 from llmjury.results.decision import (
     Decision,
     Flips,
@@ -20,7 +21,6 @@ from llmjury.results.decision import (
     hidden_keys,
     metric_rows,
     metric_text,
-    offline_banner,
     sig3,
     signed,
 )

@@ -27,22 +27,6 @@ if TYPE_CHECKING:
 HEADLINE_ROWS = 8
 _OP = re.compile(r">=|<=|==|>|<")
 
-OFFLINE_BANNER = (
-    "> **Offline run.** Every response and verdict here came from llmjury's built-in offline "
-    "heuristics, not from an LLM: the numbers exercise the pipeline, they say nothing about any model."
-)
-
-
-def offline_banner(summary: RunSummary) -> str:
-    """What an offline-judged run's numbers came from: its verdicts always, its responses too unless
-    a role was played by another provider (a team's own service judged by the heuristics)."""
-    others = sorted(provider for provider in summary.usage.providers if not provider.startswith("offline"))
-    if not others:
-        return OFFLINE_BANNER
-    return ("> **Offline judge.** Every verdict here came from llmjury's built-in offline heuristics, not from "
-            f"an LLM (the responses came from {', '.join(others)}): the numbers exercise the pipeline, they "
-            "say nothing about the systems compared.")
-
 
 def sig3(x: float | None) -> str:
     """Three significant digits, never a 16-digit float; ratings (>= 1000) as whole numbers."""

@@ -1,12 +1,13 @@
 """How a run's cost grows with its suite: one-call cases at 10^3 and 10^4 (10^5 with --huge), -n 0.
 
-For each size it prints the run's CPU seconds, its peak memory and that per case (beyond a run of
-10 cases: what the suite adds), the time to its first test result, and the size of its store (the
-SQLite cache file). Beside it, the per-case memory of bare pytest running as many parametrized
-no-op tests without llmjury (`-p no:llmjury`): pytest's own floor (its items and reports), which
-llmjury cannot shrink; the difference is what llmjury adds. Targets: at most 4 KB of memory per case in the largest process; the first
-result within a minute. The calls go to a local fake OpenAI-compatible server answering at once,
-so the figures are llmjury's own. Timings depend on the machine: the load average is printed first.
+For each size it prints the run's CPU seconds, its peak memory and that per case (beyond a run of 10
+cases: what the suite adds), the time to its first test result, and the size of its store (the
+SQLite cache file). Beside it, the per-case memory of bare pytest running as many parametrized no-op
+tests without llmjury (`-p no:llmjury`): pytest's own floor (its items and reports), which llmjury
+cannot shrink; the difference is what llmjury adds. Targets: at most 4 KB of memory per case in the
+largest process; the first result within a minute. The calls go to a local fake OpenAI-compatible
+server answering at once, so the figures are llmjury's own. Timings depend on the machine: the load
+average is printed first.
 
     python bench/growth.py               # 10^3 and 10^4 cases
     python bench/growth.py --huge        # and 10^5
@@ -131,7 +132,8 @@ def main() -> int:
             met = per_case <= PER_CASE_TARGET_KB and (f.first_result_s or 1e9) <= FIRST_RESULT_TARGET_S
             failed |= f.exit_code != 0
             print(f"{size:>8} {f.cpu_s:>8.1f} {f.cpu_s / size * 1000:>12.2f} {f.peak_mb:>8.0f} {per_case:>8.1f} "
-                  f"{floor:>10.1f} {per_case - floor:>11.1f} {first:>11} {f.wall_s:>7.1f} {f.store_mb:>9.1f}  {'met' if met else 'MISSED'}"
+                  f"{floor:>10.1f} {per_case - floor:>11.1f} {first:>11} {f.wall_s:>7.1f} {f.store_mb:>9.1f}  "
+                  f"{'met' if met else 'MISSED'}"
                   + ("" if f.exit_code == 0 else f" (pytest exited {f.exit_code})"))
     return 1 if failed else 0
 

@@ -205,6 +205,22 @@ def test_a_new_lane_on_the_same_store_resumes_the_batches_and_sends_nothing_twic
     assert meter.spend == 0.0
 
 
+def test_a_batch_adopted_from_an_earlier_run_is_counted_where_collected_though_read_from_the_cache(lane_engine):
+    """The next run collects the whole batch for its first request: the other 29 read their answers
+    from the cache, yet all 30 were paid through the batch in this run (its cost is this run's)."""
+    api = MemoryBatches(polls=10**9)
+    first = lane_engine(api, mode="submit", run_id="run-1")
+    ask_all(first, requests(30))
+    first.close()
+    api.polls = 1
+    second = lane_engine(api, run_id="run-2")
+    reqs = requests(30)
+    assert ask_all(second, reqs[:1])[0].text.startswith("answer")  # the lane collected all 30 for it
+    assert all(r.text.startswith("answer") for r in ask_all(second, reqs[1:]))
+    usage = second.ledger_dict()["openai:judge-model"]
+    assert (usage["batch_samples"], usage["batch_prompt_tokens"], usage["cached_samples"]) == (30, 300, 0)
+
+
 def test_a_run_that_ends_lets_the_next_poll_its_batches_at_once(lane_engine, store_location):
     """A run's hold on the batches it polls ends with it: the next run waited out the hold (a minute)."""
     from llmjury.running.batch_queue import BatchQueue

@@ -87,6 +87,13 @@ class BatchLane:
         self._wake = asyncio.Event()
         self._backoff: dict[ProviderSpec, int] = {}
         self._arriving = 0  # calls of this process between their claim and their queue row
+        self._collected: list[Callable[[str, dict[str, Sample]], None]] = []
+
+    def on_collected(self, listener: Callable[[str, dict[str, Sample]], None]) -> None:
+        """Tell `listener` (provider, answers) of each batch this process collects: a batch is paid
+        once, where it is collected, whether its requests are asked before or after (a run that
+        adopts a killed run's batches reads most of their answers from the cache)."""
+        self._collected.append(listener)
 
     @staticmethod
     def takes(provider: Provider, request: ChatRequest) -> bool:
@@ -231,6 +238,8 @@ class BatchLane:
 
     def _settle(self, provider: str, job: str, answers: dict[str, Sample], failures: dict[str, str]) -> None:
         answered = self.queue.collected(job, provider, answers, failures)
+        for listener in self._collected:
+            listener(provider, answers)
         settled = 0.0
         for item, run_id in answered:
             if run_id != self.run_id:

@@ -45,13 +45,14 @@ from llmjury.running.settings import Settings
 T = TypeVar("T")
 
 
-
 class Engine:
     def __init__(self, settings: Settings, store: SampleStore | None, run_id: str,
                  offline_answers: Mapping[str, Heuristic] | None = None, meter: CallMeter | None = None,
                  lane: BatchLane | None = None) -> None:
         self.settings = settings
         self.lane = lane  # the Batch API lane, when a spec asks for one
+        if lane is not None:
+            lane.on_collected(self._collected)
         self.meter: CallMeter = meter or Unmetered()  # progress and budget: told before and after each fresh call
         self.offline_answers = dict(offline_answers or {})
         self.owner = f"{run_id}:{secrets.token_hex(4)}"  # this process, in the cache's claims
@@ -237,25 +238,24 @@ class Engine:
 
     async def _batched(self, provider: Provider, request: ChatRequest, keys: list[str],
                        indices: list[int]) -> list[Sample]:
-        """Samples through the provider's Batch API: stored in the cache by the lane as they are
-        collected (a key an earlier run had queued already is not queued or paid again)."""
+        """Samples through the provider's Batch API, stored by the lane as collected (a key an
+        earlier run had queued is not queued again); counted where collected (`_collected`)."""
         assert self.lane is not None
         samples, _ = await self.lane.fetch(provider, request, keys, indices)
-        ledger = self.ledger[provider.name]
-        ledger.batch_samples += len(samples)
-        ledger.batch_prompt_tokens += sum(sample.usage.prompt_tokens for sample in samples)
-        ledger.batch_completion_tokens += sum(sample.usage.completion_tokens for sample in samples)
-        for key, sample in zip(keys, samples, strict=True):
-            self._memory[key] = sample
-            self._fetched.add(key)
+        self._memory.update(zip(keys, samples, strict=True))
+        self._fetched.update(keys)
         return samples
+
+    def _collected(self, provider: str, answers: dict[str, Sample]) -> None:
+        """Count a batch where this process collected it (paid in this run, wherever read)."""
+        self.ledger[provider].add_batch(answers.values())
+        self._fetched.update(answers)
 
     async def _claim(self, provider: Provider, keys: list[str], missing: list[int],
                      fresh: bool) -> tuple[list[int], dict[int, str]]:
-        """Split the missing samples into those this process fetches and those another process
-        (of this run or another, on this machine or another) is fetching right now or has already
-        ended (so identical requests are paid once). Samples taken over from a process that died
-        holding them are counted: they may be paid twice."""
+        """Split the missing samples into those this process fetches and those another process (of
+        any run, on any machine) is fetching or has ended, so identical requests are paid once.
+        Samples taken over from a process that died holding them are counted: maybe paid twice."""
         if self.store is None or not provider.cacheable:
             return missing, {}
         claimed = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,

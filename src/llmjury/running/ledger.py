@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from llmjury.chat import Sample
 
 
 @dataclass
@@ -18,10 +21,17 @@ class ProviderLedger:
     failures: int = 0
     #: Samples whose call a process (of any run or host) had started when it died, paid again here.
     repaid_samples: int = 0
-    #: Samples answered through the provider's Batch API (llmjury.running.batch_lane), and their tokens.
+    #: Samples answered through the provider's Batch API (llmjury.running.batch_lane), and their tokens:
+    #: counted by the process that collected their batch.
     batch_samples: int = 0
     batch_prompt_tokens: int = 0
     batch_completion_tokens: int = 0
+
+    def add_batch(self, samples: Iterable[Sample]) -> None:
+        for sample in samples:
+            self.batch_samples += 1
+            self.batch_prompt_tokens += sample.usage.prompt_tokens
+            self.batch_completion_tokens += sample.usage.completion_tokens
 
     def as_dict(self) -> dict[str, float]:
         return dict(self.__dict__)

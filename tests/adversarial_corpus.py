@@ -123,7 +123,7 @@ async def judge_row(jury: Any, parser: str, i: int, schema: bool = False) -> tup
         prompt = jury.render("core/geval.j2", criterion="Coherence", steps="1. Read.", context="", text=item,
                              form="Coherence", low=1, high=5)
         scored = await geval_score(jury, "custom", prompt, range(1, 6), scoring="sampling", n=1)
-        return (round(scored.result.score) if scored.result else None), scored.repaired > 0
+        return (round(scored.result.score, 6) if scored.result else None), scored.repaired > 0
     if parser == "structured":
         prompt = jury.render("core/score.j2", response=item, rubric="correct", question="", low=1, high=5,
                              fields="- reasoning: string\n- score: integer")

@@ -124,32 +124,32 @@ def closer_look_answers() -> list[tuple[str, str]]:
 
 
 def test_closer_look_gpt35_answers_are_read_as_the_paper_reads_them():
-    """Every answer the paper reads as a whole number on the scale asked, ours reads with the same
-    value, except where the paper's substitution misreads: a numbered form line, where it reads the
+    """Every answer the paper reads as a number on the scale asked, ours reads too, with the same
+    value except where the paper's substitution misreads: a numbered form line, where it reads the
     item's number ("1. Engagingness: 2" is 1 to it) and ours the score; and a fraction, which it cuts
-    to its whole part ("2.5" is 2 to it) and ours leaves unscored, as off a whole-number scale."""
+    to its whole part ("2.5" is 2 to it) and ours reads as it is."""
     answers = closer_look_answers()
     assert len(answers) >= 4000
-    differ, read_by_them = [], 0
+    differ, read_by_them, read_by_both = [], 0, 0
     for dim, text in answers:
         scale = SCALES[dim]
         theirs = closer_look_reference(text)
-        on_scale = theirs.is_integer() and int(theirs) in scale
-        try:
-            ours: int | None = parse_score(text, scale)
-        except JudgeParseError:
-            ours = None
-        if not on_scale:
+        if not scale.start <= theirs <= scale.stop - 1:
             continue
         read_by_them += 1
-        if ours != int(theirs):
+        try:
+            ours: float | None = parse_score(text, scale)
+        except JudgeParseError:
+            ours = None
+        read_by_both += ours is not None
+        if ours != theirs:
             differ.append((text, theirs, ours))
-    assert read_by_them > 4000
+    assert read_by_them > 4000 and read_by_both == read_by_them  # at least as often
     numbered = [(text, ours) for text, _, ours in differ if re.fullmatch(r"\d\. [A-Z][a-z]+: \d", text)]
     fractions = [(text, ours) for text, _, ours in differ if re.fullmatch(r"\d\.\d", text)]
     assert len(numbered) + len(fractions) == len(differ), differ
     assert numbered and all(ours == int(text[-1]) for text, ours in numbered)
-    assert all(ours is None for _, ours in fractions)
+    assert fractions and all(ours == float(text) for text, ours in fractions)
     assert len(differ) < 0.01 * read_by_them
 
 

@@ -6,31 +6,39 @@ The core's `GEvalScore` judge and the geval family both score this way, so it si
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import defaultdict
 
 from llmjury.chat import Sample, TokenLogprob, TopLogprob
 from llmjury.errors import JudgeParseError
 from llmjury.reading.rating import Rating
 
-PARSER_VERSION = "geval-score/6"
+PARSER_VERSION = "geval-score/7"
 
 
-def parse_score(text: str, scale: range) -> int:
+def parse_score(text: str, scale: range) -> float:
     """The score in a form-filling answer (see `score_at`)."""
     return score_at(text, scale)[0]
 
 
-def score_at(text: str, scale: range) -> tuple[int, int]:
+def score_at(text: str, scale: range) -> tuple[float, int]:
     """The score of a form-filling answer and its offset in `text`: the judge's own final score
     line on the scale asked (`llmjury.reading.rating` holds the rules: `4`, `Coherence: 2`,
-    `- Naturalness (1-3): 2`, `Score: 4.`, `4/5`; copied rubric anchors and restated scales are
-    never the score; a competing score is ambiguous, another scale out_of_scale)."""
-    return Rating(PARSER_VERSION, scale).read_at(text)
+    `- Naturalness (1-3): 2`, `Score: 4.`, `4/5`, `2.5`; copied rubric anchors and restated scales
+    are never the score; a competing score is ambiguous, another scale out_of_scale). A fraction
+    on the scale is read: sampled scores are averaged, and a judge that answers `2.5` means it."""
+    return Rating(PARSER_VERSION, scale, fractions=True).read_at(text)
 
 
-def frequency_weighted(scores: list[int], scale: range) -> tuple[float, dict[int, float]]:
-    """P(s) = occurrences(s) / n over the parsed samples; score = sum of P(s) * s."""
-    counts = Counter(scores)
+def frequency_weighted(scores: list[float], scale: range) -> tuple[float, dict[int, float]]:
+    """P(s) = occurrences(s) / n over the parsed samples; score = sum of P(s) * s. A fraction
+    counts toward its two neighbours on the scale in proportion (`2.5`: half a 2, half a 3), so the
+    score stays the samples' mean and the distribution stays on the scale."""
+    counts: dict[int, float] = defaultdict(float)
+    for score in scores:
+        low = min(math.floor(score), scale.stop - 1)
+        counts[low] += 1 - (score - low)
+        if score > low:
+            counts[low + 1] += score - low
     n = len(scores)
     distribution = {s: counts[s] / n for s in scale}
     return sum(p * s for s, p in distribution.items()), distribution
@@ -47,6 +55,8 @@ def logprob_weighted(sample: Sample, scale: range) -> tuple[float, dict[int, flo
         value, offset = score_at(sample.text, scale)
     except JudgeParseError:
         return None
+    if not float(value).is_integer():
+        return None  # a fraction (`2.5`): no score token to weigh
     allowed = {str(s): s for s in scale}
     position = 0
     for step in sample.logprobs:

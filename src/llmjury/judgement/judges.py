@@ -340,7 +340,7 @@ async def geval_score(jury: Jury, family: str, prompt: RenderedPrompt, scale: ra
                                 cause=cause)
     request = jury.request(prompt, temperature=temperature, top_p=top_p)
     runs = await ask_judge(jury, family, [request] * n, lambda text: parse_score(text, scale), role=role)
-    scores = [cast(int, a.parsed) for a in runs.answers if a.scored]  # parse_score's value for a scored answer
+    scores = [cast(float, a.parsed) for a in runs.answers if a.scored]  # parse_score's value for a scored answer
     result = None
     if scores:
         score, distribution = frequency_weighted(scores, scale)
@@ -368,7 +368,10 @@ def _logprob_cause(sample: Sample, scale: range, request: ChatRequest) -> tuple[
     if sample.outcome is not None:
         return unanswered(sample, sample.outcome, request), sample.outcome
     try:
-        parse_score(sample.text, scale)
+        value = parse_score(sample.text, scale)
     except JudgeParseError as exc:
         return f"unparseable: {exc.cause}", exc.kind
+    if not float(value).is_integer():
+        return f"unparseable: the score {value} is a fraction, and logprobs weigh whole-number score tokens", \
+            "out_of_scale"
     return "unparseable: no score on the scale with logprobs at its token", "no_decision"

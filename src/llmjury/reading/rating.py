@@ -6,8 +6,9 @@ A score line is the value alone, or after a label and a colon (a numbered form l
 2` too), with markdown bold, a trailing full stop, a unit word, a denominator, or a parenthetical
 remark; after a label, commentary may follow a separator (`Score: 4 - solid`). A number word is
 read where it means one number. The scale must be the one asked: a denominator (`5/10`) or a range
-in the label (`Coherence (1-10):`) naming another scale, a value off the scale or a fraction
-(`4.5`) is `out_of_scale`, never rescaled or rounded. Numbers in a remark or commentary on the
+in the label (`Coherence (1-10):`) naming another scale, or a value off the scale is `out_of_scale`,
+never rescaled or rounded. A fraction on the scale (`2.5`, `2,5`) is read as it is where the reader
+takes fractions (G-Eval's sampled scores, which are averaged anyway), else it is `out_of_scale`. Numbers in a remark or commentary on the
 score line (`2 (the response claims: 5)`, `2, maybe 3`), a second score line that differs, or a
 score mention after the decision that differs (`I would give it a 4`) are ambiguous. Rubric
 anchors copied from the prompt before the score (`A score of 1 (no) means ...`) and restated scales
@@ -69,24 +70,26 @@ _RESTATED = re.compile(rf"\d+\s*[-–—~]\s*\d+|{OUT_OF}\s*\d+|\d+\s*점\s*만�
 
 @dataclass(frozen=True)
 class Rating:
-    """A whole-number score on `scale`, as a form-filling or rubric prompt asks for it."""
+    """A score on `scale`, as a form-filling or rubric prompt asks for it: a whole number, or with
+    `fractions` any number between the scale's ends."""
 
     parser: str
     scale: range
+    fractions: bool = False
 
     @cached_property
     def expected(self) -> Asked:
         """The decision's format as the prompt asks it (what a repair call asks for): the score alone."""
         return Asked(scale=(self.scale.start, self.scale.stop - 1))
 
-    def __call__(self, text: str) -> int:
+    def __call__(self, text: str) -> float:
         return self.read(text)
 
-    def read(self, text: str) -> int:
+    def read(self, text: str) -> float:
         """The judge's own final score (see `read_at`)."""
         return self.read_at(text)[0]
 
-    def read_at(self, text: str) -> tuple[int, int]:
+    def read_at(self, text: str) -> tuple[float, int]:
         """The judge's own final score and its offset in `text` (where its token's logprobs stand)."""
         words = OwnWords(text)
         statements = self._statements(words.text)
@@ -103,7 +106,7 @@ class Rating:
             raise self._error(text, competing, "ambiguous")
         if off := self._off_scale(match, decision.value):
             raise self._error(text, off, "out_of_scale")
-        assert isinstance(decision.value, int)
+        assert isinstance(decision.value, int | float)
         group = "value" if match["value"] is not None else "bare"
         return decision.value, words.raw_offset(match.start(group))
 
@@ -150,9 +153,12 @@ class Rating:
                 return f"the score line names another scale: {restated.group(0)!r}"
         if match["low"] is not None and (int(match["low"]), int(match["high"])) != (low, high):
             return f"the score line names the scale {match['low']}-{match['high']}, not {low}-{high}"
-        if not isinstance(value, int) or value not in self.scale:
-            return f"score {value} is not a whole number between {low} and {high}"
-        return None
+        if isinstance(value, int) and value in self.scale:
+            return None
+        if self.fractions and isinstance(value, float) and low <= value <= high:
+            return None
+        kind = "a number" if self.fractions else "a whole number"
+        return f"score {value} is not {kind} between {low} and {high}"
 
     def _error(self, text: str, cause: str, kind: UnscoredCause) -> JudgeParseError:
         return JudgeParseError(self.parser, text, cause, expected=self.expected, kind=kind, language=language_of(text))

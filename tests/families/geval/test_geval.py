@@ -78,6 +78,33 @@ def test_score_parsing_and_seed_frequency_formula():
     assert score == pytest.approx(3.75) and distribution[3] == 0.5
 
 
+def test_a_fraction_on_the_scale_is_read_and_counts_toward_its_two_neighbours():
+    """Chiang & Lee's gpt-3.5 answered "2.5" on 1-3: the sampled score is the mean of what the
+    judge said, and the distribution stays on the scale's whole numbers."""
+    assert parse_score("2.5", range(1, 4)) == 2.5
+    assert parse_score("Coerenza: 3,5", range(1, 6)) == 3.5
+    for off in ("3.5", "0.5"):
+        with pytest.raises(JudgeParseError) as raised:
+            parse_score(off, range(1, 4) if off == "3.5" else range(1, 6))
+        assert raised.value.kind == "out_of_scale"
+    score, distribution = frequency_weighted([2.5, 3, 1.25], range(1, 4))
+    assert score == pytest.approx((2.5 + 3 + 1.25) / 3)
+    assert distribution == pytest.approx({1: 0.75 / 3, 2: 0.75 / 3, 3: 1.5 / 3})
+
+
+def test_a_fraction_has_no_score_token_to_weigh_and_says_so(make_engine, openai_server, frozen_dir):
+    def reply(body, index):
+        if body["messages"][-1]["content"].startswith("Evaluate the quality"):
+            return "Read. Score."
+        return FakeChoice("2.5", logprobs=[("2", math.log(0.9), [("2", math.log(0.9))]),
+                                           (".5", math.log(0.9), [(".5", math.log(0.9))])])
+
+    openai_server.reply = reply
+    jury = jury_for(make_engine, openai_server, frozen_dir, scoring="logprobs")
+    verdict = jury.engine.run(judge_item(cases(count=1)[0], jury)).verdict
+    assert verdict.valid is False and "is a fraction, and logprobs weigh whole-number score tokens" in verdict.error
+
+
 def test_logprob_weighting_renormalises_over_the_scale():
     top = [TopLogprob(token="4", logprob=math.log(0.6)), TopLogprob(token=" 3", logprob=math.log(0.2)),
            TopLogprob(token="four", logprob=math.log(0.2))]

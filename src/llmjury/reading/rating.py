@@ -1,18 +1,18 @@
-"""A rating on the scale the prompt asked for: `Coherence: 2`, `- Naturalness (1-3): 2`, `4`,
-`Score: 4 (solid)`, `4/5`, `4 points`, `four`, `점수: 4점`, `Punteggio: quattro`, read by the rules of
+"""A rating on the scale the prompt asked for: `Coherence: 2`, `- Naturalness (1-3): 2`, `4`, `Score: 4
+(solid)`, `4/5`, `4 points`, `four`, `점수: 4점`, `Punteggio: quattro`, read by the rules of
 `llmjury.reading.decisions`.
 
 A score line is the value alone, or after a label and a colon (a numbered form line `1. Coherence:
 2` too), with markdown bold, a trailing full stop, a unit word, a denominator, or a parenthetical
-remark; after a label, commentary may follow a separator (`Score: 4 - solid`). A number word is
-read where it means one number. The scale must be the one asked: a denominator (`5/10`) or a range
-in the label (`Coherence (1-10):`) naming another scale, or a value off the scale is `out_of_scale`,
-never rescaled or rounded. A fraction on the scale (`2.5`, `2,5`) is read as it is where the reader
-takes fractions (G-Eval's sampled scores, which are averaged anyway), else it is `out_of_scale`. Numbers in a remark or commentary on the
-score line (`2 (the response claims: 5)`, `2, maybe 3`), a second score line that differs, or a
-score mention after the decision that differs (`I would give it a 4`) are ambiguous. Rubric
-anchors copied from the prompt before the score (`A score of 1 (no) means ...`) and restated scales
-(`1-5`) are never a score.
+remark; after a label, commentary may follow a separator (`Score: 4 - solid`). A number word is read
+where it means one number. The scale must be the one asked: a denominator (`5/10`) or a range in the
+label (`Coherence (1-10):`) naming another scale, or a value off the scale is `out_of_scale`, never
+rescaled or rounded. A fraction on the scale (`2.5`, `2,5`) is read as it is where the reader takes
+fractions (G-Eval's sampled scores, which are averaged anyway), else it is `out_of_scale`. Numbers
+in a remark or commentary on the score line (`2 (the response claims: 5)`, `2, maybe 3`), a second
+score line that differs, or a score mention after the decision that differs (`I would give it a 4`)
+are ambiguous. Rubric anchors copied from the prompt before the score (`A score of 1 (no) means
+...`) and restated scales (`1-5`) are never a score.
 """
 
 from __future__ import annotations

@@ -199,3 +199,13 @@ def test_a_declared_format_is_the_one_a_readers_cause_names():
     reader = CHOICE.declared(Declaration(asked=Asked(alternatives=("### 가", "### 나"))))
     with pytest.raises(JudgeParseError, match=r"no decision in the prompt's format \(### 가 \.\.\.\)"):
         reader.read("Both have merits.")
+
+
+def test_a_templates_language_is_read_once_however_many_repairs_ask_it(tmp_path, monkeypatch):
+    (tmp_path / "t.j2").write_text("두 응답을 비교하세요.", encoding="utf-8")
+    library = PromptLibrary([tmp_path])
+    reads = []
+    source = library.source
+    monkeypatch.setattr(library, "source", lambda name: reads.append(name) or source(name))
+    assert [library.language("t.j2") for _ in range(3)] == ["ko"] * 3 and reads == ["t.j2"]
+    assert library.language("missing.j2") is None and library.language("missing.j2") is None

@@ -56,6 +56,7 @@ class PromptLibrary:
             search.append(str(BUNDLED_PROMPTS))
         self._search = search
         self._versions: dict[str, str] = {}
+        self._languages: dict[str, str | None] = {}  # a template's language, read once (every repair asks it)
         self._generation = _generation_tables([Path(d) for d in search])
         self._reading = _reading_tables([Path(d) for d in search])
         self._json: jinja2.Environment | None = None
@@ -115,13 +116,13 @@ class PromptLibrary:
         (`reading.toml`), else its own text's (`prompt_language`); None for no such template."""
         import jinja2
 
-        declared = self.reading(name).language
-        if declared is not None:
-            return declared
-        try:
-            return prompt_language(self.source(name))
-        except jinja2.TemplateNotFound:
-            return None
+        if name not in self._languages:
+            declared = self.reading(name).language
+            try:
+                self._languages[name] = declared if declared is not None else prompt_language(self.source(name))
+            except jinja2.TemplateNotFound:
+                self._languages[name] = None
+        return self._languages[name]
 
     def render_json(self, name: str, **variables: Any) -> Any:
         """Render a JSON document template (an `http:` request body): every `{{ value }}` is written

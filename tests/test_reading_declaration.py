@@ -80,5 +80,5 @@ def test_a_faulty_declaration_stops_the_run_at_start_up_naming_it(tmp_path, toml
 
 def test_a_label_for_an_option_the_prompt_does_not_have_is_named(make_engine, tmp_path):
     (tmp_path / "reading.toml").write_text('["core/compare.j2".labels]\nd = ["라"]', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"reading\.toml \[core/compare\.j2\]: no option d in core-choice/4"):
+    with pytest.raises(ConfigError, match=r"reading\.toml \[core/compare\.j2\]: no option d in core-choice/5"):
         judge(make_engine, PromptLibrary([tmp_path]), lambda body, i: "### A")

@@ -12,7 +12,7 @@ from llmjury.chat import Sample, TokenLogprob, TopLogprob
 from llmjury.errors import JudgeParseError
 from llmjury.reading.rating import Rating
 
-PARSER_VERSION = "geval-score/7"
+PARSER_VERSION = "geval-score/8"
 
 
 def parse_score(text: str, scale: range) -> float:

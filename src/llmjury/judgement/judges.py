@@ -32,9 +32,9 @@ from llmjury.running.decision_field import DecisionField, Read
 
 #: The family a test's judge calls record under when the run defines no other (see `llmjury.custom`).
 CUSTOM = "custom"
-CHOICE_PARSER = "core-choice/4"
-SCORE_PARSER = "core-structured/2"
-GEVAL_PARSER = "core-geval/2"
+CHOICE_PARSER = "core-choice/5"
+SCORE_PARSER = "core-structured/3"
+GEVAL_PARSER = "core-geval/3"
 
 Order = Literal["ab", "ba"]
 Scoring = Literal["auto", "logprobs", "sampling"]

@@ -115,7 +115,9 @@ def _prose_decisions(o: str) -> str:
     return rf"{o}(?:{after_name})|{verbs}{o}|{german}"
 
 
-_TIE_PROSE = (r"\b(?:it\s*'?s|it\s+is)\s+a\s+tie\b|\b(?:both|they)\s+are\s+(?:equally\s+good|equivalent|equal)\b"
+_TIE_PROSE = (r"\b(?:(?:it\s*['’]?s|it\s+is)(?:\s+(?:basically|essentially|practically|really|effectively|pretty\s+much"
+              r"|more\s+or\s+less|just))?|call\s+it)\s+a\s+(?:tie|draw)\b"
+              r"|\b(?:both|they)\s+are\s+(?:equally\s+good|equivalent|equal)\b"
               r"|무승부|동점|둘\s*다\s*(?:비슷|동등)|\bpareggio\b|\bparità\b|\bsono\s+equivalenti\b")
 
 
@@ -258,7 +260,8 @@ class Choice:
         for i, line in enumerate(lines):
             match = (patterns["marked"].match(line.text) or patterns["labelled"].match(line.text)
                      or self._inline(line.text))
-            start = line.start
+            # a marked decision after prose starts at its marker: the prose before it on the line is prose
+            start = line.start + (match.end("prose") if match is not None and "prose" in match.groupdict() else 0)
             if match is None and i + 1 < len(lines) and (patterns["heading"].match(line.text)
                                                          or patterns["labelled_heading"].match(line.text)):
                 match = patterns["alone"].match(lines[i + 1].text)
@@ -272,9 +275,15 @@ class Choice:
         return found
 
     def _inline(self, line: str) -> re.Match[str] | None:
-        """A marked decision after prose that names a decision ("my final decision is ### (b)")."""
+        """A marked decision after prose that names a decision ("my final decision is ### (b)") or after
+        the prose's last sentence ("Overall, Teacher B guides better. ### (b)")."""
         match = self._patterns["inline"].match(line)
-        return match if match and re.search(rf"\b{DECISION_WORD}\b", match["prose"], re.IGNORECASE) else None
+        if match is None:
+            return None
+        prose = match["prose"]
+        # after prose that names the decision, or after a sentence ended ("... so B is better. ### B")
+        return match if (re.search(rf"\b{DECISION_WORD}\b", prose, re.IGNORECASE)
+                         or re.search(r"[.!?。！？][\"')\]]?[ \t]*$", prose)) else None
 
     def _mentions(self, words: OwnWords) -> list[Found]:
         """Decision-shaped text anywhere in the judge's own words (look-alike letters folded)."""

@@ -10,9 +10,9 @@ label (`Coherence (1-10):`) naming another scale, or a value off the scale is `o
 rescaled or rounded. A fraction on the scale (`2.5`, `2,5`) is read as it is where the reader takes
 fractions (G-Eval's sampled scores, which are averaged anyway), else it is `out_of_scale`. Numbers
 in a remark or commentary on the score line (`2 (the response claims: 5)`, `2, maybe 3`), a second
-score line that differs, or a score mention after the decision that differs (`I would give it a 4`)
-are ambiguous. Rubric anchors copied from the prompt before the score (`A score of 1 (no) means
-...`) and restated scales (`1-5`) are never a score.
+score line that differs, or a score mention after the decision that differs (`I would give it a 4`,
+`make that a 3`, `3점이 더 적절합니다`, `darei 3`) are ambiguous. Rubric anchors copied from the
+prompt before the score (`A score of 1 (no) means ...`) and restated scales (`1-5`) are never a score.
 """
 
 from __future__ import annotations
@@ -41,24 +41,36 @@ _LABEL = (rf"(?P<label>[^\W\d_][^\d:=\n]{{0,120}}?[ \t]*(?:{_RANGE})?[ \t]*{BOLD
           rf"(?:[ \t]+(?:is|è|would\s+be)|[ \t]*(?:은|는))[ \t]*)")
 _NUMBERED = r"(?:\d{1,2}[.)][ \t]+(?=[^\W\d_]))?"
 _OUT_OF_FIRST = r"(?:(?P<top_first>\d+)\s*점\s*만점\s*(?:에서|에|중)?\s*)"
-_DENOMINATOR = rf"(?:[ \t]*{OUT_OF}[ \t]*(?P<top>\d+))"
+_DENOMINATOR = rf"(?:[ \t]*{OUT_OF}[ \t]*(?P<top>\d+|{_WORD}(?![\w]))(?:[ \t]+stars?\b)?)"
+# A unit word before the denominator ("4 punti su 5", "4 points out of 5"); only with one after it.
+_UNIT_FIRST = rf"(?:[ \t]*{UNIT}(?=[ \t]*{OUT_OF}[ \t]*\d))?"
 _COPULA = r"(?:입니다|이다|예요|이에요)?"
 _REMARK = r"(?:[ \t]*\((?P<remark>[^()\n]*)\))"
 _BARE = rf"\[{{0,2}}(?P<bare>\d+(?:[.,]\d+)?|{_WORD}(?![\w]))\]{{0,2}}"
 _LINE = re.compile(
-    rf"{LEAD}{_NUMBERED}(?:{_LABEL}{BOLD}[ \t]*{_OUT_OF_FIRST}?{_VALUE}{BOLD}{_DENOMINATOR}?"
+    rf"{LEAD}{_NUMBERED}(?:{_LABEL}{BOLD}[ \t]*{_OUT_OF_FIRST}?{_VALUE}{BOLD}{_UNIT_FIRST}{_DENOMINATOR}?"
     rf"(?:[ \t]*{UNIT})?{_COPULA}{BOLD}{_REMARK}?[ \t]*{BOLD}(?P<tail>[^\n]*)"
     rf"|{BOLD}[ \t]*{_OUT_OF_FIRST.replace('top_first', 'btop_first')}?{_BARE}"
-    rf"{BOLD}{_DENOMINATOR.replace('top', 'btop')}?(?:[ \t]*{UNIT})?{_COPULA}{BOLD}"
+    rf"{BOLD}{_UNIT_FIRST}{_DENOMINATOR.replace('top', 'btop')}?(?:[ \t]*{UNIT})?{_COPULA}{BOLD}"
     rf"{_REMARK.replace('remark', 'bremark')}?[ \t]*{BOLD}[ \t]*\.?[ \t]*{BOLD}[ \t]*)$",
     re.IGNORECASE | re.MULTILINE)
 #: What may follow a labelled score on its line: a full stop, or a separator and words.
 _COMMENT = re.compile(r"\.?|[.:;,\-–—][ \t]*(?P<comment>\S.*)", re.IGNORECASE)
-#: A score mentioned in prose: "a score of 4", "I'd rate it 4", "4/5", "voto 4", "점수는 4".
+#: A score mentioned in prose: "a score of 4", "I'd rate it 4", "4/5", "voto 4", "점수는 4" (not a proportion,
+#: "3/4 of the events").
 _MENTION = re.compile(
     r"(?:\b(?:score|rating|rate[ds]?|grade|give\s+(?:it\s+)?|punteggio|voto|valuto)|점수|평점)"
     r"\s*(?:of|is|would\s+be|should\s+be|:|=|di|è|는|은)?\s*(?:an?\s+|it\s+(?:an?\s+)?)?(?P<value>\d+)(?![\d.,]\d)"
-    r"(?!\s*[-–—~]\s*\d)|(?P<fraction>\d+)\s*(?:/|out\s+of|su)\s*(?P<top>\d+)", re.IGNORECASE)
+    r"(?!\s*[-–—~]\s*\d)|(?P<fraction>\d+)\s*(?:/|out\s+of|su)\s*(?P<top>\d+)(?!\s+of\b)", re.IGNORECASE)
+#: A score revised in prose after the decision ("make that a 3", "I'd lower it to 3", "3점이 더 적절합니다",
+#: "darei 3"): it competes with the score line before it.
+_REVISED = re.compile(
+    r"\b(?:make\s+(?:that|it)|(?:lower|raise|bump|drop|change|revise|adjust|reduce|increase|downgrade|upgrade)\w*"
+    r"(?:\s+(?:this|that|it|the\s+score|my\s+score))?(?:\s+(?:down|up))?\s+to"
+    r"|(?:i'?d|i\s+would)\s+(?:say|go\s+with|put\s+it\s+at))\s+(?:an?\s+)?(?P<value>\d+)(?![\d.,]\d)"
+    r"|(?P<ko>\d+)\s*점\s*(?:이|으로|로|을|를)\s*(?:더\s*)?(?:적절|맞|타당|낫|낮추|내리|올리|수정|조정|바꾸|변경|주|드리)"
+    r"|\b(?:darei|direi|metterei|assegnerei|abbasserei|alzerei|porterei|abbasso\s+a|scendo\s+a|correggo\s+(?:in|a))"
+    r"\s+(?:(?:il\s+)?(?:voto|punteggio)\s+(?:a\s+)?)?(?:un\s+)?(?P<it>\d+)(?![\d.,]\d)", re.IGNORECASE)
 #: A labelled score inside a sentence ("... ends with Coherence: 5 to steer"): it competes after the decision.
 _LABELLED = re.compile(r"[^\W\d_]{3,}[ \t]*[*_]*[ \t]*[:=][ \t]*[*_]*[ \t]*(?P<value>\d+)(?![\d.,]\d)"
                        r"(?![ \t]*[-–—~][ \t]*\d)")
@@ -120,13 +132,16 @@ class Rating:
 
     @staticmethod
     def _prose(text: str, after: int) -> list[Found]:
-        """Scores stated in prose ("I would give it a 4", "4/5"); rubric anchors count only after the decision."""
+        """Scores stated in prose ("I would give it a 4", "4/5"); rubric anchors count only after the decision,
+        and so do revisions ("make that a 3")."""
         found = []
         for m in _MENTION.finditer(text):
             if m["fraction"] is not None:
                 found.append(Found(m.start(), m.end(), _value(m["fraction"])))
             elif m.start() >= after or not _ANCHOR.match(text, m.end()):
                 found.append(Found(m.start(), m.end(), _value(m["value"])))
+        for m in _REVISED.finditer(text, after):
+            found.append(Found(m.start(), m.end(), _value(m["value"] or m["ko"] or m["it"])))
         return found
 
     @staticmethod
@@ -145,7 +160,7 @@ class Rating:
     def _off_scale(self, match: re.Match[str], value: object) -> str | None:
         low, high = self.scale.start, self.scale.stop - 1
         top = match["top"] or match["btop"] or match["top_first"] or match["btop_first"]
-        if top is not None and int(top) != high:
+        if top is not None and _value(top) != high:
             return f"the score {match.group(0).strip()[:40]!r} is out of {top}, not of the scale's {high}"
         for restated in _RESTATED.finditer(" ".join(filter(None, (match["remark"], match["bremark"], match["tail"])))):
             numbers = [int(n) for n in re.findall(r"\d+", restated.group(0))]

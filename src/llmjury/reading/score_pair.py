@@ -3,10 +3,10 @@ read by the rules of `llmjury.reading.decisions` for each of the two.
 
 Each score stands on a line of its own (`Punteggio del Modello 1: 1`, `모델 1 점수: 1` as well),
 anywhere in the answer, with markdown bold, a bullet, a full stop or a parenthetical remark without
-numbers. Each model's last score line is its score; an earlier one that differs, or a
-`Score of Model N: x` mention after it that differs, is ambiguous unless corrected as the rules
-allow. Commentary on the line is fine when it holds no number. A score off the scale asked is
-unscored as `out_of_scale`.
+numbers, a unit word (`1점`, `1 punto`) or the scale's top (`1/1`; another top is `out_of_scale`).
+Each model's last score line is its score; an earlier one that differs, or a `Score of Model N: x`
+mention after it that differs, is ambiguous unless corrected as the rules allow. Commentary on the
+line is fine when it holds no number. A score off the scale asked is unscored as `out_of_scale`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from llmjury.asked import Asked
 from llmjury.errors import JudgeParseError, UnscoredCause
 from llmjury.reading.decisions import Found, conflict
 from llmjury.reading.text import OwnWords, fold
-from llmjury.reading.words import BOLD, LEAD, ROLE_WORDS, any_of, language_of
+from llmjury.reading.words import BOLD, LEAD, OUT_OF, ROLE_WORDS, UNIT, any_of, language_of
 
 _SCORE_WORD = r"(?:score|punteggio|voto|점수)"
 
@@ -50,7 +50,8 @@ class ScorePair:
     def _line(self) -> re.Pattern[str]:
         name = rf"(?:{self._named}|{self._who}(?=\s*{BOLD}\s*:))"
         return re.compile(rf"{LEAD}{BOLD}[ \t]*(?P<name>{name})[ \t]*{BOLD}[ \t]*[:=][ \t]*{BOLD}[ \t]*(?P<score>\d+)"
-                          rf"{BOLD}(?P<tail>[^\n]*)$", re.IGNORECASE | re.MULTILINE)
+                          rf"(?:[ \t]*{OUT_OF}[ \t]*(?P<top>\d+))?(?:[ \t]*{UNIT})?{BOLD}(?P<tail>[^\n]*)$",
+                          re.IGNORECASE | re.MULTILINE)
 
     @cached_property
     def _mention(self) -> re.Pattern[str]:
@@ -68,7 +69,10 @@ class ScorePair:
             tail = re.sub(r"^[\s*_]+|[\s*_.]+$", "", m["tail"])
             if tail and not re.fullmatch(r"\([^()\d\n]*\)|[,;:\-–—][^\d\n]*\w[^\d\n]*", tail):
                 continue  # more on the line than a remark: not a score line (a mention, checked below)
-            statements[_number(m["name"])].append(Found(m.start(), m.end(), int(m["score"])))
+            top = int(m["top"]) if m["top"] is not None else None
+            # a score out of another top than the scale's stands for none on it (its value is off the scale)
+            score = int(m["score"]) if top in (None, self.scale.stop - 1) else -1
+            statements[_number(m["name"])].append(Found(m.start(), m.end(), score))
         scores = []
         for n in ("1", "2"):
             if not statements[n]:
@@ -83,7 +87,8 @@ class ScorePair:
                 raise self._error(text, competing, "ambiguous")
             assert isinstance(decision.value, int)
             if decision.value not in self.scale:
-                raise self._error(text, f"{self.role} {n}'s score {decision.value} is not on the scale "
+                shown = words.text[decision.start:decision.end].strip()
+                raise self._error(text, f"{self.role} {n}'s score ({shown!r}) is not on the scale "
                                   f"{self.scale.start}-{self.scale.stop - 1}", "out_of_scale")
             scores.append(decision.value)
         return scores[0], scores[1]

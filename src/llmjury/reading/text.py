@@ -30,6 +30,10 @@ _LOOKALIKES = str.maketrans("АВСЕНКМОРТХаеосрхΑΒΕΗΚΜΟΡ�
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,2}[.)])[ \t]+")
 _COMMENT = re.compile(r"<!--[\s\S]*?(?:-->|\Z)")
+#: Emoji and pictographs ("✅", "🏆", "⭐"), their skin tones and presentation selectors: decoration,
+#: never a decision, so a decision or score line read with them reads as without them.
+_SYMBOLS = re.compile("[\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\ufe0e\ufe0f"
+                      "\U0001f000-\U0001faff]")
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,7 @@ def blank(match: re.Match[str]) -> str:
 
 def own_text(text: str) -> str:
     """`text` with everything that is not the judge's own words blanked (offsets unchanged)."""
-    text = unquoted(_COMMENT.sub(blank, text))
+    text = _SYMBOLS.sub(" ", unquoted(_COMMENT.sub(blank, text)))
     lines = text.split("\n")
     # An answer indented as a whole is not code: indentation counts from its least indented line.
     common = min((len(line) - len(line.lstrip(" \t")) for line in lines if line.strip()), default=0)

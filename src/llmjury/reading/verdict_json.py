@@ -1,8 +1,8 @@
 """A JSON verdict: one object, validated against the schema the prompt asked for.
 
-The answer is the object alone (a ```json fence around it is fine, and so is prose around the one
-```json block that holds it). An object that names a key
-twice (`{"score": 2, "score": 5}`), or holds two score fields that disagree (`{"score": 2,
+The answer is the object alone (a ```json fence around it is fine, and so is prose around the object
+or the one ```json block that holds it, when the prose states no number but the object's own). An
+object that names a key twice (`{"score": 2, "score": 5}`), or holds two score fields that disagree (`{"score": 2,
 "final_score": 5}`), is ambiguous: which value counts would be a guess. A field the schema bounds
 (`ge`/`le`) with a value off its scale is `out_of_scale`. A text answer that merely begins with `{`
 but is no JSON object is not a JSON verdict at all: `json_object` says so, and the text readers
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
@@ -22,8 +22,10 @@ from llmjury.errors import JudgeParseError
 from llmjury.reading.words import language_of
 
 M = TypeVar("M", bound=BaseModel)
-_FENCE = re.compile(r"^```(?:json|JSON)?[ \t]*\n?|\n?[ \t]*```$")
 _JSON_BLOCK = re.compile(r"```(?:json|JSON)[ \t]*\n(.*?)```", re.DOTALL)
+#: A comma before a closing brace or bracket (`{"score": 4,}`), as JSON-like answers end a list; a string's own kept.
+_TRAILING_COMMA = re.compile(r'"(?:[^"\\\n]|\\.)*"|,\s*([}\]])')
+_OPENING_FENCE = re.compile(r"^```(?:json|JSON)?[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 #: Keys that hold a score; keys naming a bound of the scale (`max_score`) do not.
 _SCORE_KEY = re.compile(r"score|rating|grade|punteggio|voto|점수|평점", re.IGNORECASE)
@@ -49,25 +51,54 @@ def strict_json(text: str) -> Any:
     return json.loads(text, object_pairs_hook=pairs)
 
 
-def json_body(text: str) -> str | None:
-    """The answer's JSON object: the answer itself, without a ```json fence, or the one ```json block
-    of an answer that wraps it in prose ("Here is my evaluation: ```json {...}```"); a repeated key
-    still counts as an object (reading it names that fault). None for a text answer, even one that
-    begins with `{`."""
-    text = text.translate(_INVISIBLE).strip()
-    body = _FENCE.sub("", text).strip()
-    if not body.startswith("{"):
-        blocks = _JSON_BLOCK.findall(text)
+def json_parts(text: str) -> tuple[str, str] | None:
+    """The answer's JSON object and the prose around it: the answer itself (a ```json fence around it is
+    fine), an object that opens the answer, or the one ```json block of an answer that wraps it in
+    prose; a trailing comma (`{"score": 4,}`) is dropped, and a repeated key still counts as an object
+    (reading it names that fault). None for a text
+    answer, even one that begins with `{`."""
+    text = _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(0), text.translate(_INVISIBLE).strip())
+    fence = _OPENING_FENCE.match(text)
+    if fence:
+        body, prose = fence.group(1), text[fence.end():]
+    elif text.startswith("{"):
+        try:
+            end = json.JSONDecoder().raw_decode(text)[1]
+        except ValueError:
+            return None
+        body, prose = text[:end], text[end:]
+    else:
+        blocks = list(_JSON_BLOCK.finditer(text))
         if len(blocks) != 1:
             return None
-        body = blocks[0].strip()
+        body, prose = blocks[0].group(1), text[:blocks[0].start()] + "\n" + text[blocks[0].end():]
     try:
         value = strict_json(body)
     except DuplicateKeyError:
-        return body
+        return body.strip(), prose
     except ValueError:
         return None
-    return body if isinstance(value, dict) else None
+    return (body.strip(), prose) if isinstance(value, dict) else None
+
+
+def json_body(text: str) -> str | None:
+    """The answer's JSON object (`json_parts`) where the prose around it states no number but the
+    object's own ("Hope this helps!", "Final score: 4"): prose that says another (`{"score": 2} I think
+    5 is fairer`) makes the answer no JSON verdict. None for a text answer, even one that begins with `{`."""
+    parts = json_parts(text)
+    if parts is None:
+        return None
+    body, prose = parts
+    stated = set(re.findall(r"\d+(?:[.,]\d+)?", prose))
+    if stated and not stated <= _numbers_in(body):
+        return None
+    return body
+
+
+def _numbers_in(body: str) -> set[str]:
+    """Every number the object states, as text ("4", "4.0" as "4" too)."""
+    found = set(re.findall(r"\d+(?:[.,]\d+)?", body))
+    return found | {n.split(".")[0] for n in found if re.fullmatch(r"\d+\.0+", n)}
 
 
 def disagreeing_scores(data: Any, where: str = "") -> str | None:
@@ -114,6 +145,7 @@ def read_model(text: str, schema: type[M], parser: str) -> M:
         raise error(f"{boolean}: a boolean is not a number")
     if disagreement := disagreeing_scores(data):
         raise error(f"json: {disagreement}")
+    data = _as_listed(schema, _whole_scores(data))
     try:
         return schema.model_validate(data)
     except ValidationError as exc:
@@ -123,6 +155,32 @@ def read_model(text: str, schema: type[M], parser: str) -> M:
             first["type"] == "literal_error" and _number(first.get("input")) is not None)
         kind = "out_of_scale" if off_scale else "no_decision" if first["type"] == "missing" else "ambiguous"
         raise error(f"{where}: {first['msg']}", kind) from exc
+
+
+def _whole_scores(data: Any) -> Any:
+    """`data` with each score field written as a whole number in a string (`"score": "4"`) as that number,
+    as a schema of whole numbers reads it (an enum of scores, `Literal[1, 2, 3, 4, 5]`, would not)."""
+    if isinstance(data, list):
+        return [_whole_scores(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    return {key: int(value) if isinstance(value, str) and _SCORE_KEY.search(key) and not _BOUND_KEY.search(key)
+            and re.fullmatch(r"\s*\d+\s*", value) else _whole_scores(value) for key, value in data.items()}
+
+
+def _as_listed(schema: type[BaseModel], data: Any) -> Any:
+    """`data` with a field the schema lists the words of (`Literal["high", "low"]`) written as listed
+    when it differs only in case (`"High"`): the same word, never another."""
+    if not isinstance(data, dict):
+        return data
+    fixed = dict(data)
+    for name, spec in schema.model_fields.items():
+        value = data.get(name)
+        listed = get_args(spec.annotation) if get_origin(spec.annotation) is Literal else ()
+        words = [w for w in listed if isinstance(w, str)]
+        if isinstance(value, str) and value not in words:
+            fixed[name] = next((w for w in words if w.casefold() == value.strip().casefold()), value)
+    return fixed
 
 
 def _boolean_number(schema: type[BaseModel], data: Any) -> str | None:

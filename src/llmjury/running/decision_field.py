@@ -8,7 +8,8 @@ schema travels only as the request's response format (OpenAI's `json_schema`, Ge
 never with the schema pasted in.
 
 An answer that is a JSON object is read by its `decision` field alone, strictly: a repeated key, a
-missing or extra field, a decision outside the enum or malformed JSON is ambiguous (repaired or
+missing or extra field, a decision outside the enum, prose around the object that names another
+decision, or malformed JSON is ambiguous (repaired or
 unscored with its cause, never a guess). Free text to a schema request (a server that ignores the
 response format), even text that begins with `{` but is no JSON object, is read by the family's own
 text reader, exactly as in text mode.
@@ -16,6 +17,7 @@ text reader, exactly as in text mode.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -25,7 +27,7 @@ from llmjury.chat import ChatRequest
 from llmjury.errors import ConfigError, JudgeParseError, UnscoredCause
 from llmjury.jurors import JurySpec
 from llmjury.providers.base import KINDS, Provider
-from llmjury.reading.verdict_json import DuplicateKeyError, json_body, strict_json
+from llmjury.reading.verdict_json import DuplicateKeyError, json_body, json_parts, strict_json
 from llmjury.reading.words import language_of
 
 #: `--llm-judge-output`: the schema where the provider takes one, always the schema, or never.
@@ -86,7 +88,20 @@ class DecisionField:
         value = answer["decision"]
         if not isinstance(value, str) or value not in self.values:
             raise self._ambiguous(text, f"json: decision {value!r} is none of {', '.join(map(repr, self.values))}")
+        if other := self._named_around(text, value):
+            raise self._ambiguous(text, f"the words around the object name another decision: {other!r}")
         return self.values[value]
+
+    def _named_around(self, text: str, value: str) -> str | None:
+        """Another decision the prose around the object names ("On second thought, A is better"), if any:
+        a letter as a word of its own in upper case, a longer value in any case."""
+        parts = json_parts(text)
+        prose = parts[1] if parts else ""
+        for other in self.values:
+            if other != value and re.search(rf"(?<![\w'’]){re.escape(other)}(?![\w'’])", prose,
+                                            0 if len(other) == 1 else re.IGNORECASE):
+                return other
+        return None
 
     def _ambiguous(self, text: str, cause: str, kind: UnscoredCause = "ambiguous") -> JudgeParseError:
         return JudgeParseError(self.parser, text, cause, expected=self.expected, kind=kind, language=language_of(text))

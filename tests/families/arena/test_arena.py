@@ -27,7 +27,7 @@ def test_seed_score_lines_and_winner_rules():
     assert [winner_from_scores(*s) for s in [(1, 0), (0, 1), (1, 1), (0, 0)]] == \
         ["model_a", "model_b", "tie", "tie (bothbad)"]
     assert score_text("model_b") == "{'model_a': '0', 'model_b': '1'}"
-    with pytest.raises(JudgeParseError, match="arena-score/4"):
+    with pytest.raises(JudgeParseError, match="arena-score/5"):
         parse_scores("Model 1 is better.")
 
 
@@ -37,7 +37,7 @@ def test_mtbench_verdict_ends_the_answer_and_stands_alone():
     # a self-correction decides; a label alone corrects nothing (a candidate can plant one)
     assert parse_pair("I initially considered [[A]], but on reflection Assistant B is better: [[B]]") == "model_b"
     for ambiguous in ("I considered [[A]] but final: [[B]]", "[[B]]\nAssistant A wrote [[A]] at its end."):
-        with pytest.raises(JudgeParseError, match="mtbench-pair/4"):
+        with pytest.raises(JudgeParseError, match="mtbench-pair/5"):
             parse_pair(ambiguous)
 
 
@@ -261,4 +261,4 @@ def test_the_offline_judge_answers_mtbenchs_pair_prompt(tmp_path, make_engine):
     case = arrange(options, engine.settings)[0][0]
     verdict = engine.run(battle(case, jury)).verdict
     assert verdict.valid, verdict.error
-    assert verdict.judge.parser == "mtbench-pair/4" and all("[[" in text for text in verdict.raw)
+    assert verdict.judge.parser == "mtbench-pair/5" and all("[[" in text for text in verdict.raw)

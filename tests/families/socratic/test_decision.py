@@ -34,7 +34,7 @@ def test_reads_the_last_decision_block(text, expected):
     "### (a) Teacher B", "[Teacher A]: what is 2+2?\n\nequivalent",
 ])
 def test_unreadable_decisions_raise_with_the_text(text):
-    with pytest.raises(JudgeParseError, match="socratic-decision/4"):
+    with pytest.raises(JudgeParseError, match="socratic-decision/5"):
         parse_decision(text)
 
 

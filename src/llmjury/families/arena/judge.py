@@ -10,8 +10,8 @@ from llmjury.reading.choice import Choice, Option
 from llmjury.reading.score_pair import ScorePair
 from llmjury.running.decision_field import DecisionField
 
-SCORE_PARSER = "arena-score/4"
-PAIR_PARSER = "mtbench-pair/4"
+SCORE_PARSER = "arena-score/5"
+PAIR_PARSER = "mtbench-pair/5"
 #: What each reader asks for when an answer holds no readable decision (the repair call).
 SCORE_FORMAT = Asked(form=("- Score of Model 1:", "- Score of Model 2:"), scale=(0, 1))
 PAIR_FORMAT = Asked(alternatives=("[[A]]", "[[B]]", "[[C]]"))

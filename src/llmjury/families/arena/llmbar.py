@@ -20,7 +20,7 @@ from llmjury.judgement.verdicts import JudgeConfig, Verdict
 from llmjury.reading.choice import Choice, Option
 
 DATASET = "llmbar"
-PARSER_VERSION = "llmbar-output/2"
+PARSER_VERSION = "llmbar-output/3"
 #: LLMBar's prompt asks for "Output (a)" or "Output (b)" and nothing else (`llmjury.reading.choice`).
 OUTPUT_CHOICE = Choice(PARSER_VERSION, (Option("model_a", ("Output (a)",)), Option("model_b", ("Output (b)",))),
                        marker="###", expected=Asked(alternatives=("Output (a)", "Output (b)")), alone_at_end=True)

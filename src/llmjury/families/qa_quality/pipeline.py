@@ -19,7 +19,7 @@ from llmjury.judgement.judges import structured
 from llmjury.judgement.jury import Jury, Outcome
 from llmjury.judgement.verdicts import JudgeConfig, Verdict
 
-PARSER_VERSION = "qa-quality-evaluation/1"
+PARSER_VERSION = "qa-quality-evaluation/2"
 
 
 def options(jury: Jury) -> QAOptions:

@@ -9,7 +9,7 @@ from llmjury.asked import Asked
 from llmjury.reading.choice import Choice, Option
 from llmjury.running.decision_field import DecisionField
 
-PARSER_VERSION = "socratic-decision/4"
+PARSER_VERSION = "socratic-decision/5"
 Decision = Literal["a", "b", "c"]
 
 #: What the judge is asked for when its answer holds no readable decision (the repair call).

@@ -19,9 +19,11 @@ from pydantic import BaseModel, ValidationError
 
 from llmjury.asked import Asked
 from llmjury.errors import JudgeParseError
-from llmjury.reading.words import language_of
+from llmjury.reading.words import OUT_OF, language_of
 
 M = TypeVar("M", bound=BaseModel)
+#: A scale restated in prose ("out of 5", "/5", "1-5", "su 5"): never a competing score.
+_SCALE = re.compile(rf"{OUT_OF}\s*\d+|\d+\s*[-–—~]\s*\d+", re.IGNORECASE)
 _JSON_BLOCK = re.compile(r"```(?:json|JSON)[ \t]*\n(.*?)```", re.DOTALL)
 #: A comma before a closing brace or bracket (`{"score": 4,}`), as JSON-like answers end a list; a string's own kept.
 _TRAILING_COMMA = re.compile(r'"(?:[^"\\\n]|\\.)*"|,\s*([}\]])')
@@ -52,11 +54,11 @@ def strict_json(text: str) -> Any:
 
 
 def json_parts(text: str) -> tuple[str, str] | None:
-    """The answer's JSON object and the prose around it: the answer itself (a ```json fence around it is
+    """The answer's JSON object and the prose after it: the answer itself (a ```json fence around it is
     fine), an object that opens the answer, or the one ```json block of an answer that wraps it in
-    prose; a trailing comma (`{"score": 4,}`) is dropped, and a repeated key still counts as an object
-    (reading it names that fault). None for a text
-    answer, even one that begins with `{`."""
+    prose (the prose before it is the judge's reasoning); a trailing comma (`{"score": 4,}`) is
+    dropped, and a repeated key still counts as an object (reading it names that fault). None for a
+    text answer, even one that begins with `{`."""
     text = _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(0), text.translate(_INVISIBLE).strip())
     fence = _OPENING_FENCE.match(text)
     if fence:
@@ -71,7 +73,7 @@ def json_parts(text: str) -> tuple[str, str] | None:
         blocks = list(_JSON_BLOCK.finditer(text))
         if len(blocks) != 1:
             return None
-        body, prose = blocks[0].group(1), text[:blocks[0].start()] + "\n" + text[blocks[0].end():]
+        body, prose = blocks[0].group(1), text[blocks[0].end():]
     try:
         value = strict_json(body)
     except DuplicateKeyError:
@@ -82,14 +84,15 @@ def json_parts(text: str) -> tuple[str, str] | None:
 
 
 def json_body(text: str) -> str | None:
-    """The answer's JSON object (`json_parts`) where the prose around it states no number but the
-    object's own ("Hope this helps!", "Final score: 4"): prose that says another (`{"score": 2} I think
-    5 is fairer`) makes the answer no JSON verdict. None for a text answer, even one that begins with `{`."""
+    """The answer's JSON object (`json_parts`) where the prose after it states no number but the
+    object's own and the scale ("Hope this helps!", "Final score: 4 out of 5"): prose that says another
+    (`{"score": 2} I think 5 is fairer`) makes the answer no JSON verdict. None for a text answer, even
+    one that begins with `{`."""
     parts = json_parts(text)
     if parts is None:
         return None
     body, prose = parts
-    stated = set(re.findall(r"\d+(?:[.,]\d+)?", prose))
+    stated = set(re.findall(r"\d+(?:[.,]\d+)?", _SCALE.sub(" ", prose)))
     if stated and not stated <= _numbers_in(body):
         return None
     return body

@@ -93,8 +93,9 @@ class DecisionField:
         return self.values[value]
 
     def _named_around(self, text: str, value: str) -> str | None:
-        """Another decision the prose around the object names ("On second thought, A is better"), if any:
-        a letter as a word of its own in upper case, a longer value in any case."""
+        """Another decision the prose after the object names ("On second thought, A is better"), if any:
+        a letter as a word of its own in upper case, a longer value in any case. The prose before it is
+        the judge's reasoning, which names both options."""
         parts = json_parts(text)
         prose = parts[1] if parts else ""
         for other in self.values:

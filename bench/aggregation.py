@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from llmjury.cli import read_verdicts
+from llmjury.collector import held_off
 from llmjury.families import discover
 from llmjury.pricing import PriceTable
 from llmjury.results import aggregate
@@ -43,7 +44,8 @@ def main() -> None:
     total = 0.0
     for name, family_records in sorted(by_family.items()):
         began = time.perf_counter()
-        aggregate.summarize(family_records, {"id": "bench"}, {}, prices, families)
+        with held_off():  # as the session end and `llmjury report` aggregate
+            aggregate.summarize(family_records, {"id": "bench"}, {}, prices, families)
         spent = time.perf_counter() - began
         total += spent
         print(f"{name:<12} {len(family_records):>9,} {spent:>9.2f}s")

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from llmjury import runfiles
 from llmjury.batch_commands import add_batch_commands
+from llmjury.collector import held_off
 from llmjury.errors import ConfigError
 from llmjury.families import discover
 from llmjury.family import Command
@@ -55,6 +56,7 @@ def read_verdicts(paths: Sequence[Path]) -> list[dict[str, Any]]:
         raise SystemExit(str(exc)) from None
 
 
+@held_off()
 def report(args: argparse.Namespace) -> int:
     families = discover()
     records = read_verdicts(args.verdicts)
@@ -69,6 +71,7 @@ def report(args: argparse.Namespace) -> int:
     return gate_exit_status(results)
 
 
+@held_off()
 def replay(args: argparse.Namespace) -> int:
     """Recorded verdicts (a family's own file formats) into a full report folder, with no model call."""
     from pytest import ExitCode
@@ -103,6 +106,7 @@ def replay(args: argparse.Namespace) -> int:
     return gate_exit_status(results)
 
 
+@held_off()
 def compare(args: argparse.Namespace) -> int:
     """Two saved runs compared on their shared cases: the current run's report with a `comparison`
     section, its delta gates checked, no model call. The families are the installed ones plus those
@@ -162,6 +166,7 @@ def check_known(records: Sequence[dict[str, Any]], gates: Sequence[Gate], projec
                           "the ini's llm_families")
 
 
+@held_off()
 def merge_shards(args: argparse.Namespace) -> int:
     """The shards of one suite (`--llm-shard I/N` runs) into one report, as one run of the whole
     suite would give, its gates checked; a set that is not one whole suite is refused, naming the shard."""

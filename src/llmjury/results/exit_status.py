@@ -9,10 +9,17 @@ never hides a failing test, a warning limit or an interruption, nor the message 
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING
 
-import pytest
+from pluggy import HookimplMarker
 
 from llmjury.model import GateResult
+
+if TYPE_CHECKING:
+    import pytest
+
+#: pytest's own marker (`pytest.hookimpl`), without importing pytest into `llmjury report` (a quarter second).
+hookimpl = HookimplMarker("pytest")
 
 GATE_FAILED_EXIT = 10
 GATE_INCONCLUSIVE_EXIT = 11
@@ -38,7 +45,7 @@ class GateExit:
     def __init__(self) -> None:
         self.status = 0
 
-    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    @hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
         """The outermost wrapper: every other session end has run when the gates' status is applied."""
         result = yield

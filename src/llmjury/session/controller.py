@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from llmjury.collector import held_off
 from llmjury.errors import ConfigError
 from llmjury.family import AnyFamily
 from llmjury.judgement.verdicts import Verdict
@@ -90,7 +91,12 @@ class Controller:
     # its workers were down before the session finished.
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        """The run's end: collect, build the RunSummary, check the gates, write, set the exit status."""
+        """The run's end, with the garbage collector held off while the report is built (llmjury.collector)."""
+        with held_off():
+            self.finish(session)
+
+    def finish(self, session: pytest.Session) -> None:
+        """Collect, build the RunSummary, check the gates, write, set the exit status."""
         collected = self.collect(session)
         if collected is None:
             return  # nothing of llmjury's ran

@@ -4,8 +4,9 @@ read by the rules of `llmjury.reading.decisions` for each of the two.
 Each score stands on a line of its own (`Punteggio del Modello 1: 1`, `모델 1 점수: 1` as well),
 anywhere in the answer, with markdown bold, a bullet, a full stop or a parenthetical remark without
 numbers, a unit word (`1점`, `1 punto`) or the scale's top (`1/1`; another top is `out_of_scale`).
-Each model's last score line is its score; an earlier one that differs, or a `Score of Model N: x`
-mention after it that differs, is ambiguous unless corrected as the rules allow. Commentary on the
+Each model's last score line is its score (without one, its last score stated in a sentence: "the
+score of Model 1 is 0"); an earlier one that differs, or a `Score of Model N: x` mention or such a
+sentence after it that differs, is ambiguous unless corrected as the rules allow. Commentary on the
 line is fine when it holds no number. A score off the scale asked is unscored as `out_of_scale`.
 """
 
@@ -57,6 +58,13 @@ class ScorePair:
     def _mention(self) -> re.Pattern[str]:
         return re.compile(rf"(?P<name>{self._named})\s*[*_]*\s*[:=]\s*[*_]*\s*(?P<score>\d+)", re.IGNORECASE)
 
+    @cached_property
+    def _prose(self) -> re.Pattern[str]:
+        """A score stated in a sentence: "the score of Model 1 is 0", "il punteggio del Modello 2 è 1",
+        "모델 1의 점수는 0"."""
+        return re.compile(rf"(?P<name>{self._named})\s*(?:is|was|would\s+be|should\s+be|è|sarebbe|는|은)\s+"
+                          rf"(?:an?\s+)?(?P<score>\d+)(?![\d.,]\d)(?!\s*[-–—~]\s*\d)", re.IGNORECASE)
+
     def __call__(self, text: str) -> tuple[int, int]:
         return self.read(text)
 
@@ -73,16 +81,19 @@ class ScorePair:
             # a score out of another top than the scale's stands for none on it (its value is off the scale)
             score = int(m["score"]) if top in (None, self.scale.stop - 1) else -1
             statements[_number(m["name"])].append(Found(m.start(), m.end(), score))
+        stated = {n: [Found(m.start(), m.end(), int(m["score"])) for m in self._prose.finditer(folded)
+                      if _number(m["name"]) == n] for n in ("1", "2")}
         scores = []
         for n in ("1", "2"):
-            if not statements[n]:
+            if not statements[n] and not stated[n]:
                 cause = ("look-alike characters on a score line" if self._line.search(folded)
                          else f"no score line for {self.role} {n} ({self.expected.first} ...)")
                 raise self._error(text, cause, "no_decision")
-            decision = statements[n][-1]
+            # Its last score line, else (as small models answer) its last score stated in a sentence.
+            decision = statements[n][-1] if statements[n] else stated[n][-1]
             mentions = [Found(m.start(), m.end(), int(m["score"])) for m in self._mention.finditer(folded)
                         if _number(m["name"]) == n]
-            mentions += statements[n]
+            mentions += statements[n] + stated[n]
             if competing := conflict(words, decision, mentions, []):
                 raise self._error(text, competing, "ambiguous")
             assert isinstance(decision.value, int)

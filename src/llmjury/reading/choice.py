@@ -206,7 +206,7 @@ class Choice:
         return [(option.value, re.compile(
             rf"{_prose_names(option)}\s+(?:is|was|è|es|ist|est)\s+(?:actually\s+|in\s+fact\s+|clearly\s+)?"
             r"(?:correct|right|accurate|more\s+\w+|corrett[ao]|migliore|correcto|richtig|juste)"
-            r"|" + rf"{_prose_names(option)}\s*(?:가|이|는|은)\s*(?:맞|정확|옳)", re.IGNORECASE))
+            r"|" + rf"{_prose_names(option)}\s*(?:가|이|는|은)\s*(?:더\s*)?(?:맞|정확|옳)", re.IGNORECASE))
             for option in self.options if option.value not in self.ties]
 
     # -- reading ---------------------------------------------------------------------------------------

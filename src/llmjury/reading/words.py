@@ -60,9 +60,9 @@ CORRECTION = re.compile(
     r"\b(?:wait|actually|correction|on\s+(?:second\s+thought|reflection)|re-?consider\w*|i\s+was\s+wrong|mistake"
     r"|revis\w+|change\s+my|i\s+misread|upon\s+(?:further|closer)|let\s+me\s+re-?\w+|instead|corrected"
     r"|initial(?:ly)?|at\s+first|first\s+impression|draft|tentative(?:ly)?|preliminary|provisional(?:ly)?)\b"
-    r"|정정|수정|다시\s*생각|잘못|재검토|번복|아니[,.]|처음에는|"
+    r"|정정|수정|다시\s*생각|다시\s*(?:보니|살펴보니|읽어\s*보니)|잠깐|잘못|재검토|번복|아니[,.]|처음에는|"
     r"\b(?:anzi|correggo|correzione|ripensandoci|a\s+pensarci\s+bene|in\s+realtà|mi\s+correggo|errore|rivedo"
-    r"|cambio|inizialmente|all'inizio|provvisori[ao])\b", re.IGNORECASE)
+    r"|rileggendo|aspetta|cambio|inizialmente|all'inizio|provvisori[ao])\b", re.IGNORECASE)
 
 #: Number words read as a rating's value, where one word means one number.
 NUMBER_WORDS: dict[str, int] = {

@@ -25,7 +25,7 @@ from llmjury.asked import Asked
 from llmjury.errors import JudgeParseError, UnscoredCause
 from llmjury.reading.decisions import Found, conflict
 from llmjury.reading.text import OwnWords, fold
-from llmjury.reading.words import BOLD, LEAD, NUMBER_WORDS, OUT_OF, UNIT, any_of, language_of
+from llmjury.reading.words import BOLD, LEAD, NUMBER_WORDS, OUT_OF, RESTATED_SCALE, UNIT, any_of, language_of
 
 _WORD = any_of(tuple(NUMBER_WORDS))
 _SCORE_WORD = (r"(?:score|rating|grade|punteggio|voto|valutazione|점수|평점"
@@ -76,8 +76,6 @@ _LABELLED = re.compile(r"[^\W\d_]{3,}[ \t]*[*_]*[ \t]*[:=][ \t]*[*_]*[ \t]*(?P<v
                        r"(?![ \t]*[-–—~][ \t]*\d)")
 #: A rubric anchor ("A score of 1 (no) means ..."): the prompt's words, never a score when copied before it.
 _ANCHOR = re.compile(r"\s*(?:\([^()\n]*\)\s*)?(?:means|indicates|signifies|is\s+given|=|:)", re.IGNORECASE)
-#: A scale restated in a remark or commentary ("on a 1-5 scale", "out of 5").
-_RESTATED = re.compile(rf"\d+\s*[-–—~]\s*\d+|{OUT_OF}\s*\d+|\d+\s*점\s*만점", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -153,7 +151,7 @@ class Rating:
         """Numbers in the remark or commentary on the score line, other than a restated scale."""
         comment = _COMMENT.fullmatch(match["tail"].strip()) if match["label"] is not None else None
         for words in (match["remark"], match["bremark"], comment["comment"] if comment else None):
-            if words and re.search(rf"\d|\b{_WORD}\b", _RESTATED.sub(" ", words), re.IGNORECASE):
+            if words and re.search(rf"\d|\b{_WORD}\b", RESTATED_SCALE.sub(" ", words), re.IGNORECASE):
                 return f"the score line says more numbers than its score: {match.group(0).strip()[:80]!r}"
         return None
 
@@ -162,7 +160,8 @@ class Rating:
         top = match["top"] or match["btop"] or match["top_first"] or match["btop_first"]
         if top is not None and _value(top) != high:
             return f"the score {match.group(0).strip()[:40]!r} is out of {top}, not of the scale's {high}"
-        for restated in _RESTATED.finditer(" ".join(filter(None, (match["remark"], match["bremark"], match["tail"])))):
+        around = " ".join(filter(None, (match["remark"], match["bremark"], match["tail"])))
+        for restated in RESTATED_SCALE.finditer(around):
             numbers = [int(n) for n in re.findall(r"\d+", restated.group(0))]
             if numbers not in ([high], [low, high]):
                 return f"the score line names another scale: {restated.group(0)!r}"

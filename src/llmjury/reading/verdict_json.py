@@ -19,11 +19,9 @@ from pydantic import BaseModel, ValidationError
 
 from llmjury.asked import Asked
 from llmjury.errors import JudgeParseError
-from llmjury.reading.words import OUT_OF, language_of
+from llmjury.reading.words import RESTATED_SCALE, language_of
 
 M = TypeVar("M", bound=BaseModel)
-#: A scale restated in prose ("out of 5", "/5", "1-5", "su 5"): never a competing score.
-_SCALE = re.compile(rf"{OUT_OF}\s*\d+|\d+\s*[-–—~]\s*\d+", re.IGNORECASE)
 _JSON_BLOCK = re.compile(r"```(?:json|JSON)[ \t]*\n(.*?)```", re.DOTALL)
 #: A comma before a closing brace or bracket (`{"score": 4,}`), as JSON-like answers end a list; a string's own kept.
 _TRAILING_COMMA = re.compile(r'"(?:[^"\\\n]|\\.)*"|,\s*([}\]])')
@@ -92,7 +90,7 @@ def json_body(text: str) -> str | None:
     if parts is None:
         return None
     body, prose = parts
-    stated = set(re.findall(r"\d+(?:[.,]\d+)?", _SCALE.sub(" ", prose)))
+    stated = set(re.findall(r"\d+(?:[.,]\d+)?", RESTATED_SCALE.sub(" ", prose)))
     if stated and not stated <= _numbers_in(body):
         return None
     return body

@@ -77,6 +77,8 @@ NUMBER_WORDS: dict[str, int] = {
 UNIT = r"(?:points?|pts?\.?|punti|punto|puntos?|punkte?|점|点|分)"
 #: "out of N" in every language read: "4/5", "4 out of 5", "4 su 5".
 OUT_OF = r"(?:/|out\s+of|su|di|de|sur|von)"
+#: A scale restated ("1-5", "out of 5", "5점 만점"): never a score, wherever it stands.
+RESTATED_SCALE = re.compile(rf"\d+\s*[-–—~]\s*\d+|{OUT_OF}\s*\d+|\d+\s*점\s*만점", re.IGNORECASE)
 
 #: Words that compare a winner named first with a loser named after it ("B is better than A").
 COMPARATIVE = re.compile(

@@ -2,9 +2,11 @@
 test that awaits judges, concurrently before tests assert.
 
 After collection (so `-k`, `-m` and `--llm-sample` have already deselected), each process
-submits its share of the selected work to the engine loop at once, bounded only by the
-providers' limits, and pytest's test loop starts at once beside it: each test waits for its own
-outcome only, so tests assert while later cases are still being judged. Another worker's share
+starts its share of the selected work on the engine loop in plan order, a window of them at once
+(`Settings.planning_window`: enough to keep every provider's slots busy; the whole share when a
+Batch API lane packs its requests), and pytest's test loop starts at once beside it: each test
+waits for its own outcome only (starting it at once if its turn has not come), so tests assert
+while later cases are still being judged, and a waiting case costs memory only once it starts. Another worker's share
 (under `--dist load` a test often runs where its case was not planned) is read from that worker's
 hand-on. A share is a hash of the work's key modulo the worker count, so every worker computes the
 same partition and no paid call is made twice.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import inspect
+import threading
 import traceback
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
@@ -131,10 +134,16 @@ class Planner:
 
     def __init__(self, jury: Jury, *, worker: int = 0, workers: int = 1, handoff: OutcomeHandoff | None = None,
                  typed: Callable[[dict[str, Any]], Verdict] = Verdict.model_validate,
-                 wait: Wait = Future.result) -> None:
+                 wait: Wait = Future.result, window: int | None = None) -> None:
         self.jury = jury
         self.worker, self.workers, self.handoff, self.typed = worker, workers, handoff, typed
         self.wait = wait  # how a test waits for what was planned (the run's progress may show meanwhile)
+        #: How many planned cases and test bodies run at once; None: all of them.
+        self.window = window
+        self._lock = threading.RLock()  # the engine's thread starts planned work, a waiting test its own
+        self._feeding: Future[None] | None = None
+        self._on_done: Callable[[], None] = lambda: None  # the run's progress, told as each planned work ends
+        self._unstarted: dict[str, PlannedTest] = {}  # planned test bodies, by node id, until they start
         self._futures: dict[str, Future[Outcome]] = {}
         self._tests: dict[str, Future[Any]] = {}
         # The verdicts themselves (held by the outcomes anyway), dumped only if a stopped run asks:
@@ -149,10 +158,11 @@ class Planner:
         """Start a case's pipeline; its calls wait behind those of cases of a lower `order` (a test
         waiting for its case now, -1, goes first)."""
         key = work_key(pipeline, case)
-        if key not in self._futures:
-            work = in_case_order(order, self._handed_on(key, pipeline(case, self.jury)))
-            self._futures[key] = self.jury.engine.submit(work if on_done is None else _counted(work, on_done))
-        return self._futures[key]
+        with self._lock:
+            if key not in self._futures:
+                work = in_case_order(order, self._handed_on(key, pipeline(case, self.jury)))
+                self._futures[key] = self.jury.engine.submit(work if on_done is None else _counted(work, on_done))
+            return self._futures[key]
 
     async def _handed_on(self, key: str, outcome: Awaitable[Outcome]) -> Outcome:
         try:
@@ -197,21 +207,49 @@ class Planner:
 
     def start(self, work: Iterable[tuple[Pipeline, Case]], tests: Mapping[str, PlannedTest] | None = None, *,
               on_done: Callable[[], None] = lambda: None) -> int:
-        """Submit all pipelines in `work` and all test bodies in `tests` (by node id) to run
-        concurrently, and return how many were submitted without waiting for any: each test waits
+        """Start all pipelines in `work` and all test bodies in `tests` (by node id), in that order and
+        `window` at a time, and return how many there are without waiting for any: each test waits
         for its own (`outcome`, `test_result`), and a failure waits for its test to report it.
         `on_done` is called as each one ends, on the engine's thread before its result is set, for
         the run's progress."""
         work = list(work)
         tests = dict(tests or {})
+        keys = [work_key(p, c) for p, c in work]
         if self.handoff is not None:
-            self.handoff.announce([work_key(p, c) for p, c in work] + list(tests))
-        submitted = {work_key(p, c): self._submit(p, c, on_done, order) for order, (p, c) in enumerate(work)}
-        self._readers.update([*(work_key(p, c) for p, c in work), *tests])
-        for order, (nodeid, test) in enumerate(tests.items(), start=len(work)):
+            self.handoff.announce(keys + list(tests))
+        self._readers.update([*keys, *tests])
+        self._on_done = on_done
+        self._unstarted.update(tests)
+        self._feeding = self.jury.engine.submit(self._feed(work, list(tests)))
+        return len(set(keys)) + len(tests)
+
+    async def _feed(self, work: list[tuple[Pipeline, Case]], tests: list[str]) -> None:
+        """Start the planned work in plan order, at most `window` running at once; skip what a test
+        already started, or already reported."""
+        slots = asyncio.Semaphore(self.window) if self.window is not None else None
+        planned: list[tuple[Pipeline, Case] | str] = [*work, *tests]
+        for order, item in enumerate(planned):
+            if slots is not None:
+                await slots.acquire()
+            with self._lock:
+                if isinstance(item, str):
+                    started = self._start_test(item, order, _in_window(self._on_done, slots))
+                else:
+                    pipeline, case = item
+                    key = work_key(pipeline, case)
+                    started = key in self._readers and key not in self._futures
+                    if started:
+                        self._submit(pipeline, case, _in_window(self._on_done, slots), order)
+            if not started and slots is not None:
+                slots.release()
+
+    def _start_test(self, nodeid: str, order: int, on_done: Callable[[], None]) -> bool:
+        """Start a planned test body that has not started yet; whether it did."""
+        test = self._unstarted.pop(nodeid, None)
+        if test is not None:
             body = in_case_order(order, self._test_handed_on(nodeid, test))
             self._tests[nodeid] = self.jury.engine.submit(_counted(body, on_done))
-        return len(submitted) + len(tests)
+        return test is not None
 
     def outcome(self, pipeline: Pipeline, case: Case) -> Outcome:
         """The case's outcome, once it is there: from the plan, this worker's or another's, else
@@ -227,13 +265,20 @@ class Planner:
                     raise error(f"{handed['summary']}\n{key}: failed on the worker that planned it:\n"
                                 f"{handed['error']}")
                 return Outcome([self.typed(r) for r in handed["verdicts"]], details=handed.get("details") or {})
-        return self.wait(self._submit(pipeline, case))
+        with self._lock:  # a planned case whose turn has not come starts now, first in line
+            planned = key in self._readers and key not in self._futures
+            started = self._submit(pipeline, case, self._on_done if planned else None)
+        return self.wait(started)
 
     def settle(self) -> None:
         """Wait until every planned case and test body has ended. An xdist worker calls this before
         it leaves a whole run: its tests are done, but another worker's test may still wait for an
         outcome this worker planned (and its calls belong in this worker's usage)."""
-        for future in [*self._futures.values(), *self._tests.values()]:
+        if self._feeding is not None:
+            self._feeding.exception()
+        with self._lock:
+            started = [*self._futures.values(), *self._tests.values()]
+        for future in started:
             future.exception()
 
     def finished(self) -> list[dict[str, Any]]:
@@ -246,17 +291,21 @@ class Planner:
         every test reading it has, its outcome and verdicts are let go, so memory does not grow with
         the suite (its verdicts live on in the reports). A rerun after that runs its pipeline again,
         on answers already in memory or in the cache."""
-        if key not in self._readers:
-            return
-        self._readers[key] -= 1
-        if self._readers[key] <= 0:
-            del self._readers[key]
-            self._futures.pop(key, None)
-            self._finished.pop(key, None)
+        with self._lock:
+            if key not in self._readers:
+                return
+            self._readers[key] -= 1
+            if self._readers[key] <= 0:
+                del self._readers[key]
+                self._futures.pop(key, None)
+                self._finished.pop(key, None)
 
     def test_result(self, nodeid: str) -> Future[Any] | None:
-        """The planned run of a test's body (taken once: a rerun runs the body again), or None."""
-        return self._tests.pop(nodeid, None)
+        """The planned run of a test's body (taken once: a rerun runs the body again), started now,
+        first in line, if its turn has not come; or None."""
+        with self._lock:
+            self._start_test(nodeid, -1, self._on_done)
+            return self._tests.pop(nodeid, None)
 
     def handed_test(self, nodeid: str) -> dict[str, Any] | None:
         """Another worker's planned run of a test's body: its verdict records and error text, or None."""
@@ -266,6 +315,17 @@ class Planner:
         if self.handoff is None or in_share(key, self.worker, self.workers):
             return None
         return self.jury.engine.run(self.handoff.wait(key, owner_of(key, self.workers)))
+
+
+def _in_window(on_done: Callable[[], None], slots: asyncio.Semaphore | None) -> Callable[[], None]:
+    """`on_done`, and then the window's slot freed for the next planned work."""
+    if slots is None:
+        return on_done
+
+    def done() -> None:
+        on_done()
+        slots.release()
+    return done
 
 
 async def _counted(work: Awaitable[T], on_done: Callable[[], None]) -> T:

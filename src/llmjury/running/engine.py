@@ -31,6 +31,7 @@ from llmjury.meter import CallMeter, Unmetered
 from llmjury.providers import Provider, ProviderSpec, resolve
 from llmjury.providers.offline import Heuristic
 from llmjury.retry import with_retries
+from llmjury.running.answers import RunAnswers
 from llmjury.running.batch_lane import BatchLane
 from llmjury.running.cache import ENDED, CacheMode, SampleStore
 from llmjury.running.claim_waits import ClaimWaits, ClaimWindows
@@ -68,8 +69,7 @@ class Engine:
         self.halt = Halt()  # set by the planner when planned work meets a RunStopError
         self._providers: dict[ProviderSpec, Provider] = {}
         self._limiters: dict[str, Limiter] = {}
-        self._memory: dict[str, Sample] = {}
-        self._fetched: set[str] = set()  # keys of samples this process paid for in this run
+        self._answers = RunAnswers()  # what this process paid for, and answers the store cannot give back
         self._unanswered: dict[str, Sample | str] = {}  # keys whose call this process ended with no answer to cache
         self._inflight: dict[tuple[str, str, int], asyncio.Future[Completion]] = {}
         self._loop = asyncio.new_event_loop()
@@ -161,7 +161,7 @@ class Engine:
             if sample is not None:
                 # A sample this process fetched earlier in the run (a judge re-asked for a later
                 # sample of the same request) was paid now, not served from the cache.
-                found[index], cached[index] = sample, key not in self._fetched
+                found[index], cached[index] = sample, not self._answers.paid(key)
         missing = [i for i in range(request.n) if i not in found]
         ledger = self.ledger[provider.name]
         ledger.cached_samples += sum(cached.values())
@@ -225,7 +225,7 @@ class Engine:
             # A stored answer ended its claim. A refused or empty answer, or a failure, ends it
             # with that outcome for the run's other processes (paid once); a cancelled call
             # hands the key back.
-            unstored = [i for i in mine if keys[i] not in self._memory]
+            unstored = [i for i in mine if not self._answers.paid(keys[i])]
             if unstored and self.store is not None and provider.cacheable:
                 outcomes: dict[str, Sample | str] = {keys[i]: found[i] for i in unstored if i in found}
                 if failure is not None:
@@ -242,14 +242,13 @@ class Engine:
         earlier run had queued is not queued again); counted where collected (`_collected`)."""
         assert self.lane is not None
         samples, _ = await self.lane.fetch(provider, request, keys, indices)
-        self._memory.update(zip(keys, samples, strict=True))
-        self._fetched.update(keys)
+        self._answers.keep_paid(dict(zip(keys, samples, strict=True)))
         return samples
 
     def _collected(self, provider: str, answers: dict[str, Sample]) -> None:
         """Count a batch where this process collected it (paid in this run, wherever read)."""
         self.ledger[provider].add_batch(answers.values())
-        self._fetched.update(answers)
+        self._answers.add_paid(list(answers))
 
     async def _claim(self, provider: Provider, keys: list[str], missing: list[int],
                      fresh: bool) -> tuple[list[int], dict[int, str]]:
@@ -283,7 +282,7 @@ class Engine:
         if sample is None:  # this run's own outcome (a refusal, an empty answer, a failure), if any
             ended = self._unanswered.get(key) or await asyncio.to_thread(self.store.unanswered, key, self.run_id)
             return None if (outcome := self._ended(provider, ended)) is None else (outcome, False)
-        self._memory[key] = sample
+        self._answers.keep(key, sample)
         self.ledger[provider.name].cached_samples += 1
         return sample, True
 
@@ -295,8 +294,8 @@ class Engine:
         return ended
 
     async def _lookup(self, provider: Provider, key: str, fresh: bool) -> Sample | None:
-        if key in self._memory:
-            return self._memory[key]
+        if (held := self._answers.get(key)) is not None:
+            return held
         if self._reads is None or not provider.cacheable:
             return None
         # Fresh (refresh mode, a role under test): an entry counts only if this very run wrote it
@@ -306,12 +305,13 @@ class Engine:
     def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
                   sample: Sample) -> Future[None] | None:
         """Keep a fresh answer for this run and queue it for the cache; the future completes once
-        it is committed (None when nothing is written)."""
-        self._memory[key] = sample
-        self._fetched.add(key)
-        if self.store is not None and provider.cacheable:
-            return self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
-        return None
+        it is committed (None when nothing is written), and from then on the store holds it for the run."""
+        self._answers.keep_paid({key: sample})
+        if self.store is None or not provider.cacheable:
+            return None
+        write = self.store.put(key, provider.name, request.task, request_json, sample, self.run_id)
+        self._answers.stored(key, sample, write)
+        return write
 
     async def _call(self, provider: Provider, request: ChatRequest, indices: list[int],
                     keys: list[str]) -> list[Sample]:

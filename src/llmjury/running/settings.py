@@ -34,6 +34,11 @@ UNCERTAIN: dict[str, Uncertain] = {"inconclusive": "inconclusive", "pass": "pass
 BATCH_MODES: dict[str, BatchMode] = {"wait": "wait", "submit": "submit"}
 
 
+#: The least planning window, and its width per concurrency slot of the widest provider.
+PLANNING_WINDOW = 1024
+PLANNING_WINDOW_PER_SLOT = 16
+
+
 @dataclass(frozen=True)
 class Settings:
     #: The judge and every `--llm-role`, parsed once when settings are resolved.
@@ -115,6 +120,15 @@ class Settings:
         """Whether a provider the run may call asks for the Batch API lane (`;batch=`)."""
         return any(juror.spec.text_option("batch") is not None
                    for spec in (self.judge, *self.roles.values()) for juror in spec.jurors)
+
+    def planning_window(self) -> int | None:
+        """How many planned cases a process runs at once: enough to keep its widest provider's
+        slots busy while others wait on a claim held elsewhere; every case when a Batch API lane packs
+        the requests into batches."""
+        if self.batched():
+            return None
+        widest = max([self.concurrency, *(limit.concurrency for limit in self.rate_limits.values())])
+        return max(PLANNING_WINDOW, PLANNING_WINDOW_PER_SLOT * widest)
 
     def provider_for(self, role: str, family: str | None = None) -> JurySpec:
         """Spec for a role: `family.role`, then `role`, then the judge (for judges) or offline."""

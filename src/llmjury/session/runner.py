@@ -129,7 +129,8 @@ class TestRunner:
                                                   typed=self.typed_verdict, wait=self.watch.wait)
             else:
                 self._planner = Planner(self.jury, worker=self.share.index, workers=self.share.count,
-                                        handoff=handoff, typed=self.typed_verdict, wait=self.watch.wait)
+                                        handoff=handoff, typed=self.typed_verdict, wait=self.watch.wait,
+                                        window=self.settings.planning_window())
         return self._planner
 
     @property

@@ -1,0 +1,50 @@
+"""A paid answer is let go once the store holds it, and read back from the store as this run's payment."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+from llmjury.chat import Sample, chat
+from llmjury.providers.base import ProviderSpec
+from llmjury.running.answers import RunAnswers
+
+
+def spy_reads(engine) -> list[str]:
+    """The keys the engine reads from its store, in order."""
+    read: list[str] = []
+    real_rows = engine.store.rows
+    engine.store.rows = lambda keys: read.extend(keys) or real_rows(keys)
+    return read
+
+
+def test_an_answer_read_back_from_the_store_is_still_this_runs_payment(openai_server, make_engine):
+    provider = ProviderSpec.parse(f"openai:my-bot;base_url={openai_server.base_url}")
+    engine = make_engine(run_id="pr")
+    first = engine.run(engine.complete(provider, chat(("user", "q")), role="candidate"))
+    read = spy_reads(engine)
+    # A role under test asks again for more samples: the first is read from the store this run wrote, not paid again.
+    again = engine.run(engine.complete(provider, chat(("user", "q"), n=3), role="candidate"))
+    key = chat(("user", "q")).sample_key("openai:my-bot", 0)
+    assert key in read and again.texts[0] == first.texts[0]
+    assert again.cached == [False] * 3 and engine.ledger["openai:my-bot"].cached_samples == 0
+    assert [r.get("n", 1) for r in openai_server.requests] == [1, 2]
+    assert engine.roles_dict()["candidate"]["openai:my-bot"]["fresh_samples"] == 4  # 1 + 3, none replayed
+
+
+def test_an_answer_is_held_until_its_write_is_committed():
+    answers, sample, write = RunAnswers(), Sample(text="paid"), Future[None]()
+    answers.keep_paid({"k": sample})
+    answers.stored("k", sample, write)
+    assert answers.get("k") is sample  # a lookup before the commit would not find it in the store
+    write.set_result(None)
+    assert answers.get("k") is None and answers.paid("k")
+
+
+def test_an_answer_whose_write_failed_or_that_no_store_takes_stays_for_the_run():
+    answers, failed, unstored = RunAnswers(), Sample(text="failed write"), Sample(text="offline")
+    write = Future[None]()
+    answers.keep_paid({"a": failed, "b": unstored})
+    answers.stored("a", failed, write)
+    write.set_exception(OSError("store gone"))
+    assert answers.get("a") is failed and answers.get("b") is unstored
+    assert answers.paid("a") and answers.paid("b") and not answers.paid("c")

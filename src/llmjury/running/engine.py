@@ -1,8 +1,8 @@
 """The engine: every LLM call of a process goes through here.
 
 It owns one asyncio loop on a background thread, so any number of calls can be in flight while
-pytest itself stays synchronous: the planner submits all collected cases at once, and a test
-submits its own pipeline and waits. The engine layers, in order: the run's own memory of answers,
+pytest itself stays synchronous: the planner starts the collected cases a window at a time, and a
+test submits its own pipeline and waits. The engine layers, in order: the run's own memory of answers,
 the persistent cache, de-duplication of identical in-flight requests, claims shared with the other
 processes, per-provider limits, and retries. Only successful samples are cached.
 """

@@ -25,7 +25,7 @@ from llmjury.reporting.reports import markdown, terminal_lines, verdict_table, w
 from llmjury.results.decision import sig3
 from llmjury.results.gates import Gate
 from llmjury.runfiles import LATEST, VERDICTS, link_identical, place, read_verdicts
-from llmjury.tables import csv_table
+from llmjury.tables import csv_chunks, csv_table
 
 FAMILIES = discover()
 
@@ -236,8 +236,8 @@ def test_verdict_table_is_the_csv_pandas_json_normalize_writes():
          "valid": True, "error": None, "raw": ["r"], "latency_s": 3.5, "tokens": 12},
     ]
     slim = [{k: v for k, v in r.items() if k != "raw"} | {"raw": " ||| ".join(r["raw"])} for r in records]
-    assert verdict_table(records) == pd.json_normalize(slim, sep=".").to_csv(index=False)
-    assert verdict_table([]) == pd.DataFrame().to_csv(index=False)
+    assert "".join(verdict_table(records)) == pd.json_normalize(slim, sep=".").to_csv(index=False)
+    assert "".join(verdict_table([])) == pd.DataFrame().to_csv(index=False)
 
 
 def test_csv_table_with_its_columns_is_the_csv_pandas_writes():
@@ -249,6 +249,9 @@ def test_csv_table_with_its_columns_is_the_csv_pandas_writes():
     for columns in (None, ["model", "battles", "missing", "note"], ["low"], ["model"]):
         assert csv_table(rows, columns) == pd.DataFrame(rows, columns=columns).to_csv(index=False)
     assert csv_table([], ["a", "b"]) == pd.DataFrame([], columns=["a", "b"]).to_csv(index=False)
+    # Written a line at a time (a run's whole verdict table is never one string): the same bytes.
+    parts = list(csv_chunks(lambda: iter(rows), chunk=1))
+    assert len(parts) == 1 + len(rows) and "".join(parts) == pd.DataFrame(rows).to_csv(index=False)
 
 
 def test_a_gzipped_run_file_is_read_like_its_plain_text(tmp_path):

@@ -11,29 +11,59 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 
 def csv_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
     """`pandas.DataFrame(rows, columns=columns).to_csv(index=False)`, byte for byte."""
-    names = list(columns) if columns is not None else list(dict.fromkeys(key for row in rows for key in row))
-    if not names:
-        return "\n"
-    table = [[*map(row.get, names)] for row in rows]
-    for i in range(len(names)):
-        kinds = {type(line[i]) for line in table}
-        numbers = kinds - {type(None)} <= {int, float}
-        if numbers and (float in kinds or (int in kinds and type(None) in kinds)):  # pandas' float64
-            for line in table:
-                if (value := line[i]) is not None:
-                    line[i] = None if value != value else float(value)
-        elif float in kinds:  # a mixed column: only NaN needs saying, as empty
-            for line in table:
-                if type(line[i]) is float and line[i] != line[i]:
-                    line[i] = None
+    return "".join(csv_chunks(lambda: rows, columns))
+
+
+def csv_chunks(rows: Callable[[], Iterable[Mapping[str, Any]]], columns: Sequence[str] | None = None,
+               chunk: int = 1000) -> Iterator[str]:
+    """`csv_table` of the rows `rows()` gives, `chunk` lines at a time. `rows()` is read twice (for the
+    columns and their kinds, then to write), so a table of a whole run's verdicts is never held."""
+    kinds: dict[str, set[type]] = {name: set() for name in columns or ()}
+    seen: Counter[str] = Counter()  # rows that have the column: a row without it leaves a gap
+    total = 0
+    for row in rows():
+        total += 1
+        for name in (columns if columns is not None else row):
+            kinds.setdefault(name, set()).add(type(row.get(name)))
+            seen[name] += 1
+    for name, kind in kinds.items():
+        if seen[name] < total:
+            kind.add(type(None))
+    if not kinds:
+        yield "\n"
+        return
+    names = list(kinds)
+    shapes = [(name, _is_numbers(kinds[name]), float in kinds[name]) for name in names]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")  # str() for the rest: 'True', '[...]', repr of floats
     writer.writerow(names)
-    writer.writerows(table)
-    return out.getvalue()
+    for index, row in enumerate(rows(), start=1):
+        writer.writerow([_cell(row.get(name), numbers, mixed) for name, numbers, mixed in shapes])
+        if index % chunk == 0:
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
+    yield out.getvalue()
+
+
+def _is_numbers(kinds: set[type]) -> bool:
+    """A column pandas holds as float64: numbers with a float among them, or whole numbers with a gap."""
+    return kinds - {type(None)} <= {int, float} and (float in kinds or (int in kinds and type(None) in kinds))
+
+
+def _cell(value: Any, numbers: bool, mixed: bool) -> Any:
+    """A value as pandas writes it: in a float64 column as a float, NaN empty; NaN empty in a mixed one."""
+    if value is None:
+        return None
+    if numbers:
+        return None if value != value else float(value)
+    if mixed and type(value) is float and value != value:
+        return None
+    return value

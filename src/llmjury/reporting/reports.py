@@ -5,7 +5,7 @@ with the Decision block (`llmjury.results.decision`); the long reference and rep
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ from llmjury.results.decision import (
 from llmjury.results.drift import drift_lines
 from llmjury.results.sequential_gates import sequential_lines
 from llmjury.runfiles import VERDICTS, link_identical, place, point_latest, write_gzip, write_text
-from llmjury.tables import csv_table
+from llmjury.tables import csv_chunks
 
 if TYPE_CHECKING:
     from llmjury.judgement.verdicts import Verdict
@@ -50,7 +50,7 @@ def write_run(directory: Path, summary: RunSummary, records: list[dict[str, Any]
     summary = summary.model_copy(update={"gates": list(gates)}).portable(root)
     write_text(run_dir / "summary.json", summary.model_dump_json(indent=2))
     encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps' bytes, without a new encoder per record
-    write_gzip(run_dir / VERDICTS, "".join(encode(r) + "\n" for r in records))
+    write_gzip(run_dir / VERDICTS, (encode(r) + "\n" for r in records))
     extra: dict[str, str] = {}
     for name in summary.run.families:
         family_records = [r for r in records if r["family"] == name]
@@ -75,11 +75,12 @@ def write_run(directory: Path, summary: RunSummary, records: list[dict[str, Any]
     return run_dir
 
 
-def verdict_table(records: list[dict[str, Any]]) -> str:
+def verdict_table(records: list[dict[str, Any]]) -> Iterator[str]:
     """One CSV row per verdict, nested fields flattened (`result.winner`, `judge.provider`, ...):
     the bytes `pandas.json_normalize(records, sep=".").to_csv(index=False)` gives (a record's own
-    fields first, then its nested ones), without pandas' import and per-record flattening."""
-    return csv_table([_flat(record) for record in records])
+    fields first, then its nested ones), without pandas' import and per-record flattening; in
+    parts, each row flattened as it is written."""
+    return csv_chunks(lambda: map(_flat, records))
 
 
 def _flat(record: dict[str, Any]) -> dict[str, Any]:

@@ -35,7 +35,7 @@ BATCH_MODES: dict[str, BatchMode] = {"wait": "wait", "submit": "submit"}
 
 
 #: The least planning window, and its width per concurrency slot of the widest provider.
-PLANNING_WINDOW = 1024
+PLANNING_WINDOW = 256
 PLANNING_WINDOW_PER_SLOT = 16
 
 

@@ -1,4 +1,5 @@
-"""How a run's cost grows with its suite: one-call cases at 10^3 and 10^4 (10^5 with --huge), -n 0.
+"""How a run's cost grows with its suite: one-call cases at 10^3 and 10^4 (10^5 with --huge), -n 0
+(`--workers N`: under xdist, the peak of its largest process).
 
 For each size it prints the run's CPU seconds, its peak memory and that per case (beyond a run of 10
 cases: what the suite adds), the time to its first test result, and the size of its store (the
@@ -14,6 +15,7 @@ llmjury's own. Timings depend on the machine: the load average is printed first.
     python bench/growth.py               # 10^3 and 10^4 cases
     python bench/growth.py --huge        # and 10^5
     python bench/growth.py --sizes 500   # a quick look
+    python bench/growth.py --workers 2   # -n 2
 """
 
 from __future__ import annotations
@@ -74,13 +76,15 @@ class Figures:
     exit_code: int
 
 
-def run(folder: Path, cases: int, server: FakeOpenAI) -> Figures:
-    """One pytest run of `cases` one-call cases, in a process of its own, measured by wait4."""
+def run(folder: Path, cases: int, server: FakeOpenAI, workers: int) -> Figures:
+    """One pytest run of `cases` one-call cases, in a process of its own, measured by wait4 (its peak
+    memory is its largest process's, xdist's workers included)."""
     here = folder / f"suite-{cases}"
     here.mkdir()
     (here / "pytest.ini").write_text(ADDOPTS)
     (here / "test_growth.py").write_text(SUITE.format(cases=cases))
-    command = [sys.executable, "-m", "pytest", "-p", "xdist", "-p", "llmjury", "-q", "-n", "0", "--llm-progress", "off",
+    command = [sys.executable, "-m", "pytest", "-p", "xdist", "-p", "llmjury", "-q", "-n", str(workers),
+               "--llm-progress", "off",
                "--llm-judge", f"openai:growth;base_url={server.base_url}", "--llm-reports", str(here / "reports"),
                "--llm-cache-path", str(here / "cache.sqlite")]
     started = time.perf_counter()
@@ -97,13 +101,13 @@ def run(folder: Path, cases: int, server: FakeOpenAI) -> Figures:
                    os.waitstatus_to_exitcode(status))
 
 
-def bare_peak_mb(folder: Path, cases: int) -> float:
-    """Peak memory of bare pytest (no llmjury) running `cases` parametrized no-op tests, -n 0."""
+def bare_peak_mb(folder: Path, cases: int, workers: int) -> float:
+    """Peak memory of bare pytest (no llmjury) running `cases` parametrized no-op tests, its largest process's."""
     here = folder / f"bare-{cases}"
     here.mkdir()
     (here / "pytest.ini").write_text(ADDOPTS)
     (here / "test_bare.py").write_text(BARE_SUITE.format(cases=cases))
-    process = subprocess.Popen([sys.executable, "-m", "pytest", "-q"], cwd=here,
+    process = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "xdist", "-q", "-n", str(workers)], cwd=here,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, _, usage = os.wait4(process.pid, 0)
     return usage.ru_maxrss / 1024
@@ -113,14 +117,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,10000", help="numbers of cases, comma-separated")
     parser.add_argument("--huge", action="store_true", help="also 100,000 cases")
+    parser.add_argument("--workers", type=int, default=0, help="xdist workers (-n); 0: one process")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")] + ([100_000] if args.huge else [])
     print(f"load average {', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # inherited by every run
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as server:
         folder = Path(tmp)
-        base = run(folder, BASELINE_CASES, server)
-        bare_base = bare_peak_mb(folder, BASELINE_CASES)
+        base = run(folder, BASELINE_CASES, server, args.workers)
+        bare_base = bare_peak_mb(folder, BASELINE_CASES, args.workers)
         print(f"baseline ({BASELINE_CASES} cases): peak {base.peak_mb:.0f} MB, {base.cpu_s:.1f} CPU s; "
               f"bare pytest {bare_base:.0f} MB")
         print(f"{'cases':>8} {'CPU s':>8} {'CPU ms/case':>12} {'peak MB':>8} {'KB/case':>8} {'pytest KB':>10} "
@@ -129,9 +134,9 @@ def main() -> int:
               f"1st result <= {FIRST_RESULT_TARGET_S:g} s, 10^5 under {HUGE_PEAK_TARGET_MB:g} MB")
         failed = False
         for size in sizes:
-            f = run(folder, size, server)
+            f = run(folder, size, server, args.workers)
             per_case = (f.peak_mb - base.peak_mb) * 1024 / max(1, size - BASELINE_CASES)
-            floor = (bare_peak_mb(folder, size) - bare_base) * 1024 / max(1, size - BASELINE_CASES)
+            floor = (bare_peak_mb(folder, size, args.workers) - bare_base) * 1024 / max(1, size - BASELINE_CASES)
             first = "-" if f.first_result_s is None else f"{f.first_result_s:.1f} s"
             met = (per_case - floor <= PER_CASE_TARGET_KB and (f.first_result_s or 1e9) <= FIRST_RESULT_TARGET_S
                    and (size < 100_000 or f.peak_mb < HUGE_PEAK_TARGET_MB))

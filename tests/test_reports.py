@@ -471,3 +471,24 @@ def test_a_change_is_found_under_the_key_a_gate_writes():
     rows = decide(summary, []).families[0].rows
     assert [(row.path, row.change.value if row.change else None) for row in rows] == \
         [("rating.gpt_4", 3.0), ("rating[gpt-3.5-turbo]", -5.0)]
+
+
+def test_verdict_lines_are_read_in_blocks_that_share_key_strings_and_a_bad_line_is_named(tmp_path, monkeypatch):
+    from llmjury import runfiles
+    from llmjury.errors import ConfigError
+
+    monkeypatch.setattr(runfiles, "READ_BLOCK", 2)
+    records = [{"case_id": f"c{i}", "family": "t", "result": {"score": i}} for i in range(5)]
+    file = tmp_path / "verdicts.jsonl"
+    file.write_text("\n".join(json.dumps(r) for r in records[:3]) + "\n\n" + "\n".join(
+        json.dumps(r) for r in records[3:]) + "\n", encoding="utf-8")
+    read = runfiles.read_verdicts(file)
+    assert read == records
+    first, second = (next(iter(r)) for r in read[:2])
+    assert first is second  # one string for the key in a block, not one per record
+    for bad, number in (("{\"case_id\": \"c9\"", 5), ("1, 2", 5), ("]", 5)):
+        lines = file.read_text(encoding="utf-8").splitlines()
+        lines[number - 1] = bad
+        (tmp_path / "bad.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        with pytest.raises(ConfigError, match=rf"bad\.jsonl line {number}: not a JSON verdict record"):
+            runfiles.read_verdicts(tmp_path / "bad.jsonl")

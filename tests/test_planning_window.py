@@ -4,7 +4,6 @@ starts, and a test whose case has not had its turn starts it at once, and it run
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections import Counter
 
 import pytest
@@ -33,8 +32,18 @@ class Pipelines:
         self.running = 0
         self.most = 0
         self.runs: Counter[str] = Counter()
-        self.opened = threading.Event()
         self.gate: asyncio.Event | None = None
+
+    def hold_first(self, engine) -> None:
+        """c0 waits, holding its place in the window, until `let_go`."""
+
+        async def gate() -> asyncio.Event:
+            return asyncio.Event()  # made on the engine's loop, where c0 waits on it
+        self.gate = engine.run(gate())
+
+    def let_go(self, engine) -> None:
+        assert self.gate is not None
+        engine._loop.call_soon_threadsafe(self.gate.set)
 
     async def judge(self, case: Case, jury: Jury) -> Outcome:
         self.runs[case.id] += 1
@@ -61,15 +70,12 @@ def test_no_more_than_the_window_runs_at_once(make_engine, window, most):
 def test_a_test_whose_case_has_not_started_starts_it_at_once_and_it_runs_once(make_engine):
     engine = make_engine()
     planner, pipelines = planner_of(engine, 1), Pipelines()
-
-    async def gate() -> asyncio.Event:
-        return asyncio.Event()
-    pipelines.gate = engine.run(gate())
+    pipelines.hold_first(engine)
     ended: list[str] = []
     planner.start([(pipelines.judge, case) for case in CASES], on_done=lambda: ended.append("one"))
     # The window's one place is taken by c0, waiting on its gate: c7's test starts its case itself.
     assert [v.case_id for v in planner.outcome(pipelines.judge, CASES[7]).verdicts] == ["c7"]
-    engine._loop.call_soon_threadsafe(pipelines.gate.set)
+    pipelines.let_go(engine)
     planner.settle()
     assert pipelines.runs == Counter({case.id: 1 for case in CASES})
     assert len(ended) == len(CASES)  # the run's progress counts it as planned work
@@ -78,14 +84,11 @@ def test_a_test_whose_case_has_not_started_starts_it_at_once_and_it_runs_once(ma
 def test_a_case_whose_tests_reported_before_its_turn_is_not_started_again(make_engine):
     engine = make_engine()
     planner, pipelines = planner_of(engine, 1), Pipelines()
-
-    async def gate() -> asyncio.Event:
-        return asyncio.Event()
-    pipelines.gate = engine.run(gate())
+    pipelines.hold_first(engine)
     planner.start([(pipelines.judge, case) for case in CASES])
     planner.outcome(pipelines.judge, CASES[5])
     planner.release(f"{Pipelines.judge.__module__}.{Pipelines.judge.__qualname__}::c5")  # its test reported
-    engine._loop.call_soon_threadsafe(pipelines.gate.set)
+    pipelines.let_go(engine)
     planner.settle()
     assert pipelines.runs["c5"] == 1
 
@@ -95,10 +98,7 @@ def test_a_test_body_whose_turn_has_not_come_starts_when_its_test_asks_and_runs_
     planner, pipelines = planner_of(engine, 1), Pipelines()
     bodies: Counter[str] = Counter()
     ended: list[str] = []
-
-    async def gate() -> asyncio.Event:
-        return asyncio.Event()
-    pipelines.gate = engine.run(gate())
+    pipelines.hold_first(engine)
 
     def body(nodeid: str):
         async def run() -> None:
@@ -109,7 +109,7 @@ def test_a_test_body_whose_turn_has_not_come_starts_when_its_test_asks_and_runs_
     planner.start([(pipelines.judge, CASES[0])], tests, on_done=lambda: ended.append("one"))
     asked = planner.test_result("t1")  # c0 holds the window's one place: t1 starts now, counted
     assert asked is not None and asked.result() is None and bodies == Counter({"t1": 1})
-    engine._loop.call_soon_threadsafe(pipelines.gate.set)
+    pipelines.let_go(engine)
     planner.settle()
     assert bodies == Counter({"t0": 1, "t1": 1, "t2": 1}) and len(ended) == 4
     assert planner.test_result("t1") is None  # taken once: a rerun runs the body itself

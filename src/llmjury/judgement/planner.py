@@ -6,10 +6,10 @@ starts its share of the selected work on the engine loop in plan order, a window
 (`Settings.planning_window`: enough to keep every provider's slots busy; the whole share when a
 Batch API lane packs its requests), and pytest's test loop starts at once beside it: each test
 waits for its own outcome only (starting it at once if its turn has not come), so tests assert
-while later cases are still being judged, and a waiting case costs memory only once it starts. Another worker's share
-(under `--dist load` a test often runs where its case was not planned) is read from that worker's
-hand-on. A share is a hash of the work's key modulo the worker count, so every worker computes the
-same partition and no paid call is made twice.
+while later cases are still being judged, and a waiting case costs memory only once it starts.
+Another worker's share (under `--dist load` a test often runs where its case was not planned) is
+read from that worker's hand-on. A share is a hash of the work's key modulo the worker count, so
+every worker computes the same partition and no paid call is made twice.
 
 A test body can be run ahead of its test only when nothing but `case`, `jury` and plain
 parametrize values feed it: any other fixture (autouse ones included) needs pytest's setup, so

@@ -2,8 +2,8 @@
 request of the run reads again that the store cannot give it.
 
 A paid answer the store will hold is kept here only until its write is committed; from then on a
-later request reads it back from the store like any cached answer (the whole run's answers, kept to
-its end, cost about 1.9 KB a case). It still counts as paid in this run, not as cached: `paid` keeps
+later request reads it back from the store like any cached answer, so the run's answers do not add
+up in memory (`bench/growth.py`). It still counts as paid in this run, not as cached: `paid` keeps
 its key for the whole run. A run that asks afresh (refresh mode, a role under test) reads back only
 what it wrote: should another such run overwrite the key meanwhile, a later request pays again. An
 answer no store holds (a provider never cached, a run with no store, a refused or empty answer of a

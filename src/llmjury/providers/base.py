@@ -170,10 +170,11 @@ class Provider(abc.ABC):
 
     def __init__(self, spec: ProviderSpec) -> None:
         self.spec = spec
+        self._name = str(spec)  # the engine names the provider on every call; the spec is frozen
 
     @property
     def name(self) -> str:
-        return str(self.spec)
+        return self._name
 
     @property
     def cache_name(self) -> str:

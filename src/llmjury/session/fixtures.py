@@ -43,8 +43,9 @@ def record_verdict(request: pytest.FixtureRequest) -> Callable[[Verdict], None]:
 
 
 @pytest.fixture
-def outcome(request: pytest.FixtureRequest, case: Case, record_verdict: Callable[[Verdict], None]) -> Outcome:
-    """The outcome of this test's pipeline on its `case`, with its verdicts already recorded."""
+def outcome(request: pytest.FixtureRequest, case: Case) -> Outcome:
+    """The outcome of this test's pipeline on its `case`, with its verdicts already recorded (on the
+    test's node directly: a `record_verdict` fixture more would cost every test pytest's set-up of one)."""
     marker = request.node.get_closest_marker(PIPELINE_MARK)
     if marker is None:
         raise pytest.UsageError(
@@ -52,5 +53,5 @@ def outcome(request: pytest.FixtureRequest, case: Case, record_verdict: Callable
             "parameter from llmjury.parametrize(...)")
     result = runner_of(request.config).planner.outcome(marker.args[0], case)
     for verdict in result.verdicts:
-        record_verdict(verdict)
+        record_on(request.node, verdict)
     return result

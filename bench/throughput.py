@@ -19,6 +19,12 @@ Each row prints its wall time, its ratio to the bare row, and the CPU seconds it
 the CPU seconds much less. `--repeat k` runs every row k times, interleaved, and keeps each row's
 fastest run. `ideal` is N*L/C.
 
+Every row also runs at a second, smaller size (`--small`, a tenth of N by default): `cpu/call` is
+the slope between the two sizes, the CPU seconds each further call costs, and `start-up` what is
+left at N=0, paid once per run whatever N is (interpreters, imports, xdist's workers, the session
+end). A suite of N calls costs about start-up + N x cpu/call; the per-call ratio is the one a large
+suite converges to.
+
 Every pytest run loads pytest's own plugins, xdist, and llmjury in its rows, and no other plugin
 installed on the machine (PYTEST_DISABLE_PLUGIN_AUTOLOAD, plugins named with `-p`): an environment
 with llmjury installed has no others, while this one has the test extra's (hypothesis, syrupy...),
@@ -216,9 +222,37 @@ def run_bare(folder: Path, base_url: str, cases: int, concurrency: int) -> tuple
     return timed([sys.executable, str(script), base_url, str(cases), str(concurrency)], folder)
 
 
+def run_row(row: str, folder: Path, cases: int, latency: float, concurrency: int, run: int,
+            bare: tuple[float, float]) -> tuple[float, float, int]:
+    """One row's wall and CPU seconds and the server's peak in flight, for `cases` calls in `folder`.
+
+    `bare` is the bare SDK's (wall, cpu) at the same size: the `pytest alone` rows add it."""
+    with FakeOpenAI(latency=latency) as server:
+        if row == "bare SDK":
+            wall, cpu = run_bare(folder, server.base_url, cases, concurrency)
+        elif row.startswith("pytest alone"):
+            wall, cpu = timed(plain_command(row.rsplit(" ", 1)[1]), folder)
+            wall, cpu = wall + bare[0], cpu + bare[1]
+        elif row.startswith("pytest+SDK"):
+            wall, cpu = timed(overlapped_command(folder, server.base_url, cases, concurrency,
+                                                 row.rsplit(" ", 1)[1]), folder)
+        else:
+            wall, cpu = timed(llmjury_command(folder, server.base_url, row.rsplit(" ", 1)[1], concurrency, run),
+                              folder)
+    return wall, cpu, server.max_in_flight
+
+
+def per_call(cpu_large: float, cpu_small: float, large: int, small: int) -> float:
+    """CPU seconds each further call costs: the slope between two sizes, which start-up (interpreter,
+    imports, xdist's workers) leaves out, as it is paid once whatever N is."""
+    return (cpu_large - cpu_small) / (large - small)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", type=at_least(1, int), default=1000)
+    parser.add_argument("--cases", type=at_least(2, int), default=1000)
+    parser.add_argument("--small", type=at_least(1, int), default=None,
+                        help="the second size for the per-call CPU slope (default: a tenth of --cases)")
     parser.add_argument("--latency", type=at_least(0, float), default=0.2, help="seconds per answer")
     parser.add_argument("--concurrency", type=at_least(1, int), default=64)
     parser.add_argument("--workers", type=worker_counts, default="0,2", help="-n values, comma separated")
@@ -228,50 +262,55 @@ def main() -> None:
     parser.add_argument("--all-plugins", action="store_true",
                         help="load every pytest plugin installed here, not only xdist and llmjury")
     args = parser.parse_args()
+    small = args.small if args.small is not None else max(1, args.cases // 10)
+    if small >= args.cases:
+        parser.error(f"--small {small} must be below --cases {args.cases}")
     if not args.all_plugins:
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # inherited by every row's processes
-    workers_list = args.workers
-    rows = ["bare SDK", *(row for w in workers_list
+    rows = ["bare SDK", *(row for w in args.workers
                           for row in ((f"pytest alone -n {w}", f"pytest+SDK -n {w}") if args.floor else ())
                           + (f"llmjury -n {w}",))]
     best: dict[str, tuple[float, float, int]] = {}
+    least_cpu: dict[tuple[str, int], float] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        folder, warm = Path(tmp) / "bench", Path(tmp) / "warm"
-        write_suites(folder, args.cases)
+        folders = {size: Path(tmp) / f"bench-{size}" for size in (args.cases, small)}
+        warm = Path(tmp) / "warm"
+        for size, folder in folders.items():
+            write_suites(folder, size)
         write_suites(warm, 5)
         ideal = args.cases * args.latency / args.concurrency
-        print(f"N={args.cases} calls, L={args.latency}s, C={args.concurrency}: ideal N*L/C = {ideal:.2f}s")
+        print(f"N={args.cases} calls, L={args.latency}s, C={args.concurrency}: ideal N*L/C = {ideal:.2f}s; "
+              f"per-call CPU from the slope between N={small} and N={args.cases}")
         with FakeOpenAI() as server:
             run_bare(warm, server.base_url, 5, args.concurrency)
-            for run, workers in enumerate(workers_list):
+            for run, workers in enumerate(args.workers):
                 timed(llmjury_command(warm, server.base_url, workers, args.concurrency, run), warm)
                 if args.floor:
                     timed(plain_command(workers), warm)
                     timed(overlapped_command(warm, server.base_url, 5, args.concurrency, workers), warm)
+        bare_at: dict[int, tuple[float, float]] = {}
         for repeat in range(args.repeat):
-            for run, row in enumerate(rows):
-                with FakeOpenAI(latency=args.latency) as server:
+            for size, folder in folders.items():
+                for run, row in enumerate(rows):
+                    wall, cpu, peak = run_row(row, folder, size, args.latency, args.concurrency, repeat * len(rows) + run,
+                                              bare_at.get(size, (0.0, 0.0)))
                     if row == "bare SDK":
-                        wall, cpu = run_bare(folder, server.base_url, args.cases, args.concurrency)
-                    elif row.startswith("pytest alone"):
-                        wall, cpu = timed(plain_command(row.rsplit(" ", 1)[1]), folder)
-                        wall, cpu = wall + best["bare SDK"][0], cpu + best["bare SDK"][1]
-                    elif row.startswith("pytest+SDK"):
-                        wall, cpu = timed(overlapped_command(folder, server.base_url, args.cases,
-                                                             args.concurrency, row.rsplit(" ", 1)[1]), folder)
-                    else:
-                        workers = row.rsplit(" ", 1)[1]
-                        wall, cpu = timed(llmjury_command(folder, server.base_url, workers, args.concurrency,
-                                                          repeat * len(rows) + run), folder)
-                if row not in best or wall < best[row][0]:
-                    best[row] = (wall, cpu, server.max_in_flight)
-        print(f"{'run':<19} {'wall':>8} {'vs bare':>8} {'cpu':>8} {'vs bare':>8}  peak in flight")
+                        bare_at[size] = min(bare_at.get(size, (wall, cpu)), (wall, cpu))
+                    least_cpu[row, size] = min(least_cpu.get((row, size), cpu), cpu)
+                    if size == args.cases and (row not in best or wall < best[row][0]):
+                        best[row] = (wall, cpu, peak)
+        print(f"{'run':<19} {'wall':>8} {'vs bare':>8} {'cpu':>8} {'vs bare':>8} {'cpu/call':>9} {'vs bare':>8}"
+              f" {'start-up':>9}  peak in flight")
         bare_wall, bare_cpu, _ = best["bare SDK"]
+        slope = {row: per_call(least_cpu[row, args.cases], least_cpu[row, small], args.cases, small) for row in rows}
         for row in rows:
             wall, cpu, peak = best[row]
             shown = "-" if row.startswith("pytest alone") else peak
-            print(f"{row:<19} {wall:>7.2f}s {wall / bare_wall:>7.2f}x {cpu:>7.2f}s {cpu / bare_cpu:>7.2f}x  {shown}")
-
+            fixed = least_cpu[row, small] - small * slope[row]
+            print(f"{row:<19} {wall:>7.2f}s {wall / bare_wall:>7.2f}x {cpu:>7.2f}s {cpu / bare_cpu:>7.2f}x "
+                  f"{slope[row] * 1000:>6.2f}ms {slope[row] / slope['bare SDK']:>7.2f}x {fixed:>8.2f}s  {shown}")
+        print("targets: llmjury's wall <= 1.15x the bare SDK's at -n 0 and <= 1.25x at -n 2; "
+              "its CPU per call <= 1.3x the bare SDK's")
 
 if __name__ == "__main__":
     main()

@@ -14,7 +14,7 @@ llmjury's own. Timings depend on the machine: the load average is printed first.
 
     python bench/growth.py               # 10^3 and 10^4 cases
     python bench/growth.py --huge        # and 10^5
-    python bench/growth.py --sizes 500   # a quick look
+    python bench/growth.py --sizes 1000  # a quick look
     python bench/growth.py --workers 2   # -n 2
 """
 
@@ -119,7 +119,12 @@ def main() -> int:
     parser.add_argument("--huge", action="store_true", help="also 100,000 cases")
     parser.add_argument("--workers", type=int, default=0, help="xdist workers (-n); 0: one process")
     args = parser.parse_args()
-    sizes = [int(size) for size in args.sizes.split(",")] + ([100_000] if args.huge else [])
+    try:
+        sizes = [int(size) for size in args.sizes.split(",")] + ([100_000] if args.huge else [])
+    except ValueError:
+        parser.error(f"--sizes {args.sizes!r}: numbers of cases, comma-separated")
+    if small := [size for size in sizes if size <= BASELINE_CASES]:
+        parser.error(f"--sizes {small[0]}: each size must be above the {BASELINE_CASES}-case baseline")
     print(f"load average {', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # inherited by every run
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as server:

@@ -92,3 +92,20 @@ def test_a_connection_dropped_again_and_again_is_a_transient_error_not_the_trans
 
     with pytest.raises(TransientProviderError):
         asyncio.run(call())
+
+
+def test_a_dropped_connection_reaches_the_engine_at_once_without_the_sdks_own_retry(gemini_server):
+    # google-genai retried a dropped connection itself once, after sleeping 1 to 10 s at random: a
+    # wait neither llmjury's retries, its budget nor its stop saw. The engine's retries decide alone.
+    gemini_server.faults.append(Fault(drop=True))
+
+    async def call() -> None:
+        provider = GeminiProvider(spec(gemini_server))
+        try:
+            await provider.generate(chat(("user", "hi")), 1)
+        finally:
+            await provider.aclose()
+
+    with pytest.raises(TransientProviderError):
+        asyncio.run(call())
+    assert len(gemini_server.requests) == 1  # the one request, dropped, was not sent again

@@ -4,6 +4,7 @@ import importlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +22,11 @@ from llmjury.testing import FakeGemini, FakeOpenAI
 from llmjury.testing.postgres import TEST_DSN, binaries, fresh_schema, start, stop
 
 pytest_plugins = ["pytester"]
+
+# With PYTHONDONTWRITEBYTECODE set, pytest rewrites the asserts of every test module again in each
+# xdist worker and each run (about 5 s a process): the project's tests keep their rewritten modules
+# in __pycache__ (ignored by git), as they are without it; processes the tests start keep the setting.
+sys.dont_write_bytecode = False
 #: Plugins no inner run uses, off in its processes: each xdist worker of an inner run would import them again,
 #: and rerunfailures leaves a server thread behind after every in-process run.
 INNER_RUN_ADDOPTS = "-p no:hypothesispytest -p no:syrupy -p no:anyio -p no:repeat -p no:rerunfailures -p no:benchmark"

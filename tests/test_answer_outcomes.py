@@ -178,6 +178,7 @@ def outcome_by_question(body: dict, index: int) -> FakeChoice:
     return FakeChoice("Plainly.\n### A")
 
 
+@pytest.mark.e2e  # two xdist workers
 def test_summary_counts_unscored_verdicts_by_cause_per_family_and_per_judge(pytester: pytest.Pytester):
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark\n")
     pytester.makepyfile(test_judged=PROJECT)

@@ -37,6 +37,7 @@ def plugins(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     return request.param
 
 
+@pytest.mark.e2e  # bench/throughput.py's pytest run in a process of its own
 def test_the_llmjury_row_runs_its_n_cases_and_none_of_the_floor_rows_tests(throughput, tmp_path, openai_server,
                                                                            plugins):
     throughput.write_suites(tmp_path, 3)
@@ -44,6 +45,7 @@ def test_the_llmjury_row_runs_its_n_cases_and_none_of_the_floor_rows_tests(throu
     assert last.startswith("3 passed"), last
 
 
+@pytest.mark.e2e  # bench/throughput.py's pytest run in a process of its own
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_the_pytest_and_sdk_floor_row_answers_each_of_its_n_tests(throughput, tmp_path, openai_server, workers,
                                                                   plugins):

@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
+@pytest.mark.e2e  # bench/batch.py in a process of its own
 def test_the_batch_bench_prints_each_step_and_a_total_per_provider_beside_the_target():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(BENCH.parent / "src"), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "batch.py", "--lines", "120", "--target", "60"], cwd=BENCH, env=env,

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 GATING = Path(__file__).resolve().parents[1] / "bench" / "gating.py"
 ROW = re.compile(r"^(M\.delta\S* @[\d.]+(?: \(default\)|, two outcomes)?)\s+(\d+)\s+([\d. ]+)$", re.MULTILINE)
 
@@ -17,6 +19,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(GATING), *args], capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.e2e  # bench/gating.py's quick run in a process of its own
 def test_the_quick_run_prints_every_gate_style_and_the_default_gate_at_both_levels_with_its_targets():
     done = run("--quick")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -37,6 +40,7 @@ def test_the_quick_run_prints_every_gate_style_and_the_default_gate_at_both_leve
     assert fifteen["M.delta.high>=0 @0.92 (default)", "60"] >= fifteen["M.delta.high>=0 @0.95", "60"]
 
 
+@pytest.mark.e2e  # bench/gating.py's quick run in a process of its own
 def test_another_level_for_the_default_gate_is_shown_beside_095():
     done = run("--quick", "--confidence", "0.9")
     assert done.returncode == 0, done.stdout + done.stderr

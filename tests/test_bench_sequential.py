@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SEQUENTIAL = Path(__file__).resolve().parents[1] / "bench" / "sequential.py"
 LAST = re.compile(r"^sequential: false failures ([\d.]+)% \(fixed-n peeking ([\d.]+)%\), calls saved (-?\d+)% at a "
                   r"15-point drop, power (\d+)% \(fixed n (\d+)%\)$")
@@ -17,6 +19,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(SEQUENTIAL), *args], capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.e2e  # bench/sequential.py's quick run in a process of its own
 def test_the_quick_run_ends_with_the_targets_line_and_saves_calls_against_a_clear_drop():
     done = run("--quick")
     assert done.returncode == 0, done.stdout + done.stderr

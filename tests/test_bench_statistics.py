@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.e2e  # the run folder is a pytest run of its own; each test runs a bench script on it
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -51,6 +51,7 @@ def test_a_key_won_twice_or_by_no_one_is_reported(bench):
         "1 keys claimed more than once (first b)", "1 keys claimed by no process (first c)"]
 
 
+@pytest.mark.e2e  # bench/store.py in a process of its own, and three claimant processes
 def test_the_sqlite_column_has_every_figure_and_each_key_went_to_one_claimant():
     done = run(*TINY, "--backends", "sqlite")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -62,6 +63,7 @@ def test_the_sqlite_column_has_every_figure_and_each_key_went_to_one_claimant():
     assert "postgres: not measured: not asked for (--backends)" in done.stdout
 
 
+@pytest.mark.e2e  # bench/store.py in a process of its own, and three claimant processes
 def test_the_postgres_column_is_measured_on_the_server_given(postgres_dsn):
     env = {**os.environ, "LLMJURY_TEST_POSTGRES_DSN": postgres_dsn}
     done = run(*TINY, env=env)

@@ -35,7 +35,8 @@ def summary(pytester: pytest.Pytester) -> dict:
     return json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
 
 
-@pytest.mark.parametrize(("workers", "concurrency"), [("0", "1"), ("0", "3"), ("2", "2")])
+@pytest.mark.parametrize(("workers", "concurrency"),
+                         [("0", "1"), ("0", "3"), pytest.param("2", "2", marks=pytest.mark.e2e)])
 def test_no_call_starts_once_the_budget_is_spent_on_any_worker(toy, openai_server, workers, concurrency):
     """The bound: a call starts only while the run's published spend is below the budget, and each
     call publishes its cost before freeing its slot, so at most the calls that reach the budget plus
@@ -61,7 +62,8 @@ def test_no_call_starts_once_the_budget_is_spent_on_any_worker(toy, openai_serve
 
 
 @pytest.mark.parametrize(("workers", "concurrency", "items"),
-                         [("0", "1", "fail"), ("2", "2", "fail"), ("2", "2", "record")])
+                         [("0", "1", "fail"), pytest.param("2", "2", "fail", marks=pytest.mark.e2e),
+                          pytest.param("2", "2", "record", marks=pytest.mark.e2e)])
 def test_own_evals_the_budget_stopped_are_unscored_not_failed(toy, openai_server, workers, concurrency, items):
     """The docs' own eval under a budget: a refused `jury.ask` raised, a refused `jury.score`
     tripped the test's assertion, and both were failures no report counted. Now each such test is

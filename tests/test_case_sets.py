@@ -128,6 +128,7 @@ def parses(project: pytest.Pytester) -> list[str]:
     return (project.path / "parses.txt").read_text().split()
 
 
+@pytest.mark.e2e  # two pytest processes of their own (with two xdist workers at -n 2)
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_case_set_parametrizes_its_tests_with_its_pipeline_and_load_reports(project, workers):
     ids = project.runpytest_subprocess("-n", workers, "--co", "-q", "--llm-option", "counted.count=5")
@@ -143,6 +144,7 @@ def test_a_case_set_parametrizes_its_tests_with_its_pipeline_and_load_reports(pr
     assert summary["counted"]["loading"][0]["dropped"] == {"number zero": 1}
 
 
+@pytest.mark.e2e  # a pytest process of its own (with two xdist workers at -n 2)
 @pytest.mark.parametrize(("workers", "processes"), [("0", 1), ("2", 3)])
 def test_options_are_parsed_once_per_process_however_many_tests_and_cases_read_them(project, workers, processes):
     result = project.runpytest_subprocess("-n", workers, "--llm-option", "counted.count=5")
@@ -151,6 +153,7 @@ def test_options_are_parsed_once_per_process_however_many_tests_and_cases_read_t
     assert len(set(parses(project))) == processes
 
 
+@pytest.mark.e2e  # a pytest process of its own
 def test_a_case_set_the_family_does_not_declare_stops_the_run_naming_the_declared_ones(project):
     project.makepyfile(test_counted='import llmjury\n\n\n@llmjury.case_set("counted", "itmes")\n'
                                     'def test_item(outcome):\n    pass\n')
@@ -160,6 +163,7 @@ def test_a_case_set_the_family_does_not_declare_stops_the_run_naming_the_declare
                                  "no case set 'itmes' (did you mean 'items'?); it declares items, nothing, plain*"])
 
 
+@pytest.mark.e2e  # a pytest process of its own
 def test_a_case_set_of_an_unknown_family_stops_the_run_naming_the_known_ones(project):
     project.makepyfile(test_counted='import llmjury\n\n\n@llmjury.case_set("countd", "items")\n'
                                     'def test_item(outcome):\n    pass\n')

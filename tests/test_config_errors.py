@@ -381,7 +381,7 @@ def test_a_malformed_price_table_is_refused_at_start_up(project):
 
 
 # -- gates on families the run does not select ---------------------------------------------------------------
-@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
 def test_a_gate_on_a_family_left_out_by_k_stops_the_run_before_any_call(project, workers):
     with FakeOpenAI() as server:
         result = usage_error(project, "-n", workers, "-k", "adhoc", "--llm-judge",
@@ -391,7 +391,7 @@ def test_a_gate_on_a_family_left_out_by_k_stops_the_run_before_any_call(project,
                                  "(by -k, -m or --llm-sample); this run's cases are of adhoc"])
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
 def test_a_gate_on_an_unknown_family_stops_the_run(project, workers):
     result = usage_error(project, "-n", workers, "--llm-gate", "toyfan.valid>=1")
     result.stderr.fnmatch_lines(["ERROR: gate 'toyfan.valid>=1': unknown family 'toyfan' (did you mean 'toyfam'?); "

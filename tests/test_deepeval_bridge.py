@@ -2,38 +2,51 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
-pytest.importorskip("deepeval")
-
-# The bridge goes first: it switches deepeval's telemetry and file writes off before deepeval loads.
-from llmjury.judgement.deepeval_bridge import JuryModel, MetricResult, metric_verdict  # noqa: I001
 from llmjury.providers.base import ProviderSpec
 
-from deepeval.metrics import BaseMetric, GEval
-from deepeval.test_case import LLMTestCase, SingleTurnParams
+# deepeval is imported by the tests that use it, not when every xdist worker collects this module
+# (over a second a process).
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("deepeval") is None, reason="deepeval is not installed")
 
 
-def geval(model: JuryModel) -> GEval:
-    return GEval(
+@pytest.fixture(scope="module")
+def de() -> SimpleNamespace:
+    """The bridge and the deepeval names the tests use."""
+    # The bridge goes first: it switches deepeval's telemetry and file writes off before deepeval loads.
+    from llmjury.judgement.deepeval_bridge import JuryModel, MetricResult, metric_verdict  # noqa: I001
+
+    from deepeval.metrics import BaseMetric, GEval
+    from deepeval.test_case import LLMTestCase, SingleTurnParams
+    return SimpleNamespace(JuryModel=JuryModel, MetricResult=MetricResult, metric_verdict=metric_verdict,
+                           BaseMetric=BaseMetric, GEval=GEval, LLMTestCase=LLMTestCase,
+                           SingleTurnParams=SingleTurnParams)
+
+
+def geval(de: SimpleNamespace, model: Any) -> Any:
+    return de.GEval(
         name="Helpfulness",
         evaluation_steps=["Check the answer addresses the question.", "Penalise vagueness."],
-        evaluation_params=[SingleTurnParams.INPUT, SingleTurnParams.ACTUAL_OUTPUT],
+        evaluation_params=[de.SingleTurnParams.INPUT, de.SingleTurnParams.ACTUAL_OUTPUT],
         model=model, async_mode=False, threshold=0.5,
     )
 
 
-def test_geval_scores_through_our_openai_provider(openai_server, make_engine):
+def test_geval_scores_through_our_openai_provider(de, openai_server, make_engine):
     openai_server.reply = lambda body, i: json.dumps({"score": 8, "reason": "Addresses the question."})
     engine = make_engine()
-    model = JuryModel(engine, ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={openai_server.base_url}"))
-    verdict = metric_verdict(geval(model), LLMTestCase(input="What is 2+2?", actual_output="4"),
-                             case_id="q1", family="toy")
-    assert verdict.valid and isinstance(verdict.result, MetricResult) and verdict.kind == "metric"
+    model = de.JuryModel(engine, ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={openai_server.base_url}"))
+    verdict = de.metric_verdict(geval(de, model), de.LLMTestCase(input="What is 2+2?", actual_output="4"),
+                                case_id="q1", family="toy")
+    assert verdict.valid and isinstance(verdict.result, de.MetricResult) and verdict.kind == "metric"
     assert verdict.result.score == pytest.approx(0.8)
     result = verdict.result
     assert (result.success, result.threshold, result.metric) == (True, 0.5, "Helpfulness [GEval]")
@@ -43,16 +56,17 @@ def test_geval_scores_through_our_openai_provider(openai_server, make_engine):
     assert "What is 2+2?" in sent["messages"][0]["content"]
 
 
-def test_unparseable_metric_output_becomes_an_unscored_verdict(openai_server, make_engine):
+def test_unparseable_metric_output_becomes_an_unscored_verdict(de, openai_server, make_engine):
     openai_server.reply = lambda body, i: "no json at all"
     engine = make_engine()
-    model = JuryModel(engine, ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={openai_server.base_url}"))
-    verdict = metric_verdict(geval(model), LLMTestCase(input="q", actual_output="a"), case_id="q1", family="toy")
+    model = de.JuryModel(engine, ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={openai_server.base_url}"))
+    verdict = de.metric_verdict(geval(de, model), de.LLMTestCase(input="q", actual_output="a"), case_id="q1",
+                                family="toy")
     assert not verdict.valid and "GEval failed" in verdict.error
     assert verdict.judge.provider.startswith("deepeval-geval:")
 
 
-def test_a_family_types_the_metric_verdict_as_its_own_kind(openai_server, make_engine):
+def test_a_family_types_the_metric_verdict_as_its_own_kind(de, openai_server, make_engine):
     from llmjury.family import Result
 
     class Helpful(Result):
@@ -63,9 +77,9 @@ def test_a_family_types_the_metric_verdict_as_its_own_kind(openai_server, make_e
         method: str = "deepeval"
 
     openai_server.reply = lambda body, i: json.dumps({"score": 3, "reason": "Vague."})
-    model = JuryModel(make_engine(), ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={openai_server.base_url}"))
-    verdict = metric_verdict(geval(model), LLMTestCase(input="q", actual_output="a"), case_id="q1", family="toy",
-                             kind="helpful", result=Helpful)
+    model = de.JuryModel(make_engine(), ProviderSpec.parse(f"openai:gpt-4o-mini;base_url={openai_server.base_url}"))
+    verdict = de.metric_verdict(geval(de, model), de.LLMTestCase(input="q", actual_output="a"), case_id="q1",
+                                family="toy", kind="helpful", result=Helpful)
     assert verdict.kind == "helpful" and isinstance(verdict.result, Helpful)
     assert (verdict.result.success, verdict.record()["result"]["method"]) == (False, "deepeval")
 
@@ -76,20 +90,20 @@ def test_importing_llmjury_plugin_does_not_import_deepeval():
     assert out.stdout.strip() == "False"
 
 
-class _NoThreshold(BaseMetric):
-    """A metric of one's own that scores but sets no threshold (deepeval's own default is None)."""
+def test_a_metric_without_a_threshold_becomes_an_unscored_verdict_naming_it(de):
+    class NoThreshold(de.BaseMetric):  # type: ignore[misc]
+        """A metric of one's own that scores but sets no threshold (deepeval's own default is None)."""
 
-    def measure(self, test_case, *args, **kwargs):
-        self.score, self.reason = 0.7, "fine"
-        return self.score
+        def measure(self, test_case, *args, **kwargs):
+            self.score, self.reason = 0.7, "fine"
+            return self.score
 
-    async def a_measure(self, test_case, *args, **kwargs):
-        return self.measure(test_case)
+        async def a_measure(self, test_case, *args, **kwargs):
+            return self.measure(test_case)
 
-    def is_successful(self):
-        return False
+        def is_successful(self):
+            return False
 
-
-def test_a_metric_without_a_threshold_becomes_an_unscored_verdict_naming_it():
-    verdict = metric_verdict(_NoThreshold(), LLMTestCase(input="q", actual_output="a"), case_id="q1", family="toy")
+    verdict = de.metric_verdict(NoThreshold(), de.LLMTestCase(input="q", actual_output="a"), case_id="q1",
+                                family="toy")
     assert not verdict.valid and "no threshold" in verdict.error

@@ -53,6 +53,7 @@ def test_reply(reply):
 '''
 
 
+@pytest.mark.e2e  # a pytest process of its own
 def test_options_of_still_works_and_warns_naming_its_replacement(pytester):
     pytester.makepyfile(test_tiny=FAMILY_OF_0_1)
     pytester.makeini("[pytest]\nllm_families = test_tiny:FAMILY\n")

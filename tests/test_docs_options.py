@@ -51,6 +51,7 @@ def test_an_option_without_help_fails_the_build_naming_it():
         reference.declared(Careless())
 
 
+@pytest.mark.e2e  # `pytest --help` in a process of its own, loading every plugin
 def test_pytest_help_lists_every_option(pytester: pytest.Pytester) -> None:
     """argparse formats help with %: a bare % in an option's help made `pytest --help` crash."""
     result = pytester.runpytest_subprocess("--help")

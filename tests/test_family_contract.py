@@ -41,7 +41,7 @@ def politeness(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
 def test_the_readme_family_runs_and_aggregates_typed_results(politeness, workers):
     result = politeness.runpytest_inprocess("-n", workers, "--llm-option", "politeness.replies=replies.jsonl")
     result.assert_outcomes(passed=3)
@@ -203,7 +203,7 @@ def test_a_metric_without_data_keeps_its_none_value_through_the_report(tmp_path)
     assert "| `rated.rate` | n/a | 0 | wilson |" in (run_dir / "summary.md").read_text()
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
 def test_a_malformed_data_file_stops_the_run_as_a_usage_error_before_any_test(politeness, workers):
     (politeness.path / "bad.jsonl").write_text('{"id": 1, "reply": "Please."}\n[1, 2]\n', encoding="utf-8")
     result = politeness.runpytest_inprocess("-n", workers, "--llm-option", "politeness.replies=bad.jsonl")

@@ -29,6 +29,7 @@ def shipped(folder: str) -> set[str]:
             if p.is_file() and "__pycache__" not in p.parts}
 
 
+@pytest.mark.e2e  # `pip wheel` builds the package in a process of its own
 def test_the_wheel_holds_every_prompt_template_and_data_file(tmp_path):
     pytest.importorskip("setuptools")
     # Built from a copy (symlink kept as a symlink), so no build/ folder lands in the working tree.

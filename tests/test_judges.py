@@ -331,7 +331,7 @@ def test_a_failed_assertion_in_a_planned_body_is_the_tests_failure_with_pytests_
     assert custom["verdicts"] == 4 and custom["check"]["test_ours_wins"]["pass_rate"]["value"] == 0
 
 
-@pytest.mark.parametrize("flags", [[], ["--llm-no-plan"], ["-n", "2"]])
+@pytest.mark.parametrize("flags", [[], ["--llm-no-plan"], pytest.param(["-n", "2"], marks=pytest.mark.e2e)])
 def test_jury_tests_that_cannot_be_planned_run_at_call_time(pytester, flags):
     pytester.makeini(INI)
     pytester.makepyfile(test_mixed="""

@@ -3,6 +3,8 @@ does not grow with the suite. Its verdicts then live in the reports, not in the 
 
 from __future__ import annotations
 
+import pytest
+
 from llmjury.cases import Case
 from llmjury.judgement.jury import Jury, Outcome
 from llmjury.judgement.planner import Planner
@@ -36,6 +38,7 @@ def test_a_case_is_let_go_once_every_test_reading_it_has_reported(make_engine):
     assert runs == ["c1", "c1"]
 
 
+@pytest.mark.e2e  # a pytest process of its own
 def test_an_item_keeps_no_verdicts_once_its_teardown_report_carries_them(pytester):
     pytester.makeconftest("""
         from llmjury.session.item_verdicts import VERDICTS

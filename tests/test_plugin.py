@@ -62,7 +62,8 @@ def summary(pytester: pytest.Pytester) -> dict:
     return json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])  # -n 4 merges the way -n 2 does, at twice the start-up
+# -n 4 merges the way -n 2 does, at twice the start-up
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
 def test_verdicts_are_counted_once_whatever_the_worker_count(toy, workers):
     result = toy.runpytest_inprocess("-n", workers)
     result.assert_outcomes(passed=12)
@@ -72,6 +73,7 @@ def test_verdicts_are_counted_once_whatever_the_worker_count(toy, workers):
     assert len(pairs) == len(set(pairs)) == 24
 
 
+@pytest.mark.e2e  # a pytest process of its own with two xdist workers
 @pytest.mark.parametrize("load", [["-p", "xdist.plugin", "-p", "llmjury.plugin"], ["-p", "xdist", "-p", "llmjury"]])
 def test_runs_under_xdist_loaded_by_name_with_plugin_autoload_off(toy, monkeypatch, load):
     """Hermetic setups (distribution packaging, some CI) turn plugin autoload off and name the plugins:
@@ -219,7 +221,7 @@ def test_toy(outcome):
 """
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
 def test_the_planning_workers_outcome_is_final_failures_included(pytester, openai_server, workers):
     """A call that fails once (and would succeed if asked again) stays a failure at any -n: the worker
     that runs a test reads the planner's outcome instead of running the pipeline again."""
@@ -238,6 +240,7 @@ def test_the_planning_workers_outcome_is_final_failures_included(pytester, opena
     assert len(openai_server.requests) == 16  # one call a case: no failed call was asked again
 
 
+@pytest.mark.e2e  # two xdist workers
 def test_a_failure_planned_by_another_worker_leads_with_its_own_message(pytester):
     """The short test summary names a failed assertion the same whichever worker planned the test:
     every test runs on one worker (`--dist loadfile`) while both plan half the bodies."""
@@ -260,6 +263,7 @@ def test_a_failure_planned_by_another_worker_leads_with_its_own_message(pytester
         assert line.endswith(f"AssertionError: lost q-{i:02d}"), line
 
 
+@pytest.mark.e2e  # a pytest process of its own with two xdist workers
 def test_a_worker_whose_tests_are_done_still_finishes_the_share_it_planned(pytester, openai_server):
     """Planning runs beside the test loop. Here every test runs on one worker (`--dist loadfile`, one
     file) while both plan half the cases: the other worker's tests are done at once, and it must finish its share
@@ -325,6 +329,7 @@ def test_a_session_gives_back_what_it_froze_out_of_the_garbage_collector(toy):
 
 
 
+@pytest.mark.e2e  # a pytest process of its own (with two xdist workers at -n 2)
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_what_lives_at_the_end_of_a_run_is_frozen_at_interpreter_exit(toy, workers, monkeypatch):
     """The interpreter's exit would walk every object of the run once more in a full collection: each
@@ -349,6 +354,7 @@ def test_what_lives_at_the_end_of_a_run_is_frozen_at_interpreter_exit(toy, worke
 
 
 
+@pytest.mark.e2e  # a pytest process of its own with two xdist workers
 def test_xdist_workers_import_no_template_engine_nor_statistics_they_do_not_use(toy, monkeypatch):
     """Each xdist worker is an interpreter of its own, paying every import again: templates (jinja2)
     load at the first render (the controller's report.html here, the workers' offline judges render

@@ -43,6 +43,7 @@ def test_the_only_process_runs_and_reports_and_has_no_worker(toy):
     assert "llmjury-worker" not in plugins
 
 
+@pytest.mark.e2e  # two xdist workers
 def test_xdist_workers_run_and_hand_back_and_only_the_controller_reports(toy):
     toy.runpytest_inprocess("-n", "2").assert_outcomes(passed=12)
     controller = registered(toy, "controller")

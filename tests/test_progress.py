@@ -259,7 +259,7 @@ def test_a_terminal_shows_a_bar_then_a_status_line_below_pytests(toy, openai_ser
     assert re.search(r"llmjury planned: 12/12 cases, 12 calls, 48 tokens, est\. \$48\.0000, in \d+s", text)
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
 def test_the_final_line_sums_every_worker(toy, openai_server, workers):
     result = toy.runpytest_inprocess("-n", workers, "--llm-judge", f"openai:priced;base_url={openai_server.base_url}")
     result.assert_outcomes(passed=12)
@@ -277,7 +277,7 @@ def test_a_case_two_tests_share_is_planned_and_counted_once(toy, openai_server):
     result.stdout.fnmatch_lines([FINAL])
 
 
-@pytest.mark.e2e  # two xdist workers; the final-line test shows progress across workers in the quick run
+@pytest.mark.e2e  # two xdist workers; the final-line test's -n 2 case shows progress across workers
 def test_progress_off_prints_nothing(toy, openai_server):
     result = toy.runpytest_inprocess("-n", "2", "--llm-progress", "off",
                                       "--llm-judge", f"openai:priced;base_url={openai_server.base_url}")

@@ -85,6 +85,7 @@ def answer(body: dict, index: int) -> str:
     return "### A, or ### B: either works."
 
 
+@pytest.mark.e2e  # two xdist workers
 def test_a_run_against_a_judge_answering_ambiguously_then_clearly_reports_each_way(pytester: pytest.Pytester):
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark\n")
     pytester.makepyfile(test_judged=PROJECT)

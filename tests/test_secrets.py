@@ -59,6 +59,7 @@ def test_raises(jury):
 """
 
 
+@pytest.mark.e2e  # two xdist workers
 def test_no_key_reaches_any_output(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark\n")
     pytester.makepyfile(test_keys=TEST)
@@ -151,6 +152,7 @@ def test_raises(jury):
 """
 
 
+@pytest.mark.e2e  # two xdist workers
 @pytest.mark.parametrize("where", ["query", "user-info"])
 def test_a_key_in_a_base_url_reaches_the_server_and_no_output(pytester: pytest.Pytester, where):
     """The judge's base_url carries the key; the candidate's points at a wrong path, so the server's

@@ -71,6 +71,7 @@ def _open_at_the_barrier(path: str, barrier, outcomes) -> None:
         outcomes.put(repr(exc))
 
 
+@pytest.mark.e2e  # 240 processes of their own, six at a time
 def test_workers_opening_a_new_file_at_once_all_get_a_connection_in_wal_mode(tmp_path):
     """Two connections switching a new file to WAL at once deadlock, and SQLite fails one at once
     ("database is locked", no busy wait): xdist workers opening a fresh cache together did that."""

@@ -123,7 +123,7 @@ def run(pytester: pytest.Pytester, workers: str, *args: str) -> pytest.RunResult
     return pytester.runpytest_inprocess("-n", workers, *args)
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
 def test_a_dataset_whose_cases_k_leaves_out_has_no_load_line(project, workers):
     result = run(project, workers, "--llm-option", "toyfam.extra=mine.jsonl", "-k", "extra")
     result.assert_outcomes(passed=2)  # test_both's two `extra` cases; toy.jsonl's cases are deselected

@@ -82,7 +82,7 @@ def test_toy(outcome):
 """
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
 def test_what_providers_learned_is_in_the_run_report(pytester, workers):
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark\n")
     pytester.makepyfile(test_toy=ADAPTING)

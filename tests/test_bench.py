@@ -59,6 +59,7 @@ def test_the_pytest_and_sdk_floor_row_answers_each_of_its_n_tests(throughput, tm
     (["--concurrency", "0"], "argument --concurrency: 0 is below 1"),
     (["--workers", "0,x"], "argument --workers: 'x': each -n value is a count (0, 2...) or auto"),
     (["--cases", "many"], "argument --cases: 'many' is not an integer"),
+    (["--cases", "100", "--small", "100"], "--small 100 must be below --cases 100"),
 ])
 def test_a_wrong_option_is_refused_before_anything_runs(option, message):
     done = subprocess.run([sys.executable, str(THROUGHPUT), *option], capture_output=True, text=True)

@@ -292,8 +292,8 @@ def main() -> None:
         for repeat in range(args.repeat):
             for size, folder in folders.items():
                 for run, row in enumerate(rows):
-                    wall, cpu, peak = run_row(row, folder, size, args.latency, args.concurrency, repeat * len(rows) + run,
-                                              bare_at.get(size, (0.0, 0.0)))
+                    wall, cpu, peak = run_row(row, folder, size, args.latency, args.concurrency,
+                                              repeat * len(rows) + run, bare_at.get(size, (0.0, 0.0)))
                     if row == "bare SDK":
                         bare_at[size] = min(bare_at.get(size, (wall, cpu)), (wall, cpu))
                     least_cpu[row, size] = min(least_cpu.get((row, size), cpu), cpu)

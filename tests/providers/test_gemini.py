@@ -78,25 +78,10 @@ def test_a_server_error_then_a_success_keeps_the_json_schema(gemini_server, make
     assert engine.adaptations() == {}
 
 
-def test_a_connection_dropped_again_and_again_is_a_transient_error_not_the_transport_s_own(gemini_server):
+def test_a_dropped_connection_is_a_transient_error_reaching_the_engine_at_once(gemini_server):
     # google-genai's async client speaks aiohttp when it is installed; its ServerDisconnectedError
-    # escaped the provider untyped.
-    gemini_server.faults.extend([Fault(drop=True) for _ in range(10)])
-
-    async def call() -> None:
-        provider = GeminiProvider(spec(gemini_server))
-        try:
-            await provider.generate(chat(("user", "hi")), 1)
-        finally:
-            await provider.aclose()
-
-    with pytest.raises(TransientProviderError):
-        asyncio.run(call())
-
-
-def test_a_dropped_connection_reaches_the_engine_at_once_without_the_sdks_own_retry(gemini_server):
-    # google-genai retried a dropped connection itself once, after sleeping 1 to 10 s at random: a
-    # wait neither llmjury's retries, its budget nor its stop saw. The engine's retries decide alone.
+    # escaped the provider untyped. And the SDK retried a dropped connection itself once, after
+    # sleeping 1 to 10 s at random: a wait neither llmjury's retries, its budget nor its stop saw.
     gemini_server.faults.append(Fault(drop=True))
 
     async def call() -> None:

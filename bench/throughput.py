@@ -242,6 +242,10 @@ def run_row(row: str, folder: Path, cases: int, latency: float, concurrency: int
     return wall, cpu, server.max_in_flight
 
 
+#: Calls between the two sizes below which the per-call slope is mostly start-up's noise.
+SLOPE_CALLS = 500
+
+
 def per_call(cpu_large: float, cpu_small: float, large: int, small: int) -> float:
     """CPU seconds each further call costs: the slope between two sizes, which start-up (interpreter,
     imports, xdist's workers) leaves out, as it is paid once whatever N is."""
@@ -311,6 +315,10 @@ def main() -> None:
                   f"{slope[row] * 1000:>6.2f}ms {slope[row] / slope['bare SDK']:>7.2f}x {fixed:>8.2f}s  {shown}")
         print("targets: llmjury's wall <= 1.15x the bare SDK's at -n 0 and <= 1.25x at -n 2; "
               "its CPU per call <= 1.3x the bare SDK's")
+        if args.cases - small < SLOPE_CALLS:
+            print(f"cpu/call from {args.cases - small} calls between the two sizes: start-up's own spread "
+                  f"(tenths of a second) swamps it below about {SLOPE_CALLS}; run with --cases 1000 or more")
+
 
 if __name__ == "__main__":
     main()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import Future
 
 from llmjury.chat import Sample, chat
 from llmjury.providers.base import ProviderSpec
 from llmjury.running.answers import RunAnswers
+from llmjury.testing import FakeOpenAI
 
 
 def spy_reads(engine) -> list[str]:
@@ -48,3 +50,37 @@ def test_an_answer_whose_write_failed_or_that_no_store_takes_stays_for_the_run()
     write.set_exception(OSError("store gone"))
     assert answers.get("a") is failed and answers.get("b") is unstored
     assert answers.paid("a") and answers.paid("b") and not answers.paid("c")
+
+
+def test_an_answer_another_process_paid_is_read_back_from_the_store_not_held_for_the_run(make_engine, tmp_path):
+    """A process that waited on another's claim used to hold each answer it fetched for the whole
+    run: on a machine waiting on another, its memory grew with the suite."""
+    arrived, release, claimed = threading.Event(), threading.Event(), threading.Event()
+
+    def answer(body, index):
+        arrived.set()
+        release.wait(30)
+        return "the answer"
+
+    with FakeOpenAI(answer) as server:
+        spec = ProviderSpec.parse(f"openai:judge;base_url={server.base_url}")
+        payer, waiter = (make_engine(cache=tmp_path / "shared.sqlite") for _ in range(2))
+        request = chat(("user", "the same question"))
+        paying = payer.submit(payer.complete(spec, request))
+        assert arrived.wait(30)  # the payer's call is out: its claim holds the key
+        real_claim = waiter.store.claim
+
+        def claim(*args, **kwargs):
+            done = real_claim(*args, **kwargs)
+            done.add_done_callback(lambda _: claimed.set())
+            return done
+
+        waiter.store.claim = claim
+        waiting = waiter.submit(waiter.complete(spec, request))
+        assert claimed.wait(30)  # the waiter found the key held, and waits on it
+        release.set()
+        assert paying.result(30).cached == [False] and waiting.result(30).cached == [True]
+        key = request.sample_key("openai:judge", 0)
+        assert waiter._answers.get(key) is None  # the store holds it; nothing more in memory
+        again = waiter.run(waiter.complete(spec, request))
+    assert again.texts == ["the answer"] and again.cached == [True] and len(server.requests) == 1

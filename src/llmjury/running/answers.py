@@ -6,8 +6,9 @@ later request reads it back from the store like any cached answer, so the run's 
 up in memory (`bench/growth.py`). It still counts as paid in this run, not as cached: `paid` keeps
 its key for the whole run. A run that asks afresh (refresh mode, a role under test) reads back only
 what it wrote: should another such run overwrite the key meanwhile, a later request pays again. An
-answer no store holds (a provider never cached, a run with no store, a refused or empty answer of a
-batch) and an answer another process fetched stay for the whole run.
+answer another process paid for is not held at all: it was read from the store, which gives it back
+alike. An answer no store holds (a provider never cached, a run with no store, a refused or empty
+answer of a batch) stays for the whole run.
 """
 
 from __future__ import annotations
@@ -36,11 +37,6 @@ class RunAnswers:
     def paid(self, key: str) -> bool:
         """Did this process pay for `key`'s sample in this run?"""
         return key in self._paid
-
-    def keep(self, key: str, sample: Sample) -> None:
-        """Hold `sample` for the whole run: no store gives it back."""
-        with self._lock:
-            self._held[key] = sample
 
     def keep_paid(self, answers: Mapping[str, Sample]) -> None:
         """Answers this process paid for, held for the whole run unless the store takes them (`stored`)."""

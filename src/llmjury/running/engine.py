@@ -282,7 +282,6 @@ class Engine:
         if sample is None:  # this run's own outcome (a refusal, an empty answer, a failure), if any
             ended = self._unanswered.get(key) or await asyncio.to_thread(self.store.unanswered, key, self.run_id)
             return None if (outcome := self._ended(provider, ended)) is None else (outcome, False)
-        self._answers.keep(key, sample)
         self.ledger[provider.name].cached_samples += 1
         return sample, True
 

@@ -17,7 +17,7 @@ one run and against the same server:
 Each row prints its wall time, its ratio to the bare row, and the CPU seconds its processes used
 (user + system, the server's excluded): on a machine shared with other work the wall times wander,
 the CPU seconds much less. `--repeat k` runs every row k times, interleaved, and keeps each row's
-fastest run. `ideal` is N*L/C.
+fastest run (the slope below takes each row's least CPU at each size). `ideal` is N*L/C.
 
 Every row also runs at a second, smaller size (`--small`, a tenth of N by default): `cpu/call` is
 the slope between the two sizes, the CPU seconds each further call costs, and `start-up` what is
@@ -50,8 +50,12 @@ import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from llmjury.testing import FakeOpenAI
+
+#: Calls between the two sizes below which the per-call slope is mostly start-up's noise.
+SLOPE_CALLS = 500
 
 SUITE = textwrap.dedent("""
     import llmjury
@@ -222,28 +226,36 @@ def run_bare(folder: Path, base_url: str, cases: int, concurrency: int) -> tuple
     return timed([sys.executable, str(script), base_url, str(cases), str(concurrency)], folder)
 
 
-def run_row(row: str, folder: Path, cases: int, latency: float, concurrency: int, run: int,
+class Row(NamedTuple):
+    """One line of the table: what runs (`bare SDK`, `pytest alone`, `pytest+SDK`, `llmjury`), at
+    which `-n` (none for the bare SDK)."""
+
+    kind: str
+    workers: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind} -n {self.workers}" if self.workers else self.kind
+
+
+BARE_ROW = Row("bare SDK")
+
+
+def run_row(row: Row, folder: Path, cases: int, latency: float, concurrency: int, run: int,
             bare: tuple[float, float]) -> tuple[float, float, int]:
     """One row's wall and CPU seconds and the server's peak in flight, for `cases` calls in `folder`.
 
     `bare` is the bare SDK's (wall, cpu) at the same size: the `pytest alone` rows add it."""
     with FakeOpenAI(latency=latency) as server:
-        if row == "bare SDK":
+        if row == BARE_ROW:
             wall, cpu = run_bare(folder, server.base_url, cases, concurrency)
-        elif row.startswith("pytest alone"):
-            wall, cpu = timed(plain_command(row.rsplit(" ", 1)[1]), folder)
+        elif row.kind == "pytest alone":
+            wall, cpu = timed(plain_command(row.workers), folder)
             wall, cpu = wall + bare[0], cpu + bare[1]
-        elif row.startswith("pytest+SDK"):
-            wall, cpu = timed(overlapped_command(folder, server.base_url, cases, concurrency,
-                                                 row.rsplit(" ", 1)[1]), folder)
+        elif row.kind == "pytest+SDK":
+            wall, cpu = timed(overlapped_command(folder, server.base_url, cases, concurrency, row.workers), folder)
         else:
-            wall, cpu = timed(llmjury_command(folder, server.base_url, row.rsplit(" ", 1)[1], concurrency, run),
-                              folder)
+            wall, cpu = timed(llmjury_command(folder, server.base_url, row.workers, concurrency, run), folder)
     return wall, cpu, server.max_in_flight
-
-
-#: Calls between the two sizes below which the per-call slope is mostly start-up's noise.
-SLOPE_CALLS = 500
 
 
 def per_call(cpu_large: float, cpu_small: float, large: int, small: int) -> float:
@@ -271,11 +283,10 @@ def main() -> None:
         parser.error(f"--small {small} must be below --cases {args.cases}")
     if not args.all_plugins:
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # inherited by every row's processes
-    rows = ["bare SDK", *(row for w in args.workers
-                          for row in ((f"pytest alone -n {w}", f"pytest+SDK -n {w}") if args.floor else ())
-                          + (f"llmjury -n {w}",))]
-    best: dict[str, tuple[float, float, int]] = {}
-    least_cpu: dict[tuple[str, int], float] = {}
+    kinds = ("pytest alone", "pytest+SDK", "llmjury") if args.floor else ("llmjury",)
+    rows = [BARE_ROW, *(Row(kind, w) for w in args.workers for kind in kinds)]
+    best: dict[Row, tuple[float, float, int]] = {}  # each row's fastest run at N
+    least_cpu: dict[tuple[Row, int], float] = {}  # each row's least CPU at each size, for the slope
     with tempfile.TemporaryDirectory() as tmp:
         folders = {size: Path(tmp) / f"bench-{size}" for size in (args.cases, small)}
         warm = Path(tmp) / "warm"
@@ -298,21 +309,21 @@ def main() -> None:
                 for run, row in enumerate(rows):
                     wall, cpu, peak = run_row(row, folder, size, args.latency, args.concurrency,
                                               repeat * len(rows) + run, bare_at.get(size, (0.0, 0.0)))
-                    if row == "bare SDK":
+                    if row == BARE_ROW:
                         bare_at[size] = min(bare_at.get(size, (wall, cpu)), (wall, cpu))
                     least_cpu[row, size] = min(least_cpu.get((row, size), cpu), cpu)
                     if size == args.cases and (row not in best or wall < best[row][0]):
                         best[row] = (wall, cpu, peak)
         print(f"{'run':<19} {'wall':>8} {'vs bare':>8} {'cpu':>8} {'vs bare':>8} {'cpu/call':>9} {'vs bare':>8}"
               f" {'start-up':>9}  peak in flight")
-        bare_wall, bare_cpu, _ = best["bare SDK"]
+        bare_wall, bare_cpu, _ = best[BARE_ROW]
         slope = {row: per_call(least_cpu[row, args.cases], least_cpu[row, small], args.cases, small) for row in rows}
         for row in rows:
             wall, cpu, peak = best[row]
-            shown = "-" if row.startswith("pytest alone") else peak
+            shown = "-" if row.kind == "pytest alone" else peak
             fixed = least_cpu[row, small] - small * slope[row]
-            print(f"{row:<19} {wall:>7.2f}s {wall / bare_wall:>7.2f}x {cpu:>7.2f}s {cpu / bare_cpu:>7.2f}x "
-                  f"{slope[row] * 1000:>6.2f}ms {slope[row] / slope['bare SDK']:>7.2f}x {fixed:>8.2f}s  {shown}")
+            print(f"{row!s:<19} {wall:>7.2f}s {wall / bare_wall:>7.2f}x {cpu:>7.2f}s {cpu / bare_cpu:>7.2f}x "
+                  f"{slope[row] * 1000:>6.2f}ms {slope[row] / slope[BARE_ROW]:>7.2f}x {fixed:>8.2f}s  {shown}")
         print("targets: llmjury's wall <= 1.15x the bare SDK's at -n 0 and <= 1.25x at -n 2; "
               "its CPU per call <= 1.3x the bare SDK's")
         if args.cases - small < SLOPE_CALLS:

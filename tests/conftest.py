@@ -27,6 +27,7 @@ pytest_plugins = ["pytester"]
 # xdist worker and each run (about 5 s a process): the project's tests keep their rewritten modules
 # in __pycache__ (ignored by git), as they are without it; processes the tests start keep the setting.
 sys.dont_write_bytecode = False
+
 #: Plugins no inner run uses, off in its processes: each xdist worker of an inner run would import them again,
 #: and rerunfailures leaves a server thread behind after every in-process run.
 INNER_RUN_ADDOPTS = "-p no:hypothesispytest -p no:syrupy -p no:anyio -p no:repeat -p no:rerunfailures -p no:benchmark"

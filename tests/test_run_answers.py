@@ -53,8 +53,8 @@ def test_an_answer_whose_write_failed_or_that_no_store_takes_stays_for_the_run()
 
 
 def test_an_answer_another_process_paid_is_read_back_from_the_store_not_held_for_the_run(make_engine, tmp_path):
-    """A process that waited on another's claim used to hold each answer it fetched for the whole
-    run: on a machine waiting on another, its memory grew with the suite."""
+    """A process waiting on another's claim reads the answer from the store and does not hold it:
+    held for the whole run, a waiting machine's answers would grow with the suite."""
     arrived, release, claimed = threading.Event(), threading.Event(), threading.Event()
 
     def answer(body, index):

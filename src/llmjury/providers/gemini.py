@@ -77,7 +77,7 @@ def sdk_client(spec: ProviderSpec) -> tuple[genai.Client, tuple[str | None, ...]
     api_key = api_key or os.environ.get("GOOGLE_API_KEY")
     base_url = spec.text_option("base_url") or os.environ.get("GOOGLE_GEMINI_BASE_URL")
     # One attempt: the engine's retries (their back-off, the budget, a stop) decide alone. Without
-    # retry options the SDK retried a dropped connection once itself, after a 1-10 s sleep none of them saw.
+    # retry options the SDK retries a dropped connection once itself, after a 1-10 s sleep none of them sees.
     http_options = types.HttpOptions(base_url=base_url, timeout=int(spec.number_option("timeout", 120) * 1000),
                                      retry_options=types.HttpRetryOptions(attempts=1))
     client = genai.Client(api_key=api_key or "not-needed-for-local-servers", http_options=http_options)

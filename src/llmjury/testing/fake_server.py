@@ -19,7 +19,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 HOST = "127.0.0.1"  # the fakes listen on loopback only
-POLL_S = 0.005  # how often the serving loop looks at its shutdown flag
+#: How often the serving loop looks at its shutdown flag: how long stop() waits at most (the wake-ups
+#: cost next to nothing while it serves, and tests start hundreds of servers).
+POLL_S = 0.005
+
 
 @dataclass
 class FakeChoice:
@@ -102,8 +105,6 @@ class FakeServer:
 
         self._httpd = _Listener((HOST, 0), Handler)
         self._httpd.daemon_threads = True
-        # stop() waits for the serving loop's next look at its shutdown flag: 5 ms, not the 50 ms
-        # every test that starts a server paid (the wake-ups cost next to nothing while it serves).
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True)
 
     @property

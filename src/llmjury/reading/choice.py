@@ -155,6 +155,12 @@ class Choice:
     def __call__(self, text: str) -> str:
         return self.read(text)
 
+    @cached_property
+    def _other(self) -> Choice:
+        """The same options after the other common marker (`[[A]]` for `### A`, and back): a judge that
+        answers in MT-Bench's brackets when asked for `###` (or the reverse) still decides."""
+        return replace(self, marker="###" if self.marker == "[[]]" else "[[]]")
+
     # -- patterns, built once per declaration --------------------------------------------------------
     @cached_property
     def _names(self) -> list[tuple[Option, re.Pattern[str]]]:
@@ -220,17 +226,20 @@ class Choice:
     def read(self, text: str) -> str:
         """The judge's own final decision, by the rules of `llmjury.reading.decisions`; JudgeParseError
         (kind no_decision or ambiguous) when there is none or another competes with it."""
-        words = OwnWords(text)
-        statements = self._statements(words)
+        words, folded = OwnWords(text), OwnWords(fold(text))
+        own = self._mentions(folded)
+        reader, statements = self, self._statements(words)
+        if not statements and not own:  # the other common marker, where the one asked for stands nowhere
+            reader, statements = self._other, self._other._statements(words)
         if not statements:
-            folded = OwnWords(fold(text))
             cause = ("look-alike characters on the decision line" if self._statements(folded)
                      else f"no decision in the prompt's format ({self.expected.first} ...)")
             raise self._error(text, cause, "no_decision")
         decision, tail = statements[-1]
-        if tail is not None and (named := self._tail_conflict(tail, decision.value)):
+        if tail is not None and (named := reader._tail_conflict(tail, decision.value)):
             raise self._error(text, named, "ambiguous")
-        mentions = self._mentions(OwnWords(fold(text)))
+        # an option in either marker competes (in the other one, text that names no option is not a decision)
+        mentions = own + [m for m in self._other._mentions(folded) if m.value is not None]
         # Prose counts in the final words, and between an earlier decision and the one correcting it
         # (looked for up to _PROSE_REACH characters before the decision: a paragraph is shorter).
         scan_from = max(min([final_words_start(words, decision.start)]

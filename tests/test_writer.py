@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from llmjury.store.sqlite import connect
+from llmjury.store.sqlite import PAGE_CACHE_KIB, connect
 from llmjury.store.writer import BatchWriter
 
 
@@ -72,6 +72,16 @@ def _open_at_the_barrier(path: str, barrier, outcomes) -> None:
 
 
 @pytest.mark.e2e  # 240 processes of their own, six at a time
+def test_a_connection_keeps_a_small_page_cache_not_sqlites_two_megabytes(tmp_path):
+    db = connect(tmp_path / "store.sqlite")
+    try:
+        (kib,) = db.execute("PRAGMA cache_size").fetchone()
+    finally:
+        db.close()
+    assert kib == -PAGE_CACHE_KIB  # negative: KiB, not pages
+    assert PAGE_CACHE_KIB < 2000
+
+
 def test_workers_opening_a_new_file_at_once_all_get_a_connection_in_wal_mode(tmp_path):
     """Two connections switching a new file to WAL at once deadlock, and SQLite fails one at once
     ("database is locked", no busy wait): xdist workers opening a fresh cache together did that."""

@@ -141,3 +141,51 @@ def test_the_offline_suites_shards_at_n_2_merge_into_the_whole_run_at_n_0(tmp_pa
                            str(tmp_path / "merged" / "all" / "summary.json")], capture_output=True, text=True)
     assert same.returncode == 0, same.stdout
     assert "same figures: 4 families, 2 gates" in same.stdout
+
+
+#: A pipeline of the user's own whose verdicts name a family no project registers (as `bench/growth.py`'s).
+OWN_PIPELINE = """
+import llmjury
+from llmjury import Case, JudgeConfig, Outcome, Verdict
+
+
+async def judge(case, jury):
+    return Outcome([Verdict(case_id=case.id, family="mine", judge=JudgeConfig(provider="mine:rule"),
+                            valid=case.id != "c3")])
+
+
+@llmjury.pipeline(judge)
+@llmjury.parametrize([Case(id=f"c{i}", family="mine") for i in range(8)])
+def test_mine(outcome):
+    assert outcome.verdicts
+"""
+
+
+def test_shards_of_a_family_no_project_defines_merge_as_their_runs_reported_it(pytester, capsys):
+    """The runs judged `mine` with the core's counts only; so does the merge, from any folder. A
+    family the shards' runs defined stays refused where the merge does not know it."""
+    pytester.makeini("[pytest]\naddopts = -p no:cacheprovider -p no:deepeval -p no:asyncio\n")
+    pytester.makepyfile(test_mine=OWN_PIPELINE)
+    gate = "mine.unscored_rate<=0.2"
+    whole_run = pytester.runpytest_inprocess("-n", "0", "--llm-reports", "whole", "--llm-gate", gate)
+    whole_run.assert_outcomes(passed=8)
+    for index in (1, 2):
+        pytester.runpytest_inprocess("-n", "0", "--llm-reports", f"shard{index}", "--llm-shard", f"{index}/2")
+    capsys.readouterr()
+    assert main(["merge", "shard1", "shard2", "--out", "merged", "--run-id", "all", "--gate", gate]) == whole_run.ret
+    assert "merged 2 shards: 8 verdicts" in capsys.readouterr().out
+    whole = json.loads((run_folder(pytester.path / "whole") / "summary.json").read_text())
+    merged = json.loads((pytester.path / "merged" / "all" / "summary.json").read_text())
+    assert SAME_FIGURES["differences"](SAME_FIGURES["figures"](whole), SAME_FIGURES["figures"](merged)) == []
+    assert merged["mine"]["unscored"] == 1 and merged["gates"][0]["gate"] == gate
+
+
+def test_merge_refuses_a_family_the_shards_runs_defined_but_this_folder_does_not(polite, capsys, monkeypatch):
+    for index in (1, 2):
+        polite.runpytest_inprocess("-n", "0", "--llm-reports", f"shard{index}", "--llm-shard", f"{index}/2")
+    capsys.readouterr()
+    (polite.path / "elsewhere").mkdir()
+    (polite.path / "elsewhere" / "pytest.ini").write_text("[pytest]\n")
+    monkeypatch.chdir(polite.path / "elsewhere")
+    assert main(["merge", "../shard1", "../shard2", "--out", "merged"]) == 4
+    assert "unknown family 'polite'" in capsys.readouterr().err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -151,13 +151,14 @@ def compare(args: argparse.Namespace) -> int:
 
 
 def check_known(records: Sequence[dict[str, Any]], gates: Sequence[Gate], project: ProjectFamilies,
-                command: str = "compare") -> None:
+                command: str = "compare", undefined: Iterable[str] = ()) -> None:
     """Every family of the run's verdicts and of the gates is known, else a ConfigError naming it:
-    unknown, it would be left out of the comparison and its gates would fail as "no metric"."""
+    unknown, it would be left out of the comparison and its gates would fail as "no metric".
+    `undefined` names families the runs themselves judged with no definition (the core's counts only)."""
     from llmjury.results.gates import RUN_SECTIONS
 
     wanted = {r["family"] for r in records} | {f for gate in gates for f in gate.families if f not in RUN_SECTIONS}
-    unknown = sorted(wanted - project.families.keys())
+    unknown = sorted(wanted - project.families.keys() - set(undefined))
     if unknown:
         where = f"the llm_families lines of {project.inifile}" if project.inifile else "no pytest ini file found here"
         raise ConfigError(f"unknown famil{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}: "
@@ -183,7 +184,7 @@ def merge_shards(args: argparse.Namespace) -> int:
         shards = shard_merge.check_shards([shard_merge.read_shard(path) for path in args.shards])
         # In shard order: a case's verdicts all come from one shard, in the order its run kept them.
         records = [record for shard in shards for record in shard.records()]
-        check_known(records, gates, project, "merge")
+        check_known(records, gates, project, "merge", shard_merge.undefined_families(shards))
     except ConfigError as exc:
         print(f"llmjury merge: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE_ERROR)

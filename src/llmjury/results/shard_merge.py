@@ -115,6 +115,14 @@ def check_shards(shards: Sequence[ShardFolder]) -> list[ShardFolder]:
     return ordered
 
 
+def undefined_families(shards: Sequence[ShardFolder]) -> set[str]:
+    """Families the shards' runs judged without a definition (a pipeline of the user's own naming a
+    family no project registers): their sections hold the core's counts only, as the merged one will."""
+    sections = [(name, section) for shard in shards if shard.summary is not None
+                for name, section in shard.summary.families.items()]
+    return {name for name, _ in sections} - {name for name, section in sections if section.figures}
+
+
 def merged_usage(shards: Sequence[ShardFolder]) -> Usage:
     """The shards' usage added up: calls, tokens and cost per provider, samples per role."""
     providers: dict[str, dict[str, float | None]] = {}

@@ -91,28 +91,30 @@ def test_toy(outcome):
     assert len(outcome.verdicts) == 2
 """
 
+#: A wrapper around every `pytest_sessionfinish` implementation (llmjury's report, registered after
+#: this conftest, runs before a plain tryfirst one of the conftest's), the terminal summary included.
 TIMER = """
 import time
+from pathlib import Path
 
 import pytest
 
-began = []
 
-
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_sessionfinish(session):
-    began.append(time.perf_counter())
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_terminal_summary(terminalreporter):
-    terminalreporter.write_line(f"llmjury session end: {time.perf_counter() - began[0]:.4f} s")
+    began, report = time.perf_counter(), Path("reports", "latest")
+    before = report.exists()
+    try:
+        return (yield)
+    finally:
+        print(f"llmjury session end: {time.perf_counter() - began:.4f} s "
+              f"(report written within: {not before and report.exists()})")
 """
 
 
 def small_run_session_end() -> float:
-    """The wall time of a toy run's session-finish hooks, llmjury's report and pytest's own small
-    ones: from the first of them to the first terminal summary hook, which follows them all."""
+    """The wall time of a toy run's session-finish hooks: llmjury's report, pytest's own and its
+    terminal summary."""
     with tempfile.TemporaryDirectory() as folder:
         project = Path(folder)
         (project / "test_toy.py").write_text(TOY, encoding="utf-8")
@@ -124,6 +126,8 @@ def small_run_session_end() -> float:
     found = [line for line in done.stdout.splitlines() if line.startswith("llmjury session end:")]
     if done.returncode != 0 or not found:
         raise SystemExit(f"the toy run failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    if not found[0].endswith("(report written within: True)"):
+        raise SystemExit(f"the timed span missed llmjury's report: {found[0]}")
     return float(found[0].split()[3])
 
 

@@ -208,12 +208,21 @@ class Choice:
 
     @cached_property
     def _support(self) -> list[tuple[str, re.Pattern[str]]]:
-        """Looser prose for an option ("Response B is correct", "B is right"), which only a correction uses."""
-        return [(option.value, re.compile(
-            rf"{_prose_names(option)}\s+(?:is|was|è|es|ist|est)\s+(?:actually\s+|in\s+fact\s+|clearly\s+)?"
-            r"(?:correct|right|accurate|more\s+\w+|corrett[ao]|migliore|correcto|richtig|juste)"
-            r"|" + rf"{_prose_names(option)}\s*(?:가|이|는|은)\s*(?:더\s*)?(?:맞|정확|옳)", re.IGNORECASE))
-            for option in self.options if option.value not in self.ties]
+        """Looser prose for an option ("Response B is correct", "B is right", "Teacher B guides the
+        student better", "선생님 B가 학생에게 더 잘 질문합니다", "l'Insegnante B guida meglio"), which only a
+        correction uses; a negation before the comparison ("does not guide better") supports nothing."""
+        found = []
+        for option in self.options:
+            if option.value in self.ties:
+                continue
+            name = _prose_names(option)
+            found.append((option.value, re.compile(
+                rf"{name}\s+(?:is|was|è|es|ist|est)\s+(?:actually\s+|in\s+fact\s+|clearly\s+)?"
+                r"(?:correct|right|accurate|more\s+\w+|corrett[ao]|migliore|correcto|richtig|juste)"
+                rf"|{name}\s*(?:가|이|는|은)\s*(?:더\s*)?(?:맞|정확|옳)"
+                rf"|{name}\s+(?:(?!not\b|never\b|no\b|non\b)(?![\w]*n['’]t\b)[\w'’]+\s+){{1,4}}?(?:better|meglio)\b"
+                rf"|{name}\s*(?:가|이|는|은)\s*(?:\S+\s+){{0,2}}?더\s*잘(?![^.\n]*(?:않|못))", re.IGNORECASE)))
+        return found
 
     # -- reading ---------------------------------------------------------------------------------------
     def value_of(self, name: str) -> str | None:

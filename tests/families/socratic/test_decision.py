@@ -64,3 +64,29 @@ def test_robust_verdict_ignores_run_order(votes, rng):
     shuffled = list(votes)
     rng.shuffle(shuffled)
     assert robust_verdict(votes) == robust_verdict(shuffled)
+
+
+@pytest.mark.parametrize(("correction", "expected"), [
+    ("Wait, looking again, Teacher B guides the student better.", "b"),
+    ("Wait, looking again, Teacher B asks the student better questions.", "b"),
+    ("잠깐, 다시 보니 선생님 B가 학생에게 더 잘 질문합니다.", "b"),
+    ("Aspetta, rileggendo, l'Insegnante B guida meglio lo studente.", "b"),
+    # negated, the reason supports nothing: the earlier decision competes
+    ("Wait, looking again, Teacher B doesn't guide the student better.", None),
+    ("Wait, looking again, Teacher B does not guide better.", None),
+    ("잠깐, 다시 보니 선생님 B가 학생에게 더 잘 질문하지 않습니다.", None),
+    ("Aspetta, rileggendo, l'Insegnante B non guida meglio lo studente.", None),
+    # no correcting words: a reason alone corrects nothing
+    ("Teacher B guides the student better.", None),
+])
+def test_a_self_correction_whose_reason_is_a_verb_done_better_is_read(correction, expected):
+    names = {"잠깐": ("선생님 A", "선생님 B"), "Aspetta": ("Insegnante A", "Insegnante B")}
+    first, second = next((pair for word, pair in names.items() if correction.startswith(word)),
+                         ("Teacher A", "Teacher B"))
+    text = f"### (a) {first}\n\n{correction}\n\n### (b) {second}"
+    if expected is None:
+        with pytest.raises(JudgeParseError) as raised:
+            parse_decision(text)
+        assert raised.value.kind == "ambiguous"
+    else:
+        assert parse_decision(text) == expected

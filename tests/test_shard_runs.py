@@ -178,6 +178,8 @@ def test_shards_of_a_family_no_project_defines_merge_as_their_runs_reported_it(p
     merged = json.loads((pytester.path / "merged" / "all" / "summary.json").read_text())
     assert SAME_FIGURES["differences"](SAME_FIGURES["figures"](whole), SAME_FIGURES["figures"](merged)) == []
     assert merged["mine"]["unscored"] == 1 and merged["gates"][0]["gate"] == gate
+    assert main(["merge", "shard1", "shard2", "--out", "merged", "--gate", "mnie.unscored_rate<=0.2"]) == 4
+    assert "unknown family 'mnie' (did you mean 'mine'?)" in capsys.readouterr().err
 
 
 def test_merge_refuses_a_family_the_shards_runs_defined_but_this_folder_does_not(polite, capsys, monkeypatch):

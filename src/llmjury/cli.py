@@ -17,6 +17,7 @@ from llmjury.collector import held_off
 from llmjury.errors import ConfigError
 from llmjury.families import discover
 from llmjury.family import Command
+from llmjury.hints import did_you_mean
 from llmjury.loading import LoadReport, merge
 from llmjury.model import RunInfo, read_summary
 from llmjury.pricing import PriceTable
@@ -161,7 +162,9 @@ def check_known(records: Sequence[dict[str, Any]], gates: Sequence[Gate], projec
     unknown = sorted(wanted - project.families.keys() - set(undefined))
     if unknown:
         where = f"the llm_families lines of {project.inifile}" if project.inifile else "no pytest ini file found here"
-        raise ConfigError(f"unknown famil{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}: "
+        present = (project.families.keys() | set(undefined) | {r["family"] for r in records}) - set(unknown)
+        hint = did_you_mean(unknown[0], present) if len(unknown) == 1 else ""
+        raise ConfigError(f"unknown famil{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}{hint}: "
                           f"neither installed (entry point llmjury.families) nor registered ({where}); run "
                           f"llmjury {command} from the project's folder, or register it as module:attribute in "
                           "the ini's llm_families")

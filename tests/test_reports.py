@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from infrastructure import needs
 from summaries import summary_of
 
@@ -252,6 +254,19 @@ def test_csv_table_with_its_columns_is_the_csv_pandas_writes():
     # Written a line at a time (a run's whole verdict table is never one string): the same bytes.
     parts = list(csv_chunks(lambda: iter(rows), chunk=1))
     assert len(parts) == 1 + len(rows) and "".join(parts) == pd.DataFrame(rows).to_csv(index=False)
+
+
+_CELLS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_infinity=False),
+                  st.text("ab, \"\n", max_size=3))
+
+
+@given(st.lists(st.dictionaries(st.sampled_from("pqrst"), _CELLS, max_size=5), min_size=1, max_size=8))
+def test_rows_of_any_shapes_and_kinds_are_the_csv_pandas_writes(rows):
+    """Columns in order of first appearance, a column's kind over every row that has it (counted by
+    the rows' shapes), gaps: the bytes pandas writes."""
+    import pandas as pd
+
+    assert csv_table(rows) == pd.DataFrame(rows).to_csv(index=False)
 
 
 def test_a_gzipped_run_file_is_read_like_its_plain_text(tmp_path):

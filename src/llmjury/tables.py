@@ -28,24 +28,42 @@ def csv_chunks(rows: Callable[[], Iterable[Mapping[str, Any]]], columns: Sequenc
     kinds: dict[str, set[type]] = {name: set() for name in columns or ()}
     seen: Counter[str] = Counter()  # rows that have the column: a row without it leaves a gap
     total = 0
-    for row in rows():
-        total += 1
-        for name in (columns if columns is not None else row):
-            kinds.setdefault(name, set()).add(type(row.get(name)))
-            seen[name] += 1
+    if columns is None:
+        # Rows of a table share a few shapes (their columns and the types of their values): counted
+        # by shape, in order of first appearance, each row is two C-level tuples, not a loop per cell.
+        shapes: dict[tuple[tuple[str, ...], tuple[type, ...]], int] = {}
+        for row in rows():
+            shape = (tuple(row), tuple(map(type, row.values())))
+            shapes[shape] = shapes.get(shape, 0) + 1
+        for (shape_names, shape_types), count in shapes.items():
+            total += count
+            for name, value_type in zip(shape_names, shape_types, strict=True):
+                kinds.setdefault(name, set()).add(value_type)
+                seen[name] += count
+    else:
+        for row in rows():
+            total += 1
+            for name in columns:
+                kinds.setdefault(name, set()).add(type(row.get(name)))
+                seen[name] += 1
     for name, kind in kinds.items():
         if seen[name] < total:
             kind.add(type(None))
-    if not kinds:
-        yield "\n"
+    if not kinds:  # no column: an empty header, and an empty line for each row
+        yield "\n" * (total + 1)
         return
     names = list(kinds)
-    shapes = [(name, _is_numbers(kinds[name]), float in kinds[name]) for name in names]
+    # only the columns pandas would change are converted cell by cell; csv writes None as empty
+    special = [(column, _is_numbers(kinds[name]), float in kinds[name]) for column, name in enumerate(names)
+               if _is_numbers(kinds[name]) or float in kinds[name]]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")  # str() for the rest: 'True', '[...]', repr of floats
     writer.writerow(names)
     for index, row in enumerate(rows(), start=1):
-        writer.writerow([_cell(row.get(name), numbers, mixed) for name, numbers, mixed in shapes])
+        values = [row.get(name) for name in names]
+        for column, numbers, mixed in special:
+            values[column] = _cell(values[column], numbers, mixed)
+        writer.writerow(values)
         if index % chunk == 0:
             yield out.getvalue()
             out.seek(0)

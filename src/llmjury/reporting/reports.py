@@ -84,11 +84,17 @@ def verdict_table(records: list[dict[str, Any]]) -> Iterator[str]:
 
 
 def _flat(record: dict[str, Any]) -> dict[str, Any]:
-    row = {k: v for k, v in record.items() if k != "raw" and not isinstance(v, dict)}
-    row["raw"] = " ||| ".join(record.get("raw", []))
+    """A record's own fields (but `raw`), then `raw` joined, then its nested fields, in one pass."""
+    row: dict[str, Any] = {}
+    nested = []
     for key, value in record.items():
         if isinstance(value, dict):
-            _flatten(f"{key}.", value, row)
+            nested.append((key, value))
+        elif key != "raw":
+            row[key] = value
+    row["raw"] = " ||| ".join(record.get("raw", []))
+    for key, value in nested:
+        _flatten(f"{key}.", value, row)
     return row
 
 

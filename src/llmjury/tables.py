@@ -54,8 +54,8 @@ def csv_chunks(rows: Callable[[], Iterable[Mapping[str, Any]]], columns: Sequenc
         return
     names = list(kinds)
     # only the columns pandas would change are converted cell by cell; csv writes None as empty
-    special = [(column, _is_numbers(kinds[name]), float in kinds[name]) for column, name in enumerate(names)
-               if _is_numbers(kinds[name]) or float in kinds[name]]
+    shaped = [(column, _is_numbers(kinds[name]), float in kinds[name]) for column, name in enumerate(names)]
+    special = [(column, numbers, mixed) for column, numbers, mixed in shaped if numbers or mixed]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")  # str() for the rest: 'True', '[...]', repr of floats
     writer.writerow(names)

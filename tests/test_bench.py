@@ -3,24 +3,20 @@ tests and nothing of the other rows' suites beside it."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from script_module import script_module
 
 THROUGHPUT = Path(__file__).resolve().parents[1] / "bench" / "throughput.py"
 
 
 @pytest.fixture(scope="module")
 def throughput() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("throughput", THROUGHPUT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(THROUGHPUT, "throughput")
 
 
 def passed(command: list[str], cwd: Path) -> str:

@@ -3,18 +3,16 @@ parsers, and the corpus total, each column summed."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
 from pathlib import Path
+
+from script_module import script_module
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "adversarial.py"
 
 
 def test_the_table_sums_each_family_and_the_corpus():
-    spec = importlib.util.spec_from_file_location("bench_adversarial", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = script_module(BENCH, "bench_adversarial")
     corpus = bench.corpus_module()
     columns = corpus.COLUMNS
     counts = {"arena_scores": Counter(entries=3, kept=2, unscored=1, repaired=1),

@@ -4,22 +4,18 @@ timed nothing)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from script_module import script_module
 
 AGGREGATION = Path(__file__).resolve().parents[1] / "bench" / "aggregation.py"
 
 
 @pytest.fixture(scope="module")
 def aggregation() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("aggregation", AGGREGATION)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(AGGREGATION, "aggregation")
 
 
 @pytest.mark.e2e  # the toy run is a pytest process of its own

@@ -3,21 +3,18 @@ target, and the targets it misses named."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
+from script_module import script_module
+
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "reading.py"
 
 
 def bench_module():
-    spec = importlib.util.spec_from_file_location("bench_reading", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
+    return script_module(BENCH, "bench_reading")
 
 
 def test_the_table_sums_the_shapes_and_names_a_missed_target():

@@ -3,7 +3,6 @@ racing claimants won each key exactly once overall (exiting 1 otherwise)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -13,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from script_module import script_module
 
 STORE_BENCH = Path(__file__).resolve().parents[1] / "bench" / "store.py"
 TINY = ["--samples", "60", "--each", "5", "--reads", "20", "--claim-keys", "300", "--batch", "40",
@@ -23,15 +23,10 @@ ROWS = ("put, amortized", "put, awaited each", "cache-hit get p50", "cache-hit g
 
 @pytest.fixture(scope="module")
 def bench() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("bench_store", STORE_BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up there
     try:
-        spec.loader.exec_module(module)
-        yield module
+        yield script_module(STORE_BENCH, "bench_store", registered=True)
     finally:
-        del sys.modules[spec.name]
+        sys.modules.pop("bench_store", None)
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

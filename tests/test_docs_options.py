@@ -4,24 +4,18 @@ one declared without help text fails the build rather than leaving a blank row."
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from script_module import script_module
 
 HOOK = Path(__file__).resolve().parents[1] / "docs" / "hooks" / "options_reference.py"
 
 
 def hook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("options_reference", HOOK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up there, as mkdocs' hook loader does
-    spec.loader.exec_module(module)
-    return module
+    return script_module(HOOK, "options_reference", registered=True)
 
 
 def test_every_option_and_ini_key_the_plugin_declares_is_in_the_generated_reference(pytester: pytest.Pytester):

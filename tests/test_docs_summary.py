@@ -3,8 +3,9 @@ every part is on it, so a field added to the model is documented by the build it
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
+
+from script_module import script_module
 
 from llmjury.model import FamilySummary, Metric, RunInfo, RunSummary
 
@@ -12,10 +13,7 @@ HOOK = Path(__file__).resolve().parents[1] / "docs" / "hooks" / "summary_referen
 
 
 def test_every_field_of_the_summary_model_is_on_the_page():
-    spec = importlib.util.spec_from_file_location("summary_reference", HOOK)
-    assert spec is not None and spec.loader is not None
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    hook = script_module(HOOK, "summary_reference")
     page = hook.on_page_markdown("# Reports\n\n<!-- llmjury-summary -->\n", page=None)
     for part in (RunSummary, RunInfo, FamilySummary, Metric):
         assert f"### `{part.__name__}`" in page

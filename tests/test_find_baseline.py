@@ -4,7 +4,6 @@ artifacts, and `lookup.json` saying why whenever nothing was found."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from script_module import script_module
 
 from llmjury.baseline_lookup import read_lookup
 
@@ -20,11 +20,7 @@ SCRIPT = REPO / ".github" / "scripts" / "find_baseline.py"
 
 
 def load() -> Any:
-    spec = importlib.util.spec_from_file_location("find_baseline", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(SCRIPT, "find_baseline")
 
 
 @pytest.fixture

@@ -4,11 +4,11 @@ async tests fail with a deep traceback while the engine thread formats errors to
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from script_module import script_module
 
 FORMAT_RACE = Path(__file__).resolve().parents[1] / "bench" / "format_race.py"
 RUNS = 50
@@ -17,11 +17,7 @@ CASES = 24
 
 
 def format_race() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("format_race", FORMAT_RACE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(FORMAT_RACE, "format_race")
 
 
 @pytest.mark.e2e  # 50 pytest runs of two xdist workers each

@@ -39,6 +39,7 @@ from llmjury.running.freshness import ReplayPolicy, replay_policy
 from llmjury.running.halt import Halt
 from llmjury.running.ledger import ProviderLedger, RoleLedger
 from llmjury.running.limits import Limiter, estimate_tokens, hand_back_kept_slots
+from llmjury.running.loop_bridge import LoopBridge
 from llmjury.running.reach import Reach
 from llmjury.running.reads import CoalescedReads
 from llmjury.running.settings import Settings
@@ -73,6 +74,7 @@ class Engine:
         self._unanswered: dict[str, Sample | str] = {}  # keys whose call this process ended with no answer to cache
         self._inflight: dict[tuple[str, str, int], asyncio.Future[Completion]] = {}
         self._loop = asyncio.new_event_loop()
+        self._writes = LoopBridge(self._loop)  # the store's commits, carried to the loop in batches
         self._thread = threading.Thread(target=self._loop.run_forever, name="llmjury-engine", daemon=True)
         self._thread.start()
 
@@ -186,11 +188,8 @@ class Engine:
                     found[index], cached[index] = answer
             # A holder that ended with no outcome (a cancelled call, a dead process): claim again.
             missing = [i for i in theirs if i not in found]
-        return Completion(
-            provider=provider.name,
-            samples=[found[i] for i in range(request.n)],
-            cached=[cached[i] for i in range(request.n)],
-        )
+        return Completion(provider=provider.name, samples=[found[i] for i in range(request.n)],
+                          cached=[cached[i] for i in range(request.n)])
 
     def _batched_lane(self, provider: Provider, request: ChatRequest, fresh: bool) -> bool:
         """Whether the request's samples go through the provider's Batch API lane."""
@@ -257,7 +256,7 @@ class Engine:
         Samples taken over from a process that died holding them are counted: maybe paid twice."""
         if self.store is None or not provider.cacheable:
             return missing, {}
-        claimed = await asyncio.wrap_future(self.store.claim([keys[i] for i in missing], self.owner,
+        claimed = await self._writes.wrap(self.store.claim([keys[i] for i in missing], self.owner,
                                                              run_id=self.run_id, any_run=not fresh))
         # A call asked afresh by each run (a role under test) would be paid here anyway: only its own
         # run's dead process's call counts as paid twice.
@@ -335,7 +334,7 @@ class Engine:
                     with self.meter.flight(provider.name):
                         ledger.calls += 1
                         if self.store is not None and provider.cacheable:  # committed before the call leaves
-                            await asyncio.wrap_future(self.store.started([keys[index] for index in chunk], self.owner))
+                            await self._writes.wrap(self.store.started([keys[index] for index in chunk], self.owner))
                         try:
                             answered = await provider.generate(request, size, chunk)
                         except UnreachableProviderError as exc:
@@ -358,7 +357,7 @@ class Engine:
                       for index, sample in zip(chunk, samples, strict=False)
                       if sample.problem is None]  # a refusal or an empty answer is asked again next run
             # Committed before the answers go anywhere: a kill after this point loses none of them.
-            await asyncio.gather(*(asyncio.wrap_future(w) for w in writes if w is not None))
+            await asyncio.gather(*(self._writes.wrap(w) for w in writes if w is not None))
             for sample in samples:
                 ledger.fresh_samples += 1
                 ledger.prompt_tokens += sample.usage.prompt_tokens

@@ -67,3 +67,19 @@ def test_the_deepeval_bridge_refuses_a_repeated_key():
     with pytest.raises(DuplicateKeyError):
         _refuse_duplicate_keys('{"score": 2, "score": 5}')
     _refuse_duplicate_keys("not json")  # left to the schema's validation to name
+
+
+@pytest.mark.parametrize(("read", "text"), [
+    ("compare", "Final verdict: [[\u0410]]"),  # MT-Bench's brackets sent to jury.compare, a Cyrillic A
+    ("compare", "### \u0410"),
+    ("pair", "### \u0410"),  # the `###` marker sent to MT-Bench's prompt
+    ("pair", "[[\u0410]]"),
+])
+def test_a_look_alike_letter_in_either_choice_marker_is_named_as_the_cause(read, text):
+    from llmjury.errors import JudgeParseError
+    from llmjury.families.arena.judge import PAIR_CHOICE
+    from llmjury.judgement.judges import parse_choice
+
+    reader = parse_choice if read == "compare" else PAIR_CHOICE.read
+    with pytest.raises(JudgeParseError, match="look-alike characters on the decision line"):
+        reader(text)

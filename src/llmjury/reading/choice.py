@@ -241,7 +241,7 @@ class Choice:
         if not statements and not own:  # the other common marker, where the one asked for stands nowhere
             reader, statements = self._other, self._other._statements(words)
         if not statements:
-            cause = ("look-alike characters on the decision line" if self._statements(folded)
+            cause = ("look-alike characters on the decision line" if reader._statements(folded)
                      else f"no decision in the prompt's format ({self.expected.first} ...)")
             raise self._error(text, cause, "no_decision")
         decision, tail = statements[-1]

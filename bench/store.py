@@ -19,7 +19,8 @@ Both backends go through llmjury's own `SampleStore` (llmjury.running.cache), as
   calls in flight;
 - a waiting process: statements a second it sends to the store while it waits for `--waited` keys
   another process holds (llmjury.running.claim_waits), counted through the Database layer; target:
-  at most 5.
+  at most 5. Beside it, how soon it reads an answer the holder puts (p50 and worst of 20, one key at
+  a time): on SQLite it looks on a timer; PostgreSQL announces the claim's end (LISTEN/NOTIFY).
 
 PostgreSQL is the server in LLMJURY_TEST_POSTGRES_DSN or LLMJURY_STORE_DSN when set, else a
 throwaway one started here (llmjury.testing.postgres: initdb into a temporary folder, a private socket)
@@ -78,6 +79,8 @@ class Figures:
     commit_p95_ms: float | None = None
     commit_max_ms: float | None = None
     waiting_per_s: float | None = None
+    seen_p50_ms: float | None = None
+    seen_max_ms: float | None = None
     missing: str = ""
 
 
@@ -236,6 +239,36 @@ def waiting_rate(where: StoreLocation, waited: int, seconds: float = 3.0) -> flo
     return len(sent) / seconds
 
 
+def seen_delays(where: StoreLocation, count: int = 20) -> np.ndarray:
+    """Milliseconds from a holder's put of an answer to a waiting process reading it, a key at a time,
+    each put made once the waiter has settled into waiting (listening, on PostgreSQL)."""
+    holder, waiting = SampleStore(where), SampleStore(where)
+    held = keys(count, "seen")
+    holder.claim(held, "bench-holder", run_id="bench").result()
+
+    def put(key: str) -> float:
+        started = time.perf_counter()
+        holder.put(key, "openai:bench", "judge", "{}", sample(0), "bench").result()
+        return started
+
+    async def one_by_one() -> list[float]:
+        waits, took, phases = ClaimWaits(waiting, "bench"), [], np.random.default_rng(0)
+        for key in held:
+            waited = asyncio.ensure_future(waits.settled(key))
+            # The looks a new wait makes are over, and the put falls anywhere between two timed looks.
+            await asyncio.sleep(claim_waits.POLL_S * (4 + phases.uniform()))
+            started = await asyncio.to_thread(put, key)
+            await waited
+            took.append((time.perf_counter() - started) * 1000)
+        return took
+
+    try:
+        return np.array(asyncio.run(one_by_one()))
+    finally:
+        waiting.close()
+        holder.close()
+
+
 def claimant(where: StoreLocation, all_keys: list[str], batch: int, index: int, start: Barrier, end: Barrier,
              results: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
     """One racing process: claim every batch in turn, report the keys it won and its keys/s, and stay
@@ -306,6 +339,9 @@ def measure(backend: str, folder: Path, dsn: str, args: argparse.Namespace) -> F
             store.close()
     with empty_store(backend, folder, dsn, "waiting") as where:
         figures.waiting_per_s = waiting_rate(where, args.waited)
+    with empty_store(backend, folder, dsn, "seen") as where:
+        seen = seen_delays(where)
+        figures.seen_p50_ms, figures.seen_max_ms = float(np.percentile(seen, 50)), float(seen.max())
     with empty_store(backend, folder, dsn, "claims") as where:
         figures.claims_per_s, figures.claim_problems = race(where, keys(args.claim_keys, "claim"), args.processes,
                                                             args.batch)
@@ -357,7 +393,12 @@ def table(columns: dict[str, Figures], args: argparse.Namespace) -> list[str]:
          "the machine's load shows here first"),
         (f"waiting process: statements/s ({args.waited} keys)", cell(sqlite.waiting_per_s, "{:.1f}".format),
          cell(pg.waiting_per_s, "{:.1f}".format), f"<= {WAITING_TARGET:g}" + within(
-             [sqlite.waiting_per_s, pg.waiting_per_s], WAITING_TARGET) + f" (one look every {claim_waits.POLL_S} s)"),
+             [sqlite.waiting_per_s, pg.waiting_per_s], WAITING_TARGET)
+         + f" (a look every {claim_waits.POLL_S} s; {claim_waits.QUIET_POLL_S} s when announced)"),
+        ("  reads a put answer, p50 (20 keys)", cell(sqlite.seen_p50_ms, "{:.1f} ms".format),
+         cell(pg.seen_p50_ms, "{:.1f} ms".format), f"reference: a look every {claim_waits.POLL_S} s"),
+        ("  worst of 20", cell(sqlite.seen_max_ms, "{:.1f} ms".format), cell(pg.seen_max_ms, "{:.1f} ms".format),
+         "postgresql: announced (LISTEN/NOTIFY)"),
     ]
     width = max(len(row[0]) for row in rows) + 2
     lines = [f"{'':<{width}}{'sqlite':>16}{'postgresql':>16}   target / reference"]

@@ -50,6 +50,7 @@ def spec(server: Any) -> ProviderSpec:
 
 def test_a_waiting_process_sends_one_statement_a_poll_for_all_its_keys(store_location, make_engine, openai_server,
                                                                        monkeypatch):
+    monkeypatch.setattr(claim_waits, "QUIET_POLL_S", 0.3)  # PostgreSQL: the looks of a quiet spell, sooner
     holder = SampleStore(store_location)  # another live process of this machine holds every key
     requests = [chat(("user", f"q{i}")) for i in range(WAITED)]
     keys = [r.sample_key("openai:gpt-4o-mini", 0) for r in requests]

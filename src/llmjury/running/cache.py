@@ -216,6 +216,7 @@ class SampleStore:
 
         def write(db: Database) -> None:
             db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", rows)
+            db.notify_ended([key for key, _ in rows])
 
         return self._writer.submit(write)
 
@@ -231,6 +232,7 @@ class SampleStore:
             db.executemany("INSERT INTO unanswered VALUES (?, ?, ?, ?) ON CONFLICT (key, run_id) DO UPDATE SET "
                            "sample = excluded.sample, error = excluded.error", rows)
             db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", [(key, owner) for key in ended])
+            db.notify_ended(list(ended))
 
         return self._writer.submit(write, urgent=True)
 
@@ -282,6 +284,7 @@ def store_samples(db: Database, rows: Sequence[tuple[str, str, str, str, str, st
                    "provider = excluded.provider, task = excluded.task, request = excluded.request, "
                    "sample = excluded.sample, run_id = excluded.run_id, created = excluded.created", rows)
     db.executemany("DELETE FROM claims WHERE key = ?", [(row[0],) for row in rows])
+    db.notify_ended([row[0] for row in rows])
 
 
 def forget_unanswered(location: StoreLocation, run_id: str) -> None:

@@ -12,22 +12,32 @@ waiting machine spent more of the store's time and its own CPU than the machine 
 thousands of statements a second. Here a single poller per process reads the state of every
 waited key (its answer, its claim, this run's unanswered outcome) in one statement every `POLL_S`,
 however many keys wait: at most 1/POLL_S statements a second for a waiting process.
+
+On PostgreSQL the poller is woken instead: the transactions that end claims announce their keys
+(llmjury.store.notices), and a look follows at once when one of the waited keys ended, or when a
+key is newly waited for (its end may have been announced just before), no sooner than `POLL_S`
+after the last. Between announcements it looks every `QUIET_POLL_S`, for the holders
+that die (their leases run out unannounced); while it cannot listen, every `POLL_S`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from contextlib import AbstractAsyncContextManager
+import time
+from contextlib import AbstractAsyncContextManager, suppress
 from dataclasses import dataclass
 
 from llmjury.running.cache import SampleStore, StoredRow, Watched
 from llmjury.running.limits import CASE, PrioritySlots
+from llmjury.store.notices import EndedClaims
 
 #: Requests a process may have claimed and not yet ended, per provider, in units of its concurrency.
 CLAIM_WINDOW = 2
 
-#: Seconds between two looks at the waited keys (one statement each time, for all of them).
+#: Seconds between two looks at the waited keys (one statement each time, for all of them), at least.
 POLL_S = 0.25
+#: Seconds between two looks while the store announces ended claims and none of the waited keys ended.
+QUIET_POLL_S = 2.0
 #: Keys looked up in one statement at most (more are looked up in several).
 BATCH = 2_000
 
@@ -60,19 +70,50 @@ class ClaimWaits:
         self._poller: asyncio.Task[None] | None = None
         #: Looks at the store so far (one statement each): what the tests count.
         self.polls = 0
+        self._looked = 0.0  # time.monotonic() of the last look
+        #: Announced ends of claims (PostgreSQL), listened to from the first wait on; else None.
+        self.notices: EndedClaims | None = None
+        self._listener: asyncio.Task[None] | None = None
+        self._woken: asyncio.Event | None = None
 
     async def settled(self, key: str, written_by: str | None = None) -> StoredRow | None:
         """Once `key`'s claim has ended: its stored answer (None when the holder let go without
         one, died, or ended the call unanswered: the caller reads this run's outcome, or claims)."""
         future: asyncio.Future[StoredRow | None] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(key, []).append(_Waiter(written_by, future))
+        if self._woken is not None:  # its end may have been announced before it was waited for: look once
+            self._woken.set()
         if self._poller is None or self._poller.done():
+            self._looked = max(self._looked, time.monotonic())  # its holder has just claimed it
+            self._listen()
             self._poller = asyncio.get_running_loop().create_task(self._poll())
         return await future
 
+    def _listen(self) -> None:
+        """Listen for ended claims from the first wait on, where the store announces them (the
+        listener runs until the engine's loop cancels its tasks, at the end of the run)."""
+        if self._listener is not None or self.store.location.kind != "postgres":
+            return
+        self._woken = asyncio.Event()
+        self.notices = EndedClaims(self.store.location.dsn, self._heard, self._woken.set)
+        self._listener = asyncio.get_running_loop().create_task(self.notices.run())
+
+    def _heard(self, keys: list[str]) -> None:
+        if self._woken is not None and any(key in self._waiting for key in keys):
+            self._woken.set()
+
+    async def _next_look(self) -> None:
+        """Until the next look: a waited key announced ended (or a quiet spell), else a poll's interval."""
+        if self.notices is not None and self.notices.listening and self._woken is not None:
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), QUIET_POLL_S)
+            self._woken.clear()
+        await asyncio.sleep(max(0.0, self._looked + POLL_S - time.monotonic()))
+        self._looked = time.monotonic()
+
     async def _poll(self) -> None:
         while self._waiting:
-            await asyncio.sleep(POLL_S)
+            await self._next_look()
             keys = [key for key, waiters in self._waiting.items() if any(not w.future.done() for w in waiters)]
             if not keys:
                 self._waiting.clear()

@@ -39,6 +39,11 @@ class Database(Protocol):
         """Start a write transaction (SQLite takes its write lock here, not at the first write)."""
         ...
 
+    def notify_ended(self, keys: Sequence[str]) -> None:
+        """Tell the processes waiting on `keys` that their claims ended, once the transaction commits
+        (llmjury.store.notices); a database with no such channel says nothing, and is polled."""
+        ...
+
     def make_schema(self) -> None:
         """Make the namespace the store's tables go in, where the database has one to make."""
         ...

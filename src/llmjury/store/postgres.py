@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from llmjury.errors import ConfigError
 from llmjury.store.database import Row
+from llmjury.store.notices import CHANNEL, payloads
 from llmjury.store.outage import Outage, ride_out
 
 DSN_VARIABLE = "LLMJURY_STORE_DSN"
@@ -65,6 +66,10 @@ class PostgresDatabase:
 
     def keys(self, keys: Sequence[str]) -> tuple[str, Any]:
         return "SELECT unnest(?::text[]) AS key", list(keys)
+
+    def notify_ended(self, keys: Sequence[str]) -> None:
+        for payload in payloads(keys):
+            self.execute("SELECT pg_notify(?, ?)", (CHANNEL, payload))
 
     def begin(self) -> None:
         """Begin on a live connection: one lost since the last statement is opened again first."""

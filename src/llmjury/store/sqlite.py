@@ -50,6 +50,9 @@ class SqliteDatabase:
     def make_schema(self) -> None:
         return None  # a file is its own namespace
 
+    def notify_ended(self, keys: Sequence[str]) -> None:
+        return None  # no channel between processes: waiters poll (llmjury.running.claim_waits)
+
     def commit(self) -> None:
         self._db.execute("COMMIT")
 

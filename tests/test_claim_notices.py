@@ -141,3 +141,30 @@ def test_keys_it_does_not_wait_for_do_not_wake_a_waiter(tmp_path: Path) -> None:
         assert asyncio.run(scenario()) == (False, True)
     finally:
         store.close()
+
+
+def test_a_transaction_announces_the_keys_it_ended_at_its_commit_and_a_rolled_back_one_none(postgres_location):
+    import psycopg
+
+    from llmjury.running.cache import store_samples
+    from llmjury.store.schema import ensure_schema
+
+    def rows(*keys: str) -> list[tuple[str, str, str, str, str, str, float]]:
+        return [(key, "openai:m", "", "{}", Sample(text=key).model_dump_json(), "run-0", 0.0) for key in keys]
+
+    with psycopg.connect(postgres_location.dsn, autocommit=True) as listener:
+        listener.execute(f"LISTEN {notices.CHANNEL}")
+        db = postgres_location.open()
+        try:
+            ensure_schema(db)
+            db.begin()
+            store_samples(db, rows("undone"))
+            db.rollback()
+            db.begin()
+            store_samples(db, rows("key-a", "key-b"))
+            store_samples(db, rows("key-c"))
+            db.commit()
+        finally:
+            db.close()
+        heard = [notice.payload.split("\n") for notice in listener.notifies(timeout=DEADLINE_S, stop_after=1)]
+    assert heard == [["key-a", "key-b", "key-c"]]

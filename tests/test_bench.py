@@ -1,5 +1,5 @@
 """bench/throughput.py's rows run what their names say: each row's pytest run collects its own N
-tests and nothing of the other rows' suites beside it."""
+tests and nothing of the other rows' suites beside it; each llmjury row is held to its targets."""
 
 from __future__ import annotations
 
@@ -67,3 +67,14 @@ def test_a_row_whose_run_fails_shows_the_runs_own_error(throughput, tmp_path):
     with pytest.raises(SystemExit, match=r"(?s)exited 3:.*no such model: bench"):
         failing = "import sys; print('no such model: bench', file=sys.stderr); sys.exit(3)"
         throughput.timed([sys.executable, "-c", failing], tmp_path / "run")
+
+
+def test_a_row_is_held_to_its_targets_and_a_floor_above_the_cpu_target_is_named(throughput):
+    row = throughput.Row("llmjury", "2")
+    within = throughput.verdicts(row, 1.2, 1.29, 0.0)
+    assert "wall 1.20x (met <= 1.25x)" in within and "cpu/call 1.29x (met <= 1.3x)" in within
+    assert "pytest alone" not in within  # no floor row run, or one under the target: nothing to say
+    beyond = throughput.verdicts(throughput.Row("llmjury", "0"), 1.2, 2.1, 1.62)
+    assert "wall 1.20x (MISSED <= 1.15x)" in beyond and "cpu/call 2.10x (MISSED <= 1.3x)" in beyond
+    assert "already costs 1.62x" in beyond
+    assert "pytest alone" not in throughput.verdicts(row, 1.0, 1.0, 1.2)

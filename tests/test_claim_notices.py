@@ -168,3 +168,33 @@ def test_a_transaction_announces_the_keys_it_ended_at_its_commit_and_a_rolled_ba
             db.close()
         heard = [notice.payload.split("\n") for notice in listener.notifies(timeout=DEADLINE_S, stop_after=1)]
     assert heard == [["key-a", "key-b", "key-c"]]
+
+
+def test_a_waiter_listens_again_after_a_postgres_restart(own_postgres, tmp_path, quiet, monkeypatch):
+    from llmjury.store.outage import Outage
+    from llmjury.testing.postgres import resume, stop
+
+    monkeypatch.setattr(notices, "RECONNECT_S", 0.05)
+    folder, dsn = own_postgres
+    location = StoreLocation("postgres", tmp_path / "unused.sqlite", fresh_schema(dsn), Outage(60))
+    holder, waiting = SampleStore(location), SampleStore(location)
+    assert holder.claim(["key-a"], "run-0:holder", run_id="run-0").result().held == {}
+
+    async def scenario() -> Any:
+        waits = ClaimWaits(waiting, "run-1")
+        waited = asyncio.ensure_future(waits.settled("key-a"))
+        await until(lambda: parked(waits), "parked, listening")
+        await asyncio.to_thread(stop, folder)
+        await until(lambda: not listening(waits), "aware the server went away")
+        await asyncio.to_thread(resume, folder)
+        await until(lambda: waits.notices is not None and waits.notices.connections == 2 and parked(waits),
+                    "parked, listening again")
+        await answer(holder, "key-a")
+        return await asyncio.wait_for(waited, DEADLINE_S)
+
+    try:
+        row = asyncio.run(scenario())
+    finally:
+        holder.close()
+        waiting.close()
+    assert Sample.model_validate_json(row[0]).text == "answer key-a"

@@ -92,19 +92,17 @@ def test_a_waiter_reads_an_answer_when_its_claim_ends_not_on_a_timer(postgres_lo
     assert [Sample.model_validate_json(row[0]).text for row in rows] == ["answer key-a", "answer key-b"]
 
 
-def test_a_lost_listening_connection_is_opened_again(postgres_location, quiet, monkeypatch):
-    monkeypatch.setattr(notices, "RECONNECT_S", 0.05)
-    holder, waiting = SampleStore(postgres_location), SampleStore(postgres_location)
+def read_after_a_loss(location: StoreLocation, lose: Callable[[ClaimWaits], Awaitable[None]]) -> str:
+    """A waiter parked on a key, its listening connection lost (`lose`) and opened again: the text of
+    the answer the holder stores then, which only an announcement brings in time."""
+    holder, waiting = SampleStore(location), SampleStore(location)
     assert holder.claim(["key-a"], "run-0:holder", run_id="run-0").result().held == {}
-    admin = postgres_location.open()
 
     async def scenario() -> Any:
         waits = ClaimWaits(waiting, "run-1")
         waited = asyncio.ensure_future(waits.settled("key-a"))
         await until(lambda: parked(waits), "parked, listening")
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                      "WHERE application_name = 'llmjury-claims-listener' AND pid <> pg_backend_pid()")
-        assert waits.notices is not None
+        await lose(waits)
         await until(lambda: waits.notices is not None and waits.notices.connections == 2 and parked(waits),
                     "parked, listening again")
         await answer(holder, "key-a")
@@ -113,10 +111,23 @@ def test_a_lost_listening_connection_is_opened_again(postgres_location, quiet, m
     try:
         row = asyncio.run(scenario())
     finally:
-        admin.close()
         holder.close()
         waiting.close()
-    assert Sample.model_validate_json(row[0]).text == "answer key-a"
+    return Sample.model_validate_json(row[0]).text
+
+
+def test_a_lost_listening_connection_is_opened_again(postgres_location, quiet, monkeypatch):
+    monkeypatch.setattr(notices, "RECONNECT_S", 0.05)
+    admin = postgres_location.open()
+
+    async def terminated(waits: ClaimWaits) -> None:
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE application_name = 'llmjury-claims-listener' AND pid <> pg_backend_pid()")
+
+    try:
+        assert read_after_a_loss(postgres_location, terminated) == "answer key-a"
+    finally:
+        admin.close()
 
 
 def test_keys_it_does_not_wait_for_do_not_wake_a_waiter(tmp_path: Path) -> None:
@@ -177,24 +188,10 @@ def test_a_waiter_listens_again_after_a_postgres_restart(own_postgres, tmp_path,
     monkeypatch.setattr(notices, "RECONNECT_S", 0.05)
     folder, dsn = own_postgres
     location = StoreLocation("postgres", tmp_path / "unused.sqlite", fresh_schema(dsn), Outage(60))
-    holder, waiting = SampleStore(location), SampleStore(location)
-    assert holder.claim(["key-a"], "run-0:holder", run_id="run-0").result().held == {}
 
-    async def scenario() -> Any:
-        waits = ClaimWaits(waiting, "run-1")
-        waited = asyncio.ensure_future(waits.settled("key-a"))
-        await until(lambda: parked(waits), "parked, listening")
+    async def restarted(waits: ClaimWaits) -> None:
         await asyncio.to_thread(stop, folder)
         await until(lambda: not listening(waits), "aware the server went away")
         await asyncio.to_thread(resume, folder)
-        await until(lambda: waits.notices is not None and waits.notices.connections == 2 and parked(waits),
-                    "parked, listening again")
-        await answer(holder, "key-a")
-        return await asyncio.wait_for(waited, DEADLINE_S)
 
-    try:
-        row = asyncio.run(scenario())
-    finally:
-        holder.close()
-        waiting.close()
-    assert Sample.model_validate_json(row[0]).text == "answer key-a"
+    assert read_after_a_loss(location, restarted) == "answer key-a"

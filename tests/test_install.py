@@ -90,14 +90,16 @@ def imported_modules(folder: Path) -> dict[str, set[str]]:
 def installed_by(requirements: list[str]) -> set[str]:
     """The distributions these requirements install, with everything they require in turn."""
     seen: set[str] = set()
+    walked: set[tuple[str, frozenset[str]]] = set()  # a distribution asked for again with other extras is walked again
     pending = [Requirement(text) for text in requirements]
     while pending:
         requirement = pending.pop()
         name = canonicalize_name(requirement.name)
         if requirement.marker and not requirement.marker.evaluate({"extra": ""}):
             continue
-        if name in seen:
+        if (name, frozenset(requirement.extras)) in walked:
             continue
+        walked.add((name, frozenset(requirement.extras)))
         seen.add(name)
         try:
             needs = importlib.metadata.requires(requirement.name) or []
@@ -110,6 +112,12 @@ def installed_by(requirements: list[str]) -> set[str]:
                 need.marker = None
                 pending.append(need)
     return seen
+
+
+def test_every_extra_of_a_distribution_asked_for_twice_is_counted():
+    """`llmjury[fast]` and `llmjury[postgres]` in one extra install both extras' packages."""
+    installed = installed_by(["llmjury[fast]", "llmjury[postgres]"])
+    assert {"numba", "psycopg"} <= installed
 
 
 def test_the_test_extra_installs_every_module_the_tests_import():

@@ -27,25 +27,18 @@ def csv_chunks(rows: Callable[[], Iterable[Mapping[str, Any]]], columns: Sequenc
     columns and their kinds, then to write), so a table of a whole run's verdicts is never held."""
     kinds: dict[str, set[type]] = {name: set() for name in columns or ()}
     seen: Counter[str] = Counter()  # rows that have the column: a row without it leaves a gap
-    total = 0
-    if columns is None:
-        # Rows of a table share a few shapes (their columns and the types of their values): counted
-        # by shape, in order of first appearance, each row is two C-level tuples, not a loop per cell.
-        shapes: dict[tuple[tuple[str, ...], tuple[type, ...]], int] = {}
-        for row in rows():
-            shape = (tuple(row), tuple(map(type, row.values())))
-            shapes[shape] = shapes.get(shape, 0) + 1
-        for (shape_names, shape_types), count in shapes.items():
-            total += count
-            for name, value_type in zip(shape_names, shape_types, strict=True):
-                kinds.setdefault(name, set()).add(value_type)
-                seen[name] += count
-    else:
-        for row in rows():
-            total += 1
-            for name in columns:
-                kinds.setdefault(name, set()).add(type(row.get(name)))
-                seen[name] += 1
+    # Rows of a table share a few shapes (their columns and the types of their values): counted by
+    # shape, in order of first appearance, each row is two C-level tuples, not a loop per cell.
+    fixed = None if columns is None else tuple(columns)
+    shapes: Counter[tuple[tuple[str, ...], tuple[type, ...]]] = Counter()
+    for row in rows():
+        found = row.values() if fixed is None else map(row.get, fixed)
+        shapes[tuple(row) if fixed is None else fixed, tuple(map(type, found))] += 1
+    total = shapes.total()
+    for (shape_names, shape_types), count in shapes.items():
+        for name, value_type in zip(shape_names, shape_types, strict=True):
+            kinds.setdefault(name, set()).add(value_type)
+            seen[name] += count
     for name, kind in kinds.items():
         if seen[name] < total:
             kind.add(type(None))

@@ -65,7 +65,7 @@ def listening(waits: ClaimWaits) -> bool:
 def parked(waits: ClaimWaits) -> bool:
     """Listening, every look it was woken for made, and its poller waiting for the next wake-up."""
     woken = waits._woken
-    return listening(waits) and woken is not None and not woken.is_set() and bool(getattr(woken, "_waiters", None))
+    return listening(waits) and not woken.is_set() and bool(getattr(woken, "_waiters", None))
 
 
 def test_a_waiter_reads_an_answer_when_its_claim_ends_not_on_a_timer(postgres_location, quiet):
@@ -136,8 +136,7 @@ def test_keys_it_does_not_wait_for_do_not_wake_a_waiter(tmp_path: Path) -> None:
 
     async def scenario() -> tuple[bool, bool]:
         waits = ClaimWaits(store, "run-1")
-        woken = asyncio.Event()
-        waits._woken = woken  # what the listener wakes, as `_listen` sets it on PostgreSQL
+        woken = waits._woken  # what the listener wakes on PostgreSQL
         waited = asyncio.ensure_future(waits.settled("mine"))
         await asyncio.sleep(0)  # `settled` has registered its key
         woken.clear()

@@ -74,15 +74,14 @@ class ClaimWaits:
         #: Announced ends of claims (PostgreSQL), listened to from the first wait on; else None.
         self.notices: EndedClaims | None = None
         self._listener: asyncio.Task[None] | None = None
-        self._woken: asyncio.Event | None = None
+        self._woken = asyncio.Event()  # a look is due: a waited key was announced, or newly waited for
 
     async def settled(self, key: str, written_by: str | None = None) -> StoredRow | None:
         """Once `key`'s claim has ended: its stored answer (None when the holder let go without
         one, died, or ended the call unanswered: the caller reads this run's outcome, or claims)."""
         future: asyncio.Future[StoredRow | None] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(key, []).append(_Waiter(written_by, future))
-        if self._woken is not None:  # its end may have been announced before it was waited for: look once
-            self._woken.set()
+        self._woken.set()  # its end may have been announced before it was waited for: look once
         if self._poller is None or self._poller.done():
             self._looked = max(self._looked, time.monotonic())  # its holder has just claimed it
             self._listen()
@@ -94,17 +93,16 @@ class ClaimWaits:
         listener runs until the engine's loop cancels its tasks, at the end of the run)."""
         if self._listener is not None or self.store.location.kind != "postgres":
             return
-        self._woken = asyncio.Event()
         self.notices = EndedClaims(self.store.location.dsn, self._heard, self._woken.set)
         self._listener = asyncio.get_running_loop().create_task(self.notices.run())
 
     def _heard(self, keys: list[str]) -> None:
-        if self._woken is not None and any(key in self._waiting for key in keys):
+        if any(key in self._waiting for key in keys):
             self._woken.set()
 
     async def _next_look(self) -> None:
         """Until the next look: a waited key announced ended (or a quiet spell), else a poll's interval."""
-        if self.notices is not None and self.notices.listening and self._woken is not None:
+        if self.notices is not None and self.notices.listening:
             with suppress(TimeoutError):
                 await asyncio.wait_for(self._woken.wait(), QUIET_POLL_S)
             self._woken.clear()

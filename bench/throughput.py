@@ -274,7 +274,7 @@ WALL_TARGETS = {"0": 1.15, "2": 1.25}
 CPU_TARGET = 1.3
 
 
-def verdicts(row: Row, wall: float, cpu: float, floor: float) -> str:
+def against_targets(row: Row, wall: float, cpu: float, floor: float) -> str:
     """An llmjury row against its targets; with the pytest-alone row (`floor`, 0 when not run): when
     pytest itself, running a test per call, costs more per call than the CPU target, no plugin of it
     can meet that target there, and the line says so."""
@@ -349,7 +349,7 @@ def main() -> None:
                   f"{slope[row] * 1000:>6.2f}ms {slope[row] / slope[BARE_ROW]:>7.2f}x {fixed:>8.2f}s  {shown}")
         for row in rows:
             if row.kind == "llmjury":
-                print(verdicts(row, best[row][0] / bare_wall, slope[row] / slope[BARE_ROW],
+                print(against_targets(row, best[row][0] / bare_wall, slope[row] / slope[BARE_ROW],
                                slope.get(Row("pytest alone", row.workers), 0.0) / slope[BARE_ROW]))
         if args.cases - small < SLOPE_CALLS:
             print(f"cpu/call from {args.cases - small} calls between the two sizes: start-up's own spread "

@@ -71,10 +71,10 @@ def test_a_row_whose_run_fails_shows_the_runs_own_error(throughput, tmp_path):
 
 def test_a_row_is_held_to_its_targets_and_a_floor_above_the_cpu_target_is_named(throughput):
     row = throughput.Row("llmjury", "2")
-    within = throughput.verdicts(row, 1.2, 1.29, 0.0)
+    within = throughput.against_targets(row, 1.2, 1.29, 0.0)
     assert "wall 1.20x (met <= 1.25x)" in within and "cpu/call 1.29x (met <= 1.3x)" in within
     assert "pytest alone" not in within  # no floor row run, or one under the target: nothing to say
-    beyond = throughput.verdicts(throughput.Row("llmjury", "0"), 1.2, 2.1, 1.62)
+    beyond = throughput.against_targets(throughput.Row("llmjury", "0"), 1.2, 2.1, 1.62)
     assert "wall 1.20x (MISSED <= 1.15x)" in beyond and "cpu/call 2.10x (MISSED <= 1.3x)" in beyond
     assert "already costs 1.62x" in beyond
-    assert "pytest alone" not in throughput.verdicts(row, 1.0, 1.0, 1.2)
+    assert "pytest alone" not in throughput.against_targets(row, 1.0, 1.0, 1.2)

@@ -194,3 +194,37 @@ def test_a_waiter_listens_again_after_a_postgres_restart(own_postgres, tmp_path,
         await asyncio.to_thread(resume, folder)
 
     assert read_after_a_loss(location, restarted) == "answer key-a"
+
+
+def test_a_process_that_waits_for_nothing_stops_listening_and_listens_again_for_its_next_wait(
+        postgres_location, quiet, monkeypatch):
+    """Every claim that ends in the database wakes a listener: one waiting for nothing lets go of its
+    connection after LINGER_S, and its next wait opens one again."""
+    monkeypatch.setattr(claim_waits, "LINGER_S", 0.05)
+    holder, waiting = SampleStore(postgres_location), SampleStore(postgres_location)
+    assert holder.claim(["key-a", "key-b"], "run-0:holder", run_id="run-0").result().held == {}
+    admin = postgres_location.open()
+
+    def listeners() -> int:
+        ((count,),) = admin.execute("SELECT COUNT(*) FROM pg_stat_activity "
+                                    "WHERE application_name = 'llmjury-claims-listener'")
+        return int(count)
+
+    async def scenario() -> list[str]:
+        waits = ClaimWaits(waiting, "run-1")
+        read = []
+        for key in ("key-a", "key-b"):
+            waited = asyncio.ensure_future(waits.settled(key))
+            await until(lambda: parked(waits), f"parked, listening for {key}")
+            assert listeners() == 1
+            await answer(holder, key)
+            read.append(Sample.model_validate_json((await asyncio.wait_for(waited, DEADLINE_S))[0]).text)
+            await until(lambda: waits.notices is None and listeners() == 0, "no longer listening")
+        return read
+
+    try:
+        assert asyncio.run(scenario()) == ["answer key-a", "answer key-b"]
+    finally:
+        admin.close()
+        holder.close()
+        waiting.close()

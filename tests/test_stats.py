@@ -90,7 +90,7 @@ def test_length_controlled_rate_needs_five_cases():
 
 @pytest.mark.parametrize("n, distinct", [(6, 3), (40, 5), (300, 300), (2500, 7)])
 def test_kendall_tau_b_of_each_resample_equals_scipys_on_the_drawn_items(n, distinct, monkeypatch):
-    monkeypatch.setattr("llmjury.correlation.SIGN_BLOCK", 1000)  # more than one block at n=2500
+    monkeypatch.setattr("llmjury.correlation.SIGN_CELLS", 2500 * 1000)  # blocks of 1000 columns at n=2500
     rng = np.random.default_rng(n)
     x = rng.integers(0, distinct, n).astype(float)
     y = x + rng.normal(0, 2, n).round()
@@ -347,9 +347,11 @@ def test_the_paired_proportions_interval_over_four_cases_is_built_from_wilsons_b
 
 
 @pytest.mark.parametrize("ties", [False, True])
-def test_kendall_leave_one_out_is_scipys_tau_without_each_item(ties):
+@pytest.mark.parametrize("cells", [10**6, 40 * 7])  # one block; blocks of 7 rows
+def test_kendall_leave_one_out_is_scipys_tau_without_each_item(ties, cells, monkeypatch):
     from llmjury.correlation import kendall_leave_one_out
 
+    monkeypatch.setattr("llmjury.correlation.SIGN_CELLS", cells)
     rng = np.random.default_rng(4)
     x = rng.integers(1, 6, 40).astype(float) if ties else rng.normal(size=40)
     y = x + rng.normal(0, 1, 40)

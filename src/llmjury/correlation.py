@@ -12,8 +12,10 @@ import numpy as np
 #: Fewer items than this give a correlation no interval: a bootstrap over 5 items drew the same
 #: few orders again and again (0.935 [0.935, 0.935]), and Fisher's z needs more than 3 to exist.
 MIN_CORRELATION_N = 10
-#: Columns of the pair-sign matrix built at a time: bounds kendall_tau_b's memory to items x 2048.
-SIGN_BLOCK = 2048
+#: Cells of the pair-sign matrix built at a time (items x a block of columns): bounds each of
+#: kendall_tau_b's arrays to about 8 MB, whatever the number of items. Its figures are sums of small
+#: integers, exact in any grouping, so they do not depend on it.
+SIGN_CELLS = 1_000_000
 #: Above this many items the pair-sign products (resamples x items^2) cost more than one scipy call
 #: (items log items) per resample, so kendall_tau_b makes those calls instead.
 PAIRWISE_ITEMS = 4000
@@ -150,14 +152,20 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarra
     # Signs and counts are small integers, so float32 products and sums stay exact (below 2^24).
     w32 = w.astype(np.float32)
     concordance = np.zeros(len(w))
-    for start in range(0, len(x), SIGN_BLOCK):
-        block = slice(start, start + SIGN_BLOCK)
+    columns = _sign_columns(len(x))
+    for start in range(0, len(x), columns):
+        block = slice(start, start + columns)
         signs = np.sign(x[:, None] - x[None, block]) * np.sign(y[:, None] - y[None, block])
         concordance += ((w32 @ signs.astype(np.float32)).astype(float) * w[:, block]).sum(axis=1)
     total = w.sum(axis=1) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
         tau: np.ndarray = concordance / np.sqrt((total - _tied_pairs(x, w)) * (total - _tied_pairs(y, w)))
     return tau
+
+
+def _sign_columns(items: int) -> int:
+    """How many columns (or rows) of the items' pair-sign matrix keep a block within SIGN_CELLS."""
+    return max(1, SIGN_CELLS // max(1, items))
 
 
 def _tied_pairs(values: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -175,8 +183,9 @@ def kendall_leave_one_out(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = len(x)
     row = np.zeros(n)
-    for start in range(0, n, SIGN_BLOCK):
-        block = slice(start, start + SIGN_BLOCK)
+    lines = _sign_columns(n)
+    for start in range(0, n, lines):
+        block = slice(start, start + lines)
         row[block] = (np.sign(x[block, None] - x[None, :]) * np.sign(y[block, None] - y[None, :])).sum(axis=1)
     concordance = row.sum() - 2 * row
     total = float(n - 1) ** 2

@@ -64,10 +64,24 @@ def _bootstrapped(predicted: np.ndarray, human: np.ndarray, seed: int, view: str
     return out
 
 
+#: Resamples whose coefficients are computed at once: each array derived from a block of them holds
+#: about a million cells (8 MB), whatever the number of items; every row is its own, so the figures
+#: do not depend on it.
+BLOCK_CELLS = 1_000_000
+
+
 def _coefficients(predicted: np.ndarray, human: np.ndarray, index: np.ndarray, *,
                   kendall: bool = True) -> dict[str, np.ndarray]:
     """Pearson, Spearman and (unless told not to) Kendall of the items each row of `index` draws
-    (Kendall's from each row's item counts)."""
+    (Kendall's from each row's item counts), a block of rows at a time."""
+    rows = max(1, BLOCK_CELLS // max(1, index.shape[1]))
+    blocks = [_block_coefficients(predicted, human, index[start:start + rows], kendall=kendall)
+              for start in range(0, max(1, len(index)), rows)]
+    return {kind: np.concatenate([block[kind] for block in blocks]) for kind in blocks[0]}
+
+
+def _block_coefficients(predicted: np.ndarray, human: np.ndarray, index: np.ndarray, *,
+                        kendall: bool) -> dict[str, np.ndarray]:
     out = {"pearson": _rowwise_pearson(predicted[index], human[index]),
            "spearman": _rowwise_pearson(resample_ranks(predicted, index), resample_ranks(human, index))}
     if kendall:

@@ -3,27 +3,29 @@
     python bench/aggregation.py                                  # reports/latest
     python bench/aggregation.py reports/<run> --target 10
 
-The session end and `llmjury report` run the same code (`aggregate.summarize`, then the report
-files); this times each family's share of it in one process, then the whole `llmjury report`
-command as a user runs it (interpreter start-up and imports included) into a scratch folder, then
-the session end of a small run (12 toy cases, `pytest -n 0`, the fixed cost every small run pays):
+The session end and `llmjury report` run the same code (`aggregate.family_section` for each family,
+then the report files; the command a family at a time, `llmjury.reporting.by_family`); this times
+each family's share of it in one process, then the whole `llmjury report` command as a user runs it
+(interpreter start-up and imports included) into a scratch folder, with its peak memory, then the
+session end of a small run (12 toy cases, `pytest -n 0`, the fixed cost every small run pays):
 its `pytest_sessionfinish` hooks, llmjury's report among them, timed from the toy's conftest.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from llmjury.cli import read_verdicts
 from llmjury.collector import held_off
 from llmjury.families import discover
 from llmjury.pricing import PriceTable
 from llmjury.results import aggregate
+from llmjury.runfiles import read_verdicts
 
 
 def main() -> None:
@@ -33,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
 
     start = time.perf_counter()
-    records = read_verdicts([args.verdicts])
+    records = read_verdicts(args.verdicts)
     read = time.perf_counter() - start
     families, prices = discover(), PriceTable.load()
     by_family: dict[str, list[dict]] = {}
@@ -51,16 +53,19 @@ def main() -> None:
         print(f"{name:<12} {len(family_records):>9,} {spent:>9.2f}s")
     print(f"{'all':<12} {len(records):>9,} {total:>9.2f}s  (families one after another, in one process)")
 
-    with tempfile.TemporaryDirectory() as out:
+    with tempfile.TemporaryDirectory() as out, tempfile.TemporaryFile() as errors:
         began = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "llmjury.cli", "report", str(args.verdicts), "--out", out],
-                              capture_output=True, text=True, check=False)
+        process = subprocess.Popen([sys.executable, "-m", "llmjury.cli", "report", str(args.verdicts), "--out", out],
+                                   stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)  # its peak memory, which subprocess.run does not keep
         command = time.perf_counter() - began
-    if done.returncode != 0:
-        raise SystemExit(f"llmjury report failed ({done.returncode}):\n{done.stderr[-2000:]}")
+        if os.waitstatus_to_exitcode(status) != 0:
+            errors.seek(0)
+            raise SystemExit(f"llmjury report failed ({os.waitstatus_to_exitcode(status)}):\n"
+                             f"{errors.read().decode()[-2000:]}")
     verdict = "within" if command <= args.target else "OVER"
     print(f"`llmjury report` end to end (start-up, read, aggregate, write): {command:.2f} s, "
-          f"{verdict} the {args.target:g} s target")
+          f"{verdict} the {args.target:g} s target; its peak memory {usage.ru_maxrss / 1024:.0f} MB")
     print(f"session end of a 12-case toy run (pytest -n 0): {small_run_session_end():.3f} s")
 
 

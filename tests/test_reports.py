@@ -252,7 +252,7 @@ def test_csv_table_with_its_columns_is_the_csv_pandas_writes():
         assert csv_table(rows, columns) == pd.DataFrame(rows, columns=columns).to_csv(index=False)
     assert csv_table([], ["a", "b"]) == pd.DataFrame([], columns=["a", "b"]).to_csv(index=False)
     # Written a line at a time (a run's whole verdict table is never one string): the same bytes.
-    parts = list(csv_chunks(lambda: iter(rows), chunk=1))
+    parts = list(csv_chunks(lambda: iter(rows), chunk_chars=1))
     assert len(parts) == 1 + len(rows) and "".join(parts) == pd.DataFrame(rows).to_csv(index=False)
 
 

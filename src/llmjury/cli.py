@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
-from llmjury import runfiles
 from llmjury.batch_commands import add_batch_commands
 from llmjury.collector import held_off
 from llmjury.errors import ConfigError
@@ -25,6 +25,7 @@ from llmjury.reporting.reports import terminal_lines, write_run
 from llmjury.results import aggregate
 from llmjury.results.exit_status import gate_exit_status
 from llmjury.results.gates import Gate
+from llmjury.results.verdict_spill import VerdictSpill
 from llmjury.running.cache import SampleStore
 from llmjury.session.projectini import ProjectFamilies
 from llmjury.store.location import KINDS, StoreLocation
@@ -49,27 +50,34 @@ def read_loading(paths: Sequence[Path]) -> list[LoadReport]:
     return merge(reports)
 
 
-def read_verdicts(paths: Sequence[Path]) -> list[dict[str, Any]]:
-    """Verdict records from verdicts files (gzipped or not) or the run folders holding one."""
-    try:
-        return [record for path in paths for record in runfiles.read_verdicts(path)]
-    except ConfigError as exc:
-        raise SystemExit(str(exc)) from None
-
-
 @held_off()
 def report(args: argparse.Namespace) -> int:
+    """Saved verdicts re-aggregated into a new report, a family at a time (`llmjury.reporting.by_family`)."""
+    from llmjury.reporting.by_family import write_by_family
+
     families = discover()
-    records = read_verdicts(args.verdicts)
     run = {"id": args.run_id or time.strftime("%Y%m%d-%H%M%S") + "-reaggregated",
            "reaggregated_from": [str(p) for p in args.verdicts], "judge": "recorded", "cache_mode": "none",
            "seed": None, "workers": 0}
-    typed = aggregate.typed_verdicts(records, families)
-    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families, read_loading(args.verdicts), typed)
-    results = [Gate.parse(text).check(summary, uncertain=args.gate_uncertain) for text in args.gate]
-    run_dir = write_run(args.out, summary, records, results, families, typed)
+    gates = [Gate.parse(text) for text in args.gate]
+    with spilled(args.verdicts, SystemExit) as spill:
+        summary, results, run_dir = write_by_family(args.out, spill, run, families, gates,
+                                                    uncertain=args.gate_uncertain, prices=PriceTable.load(),
+                                                    loading=read_loading(args.verdicts))
     print("\n".join(terminal_lines(summary, results, run_dir, families)))
     return gate_exit_status(results)
+
+
+@contextlib.contextmanager
+def spilled(paths: Sequence[Path], refused: Callable[[str], BaseException]) -> Iterator[VerdictSpill]:
+    """The verdicts of `paths` spilled a family to a file, in a temporary folder (TMPDIR) removed
+    after; a file that cannot be read raises `refused(why)`, which names the file and line."""
+    with tempfile.TemporaryDirectory(prefix="llmjury-verdicts-") as folder:
+        try:
+            spill = VerdictSpill(paths, Path(folder))
+        except ConfigError as exc:
+            raise refused(str(exc)) from None
+        yield spill
 
 
 @held_off()
@@ -130,7 +138,7 @@ def compare(args: argparse.Namespace) -> int:
         current, baseline = load_run(args.current, "CURRENT"), load_run(args.baseline, "BASELINE")
         gates = [Gate.parse(text) for text in args.gate]
         check_metrics(gates, families, baseline=True)
-        check_known(current.records, gates, project)
+        check_known({r["family"] for r in current.records}, gates, project)
     except ConfigError as exc:
         print(f"llmjury compare: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE_ERROR)
@@ -151,18 +159,18 @@ def compare(args: argparse.Namespace) -> int:
     return gate_exit_status(results)
 
 
-def check_known(records: Sequence[dict[str, Any]], gates: Sequence[Gate], project: ProjectFamilies,
+def check_known(recorded: Collection[str], gates: Sequence[Gate], project: ProjectFamilies,
                 command: str = "compare", undefined: Iterable[str] = ()) -> None:
-    """Every family of the run's verdicts and of the gates is known, else a ConfigError naming it:
+    """Every family of the run's verdicts (`recorded`) and of the gates is known, else a ConfigError naming it:
     unknown, it would be left out of the comparison and its gates would fail as "no metric".
     `undefined` names families the runs themselves judged with no definition (the core's counts only)."""
     from llmjury.results.gates import RUN_SECTIONS
 
-    wanted = {r["family"] for r in records} | {f for gate in gates for f in gate.families if f not in RUN_SECTIONS}
+    wanted = set(recorded) | {f for gate in gates for f in gate.families if f not in RUN_SECTIONS}
     unknown = sorted(wanted - project.families.keys() - set(undefined))
     if unknown:
         where = f"the llm_families lines of {project.inifile}" if project.inifile else "no pytest ini file found here"
-        present = (project.families.keys() | set(undefined) | {r["family"] for r in records}) - set(unknown)
+        present = (project.families.keys() | set(undefined) | set(recorded)) - set(unknown)
         hint = did_you_mean(unknown[0], present) if len(unknown) == 1 else ""
         raise ConfigError(f"unknown famil{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}{hint}: "
                           f"neither installed (entry point llmjury.families) nor registered ({where}); run "
@@ -176,6 +184,7 @@ def merge_shards(args: argparse.Namespace) -> int:
     suite would give, its gates checked; a set that is not one whole suite is refused, naming the shard."""
     from pytest import ExitCode
 
+    from llmjury.reporting.by_family import write_by_family
     from llmjury.results import shard_merge
     from llmjury.results.gates import check_metrics
     from llmjury.session.projectini import project_families
@@ -185,20 +194,23 @@ def merge_shards(args: argparse.Namespace) -> int:
         gates = [Gate.parse(text) for text in args.gate]
         check_metrics(gates, project.families, baseline=False)
         shards = shard_merge.check_shards([shard_merge.read_shard(path) for path in args.shards])
-        # In shard order: a case's verdicts all come from one shard, in the order its run kept them.
-        records = [record for shard in shards for record in shard.records()]
-        check_known(records, gates, project, "merge", shard_merge.undefined_families(shards))
     except ConfigError as exc:
         print(f"llmjury merge: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE_ERROR)
     families = project.families
     run = shard_merge.merged_run(shards, args.run_id or time.strftime("%Y%m%d-%H%M%S") + "-merged")
-    typed = aggregate.typed_verdicts(records, families)
-    summary = aggregate.summarize(records, run, {}, PriceTable.load(), families, shard_merge.merged_loading(shards),
-                                  typed).model_copy(update={"usage": shard_merge.merged_usage(shards)})
-    results = [gate.check(summary, uncertain=args.gate_uncertain) for gate in gates]
-    run_dir = write_run(args.out, summary, records, results, families, typed)
-    print(f"merged {len(shards)} shards: {len(records)} verdicts")
+    # In shard order: a case's verdicts all come from one shard, in the order its run kept them.
+    judged = [shard.folder for shard in shards if shard.summary is not None]
+    try:
+        with spilled(judged, ConfigError) as spill:
+            check_known(spill.families, gates, project, "merge", shard_merge.undefined_families(shards))
+            summary, results, run_dir = write_by_family(
+                args.out, spill, run, families, gates, uncertain=args.gate_uncertain, prices=PriceTable.load(),
+                loading=shard_merge.merged_loading(shards), usage=shard_merge.merged_usage(shards))
+    except ConfigError as exc:
+        print(f"llmjury merge: {exc}", file=sys.stderr)
+        return int(ExitCode.USAGE_ERROR)
+    print(f"merged {len(shards)} shards: {len(spill)} verdicts")
     print("\n".join(terminal_lines(summary, results, run_dir, families)))
     return gate_exit_status(results)
 

@@ -14,7 +14,7 @@ import gzip
 import json
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,25 +66,61 @@ def verdicts_file(path: Path) -> Path:
 def read_verdicts(path: Path) -> list[dict[str, Any]]:
     """Every verdict record of a run folder or verdicts file, gzipped or not; a bad line is an error
     naming the file and line."""
+    return [record for block in verdict_blocks(path) for _, _, record in block]
+
+
+def verdict_blocks(path: Path) -> Iterator[list[tuple[int, str, dict[str, Any]]]]:
+    """The verdict lines of a run folder or verdicts file, READ_BLOCK at a time: each line's number,
+    its text and its record. A bad line is an error naming the file and line."""
+    found = _found(path)
+    block: list[tuple[int, str]] = []
+    size = 0
+    for numbered in _lines(found):
+        block.append(numbered)
+        size += len(numbered[1])
+        if len(block) == READ_BLOCK or size >= READ_BLOCK_CHARS:
+            yield _numbered(found, block)
+            block, size = [], 0
+    if block:
+        yield _numbered(found, block)
+
+
+def verdict_lines(path: Path) -> Iterator[str]:
+    """The verdict lines of a run folder or verdicts file as written (unparsed), each ending in a newline."""
+    for _, line in _lines(_found(path)):
+        yield line if line.endswith("\n") else line + "\n"
+
+
+def _found(path: Path) -> Path:
     found = verdicts_file(path)
     if not found.is_file():
         raise ConfigError(f"{path}: no such run folder or verdicts file")
+    return found
+
+
+def _lines(found: Path) -> Iterator[tuple[int, str]]:
+    """A verdicts file's lines but the blank ones, numbered from 1, gzipped or not."""
     opener = gzip.open if found.name.endswith(".gz") else open
-    records: list[dict[str, Any]] = []
-    block: list[tuple[int, str]] = []
     with opener(found, "rt", encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             if line.strip():
-                block.append((number, line))
-            if len(block) == READ_BLOCK:
-                records += _parsed(found, block)
-                block = []
-    return records + _parsed(found, block)
+                yield number, line
+
+
+def _numbered(found: Path, block: list[tuple[int, str]]) -> list[tuple[int, str, dict[str, Any]]]:
+    records = _parsed(found, block)
+    for (number, _), record in zip(block, records, strict=True):
+        if not isinstance(record, dict):
+            raise ConfigError(f"{found} line {number}: not a verdict record (a JSON object)")
+    return [(number, line, record) for (number, line), record in zip(block, records, strict=True)]
 
 
 #: Verdict lines parsed as one JSON array: the parser then keeps one string per key name for the
 #: whole block (a line at a time it keeps one per record: about twice the memory, and slower).
 READ_BLOCK = 5000
+#: ... or fewer, when their text comes to this many characters: the block is held three times while
+#: it is parsed (its lines, the array's text, the records), so long answers make it short.
+READ_BLOCK_CHARS = 2_000_000
 
 
 def _parsed(found: Path, block: list[tuple[int, str]]) -> list[dict[str, Any]]:

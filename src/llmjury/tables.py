@@ -10,7 +10,6 @@ as `str()` gives it. Tests hold these bytes equal to pandas' own.
 from __future__ import annotations
 
 import csv
-import io
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -21,10 +20,15 @@ def csv_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None =
     return "".join(csv_chunks(lambda: rows, columns))
 
 
+#: Characters of a table yielded at a time by `csv_chunks` (about a megabyte of ASCII).
+CHUNK_CHARS = 1_000_000
+
+
 def csv_chunks(rows: Callable[[], Iterable[Mapping[str, Any]]], columns: Sequence[str] | None = None,
-               chunk: int = 1000) -> Iterator[str]:
-    """`csv_table` of the rows `rows()` gives, `chunk` lines at a time. `rows()` is read twice (for the
-    columns and their kinds, then to write), so a table of a whole run's verdicts is never held."""
+               chunk_chars: int = CHUNK_CHARS) -> Iterator[str]:
+    """`csv_table` of the rows `rows()` gives, in parts of whole lines of about `chunk_chars`. `rows()` is
+    read twice (for the columns and their kinds, then to write), so a table of a whole run's verdicts
+    is never held."""
     kinds: dict[str, set[type]] = {name: set() for name in columns or ()}
     seen: Counter[str] = Counter()  # rows that have the column: a row without it leaves a gap
     # Rows of a table share a few shapes (their columns and the types of their values): counted by
@@ -49,19 +53,31 @@ def csv_chunks(rows: Callable[[], Iterable[Mapping[str, Any]]], columns: Sequenc
     # only the columns pandas would change are converted cell by cell; csv writes None as empty
     shaped = [(column, _is_numbers(kinds[name]), float in kinds[name]) for column, name in enumerate(names)]
     special = [(column, numbers, mixed) for column, numbers, mixed in shaped if numbers or mixed]
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")  # str() for the rest: 'True', '[...]', repr of floats
+    lines = _Lines()
+    writer = csv.writer(lines, lineterminator="\n")  # str() for the rest: 'True', '[...]', repr of floats
     writer.writerow(names)
-    for index, row in enumerate(rows(), start=1):
+    for row in rows():
         values = [row.get(name) for name in names]
         for column, numbers, mixed in special:
             values[column] = _cell(values[column], numbers, mixed)
         writer.writerow(values)
-        if index % chunk == 0:
-            yield out.getvalue()
-            out.seek(0)
-            out.truncate()
-    yield out.getvalue()
+        if lines.chars >= chunk_chars:
+            yield "".join(lines)
+            lines.clear()
+            lines.chars = 0
+    yield "".join(lines)
+
+
+class _Lines(list[str]):
+    """The csv writer's file: the lines it writes, kept as the strings they are, and their length.
+    (A StringIO emptied and written again holds four bytes a character: a thousand rows of answers
+    cost 24 MB.)"""
+
+    chars = 0
+
+    def write(self, line: str) -> None:
+        self.append(line)
+        self.chars += len(line)
 
 
 def _is_numbers(kinds: set[type]) -> bool:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,28 +67,49 @@ def script_hash() -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
 
 
+@dataclass(frozen=True)
+class FamilyCases:
+    """One family's block of the view: the cases shown, and how many were left out when more than
+    the limit ran (a report built a family at a time keeps these, not the family's records)."""
+
+    family: str
+    cases: list[dict[str, Any]]
+    left_out: str | None = None
+
+
 def view(records: Sequence[Mapping[str, Any]], baseline: Sequence[Mapping[str, Any]] | None, flips: list[Flips],
          root: Path, limit: int = CASES_PER_FAMILY) -> str:
     """The filter form, then one folded block per shown case, and the filter script (templates/cases.html.j2)."""
-    now, before = _group(records), _group(baseline or [])
+    now, before = group(records), group(baseline or [])
     flipped = {(f.family, c.case_id): i for f in flips for i, c in enumerate(f.cases)}  # worse first
-    families = sorted({family for family, _ in now})
-    cases, left_out = [], []
-    for family in families:
-        keys = [key for key in now if key[0] == family]
-        flags = {key: _flags(key, now, before, flipped, baseline is not None) for key in keys}
-        # a case a judge spoke on before replayed reference data, which holds no judge text
-        keys.sort(key=lambda k: (_rank(flags[k]), flipped.get(k, 0), not any(r.get("raw") for r in now[k]), k[1]))
-        cases += [_case(key, now[key], before.get(key), flags[key], baseline is not None, root)
-                  for key in keys[:limit]]
-        if len(keys) > limit:
-            left_out.append(f"{len(keys) - limit} of {family}'s {len(keys)}")
+    blocks = [family_cases(family, {key: cases for key, cases in now.items() if key[0] == family}, before, flipped,
+                           baseline is not None, root, limit)
+              for family in sorted({family for family, _ in now})]
+    return render(blocks, compared=baseline is not None)
+
+
+def family_cases(family: str, now: Group, before: Group, flipped: Mapping[tuple[str, str], int], compared: bool,
+                 root: Path, limit: int = CASES_PER_FAMILY) -> FamilyCases:
+    """The cases of one family's verdicts (`now`, grouped by case) to show: flipped first, then
+    changed, unscored and the rest."""
+    keys = list(now)
+    flags = {key: _flags(key, now, before, flipped, compared) for key in keys}
+    # a case a judge spoke on before replayed reference data, which holds no judge text
+    keys.sort(key=lambda k: (_rank(flags[k]), flipped.get(k, 0), not any(r.get("raw") for r in now[k]), k[1]))
+    cases = [_case(key, now[key], before.get(key), flags[key], compared, root) for key in keys[:limit]]
+    return FamilyCases(family, cases, f"{len(keys) - limit} of {family}'s {len(keys)}" if len(keys) > limit else None)
+
+
+def render(blocks: Sequence[FamilyCases], compared: bool) -> str:
+    """The view of the families' blocks, in the order given."""
     # the first case (flipped or changed, when any is) is open: what a reviewer reads first
     return templates().get_template("cases.html.j2").render(
-        families=families, compared=baseline is not None, left_out=left_out, cases=cases, script=Markup(SCRIPT))
+        families=[block.family for block in blocks], compared=compared, cases=[c for b in blocks for c in b.cases],
+        left_out=[block.left_out for block in blocks if block.left_out], script=Markup(SCRIPT))
 
 
-def _group(records: Sequence[Mapping[str, Any]]) -> Group:
+def group(records: Iterable[Mapping[str, Any]]) -> Group:
+    """Verdict records by (family, case id), each case's in their order."""
     grouped: Group = {}
     for record in records:
         grouped.setdefault((record["family"], record["case_id"]), []).append(record)

@@ -43,10 +43,11 @@ TEMPLATE, CSS = "report.html.j2", "report.css"
 
 def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, AnyFamily],
          records: Sequence[Mapping[str, Any]] = (), baseline: Sequence[Mapping[str, Any]] | None = None,
-         root: Path | None = None) -> str:
+         root: Path | None = None, *, shown: Sequence[report_cases.FamilyCases] | None = None) -> str:
     """The whole page (templates/report.html.j2): banners, the Decision block with the flipped cases
     (each run's answer and the judge's reason), the comparison view, the plots, every metric per
-    family, then the cases (this run's verdict records beside the baseline's)."""
+    family, then the cases (this run's verdict records beside the baseline's, or the cases `shown`
+    when the report was built a family at a time, with no baseline)."""
     run = summary.run
     decision = decision_of(summary, gates, families)
     environment = templates()
@@ -54,7 +55,10 @@ def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, An
                 "repairs": Markup(repairs.html_table(summary.families[name].tree()))} for name in run.families]
     plots = [Plot(plot.id, plot.caption, Markup(plot.svg))
              for plot in plots_of(summary) + family_plots(summary, families)]
-    cases = Markup(report_cases.view(records, baseline, decision.flips, root or Path.cwd())) if records else ""
+    if shown is not None:
+        cases = Markup(report_cases.render(shown, compared=False)) if any(block.cases for block in shown) else ""
+    else:
+        cases = Markup(report_cases.view(records, baseline, decision.flips, root or Path.cwd())) if records else ""
     return environment.get_template(TEMPLATE).render(
         run=run, decision=decision, details=details, plots=plots, cases=cases,
         style=Markup(environment.loader.get_source(environment, CSS)[0]) if environment.loader else "",

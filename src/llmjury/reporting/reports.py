@@ -5,13 +5,13 @@ with the Decision block (`llmjury.results.decision`); the long reference and rep
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llmjury.family import AnyFamily
 from llmjury.loading import LoadReport
-from llmjury.model import GateResult, RunSummary
+from llmjury.model import FamilySummary, GateResult, RunSummary
 from llmjury.portable import portable, shown
 from llmjury.reporting.offline_banner import offline_banner
 from llmjury.results.decision import (
@@ -31,6 +31,7 @@ from llmjury.tables import csv_chunks
 
 if TYPE_CHECKING:
     from llmjury.judgement.verdicts import Verdict
+    from llmjury.reporting.report_cases import FamilyCases
 
 #: Flipped cases `summary.md` lists per family; report.html lists every one the comparison kept.
 FLIPS_IN_MARKDOWN = 10
@@ -44,35 +45,68 @@ def write_run(directory: Path, summary: RunSummary, records: list[dict[str, Any]
 
     `baseline` (the compared run's verdict records) feeds report.html's per-case view; paths the
     reports show are relative to `root` (the project; the working directory when not given)."""
-    run_dir = directory / summary.run.id
+    run_dir = run_folder_of(directory, summary.run.id)
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps' bytes, without a new encoder per record
+    write_gzip(run_dir / VERDICTS, (encode(r) + "\n" for r in records))
+    files: dict[str, str] = {}
+    for name in summary.run.families:
+        family_records = [r for r in records if r["family"] == name]
+        verdicts = typed.get(name) if typed is not None else None
+        files |= write_family(run_dir, summary.families[name], name, family_records, families.get(name), verdicts,
+                              root=root)
+    finish_run(directory, run_dir, summary, gates, families, files, root=root, latest=bool(records),
+               page_of=lambda written, root: page(written, gates, families, records, baseline, root))
+    return run_dir
+
+
+def run_folder_of(directory: Path, run_id: str) -> Path:
+    """The run's folder under the reports folder, made."""
+    run_dir = directory / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir
+
+
+def write_family(run_dir: Path, summary: FamilySummary, name: str, records: list[dict[str, Any]],
+                 family: AnyFamily | None, typed: Sequence[Verdict] | None = None, *,
+                 root: Path | None) -> dict[str, str]:
+    """One family's verdict table (`<name>.csv.gz`) from its records in the run's order; returns the
+    files of its own (`Family.files`: name -> content, paths in its figures shown from `root` as in
+    every report), which `finish_run` writes with every family's."""
+    write_gzip(run_dir / f"{name}.csv.gz", verdict_table(records))
+    if family is None:
+        return {}
+    section = family.section.model_validate(portable(summary.figures, root or Path.cwd()))
+    return family.files(section, list(typed) if typed is not None else [family.typed(r) for r in records])
+
+
+def finish_run(directory: Path, run_dir: Path, summary: RunSummary, gates: list[GateResult],
+               families: Mapping[str, AnyFamily], files: dict[str, str], *, root: Path | None, latest: bool,
+               page_of: Callable[[RunSummary, Path], str]) -> None:
+    """The run's own files beside its verdicts and tables: `summary.json` (with its gates), the
+    families' files, `summary.md` and report.html (`page_of(summary, root)`), then `latest` when
+    the run recorded a verdict."""
     root = root or Path.cwd()
     summary = summary.model_copy(update={"gates": list(gates)}).portable(root)
     write_text(run_dir / "summary.json", summary.model_dump_json(indent=2))
-    encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps' bytes, without a new encoder per record
-    write_gzip(run_dir / VERDICTS, (encode(r) + "\n" for r in records))
-    extra: dict[str, str] = {}
-    for name in summary.run.families:
-        family_records = [r for r in records if r["family"] == name]
-        write_gzip(run_dir / f"{name}.csv.gz", verdict_table(family_records))
-        family = families.get(name)
-        if family is not None:
-            section = family.section.model_validate(summary.families[name].figures)
-            verdicts = typed[name] if typed is not None else [family.typed(r) for r in family_records]
-            extra |= family.files(section, list(verdicts))
-    links = link_identical(extra)
-    for filename, content in extra.items():
+    links = link_identical(files)
+    for filename, content in files.items():
         if filename not in links:
             write_text(run_dir / filename, content)
     for filename, same_as in links.items():
         place(run_dir, filename, same_as)
     write_text(run_dir / "summary.md", markdown(summary, gates, families))
-    from llmjury.reporting.report_html import page  # matplotlib is imported only when a report is written
-
-    write_text(run_dir / "report.html", page(summary, gates, families, records, baseline, root))
-    if records:
+    write_text(run_dir / "report.html", page_of(summary, root))
+    if latest:
         point_latest(directory, run_dir)
-    return run_dir
+
+
+def page(summary: RunSummary, gates: list[GateResult], families: Mapping[str, AnyFamily],
+         records: Sequence[Mapping[str, Any]] = (), baseline: Sequence[Mapping[str, Any]] | None = None,
+         root: Path | None = None, *, shown: Sequence[FamilyCases] | None = None) -> str:
+    """report.html, its module (and matplotlib's) imported only when a report is written."""
+    from llmjury.reporting import report_html
+
+    return report_html.page(summary, gates, families, records, baseline, root, shown=shown)
 
 
 def verdict_table(records: list[dict[str, Any]]) -> Iterator[str]:

@@ -99,34 +99,48 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
 
     Each family aggregates its verdicts with their results typed by its contract (`typed`, from
     `typed_verdicts`, when the caller has them already); verdicts of a family the run does not
-    know are counted but not aggregated.
+    know are counted but not aggregated."""
+    by_family: dict[str, Records] = {}
+    for record in sorted(records, key=lambda r: (r["family"], r["case_id"])):
+        by_family.setdefault(record["family"], []).append(record)
+    sections = {name: family_section(name, family_records, families.get(name), loading,
+                                     None if typed is None else typed.get(name, ()))
+                for name, family_records in sorted(by_family.items())}
+    return run_summary(sections, run, usage, prices, loading, roles, complete=complete, budget=budget)
+
+
+def family_section(name: str, records: Records, family: AnyFamily | None, loading: Sequence[LoadReport] = (),
+                   typed: Sequence[Verdict] | None = None) -> FamilySummary:
+    """One family's section of the summary, from its records in case order (and their typed
+    verdicts, when the caller has them already): a summary is built a family at a time.
 
     Aggregation's matrices are small (a bootstrap's 200 x 360 counts by 360 x 360 pair signs), and
     waking and syncing OpenBLAS's threads for them costs more than it saves, thirty times more when
     other processes load the cores (0.5 ms on one thread, 16 ms on two): BLAS runs on one thread here."""
-    by_family: dict[str, Records] = {}
-    for record in sorted(records, key=lambda r: (r["family"], r["case_id"])):
-        by_family.setdefault(record["family"], []).append(record)
-    sections: dict[str, FamilySummary] = {}
-    for name, family_records in sorted(by_family.items()):
-        section = core_section(family_records)
-        family = families.get(name)
-        if family is not None:
-            # In case order, as the records are sorted (a stable sort: the same order either way).
-            verdicts = ([family.typed(r) for r in family_records] if typed is None
-                        else sorted(typed.get(name, ()), key=lambda v: v.case_id))
-            aggregated = aggregate_family(family, verdicts)
-            # Absent figures (None at the top) are left out; a metric's own `value: None` stays.
-            section.update({k: v for k, v in aggregated.model_dump(mode="json").items() if v is not None})
-            section["headline"] = list(family.headline)
-        section["loading"] = [r.model_dump() for r in loading if r.family == name]
-        sections[name] = FamilySummary.model_validate(section)
+    section = core_section(records)
+    if family is not None:
+        # In case order, as the records are (a stable sort: the same order either way).
+        verdicts = ([family.typed(r) for r in records] if typed is None
+                    else sorted(typed, key=lambda v: v.case_id))
+        aggregated = aggregate_family(family, verdicts)
+        # Absent figures (None at the top) are left out; a metric's own `value: None` stays.
+        section.update({k: v for k, v in aggregated.model_dump(mode="json").items() if v is not None})
+        section["headline"] = list(family.headline)
+    section["loading"] = [r.model_dump() for r in loading if r.family == name]
+    return FamilySummary.model_validate(section)
+
+
+def run_summary(sections: Mapping[str, FamilySummary], run: dict[str, Any], usage: dict[str, dict[str, float]],
+                prices: PriceTable, loading: Sequence[LoadReport] = (), roles: RoleUsage | None = None, *,
+                complete: bool = True, budget: BudgetFacts | None = None) -> RunSummary:
+    """The summary around its family sections (in name order): run metadata, usage and cost."""
     # Offline: every family that asked a judge asked the heuristics (a test's own assertions ask none).
-    judged = [f for f, recs in by_family.items() if any(r["judge"]["provider"] != ASSERTIONS for r in recs)]
-    offline = bool(judged) and all(sections[f].offline for f in judged)
-    return RunSummary(run=RunInfo.model_validate({**run, "families": sorted(by_family), "offline": offline}),
+    judged = [section for section in sections.values()
+              if any(config["provider"] != ASSERTIONS for config in section.judge_config)]
+    offline = bool(judged) and all(section.offline for section in judged)
+    return RunSummary(run=RunInfo.model_validate({**run, "families": sorted(sections), "offline": offline}),
                       usage=usage_section(usage, prices, roles or {}),
-                      loading=[report.model_dump() for report in loading], families=sections,
+                      loading=[report.model_dump() for report in loading], families=dict(sorted(sections.items())),
                       complete=complete, budget=budget)
 
 

@@ -18,7 +18,7 @@ from llmjury.loading import LoadReport, merge
 from llmjury.model import RunSummary, Usage, read_summary
 from llmjury.results.aggregate import merge_roles
 from llmjury.results.shard_manifest import MANIFEST, ShardManifest, read_manifest
-from llmjury.runfiles import LATEST, read_verdicts, run_folder
+from llmjury.runfiles import LATEST, run_folder
 
 
 @dataclass(frozen=True)
@@ -31,15 +31,6 @@ class ShardFolder:
 
     def __str__(self) -> str:
         return f"shard {self.manifest.label} ({self.folder})"
-
-    def records(self) -> list[dict[str, Any]]:
-        """Its verdict records (none when its tests judged nothing, so no report was written)."""
-        if self.summary is None:
-            return []
-        try:
-            return read_verdicts(self.folder)
-        except ConfigError as exc:
-            raise ConfigError(f"{self}: {exc}") from None
 
 
 def shard_folder(path: Path) -> Path:

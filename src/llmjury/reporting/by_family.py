@@ -1,0 +1,57 @@
+"""A run's reports built a family at a time from verdicts spilled to disk (`llmjury merge` of a suite's
+shards, `llmjury report`): one family's records and typed verdicts are held at once, aggregated,
+tabled, filed and shown, then let go. Its memory is the largest family's, not the suite's; the files
+are those `write_run` writes from verdicts held in memory (the same figures, tables and pages)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from llmjury.family import AnyFamily
+from llmjury.loading import LoadReport
+from llmjury.model import FamilySummary, GateResult, RunSummary, Usage
+from llmjury.pricing import PriceTable
+from llmjury.reporting import report_cases
+from llmjury.reporting.reports import finish_run, page, run_folder_of, write_family
+from llmjury.results.aggregate import family_section, run_summary
+from llmjury.results.gates import Gate
+from llmjury.results.verdict_spill import VerdictSpill
+from llmjury.runfiles import VERDICTS, write_gzip
+
+
+def write_by_family(directory: Path, spill: VerdictSpill, run: dict[str, Any], families: Mapping[str, AnyFamily],
+                    gates: Sequence[Gate], *, uncertain: Literal["pass", "inconclusive"], prices: PriceTable,
+                    loading: Sequence[LoadReport] = (), usage: Usage | None = None,
+                    root: Path | None = None) -> tuple[RunSummary, list[GateResult], Path]:
+    """Write `directory/<run id>/` from the spilled verdicts, its gates checked; returns the summary
+    (with `usage` when given: a merge's is the shards' own), the gates' results and the run folder."""
+    run_dir = run_folder_of(directory, run["id"])
+    write_gzip(run_dir / VERDICTS, spill.lines())
+    root = root or Path.cwd()
+    sections: dict[str, FamilySummary] = {}
+    files: dict[str, str] = {}
+    shown = []
+    for name in spill.families:
+        sections[name], own, cases = _family(run_dir, spill, name, families.get(name), loading, root)
+        files |= own
+        shown.append(cases)
+    summary = run_summary(sections, run, {}, prices, loading)
+    if usage is not None:
+        summary = summary.model_copy(update={"usage": usage})
+    results = [gate.check(summary, uncertain=uncertain) for gate in gates]
+    finish_run(directory, run_dir, summary, results, families, files, root=root, latest=len(spill) > 0,
+               page_of=lambda written, root: page(written, results, families, root=root, shown=shown))
+    return summary, results, run_dir
+
+
+def _family(run_dir: Path, spill: VerdictSpill, name: str, family: AnyFamily | None, loading: Sequence[LoadReport],
+            root: Path) -> tuple[FamilySummary, dict[str, str], report_cases.FamilyCases]:
+    """One family's section, table, files and shown cases; its records and verdicts are let go on
+    return, before the next family's are read."""
+    records = spill.records(name)
+    typed = [family.typed(r) for r in records] if family is not None else None  # typed once, for both uses
+    section = family_section(name, sorted(records, key=lambda r: r["case_id"]), family, loading, typed)
+    files = write_family(run_dir, section, name, records, family, typed, root=root)
+    return section, files, report_cases.family_cases(name, report_cases.group(records), {}, {}, False, root)

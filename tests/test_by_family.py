@@ -1,0 +1,162 @@
+"""`llmjury report` and `llmjury merge` build a report a family at a time from verdicts spilled to
+disk (`llmjury.results.verdict_spill`, `llmjury.reporting.by_family`): the same files as a report of
+verdicts held in memory, holding one family's at a time."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import re
+import string
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from llmjury.cli import main
+from llmjury.errors import ConfigError
+from llmjury.families import discover
+from llmjury.pricing import PriceTable
+from llmjury.reporting.by_family import write_by_family
+from llmjury.reporting.reports import write_run
+from llmjury.results import aggregate
+from llmjury.results.verdict_spill import VerdictSpill
+from llmjury.runfiles import VERDICTS, read_verdicts
+
+
+def record(family: str, case: str, *, text: str = "", passed: bool = True, valid: bool = True) -> dict:
+    """A verdict record: `custom` checks are typed by an installed family, other families are not."""
+    return {"case_id": case, "family": family, "kind": "check" if family == "custom" else "",
+            "judge": {"provider": "pytest:assert" if family == "custom" else "openai:m"},
+            "result": {"passed": passed} if family == "custom" else {}, "valid": valid,
+            "error": None if valid else "refused: policy", "raw": [] if valid else ["I cannot."],
+            "attributes": {"name": "t", "text": text}}
+
+
+def write_lines(path: Path, records: list[dict], *, last_newline: bool = True) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in records) + ("\n" if last_newline else ""))
+    return path
+
+
+def arena_verdicts(tmp_path: Path) -> Path:
+    """A real family's verdicts with files of its own: pairwise judgements replayed into a run folder."""
+    pairs = [{"id": f"p{i}", "prompt": f"Q{i % 4}", "answer_a": "a" * (i % 5 + 1), "answer_b": "b" * (i % 3 + 1),
+              "model_a": ["sysA", "sysB", "sysC"][i % 3], "model_b": ["sysB", "sysC", "sysA"][i % 3],
+              "label": "ab"[i % 2], "verdict_ab": "ab"[i % 2], "verdict_ba": "ba"[i % 3 % 2], "judge": "gpt-4"}
+             for i in range(24)]
+    (tmp_path / "judged.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pairs))
+    assert main(["replay", "arena", str(tmp_path / "judged.jsonl"), "--out", str(tmp_path / "replayed"),
+                 "--name", "replayed"]) == 0
+    return tmp_path / "replayed" / "replayed" / VERDICTS
+
+
+def test_the_spill_sorts_verdicts_by_family_and_keeps_every_line_as_written(tmp_path):
+    first = write_lines(tmp_path / "a.jsonl", [record("toy", "c1"), record("custom", "c2"), record("toy", "c3")])
+    (tmp_path / "b.jsonl").write_text("\n" + json.dumps(record("toy", "c4"), indent=None, separators=(",", ":")))
+    spill = VerdictSpill([first, tmp_path / "b.jsonl"], tmp_path)
+    assert spill.families == ["custom", "toy"] and len(spill) == 4
+    assert [r["case_id"] for r in spill.records("toy")] == ["c1", "c3", "c4"]
+    assert spill.records("absent") == []
+    lines = list(spill.lines())  # both files' lines in order, the blank one left out, each ending in a newline
+    assert lines == [*first.read_text().splitlines(keepends=True), (tmp_path / "b.jsonl").read_text()[1:] + "\n"]
+
+
+@pytest.mark.parametrize("line, cause", [
+    ("[1, 2]", "line 2: not a verdict record (a JSON object)"),
+    ('{"case_id": "c9"}', "line 2: a verdict record names no family"),
+    ('{"case_id": "c9", "family": ', "line 2: not a JSON verdict record"),
+])
+def test_a_line_that_is_not_a_verdict_record_stops_the_spill_naming_its_file_and_line(tmp_path, line, cause):
+    path = tmp_path / "v.jsonl"
+    path.write_text(json.dumps(record("toy", "c1")) + "\n" + line + "\n")
+    with pytest.raises(ConfigError, match=re.escape(f"{path} {cause}")):
+        VerdictSpill([path], tmp_path / "spill")
+
+
+def test_llmjury_report_of_a_bad_line_names_it_and_writes_no_report(tmp_path):
+    path = tmp_path / "v.jsonl"
+    path.write_text(json.dumps(record("toy", "c1")) + "\n[]\n")
+    with pytest.raises(SystemExit, match=r"v.jsonl line 2: not a verdict record"):
+        main(["report", str(path), "--out", str(tmp_path / "out")])
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_family_named_like_a_path_is_spilled_inside_the_spill_folder(tmp_path):
+    spill_folder = tmp_path / "spill"
+    spill_folder.mkdir()
+    path = write_lines(tmp_path / "v.jsonl", [record("../../escaped", "c1"), record("a/b", "c2")])
+    spill = VerdictSpill([path], spill_folder)
+    assert spill.families == ["../../escaped", "a/b"]
+    assert sorted(p.name for p in spill_folder.iterdir()) == ["family-0.jsonl", "family-1.jsonl"]
+    assert not (tmp_path.parent / "escaped").exists()
+
+
+def test_a_report_built_a_family_at_a_time_writes_the_files_of_one_built_from_held_verdicts(tmp_path):
+    """Summary, tables, the families' own files, summary.md and report.html, byte for byte."""
+    arena = arena_verdicts(tmp_path)
+    others = write_lines(tmp_path / "others.jsonl", [record("custom", f"k{i}", passed=i % 3 > 0) for i in range(7)]
+                         + [record("toy", f"t{i}", valid=i != 2, text=f"answer {i}") for i in range(5)])
+    families, prices, run = discover(), PriceTable.load(), {"id": "same", "judge": "recorded"}
+    records = read_verdicts(arena) + read_verdicts(others)
+    typed = aggregate.typed_verdicts(records, families)
+    summary = aggregate.summarize(records, run, {}, prices, families, (), typed)
+    write_run(tmp_path / "held", summary, records, [], families, typed)
+    spill = VerdictSpill([arena, others], tmp_path)
+    streamed, results, run_dir = write_by_family(tmp_path / "streamed", spill, run, families, [],
+                                                 uncertain="inconclusive", prices=prices)
+    assert streamed == summary and results == [] and run_dir == tmp_path / "streamed" / "same"
+    held = tmp_path / "held" / "same"
+    names = sorted(str(p.relative_to(held)) for p in held.rglob("*") if p.is_file())
+    assert {"arena.csv.gz", "custom.csv.gz", "toy.csv.gz", "report.html", "summary.json"} <= set(names)
+    assert any("/" in name for name in names)  # arena's files of its own, in folders
+    assert sorted(str(p.relative_to(run_dir)) for p in run_dir.rglob("*") if p.is_file()) == names
+    for name in names:
+        assert (run_dir / name).read_bytes() == (held / name).read_bytes(), name
+    assert (tmp_path / "streamed" / "latest").resolve() == run_dir.resolve()
+
+
+def test_a_report_holds_one_familys_verdicts_at_a_time(tmp_path):
+    """Two families of the same size: a report of held verdicts peaks above both families' texts; one
+    built a family at a time peaks lower by most of a family's."""
+    rng = random.Random(7)
+    text = "".join(rng.choices(string.ascii_letters, k=6000))
+    records = [record(family, f"c{i:04d}", text=f"{family} {i} {text}", passed=i % 2 == 0)
+               for family in ("custom", "toy") for i in range(1500)]
+    path = write_lines(tmp_path / "v.jsonl", records)
+    one_family = sum(len(r["attributes"]["text"]) for r in records) / 2
+    del records
+    families, prices = discover(), PriceTable.load()
+
+    def peak(build) -> float:
+        build(tmp_path / "warm")  # imports and templates first: the peak is the verdicts'
+        tracemalloc.start()
+        try:
+            build(tmp_path / "measured")
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    def held(out: Path) -> None:
+        held_records = read_verdicts(path)
+        typed = aggregate.typed_verdicts(held_records, families)
+        summary = aggregate.summarize(held_records, {"id": out.name}, {}, prices, families, (), typed)
+        write_run(out, summary, held_records, [], families, typed)
+
+    def by_family(out: Path) -> None:
+        spill = VerdictSpill([path], tmp_path)
+        write_by_family(out, spill, {"id": out.name}, families, [], uncertain="inconclusive", prices=prices)
+
+    held_peak, by_family_peak = peak(held), peak(by_family)
+    assert held_peak > 2 * one_family  # both families' texts, and more
+    assert by_family_peak < held_peak - 0.8 * one_family  # the other family's are not held
+
+
+def test_a_csv_table_of_long_answers_is_written_in_parts_of_about_a_megabyte(tmp_path):
+    """Before: a StringIO of a thousand rows, four bytes a character (24 MB for 6 KB answers)."""
+    from llmjury.reporting.reports import verdict_table
+
+    rows = [record("toy", f"c{i}", text="x" * 6000) for i in range(400)]
+    parts = list(verdict_table(rows))
+    assert len(parts) >= 2 and max(map(len, parts)) < 1_100_000
+    assert gzip.decompress(gzip.compress("".join(parts).encode())).decode().count("\n") == 401

@@ -16,6 +16,11 @@ llmjury's own. Timings depend on the machine: the load average is printed first.
     python bench/growth.py --huge        # and 10^5
     python bench/growth.py --sizes 1000  # a quick look
     python bench/growth.py --workers 2   # -n 2
+    python bench/growth.py --shards 4    # and each size as 4 shards, merged
+
+With `--shards N` each size is run again as N shards (`--llm-shard I/N`, each with a store of its
+own, as on N machines) and `llmjury merge`d: the shards' CPU against the whole run's, the largest
+shard's peak memory, and the merge's time and peak.
 """
 
 from __future__ import annotations
@@ -76,17 +81,24 @@ class Figures:
     exit_code: int
 
 
-def run(folder: Path, cases: int, server: FakeOpenAI, workers: int) -> Figures:
-    """One pytest run of `cases` one-call cases, in a process of its own, measured by wait4 (its peak
-    memory is its largest process's, xdist's workers included)."""
+def suite(folder: Path, cases: int) -> Path:
+    """The folder of a suite of `cases` one-call cases."""
     here = folder / f"suite-{cases}"
     here.mkdir()
     (here / "pytest.ini").write_text(ADDOPTS)
     (here / "test_growth.py").write_text(SUITE.format(cases=cases))
+    return here
+
+
+def run(here: Path, cases: int, server: FakeOpenAI, workers: int, shard: str | None = None) -> Figures:
+    """One pytest run of the suite in `here` (or of one shard of it, `I/N`, with a store and reports of
+    its own), in a process of its own, measured by wait4 (its peak memory is its largest process's,
+    xdist's workers included)."""
+    name = "whole" if shard is None else "shard-" + shard.replace("/", "-of-")
     command = [sys.executable, "-m", "pytest", "-p", "xdist", "-p", "llmjury", "-q", "-n", str(workers),
                "--llm-progress", "off",
-               "--llm-judge", f"openai:growth;base_url={server.base_url}", "--llm-reports", str(here / "reports"),
-               "--llm-cache-path", str(here / "cache.sqlite")]
+               "--llm-judge", f"openai:growth;base_url={server.base_url}", "--llm-reports", str(here / name),
+               "--llm-cache-path", str(here / f"{name}.sqlite"), *(["--llm-shard", shard] if shard else [])]
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=here, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert process.stdout is not None
@@ -96,9 +108,26 @@ def run(folder: Path, cases: int, server: FakeOpenAI, workers: int) -> Figures:
             first = time.perf_counter() - started
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
-    store = sum(path.stat().st_size for path in here.glob("cache.sqlite*"))
+    store = sum(path.stat().st_size for path in here.glob(f"{name}.sqlite*"))
     return Figures(cases, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, first, wall, store / 1e6,
                    os.waitstatus_to_exitcode(status))
+
+
+def sharded(here: Path, whole: Figures, server: FakeOpenAI, workers: int, count: int) -> bool:
+    """The suite run again as `count` shards, then `llmjury merge`d: the shards' CPU against the whole
+    run's, the largest shard's peak, and the merge's time and peak. True when all of it succeeded."""
+    shards = [run(here, whole.cases, server, workers, f"{index}/{count}") for index in range(1, count + 1)]
+    folders = [str(here / f"shard-{index}-of-{count}") for index in range(1, count + 1)]
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "llmjury.cli", "merge", *folders, "--out", str(here / "merged")],
+                               cwd=here, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    cpu = sum(f.cpu_s for f in shards)
+    print(f"{'':>8} {count} shards: {cpu:.1f} CPU s in all, {cpu / whole.cpu_s:.2f}x the whole run's; the largest "
+          f"peaked at {max(f.peak_mb for f in shards):.0f} MB (the whole run {whole.peak_mb:.0f}); llmjury merge "
+          f"{wall:.1f} s, {usage.ru_utime + usage.ru_stime:.1f} CPU s, peak {usage.ru_maxrss / 1024:.0f} MB")
+    return os.waitstatus_to_exitcode(status) == 0 and all(f.exit_code == 0 for f in shards)
 
 
 def bare_peak_mb(folder: Path, cases: int, workers: int) -> float:
@@ -118,18 +147,22 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,10000", help="numbers of cases, comma-separated")
     parser.add_argument("--huge", action="store_true", help="also 100,000 cases")
     parser.add_argument("--workers", type=int, default=0, help="xdist workers (-n); 0: one process")
+    parser.add_argument("--shards", type=int, default=0,
+                        help="also run each size as this many shards (--llm-shard) and merge them")
     args = parser.parse_args()
     try:
         sizes = [int(size) for size in args.sizes.split(",")] + ([100_000] if args.huge else [])
     except ValueError:
         parser.error(f"--sizes {args.sizes!r}: numbers of cases, comma-separated")
+    if args.shards == 1 or args.shards < 0:
+        parser.error(f"--shards {args.shards}: a number of shards above 1 (0: none)")
     if small := [size for size in sizes if size <= BASELINE_CASES]:
         parser.error(f"--sizes {small[0]}: each size must be above the {BASELINE_CASES}-case baseline")
     print(f"load average {', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # inherited by every run
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as server:
         folder = Path(tmp)
-        base = run(folder, BASELINE_CASES, server, args.workers)
+        base = run(suite(folder, BASELINE_CASES), BASELINE_CASES, server, args.workers)
         bare_base = bare_peak_mb(folder, BASELINE_CASES, args.workers)
         print(f"baseline ({BASELINE_CASES} cases): peak {base.peak_mb:.0f} MB, {base.cpu_s:.1f} CPU s; "
               f"bare pytest {bare_base:.0f} MB")
@@ -139,7 +172,8 @@ def main() -> int:
               f"1st result <= {FIRST_RESULT_TARGET_S:g} s, 10^5 under {HUGE_PEAK_TARGET_MB:g} MB")
         failed = False
         for size in sizes:
-            f = run(folder, size, server, args.workers)
+            here = suite(folder, size)
+            f = run(here, size, server, args.workers)
             per_case = (f.peak_mb - base.peak_mb) * 1024 / max(1, size - BASELINE_CASES)
             floor = (bare_peak_mb(folder, size, args.workers) - bare_base) * 1024 / max(1, size - BASELINE_CASES)
             first = "-" if f.first_result_s is None else f"{f.first_result_s:.1f} s"
@@ -150,6 +184,8 @@ def main() -> int:
                   f"{floor:>10.1f} {per_case - floor:>11.1f} {first:>11} {f.wall_s:>7.1f} {f.store_mb:>9.1f}  "
                   f"{'met' if met else 'MISSED'}"
                   + ("" if f.exit_code == 0 else f" (pytest exited {f.exit_code})"))
+            if args.shards > 1:
+                failed |= not sharded(here, f, server, args.workers, args.shards)
     return 1 if failed else 0
 
 

@@ -122,7 +122,7 @@ def test_a_report_holds_one_familys_verdicts_at_a_time(tmp_path):
     rng = random.Random(7)
     text = "".join(rng.choices(string.ascii_letters, k=6000))
     records = [record(family, f"c{i:04d}", text=f"{family} {i} {text}", passed=i % 2 == 0)
-               for family in ("custom", "toy") for i in range(1500)]
+               for family in ("custom", "toy") for i in range(600)]
     path = write_lines(tmp_path / "v.jsonl", records)
     one_family = sum(len(r["attributes"]["text"]) for r in records) / 2
     del records

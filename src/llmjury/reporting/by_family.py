@@ -14,7 +14,7 @@ from llmjury.loading import LoadReport
 from llmjury.model import FamilySummary, GateResult, RunSummary, Usage
 from llmjury.pricing import PriceTable
 from llmjury.reporting import report_cases
-from llmjury.reporting.reports import finish_run, page, run_folder_of, write_family
+from llmjury.reporting.reports import finish_run, page, run_folder_of, write_family, write_summary
 from llmjury.results.aggregate import family_section, run_summary
 from llmjury.results.gates import Gate
 from llmjury.results.verdict_spill import VerdictSpill
@@ -41,8 +41,9 @@ def write_by_family(directory: Path, spill: VerdictSpill, run: dict[str, Any], f
     if usage is not None:
         summary = summary.model_copy(update={"usage": usage})
     results = [gate.check(summary, uncertain=uncertain) for gate in gates]
-    finish_run(directory, run_dir, summary, results, families, files, root=root, latest=len(spill) > 0,
-               page_of=lambda written, root: page(written, results, families, root=root, shown=shown))
+    written = write_summary(run_dir, summary, results, root)
+    finish_run(directory, run_dir, written, results, families, files, latest=len(spill) > 0,
+               page=lambda: page(written, results, families, root=root, shown=shown))
     return summary, results, run_dir
 
 

@@ -45,17 +45,19 @@ def write_run(directory: Path, summary: RunSummary, records: list[dict[str, Any]
 
     `baseline` (the compared run's verdict records) feeds report.html's per-case view; paths the
     reports show are relative to `root` (the project; the working directory when not given)."""
+    root = root or Path.cwd()
     run_dir = run_folder_of(directory, summary.run.id)
+    written = write_summary(run_dir, summary, gates, root)  # first: a stop during the rest keeps the figures
     encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps' bytes, without a new encoder per record
     write_gzip(run_dir / VERDICTS, (encode(r) + "\n" for r in records))
     files: dict[str, str] = {}
     for name in summary.run.families:
         family_records = [r for r in records if r["family"] == name]
         verdicts = typed.get(name) if typed is not None else None
-        files |= write_family(run_dir, summary.families[name], name, family_records, families.get(name), verdicts,
+        files |= write_family(run_dir, written.families[name], name, family_records, families.get(name), verdicts,
                               root=root)
-    finish_run(directory, run_dir, summary, gates, families, files, root=root, latest=bool(records),
-               page_of=lambda written, root: page(written, gates, families, records, baseline, root))
+    finish_run(directory, run_dir, written, gates, families, files, latest=bool(records),
+               page=lambda: page(written, gates, families, records, baseline, root))
     return run_dir
 
 
@@ -68,34 +70,38 @@ def run_folder_of(directory: Path, run_id: str) -> Path:
 
 def write_family(run_dir: Path, summary: FamilySummary, name: str, records: list[dict[str, Any]],
                  family: AnyFamily | None, typed: Sequence[Verdict] | None = None, *,
-                 root: Path | None) -> dict[str, str]:
+                 root: Path) -> dict[str, str]:
     """One family's verdict table (`<name>.csv.gz`) from its records in the run's order; returns the
     files of its own (`Family.files`: name -> content, paths in its figures shown from `root` as in
     every report), which `finish_run` writes with every family's."""
     write_gzip(run_dir / f"{name}.csv.gz", verdict_table(records))
     if family is None:
         return {}
-    section = family.section.model_validate(portable(summary.figures, root or Path.cwd()))
+    section = family.section.model_validate(portable(summary.figures, root))
     return family.files(section, list(typed) if typed is not None else [family.typed(r) for r in records])
 
 
-def finish_run(directory: Path, run_dir: Path, summary: RunSummary, gates: list[GateResult],
-               families: Mapping[str, AnyFamily], files: dict[str, str], *, root: Path | None, latest: bool,
-               page_of: Callable[[RunSummary, Path], str]) -> None:
-    """The run's own files beside its verdicts and tables: `summary.json` (with its gates), the
-    families' files, `summary.md` and report.html (`page_of(summary, root)`), then `latest` when
-    the run recorded a verdict."""
-    root = root or Path.cwd()
-    summary = summary.model_copy(update={"gates": list(gates)}).portable(root)
-    write_text(run_dir / "summary.json", summary.model_dump_json(indent=2))
+def write_summary(run_dir: Path, summary: RunSummary, gates: list[GateResult], root: Path) -> RunSummary:
+    """`summary.json`, with its gates and its paths shown from `root`; returns the summary as written,
+    which every other report of the run is rendered from."""
+    written = summary.model_copy(update={"gates": list(gates)}).portable(root)
+    write_text(run_dir / "summary.json", written.model_dump_json(indent=2))
+    return written
+
+
+def finish_run(directory: Path, run_dir: Path, written: RunSummary, gates: list[GateResult],
+               families: Mapping[str, AnyFamily], files: dict[str, str], *, latest: bool,
+               page: Callable[[], str]) -> None:
+    """The run's files after its summary, verdicts and tables: the families' own files, `summary.md`
+    and report.html (`page()`), then `latest` when the run recorded a verdict."""
     links = link_identical(files)
     for filename, content in files.items():
         if filename not in links:
             write_text(run_dir / filename, content)
     for filename, same_as in links.items():
         place(run_dir, filename, same_as)
-    write_text(run_dir / "summary.md", markdown(summary, gates, families))
-    write_text(run_dir / "report.html", page_of(summary, root))
+    write_text(run_dir / "summary.md", markdown(written, gates, families))
+    write_text(run_dir / "report.html", page())
     if latest:
         point_latest(directory, run_dir)
 

@@ -74,11 +74,11 @@ def test_a_line_that_is_not_a_verdict_record_stops_the_spill_naming_its_file_and
         VerdictSpill([path], tmp_path / "spill")
 
 
-def test_llmjury_report_of_a_bad_line_names_it_and_writes_no_report(tmp_path):
+def test_llmjury_report_of_a_bad_line_names_it_and_writes_no_report(tmp_path, capsys):
     path = tmp_path / "v.jsonl"
     path.write_text(json.dumps(record("toy", "c1")) + "\n[]\n")
-    with pytest.raises(SystemExit, match=r"v.jsonl line 2: not a verdict record"):
-        main(["report", str(path), "--out", str(tmp_path / "out")])
+    assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 4  # a usage error, as merge's
+    assert capsys.readouterr().err == f"llmjury report: {path} line 2: not a verdict record (a JSON object)\n"
     assert not (tmp_path / "out").exists()
 
 
@@ -160,3 +160,64 @@ def test_a_csv_table_of_long_answers_is_written_in_parts_of_about_a_megabyte(tmp
     parts = list(verdict_table(rows))
     assert len(parts) >= 2 and max(map(len, parts)) < 1_100_000
     assert gzip.decompress(gzip.compress("".join(parts).encode())).decode().count("\n") == 401
+
+
+@pytest.mark.parametrize("change, cause", [
+    ({"valid": "maybe"}, "a custom verdict record has valid 'maybe', not true or false"),
+    ({"judge": {"model": "m"}}, "a custom verdict record names no judge provider (judge.provider)"),
+    ({"case_id": 7}, "a custom verdict record has no case_id (a string)"),
+    ({"error": ["refused"]}, "a custom verdict record has error ['refused'], not a string or null"),
+])
+def test_a_record_without_what_every_report_counts_is_named_before_anything_is_written(tmp_path, capsys, change,
+                                                                                        cause):
+    path = write_lines(tmp_path / "v.jsonl", [record("custom", "c1"), {**record("custom", "c2"), **change}])
+    assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 4
+    assert capsys.readouterr().err == f"llmjury report: {path} line 2: {cause}\n"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("change, cause", [
+    ({"result": {"passed": "often"}}, "passed: Input should be a valid boolean, unable to interpret input"),
+    ({"kind": "nonsense"}, "family 'custom' has no verdict kind 'nonsense'"),
+])
+def test_a_record_its_familys_model_refuses_is_named_with_its_file_and_line_and_no_folder_is_left(
+        tmp_path, capsys, change, cause):
+    """Before: a pydantic traceback naming neither, and a half-written run folder."""
+    good = write_lines(tmp_path / "good.jsonl", [record("toy", "t1")])
+    path = write_lines(tmp_path / "v.jsonl", [record("custom", f"c{i}") for i in range(3)]
+                       + [{**record("custom", "c3"), **change}])
+    assert main(["report", str(good), str(path), "--out", str(tmp_path / "out"), "--run-id", "r"]) == 4
+    err = capsys.readouterr().err
+    assert err.startswith(f"llmjury report: {path} line 4: not a custom verdict record ({cause}")
+    assert list((tmp_path / "out").iterdir()) == []  # the toy family's table was written, then taken back
+
+
+def test_a_cut_gzip_stream_or_a_cut_line_is_named_with_where_it_stops(tmp_path, capsys):
+    whole = gzip.compress("".join(json.dumps(record("toy", f"c{i}")) + "\n" for i in range(400)).encode())
+    cut = tmp_path / "cut" / VERDICTS
+    cut.parent.mkdir()
+    cut.write_bytes(whole[: len(whole) // 2])
+    assert main(["report", str(cut.parent), "--out", str(tmp_path / "out")]) == 4
+    assert f"{cut}: cannot be read after line" in capsys.readouterr().err
+    half = tmp_path / "half.jsonl"
+    half.write_text(json.dumps(record("toy", "c1")) + "\n" + json.dumps(record("toy", "c2"))[:40] + "\n")
+    assert main(["report", str(half), "--out", str(tmp_path / "out")]) == 4
+    assert capsys.readouterr().err == (f"llmjury report: {half} line 2: not a JSON verdict record "
+                                       "(Invalid control character at column 41)\n")
+
+
+def test_report_reads_a_reports_folder_by_its_latest_run(tmp_path):
+    arena = arena_verdicts(tmp_path)
+    assert main(["report", str(arena.parents[1]), "--out", str(tmp_path / "out"), "--run-id", "r"]) == 0
+    assert json.loads((tmp_path / "out" / "r" / "summary.json").read_text())["arena"]["verdicts"] == \
+        len(read_verdicts(arena))
+
+
+def test_reports_made_in_the_same_second_get_folders_of_their_own(tmp_path, monkeypatch):
+    """Before: both wrote into one `<time>-reaggregated` folder."""
+    monkeypatch.setattr("time.strftime", lambda _: "20261203-120000")
+    path = write_lines(tmp_path / "v.jsonl", [record("toy", "c1")])
+    for _ in range(3):
+        assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "20261203-120000-reaggregated", "20261203-120000-reaggregated-2", "20261203-120000-reaggregated-3", "latest"]

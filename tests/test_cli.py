@@ -162,8 +162,9 @@ def test_report_of_verdicts_without_a_summary_has_no_load_counts(tmp_path):
     assert json.loads((tmp_path / "out" / "r" / "summary.json").read_text())["loading"] == []
 
 
-def test_report_refuses_a_summary_that_is_not_one(tmp_path):
+def test_report_refuses_a_summary_that_is_not_one(tmp_path, capsys):
     (tmp_path / "verdicts.jsonl").write_text("")
     (tmp_path / "summary.json").write_text('{"loading": [{"family": "arena"}]}')
-    with pytest.raises(SystemExit, match=r"summary\.json: not a run summary"):
-        main(["report", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert main(["report", str(tmp_path), "--out", str(tmp_path / "out")]) == 4
+    err = capsys.readouterr().err
+    assert err.startswith("llmjury report: ") and "summary.json: not a run summary (run: Field required)" in err

@@ -191,3 +191,21 @@ def test_merge_refuses_a_family_the_shards_runs_defined_but_this_folder_does_not
     monkeypatch.chdir(polite.path / "elsewhere")
     assert main(["merge", "../shard1", "../shard2", "--out", "merged"]) == 4
     assert "unknown family 'polite'" in capsys.readouterr().err
+
+
+def test_report_reads_the_projects_own_family_from_its_ini_and_refuses_it_elsewhere(polite, capsys, monkeypatch):
+    """Before: `llmjury report` knew only installed families, so a project's own family kept its
+    counts and silently lost its figures (a gate on them failed as `no metric`)."""
+    polite.runpytest_inprocess("-n", "0", "--llm-reports", "whole")
+    whole = json.loads((run_folder(polite.path / "whole") / "summary.json").read_text())
+    capsys.readouterr()
+    monkeypatch.chdir(polite.path)
+    assert main(["report", "whole", "--out", "again", "--run-id", "r", "--gate", GATE]) == 0
+    again = json.loads((polite.path / "again" / "r" / "summary.json").read_text())
+    assert again["polite"]["polite_rate"] == whole["polite"]["polite_rate"] and again["gates"][0]["status"] == "pass"
+    (polite.path / "elsewhere").mkdir()
+    (polite.path / "elsewhere" / "pytest.ini").write_text("[pytest]\n")
+    monkeypatch.chdir(polite.path / "elsewhere")
+    assert main(["report", "../whole", "--out", "again"]) == 4
+    assert "llmjury report: unknown family 'polite'" in capsys.readouterr().err
+    assert sorted(p.name for p in (polite.path / "elsewhere").iterdir()) == ["pytest.ini"]  # no report written

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from llmjury import runfiles
 from llmjury.batch_commands import add_batch_commands
 from llmjury.collector import held_off
 from llmjury.errors import ConfigError
@@ -19,7 +20,7 @@ from llmjury.families import discover
 from llmjury.family import Command
 from llmjury.hints import did_you_mean
 from llmjury.loading import LoadReport, merge
-from llmjury.model import RunInfo, read_summary
+from llmjury.model import RunInfo, RunSummary, read_summary
 from llmjury.pricing import PriceTable
 from llmjury.reporting.reports import terminal_lines, write_run
 from llmjury.results import aggregate
@@ -28,56 +29,69 @@ from llmjury.results.gates import Gate
 from llmjury.results.verdict_spill import VerdictSpill
 from llmjury.running.cache import SampleStore
 from llmjury.session.projectini import ProjectFamilies
+from llmjury.step_outcome import USAGE_ERROR
 from llmjury.store.location import KINDS, StoreLocation
 from llmjury.store.postgres import DSN_VARIABLE
 
 
-def read_loading(paths: Sequence[Path]) -> list[LoadReport]:
-    """The load counts of the runs whose verdicts are re-aggregated: each run folder's `summary.json`
-    (beside its `verdicts.jsonl`) says what loading kept and left out, which verdicts cannot say."""
-    reports: list[LoadReport] = []
+def source_summaries(paths: Sequence[Path]) -> list[RunSummary]:
+    """The `summary.json` of each run whose verdicts are re-aggregated (beside its verdicts file), where
+    there is one: it says what loading kept and left out, and which families the run defined, which
+    verdicts cannot say. One that is not a run summary is a ConfigError naming it."""
+    summaries = []
     for path in paths:
-        file = (path if path.is_dir() else path.parent) / "summary.json"
-        if not file.is_file():
-            continue
-        try:
-            summary = read_summary(file.read_text(encoding="utf-8"), str(file))
-            reports += [LoadReport.model_validate(report) for report in summary.loading]
-        except ValidationError as exc:
-            raise SystemExit(f"{file}: not a run summary ({exc})") from None
-        except ConfigError as exc:
-            raise SystemExit(str(exc)) from None
-    return merge(reports)
+        file = runfiles.verdicts_file(path).parent / "summary.json"
+        if file.is_file():
+            try:
+                summaries.append(read_summary(file.read_text(encoding="utf-8"), str(file)))
+            except ValidationError as exc:
+                raise ConfigError(f"{file}: not a run summary ({exc.errors()[0]['msg']})") from None
+    return summaries
 
 
 @held_off()
 def report(args: argparse.Namespace) -> int:
-    """Saved verdicts re-aggregated into a new report, a family at a time (`llmjury.reporting.by_family`)."""
+    """Saved verdicts re-aggregated into a new report, a family at a time (`llmjury.reporting.by_family`).
+    The families are the installed ones plus those the project's ini registers (`llm_families`), as in
+    a run: a family a run defined that this folder does not know is refused, not counted bare."""
     from llmjury.reporting.by_family import write_by_family
+    from llmjury.session.projectini import project_families
 
-    families = discover()
-    run = {"id": args.run_id or time.strftime("%Y%m%d-%H%M%S") + "-reaggregated",
-           "reaggregated_from": [str(p) for p in args.verdicts], "judge": "recorded", "cache_mode": "none",
-           "seed": None, "workers": 0}
-    gates = [Gate.parse(text) for text in args.gate]
-    with spilled(args.verdicts, SystemExit) as spill:
-        summary, results, run_dir = write_by_family(args.out, spill, run, families, gates,
-                                                    uncertain=args.gate_uncertain, prices=PriceTable.load(),
-                                                    loading=read_loading(args.verdicts))
-    print("\n".join(terminal_lines(summary, results, run_dir, families)))
+    try:
+        project = project_families(Path.cwd())
+        gates = [Gate.parse(text) for text in args.gate]
+        summaries = source_summaries(args.verdicts)
+        loading = merge(LoadReport.model_validate(r) for summary in summaries for r in summary.loading)
+        defined = {name for summary in summaries for name, section in summary.families.items() if section.figures}
+        run = {"id": args.run_id or fresh_id(args.out, "reaggregated"),
+               "reaggregated_from": [str(p) for p in args.verdicts], "judge": "recorded", "cache_mode": "none",
+               "seed": None, "workers": 0}
+        with spilled(args.verdicts) as spill:
+            check_known(spill.families, gates, project, "report", set(spill.families) - defined)
+            summary, results, run_dir = write_by_family(args.out, spill, run, project.families, gates,
+                                                        uncertain=args.gate_uncertain, prices=PriceTable.load(),
+                                                        loading=loading)
+    except ConfigError as exc:
+        print(f"llmjury report: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    print("\n".join(terminal_lines(summary, results, run_dir, project.families)))
     return gate_exit_status(results)
 
 
+def fresh_id(out: Path, what: str) -> str:
+    """A new run id under `out`: the time to the second and `what`, with `-2`, `-3`... when a report
+    made in the same second took it."""
+    stem = time.strftime("%Y%m%d-%H%M%S") + f"-{what}"
+    taken = {path.name for path in out.glob(stem + "*")} if out.is_dir() else set()
+    return next(name for name in (stem, *(f"{stem}-{n}" for n in range(2, len(taken) + 3))) if name not in taken)
+
+
 @contextlib.contextmanager
-def spilled(paths: Sequence[Path], refused: Callable[[str], BaseException]) -> Iterator[VerdictSpill]:
+def spilled(paths: Sequence[Path]) -> Iterator[VerdictSpill]:
     """The verdicts of `paths` spilled a family to a file, in a temporary folder (TMPDIR) removed
-    after; a file that cannot be read raises `refused(why)`, which names the file and line."""
+    after; a file that cannot be read is a ConfigError naming the file and line."""
     with tempfile.TemporaryDirectory(prefix="llmjury-verdicts-") as folder:
-        try:
-            spill = VerdictSpill(paths, Path(folder))
-        except ConfigError as exc:
-            raise refused(str(exc)) from None
-        yield spill
+        yield VerdictSpill(paths, Path(folder))
 
 
 @held_off()
@@ -198,11 +212,11 @@ def merge_shards(args: argparse.Namespace) -> int:
         print(f"llmjury merge: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE_ERROR)
     families = project.families
-    run = shard_merge.merged_run(shards, args.run_id or time.strftime("%Y%m%d-%H%M%S") + "-merged")
+    run = shard_merge.merged_run(shards, args.run_id or fresh_id(args.out, "merged"))
     # In shard order: a case's verdicts all come from one shard, in the order its run kept them.
     judged = [shard.folder for shard in shards if shard.summary is not None]
     try:
-        with spilled(judged, ConfigError) as spill:
+        with spilled(judged) as spill:
             check_known(spill.families, gates, project, "merge", shard_merge.undefined_families(shards))
             summary, results, run_dir = write_by_family(
                 args.out, spill, run, families, gates, uncertain=args.gate_uncertain, prices=PriceTable.load(),

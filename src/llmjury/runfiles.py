@@ -53,10 +53,13 @@ def run_folder(path: Path) -> Path:
 
 
 def verdicts_file(path: Path) -> Path:
-    """The verdicts file of a run folder (or `latest`), or `path` itself when it is a verdicts file."""
+    """The verdicts file of a run folder (or `latest`, or a reports folder holding `latest`), or
+    `path` itself when it is a verdicts file."""
     folder = run_folder(path)
     if not folder.is_dir():
         return path
+    if not any((folder / name).is_file() for name in (VERDICTS, PLAIN_VERDICTS)) and (folder / LATEST).exists():
+        folder = run_folder(folder / LATEST)  # a reports folder: its newest run (a symlink resolves itself)
     for name in (VERDICTS, PLAIN_VERDICTS):
         if (folder / name).is_file():
             return folder / name
@@ -101,10 +104,14 @@ def _found(path: Path) -> Path:
 def _lines(found: Path) -> Iterator[tuple[int, str]]:
     """A verdicts file's lines but the blank ones, numbered from 1, gzipped or not."""
     opener = gzip.open if found.name.endswith(".gz") else open
-    with opener(found, "rt", encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            if line.strip():
-                yield number, line
+    number = 0
+    try:
+        with opener(found, "rt", encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                if line.strip():
+                    yield number, line
+    except (OSError, EOFError, UnicodeDecodeError) as exc:  # a cut or corrupt gzip stream, bytes that are not UTF-8
+        raise ConfigError(f"{found}: cannot be read after line {number} ({exc})") from None
 
 
 def _numbered(found: Path, block: list[tuple[int, str]]) -> list[tuple[int, str, dict[str, Any]]]:
@@ -136,7 +143,8 @@ def _parsed(found: Path, block: list[tuple[int, str]]) -> list[dict[str, Any]]:
         try:
             parsed.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"{found} line {number}: not a JSON verdict record ({exc.msg})") from None
+            why = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"  # json's "Invalid control character at"
+            raise ConfigError(f"{found} line {number}: not a JSON verdict record ({why})") from None
     return parsed
 
 

@@ -5,6 +5,7 @@ are those `write_run` writes from verdicts held in memory (the same figures, tab
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -27,23 +28,29 @@ def write_by_family(directory: Path, spill: VerdictSpill, run: dict[str, Any], f
                     root: Path | None = None) -> tuple[RunSummary, list[GateResult], Path]:
     """Write `directory/<run id>/` from the spilled verdicts, its gates checked; returns the summary
     (with `usage` when given: a merge's is the shards' own), the gates' results and the run folder."""
+    new = not (directory / run["id"]).exists()
     run_dir = run_folder_of(directory, run["id"])
-    write_gzip(run_dir / VERDICTS, spill.lines())
-    root = root or Path.cwd()
-    sections: dict[str, FamilySummary] = {}
-    files: dict[str, str] = {}
-    shown = []
-    for name in spill.families:
-        sections[name], own, cases = _family(run_dir, spill, name, families.get(name), loading, root)
-        files |= own
-        shown.append(cases)
-    summary = run_summary(sections, run, {}, prices, loading)
-    if usage is not None:
-        summary = summary.model_copy(update={"usage": usage})
-    results = [gate.check(summary, uncertain=uncertain) for gate in gates]
-    written = write_summary(run_dir, summary, results, root)
-    finish_run(directory, run_dir, written, results, families, files, latest=len(spill) > 0,
-               page=lambda: page(written, results, families, root=root, shown=shown))
+    try:
+        root = root or Path.cwd()
+        write_gzip(run_dir / VERDICTS, spill.lines())
+        sections: dict[str, FamilySummary] = {}
+        files: dict[str, str] = {}
+        shown = []
+        for name in spill.families:
+            sections[name], own, cases = _family(run_dir, spill, name, families.get(name), loading, root)
+            files |= own
+            shown.append(cases)
+        summary = run_summary(sections, run, {}, prices, loading)
+        if usage is not None:
+            summary = summary.model_copy(update={"usage": usage})
+        results = [gate.check(summary, uncertain=uncertain) for gate in gates]
+        written = write_summary(run_dir, summary, results, root)
+        finish_run(directory, run_dir, written, results, families, files, latest=len(spill) > 0,
+                   page=lambda: page(written, results, families, root=root, shown=shown))
+    except BaseException:
+        if new:  # a report that could not be finished leaves no folder to mistake for one
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     return summary, results, run_dir
 
 
@@ -52,7 +59,7 @@ def _family(run_dir: Path, spill: VerdictSpill, name: str, family: AnyFamily | N
     """One family's section, table, files and shown cases; its records and verdicts are let go on
     return, before the next family's are read."""
     records = spill.records(name)
-    typed = [family.typed(r) for r in records] if family is not None else None  # typed once, for both uses
+    typed = spill.typed(family, records) if family is not None else None  # typed once, for both uses
     section = family_section(name, sorted(records, key=lambda r: r["case_id"]), family, loading, typed)
     files = write_family(run_dir, section, name, records, family, typed, root=root)
     return section, files, report_cases.family_cases(name, report_cases.group(records), {}, {}, False, root)

@@ -2,19 +2,26 @@
 lines sorted into one temporary file per family, so a report built from them holds one family's
 records at a time, never the whole suite's (`llmjury merge`, `llmjury report`).
 
-Every line is parsed on that first pass, so a bad line stops the command, naming its file and line,
-before any report is written. The lines are kept as they were written: the merged verdicts file is
-the sources' lines in their order, copied rather than parsed and encoded again.
+Every line is parsed on that first pass and checked for the fields every report counts (a case id, a
+family, whether it was scored, its judge), so a bad line stops the command, naming its file and
+line, before any report is written; a record its family's model refuses is named the same way when
+its family is read back. The lines are kept as they were written: the merged verdicts file is the
+sources' lines in their order, copied rather than parsed and encoded again.
 """
 
 from __future__ import annotations
 
 import contextlib
+from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from pydantic import ValidationError
+
 from llmjury.errors import ConfigError
+from llmjury.family import AnyFamily
+from llmjury.judgement.verdicts import Verdict
 from llmjury.runfiles import read_verdicts, verdict_blocks, verdict_lines
 
 
@@ -27,21 +34,29 @@ class VerdictSpill:
         #: Verdicts per family, in the order the families first appear.
         self.counts: dict[str, int] = {}
         self._files: dict[str, Path] = {}
+        #: Where each of a family's records came from, in its order: the source's index and line number.
+        self._origins: dict[str, tuple[array[int], array[int]]] = {}
         folder.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as stack:
             outs: dict[str, TextIO] = {}
-            for source in self.sources:
+            for index, source in enumerate(self.sources):
                 for block in verdict_blocks(source):
                     for number, line, record in block:
                         family = record.get("family")
                         if not isinstance(family, str) or not family:
                             raise ConfigError(f"{source} line {number}: a verdict record names no family")
+                        if problem := _unreadable(record):
+                            raise ConfigError(f"{source} line {number}: a {family} verdict record {problem}")
                         out = outs.get(family)
                         if out is None:  # numbered: a family's name is the run's data, not a safe file name
                             self._files[family] = folder / f"family-{len(self._files)}.jsonl"
+                            self._origins[family] = (array("H"), array("L"))
                             out = outs[family] = stack.enter_context(self._files[family].open("w", encoding="utf-8"))
                         out.write(line if line.endswith("\n") else line + "\n")
                         self.counts[family] = self.counts.get(family, 0) + 1
+                        indexes, numbers = self._origins[family]
+                        indexes.append(index)
+                        numbers.append(number)
 
     @property
     def families(self) -> list[str]:
@@ -55,7 +70,42 @@ class VerdictSpill:
         """One family's verdict records, in the sources' order."""
         return read_verdicts(self._files[family]) if family in self._files else []
 
+    def typed(self, family: AnyFamily, records: list[dict[str, Any]]) -> list[Verdict]:
+        """`records` (the family's, as `records` gave them) typed by its model; a record it refuses is
+        a ConfigError naming the record's file and line, and why."""
+        typed = []
+        for index, record in enumerate(records):
+            try:
+                typed.append(family.typed(record))
+            except (ValidationError, ConfigError) as exc:
+                indexes, numbers = self._origins[family.name]
+                where = f"{self.sources[indexes[index]]} line {numbers[index]}"
+                raise ConfigError(f"{where}: not a {family.name} verdict record ({_cause(exc)})") from None
+        return typed
+
     def lines(self) -> Iterator[str]:
         """Every verdict line of the sources, in their order, as written (each ending in a newline)."""
         for source in self.sources:
             yield from verdict_lines(source)
+
+
+def _unreadable(record: dict[str, Any]) -> str | None:
+    """What a record lacks of the fields every report counts, or None."""
+    judge = record.get("judge")
+    if not isinstance(record.get("case_id"), str):
+        return "has no case_id (a string)"
+    if not isinstance(record.get("valid"), bool):
+        return f"has valid {record.get('valid')!r}, not true or false"
+    if not isinstance(judge, dict) or not isinstance(judge.get("provider"), str):
+        return "names no judge provider (judge.provider)"
+    if not isinstance(record.get("error"), str | None):
+        return f"has error {record.get('error')!r}, not a string or null"
+    return None
+
+
+def _cause(exc: ValidationError | ConfigError) -> str:
+    """The first thing a family's model refused, as `field.path: message`."""
+    if isinstance(exc, ConfigError):
+        return str(exc)
+    first = exc.errors()[0]
+    return f"{'.'.join(map(str, first['loc'])) or 'record'}: {first['msg']}"

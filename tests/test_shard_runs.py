@@ -17,6 +17,7 @@ import pytest
 
 from llmjury.cli import main
 from llmjury.results.shard_manifest import MANIFEST
+from llmjury.runfiles import VERDICTS
 
 ROOT = Path(__file__).parents[1]
 PROJECT = ROOT / "tests" / "projects" / "polite"
@@ -203,6 +204,12 @@ def test_report_reads_the_projects_own_family_from_its_ini_and_refuses_it_elsewh
     assert main(["report", "whole", "--out", "again", "--run-id", "r", "--gate", GATE]) == 0
     again = json.loads((polite.path / "again" / "r" / "summary.json").read_text())
     assert again["polite"]["polite_rate"] == whole["polite"]["polite_rate"] and again["gates"][0]["status"] == "pass"
+    # the run's usage kept (it was dropped), once for a run given as its folder and its verdicts file
+    assert main(["report", "whole", str(run_folder(polite.path / "whole") / VERDICTS), "--out", "again",
+                 "--run-id", "twice"]) == 0
+    twice = json.loads((polite.path / "again" / "twice" / "summary.json").read_text())
+    assert again["usage"] == twice["usage"] == whole["usage"] and whole["usage"]["providers"]
+    assert again["run"]["llmjury_version"] == whole["run"]["llmjury_version"] is not None
     (polite.path / "elsewhere").mkdir()
     (polite.path / "elsewhere" / "pytest.ini").write_text("[pytest]\n")
     monkeypatch.chdir(polite.path / "elsewhere")

@@ -8,6 +8,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from importlib.metadata import version
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -39,9 +40,11 @@ def source_summaries(paths: Sequence[Path]) -> list[RunSummary]:
     there is one: it says what loading kept and left out, and which families the run defined, which
     verdicts cannot say. One that is not a run summary is a ConfigError naming it."""
     summaries = []
+    read: set[Path] = set()
     for path in paths:
         file = runfiles.verdicts_file(path).parent / "summary.json"
-        if file.is_file():
+        if file.is_file() and file.resolve() not in read:  # a run folder and its verdicts file: one run
+            read.add(file.resolve())
             try:
                 summaries.append(read_summary(file.read_text(encoding="utf-8"), str(file)))
             except ValidationError as exc:
@@ -65,12 +68,13 @@ def report(args: argparse.Namespace) -> int:
         defined = {name for summary in summaries for name, section in summary.families.items() if section.figures}
         run = {"id": args.run_id or fresh_id(args.out, "reaggregated"),
                "reaggregated_from": [str(p) for p in args.verdicts], "judge": "recorded", "cache_mode": "none",
-               "seed": None, "workers": 0}
+               "seed": None, "workers": 0, "llmjury_version": version("llmjury")}
         with spilled(args.verdicts) as spill:
             check_known(spill.families, gates, project, "report", set(spill.families) - defined)
             summary, results, run_dir = write_by_family(args.out, spill, run, project.families, gates,
                                                         uncertain=args.gate_uncertain, prices=PriceTable.load(),
-                                                        loading=loading)
+                                                        loading=loading,
+                                                        usage=aggregate.added_usage([s.usage for s in summaries]))
     except ConfigError as exc:
         print(f"llmjury report: {exc}", file=sys.stderr)
         return USAGE_ERROR

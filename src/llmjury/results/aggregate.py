@@ -174,6 +174,21 @@ def merge_roles(*ledgers: RoleUsage) -> RoleUsage:
     return {role: dict(sorted(providers.items())) for role, providers in sorted(merged.items())}
 
 
+def added_usage(usages: Sequence[Usage]) -> Usage:
+    """Reports' usage added up (a merge's shards, a re-aggregation's runs): calls, tokens and cost
+    per provider, samples per role; an unpriced cost stays unknown."""
+    providers: dict[str, dict[str, float | None]] = {}
+    for usage in usages:
+        for provider, row in usage.providers.items():
+            total = providers.setdefault(provider, {})
+            for key, value in row.items():
+                unknown = value is None or (key in total and total[key] is None)
+                total[key] = None if unknown else (total.get(key) or 0.0) + (value or 0.0)
+    return Usage(providers=dict(sorted(providers.items())), total_cost_usd=sum(u.total_cost_usd for u in usages),
+                 unpriced=sorted({p for usage in usages for p in usage.unpriced}),
+                 roles=merge_roles(*(usage.roles for usage in usages)))
+
+
 def merge_usage(*ledgers: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
     """Add up per-provider ledgers from several processes."""
     merged: dict[str, Counter[str]] = {}

@@ -16,7 +16,7 @@ from typing import Any
 from llmjury.errors import ConfigError
 from llmjury.loading import LoadReport, merge
 from llmjury.model import RunSummary, Usage, read_summary
-from llmjury.results.aggregate import merge_roles
+from llmjury.results.aggregate import added_usage
 from llmjury.results.shard_manifest import MANIFEST, ShardManifest, read_manifest
 from llmjury.runfiles import LATEST, run_folder
 
@@ -116,17 +116,7 @@ def undefined_families(shards: Sequence[ShardFolder]) -> set[str]:
 
 def merged_usage(shards: Sequence[ShardFolder]) -> Usage:
     """The shards' usage added up: calls, tokens and cost per provider, samples per role."""
-    providers: dict[str, dict[str, float | None]] = {}
-    for shard in shards:
-        for provider, row in shard.manifest.usage.providers.items():
-            total = providers.setdefault(provider, {})
-            for key, value in row.items():
-                unknown = value is None or (key in total and total[key] is None)  # an unpriced cost stays unknown
-                total[key] = None if unknown else (total.get(key) or 0.0) + (value or 0.0)
-    return Usage(providers=dict(sorted(providers.items())),
-                 total_cost_usd=sum(shard.manifest.usage.total_cost_usd for shard in shards),
-                 unpriced=sorted({p for shard in shards for p in shard.manifest.usage.unpriced}),
-                 roles=merge_roles(*(shard.manifest.usage.roles for shard in shards)))
+    return added_usage([shard.manifest.usage for shard in shards])
 
 
 def merged_loading(shards: Sequence[ShardFolder]) -> list[LoadReport]:

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from llmjury.errors import ConfigError
 from llmjury.family import AnyFamily
 from llmjury.judgement.verdicts import Verdict
-from llmjury.runfiles import read_verdicts, verdict_blocks, verdict_lines
+from llmjury.runfiles import read_verdicts, verdict_blocks, verdict_lines, verdicts_file
 
 
 class VerdictSpill:
@@ -30,7 +30,7 @@ class VerdictSpill:
     files under `folder` (the caller's temporary folder, removed by it)."""
 
     def __init__(self, sources: Sequence[Path], folder: Path) -> None:
-        self.sources = list(sources)
+        self.sources = [verdicts_file(source) for source in sources]  # errors name the file, not its folder
         #: Verdicts per family, in the order the families first appear.
         self.counts: dict[str, int] = {}
         self._files: dict[str, Path] = {}

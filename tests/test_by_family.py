@@ -226,8 +226,8 @@ def test_reports_made_in_the_same_second_get_folders_of_their_own(tmp_path, monk
 def test_a_bad_record_in_a_run_folder_is_named_by_its_verdicts_file(tmp_path, capsys):
     folder = tmp_path / "run"
     folder.mkdir()
-    (folder / VERDICTS).write_bytes(gzip.compress((json.dumps(record("toy", "c1")) + "\n"
-                                                   + json.dumps({**record("toy", "c2"), "valid": None}) + "\n").encode()))
+    lines = [json.dumps(record("toy", "c1")), json.dumps({**record("toy", "c2"), "valid": None})]
+    (folder / VERDICTS).write_bytes(gzip.compress("".join(line + "\n" for line in lines).encode()))
     assert main(["report", str(folder), "--out", str(tmp_path / "out")]) == 4
     assert capsys.readouterr().err == (f"llmjury report: {folder / VERDICTS} line 2: a toy verdict record has "
                                        "valid None, not true or false\n")

@@ -231,3 +231,13 @@ def test_a_bad_record_in_a_run_folder_is_named_by_its_verdicts_file(tmp_path, ca
     assert main(["report", str(folder), "--out", str(tmp_path / "out")]) == 4
     assert capsys.readouterr().err == (f"llmjury report: {folder / VERDICTS} line 2: a toy verdict record has "
                                        "valid None, not true or false\n")
+
+
+def test_typing_a_familys_records_can_let_each_go_as_its_verdict_comes(tmp_path):
+    path = write_lines(tmp_path / "v.jsonl", [record("custom", f"c{i}", passed=i % 2 == 0) for i in range(5)])
+    spill, custom = VerdictSpill([path], tmp_path / "spill"), discover()["custom"]
+    records = spill.records("custom")
+    kept = spill.typed(custom, records)
+    assert len(records) == 5 and [v.case_id for v in kept] == [f"c{i}" for i in range(5)]
+    consumed = spill.typed(custom, records, consume=True)
+    assert records == [] and consumed == kept

@@ -15,8 +15,8 @@ from llmjury.loading import LoadReport
 from llmjury.model import FamilySummary, GateResult, RunSummary, Usage
 from llmjury.pricing import PriceTable
 from llmjury.reporting import report_cases
-from llmjury.reporting.reports import finish_run, page, run_folder_of, write_family, write_summary
-from llmjury.results.aggregate import family_section, run_summary
+from llmjury.reporting.reports import family_files, finish_run, page, run_folder_of, write_summary, write_table
+from llmjury.results.aggregate import core_section, run_summary, section_of
 from llmjury.results.gates import Gate
 from llmjury.results.verdict_spill import VerdictSpill
 from llmjury.runfiles import VERDICTS, write_gzip
@@ -56,10 +56,15 @@ def write_by_family(directory: Path, spill: VerdictSpill, run: dict[str, Any], f
 
 def _family(run_dir: Path, spill: VerdictSpill, name: str, family: AnyFamily | None, loading: Sequence[LoadReport],
             root: Path) -> tuple[FamilySummary, dict[str, str], report_cases.FamilyCases]:
-    """One family's section, table, files and shown cases; its records and verdicts are let go on
-    return, before the next family's are read."""
+    """One family's table, shown cases, core counts, then its section and files: its records are
+    let go as they are typed (the typed verdicts share their texts), its verdicts on return, before
+    the next family's are read."""
     records = spill.records(name)
-    typed = spill.typed(family, records) if family is not None else None  # typed once, for both uses
-    section = family_section(name, sorted(records, key=lambda r: r["case_id"]), family, loading, typed)
-    files = write_family(run_dir, section, name, records, family, typed, root=root)
-    return section, files, report_cases.family_cases(name, report_cases.group(records), {}, {}, False, root)
+    write_table(run_dir, name, records)
+    shown = report_cases.family_cases(name, report_cases.group(records), {}, {}, False, root)
+    core = core_section(sorted(records, key=lambda r: r["case_id"]))
+    if family is None:
+        return section_of(name, core, None, loading, ()), {}, shown
+    typed = spill.typed(family, records, consume=True)  # in the records' order, which family files keep
+    section = section_of(name, core, family, loading, typed)
+    return section, family_files(section, family, typed, root), shown

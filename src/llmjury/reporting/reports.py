@@ -72,13 +72,22 @@ def write_family(run_dir: Path, summary: FamilySummary, name: str, records: list
                  family: AnyFamily | None, typed: Sequence[Verdict] | None = None, *,
                  root: Path) -> dict[str, str]:
     """One family's verdict table (`<name>.csv.gz`) from its records in the run's order; returns the
-    files of its own (`Family.files`: name -> content, paths in its figures shown from `root` as in
-    every report), which `finish_run` writes with every family's."""
-    write_gzip(run_dir / f"{name}.csv.gz", verdict_table(records))
+    files of its own (`family_files`), which `finish_run` writes with every family's."""
+    write_table(run_dir, name, records)
     if family is None:
         return {}
-    section = family.section.model_validate(portable(summary.figures, root))
-    return family.files(section, list(typed) if typed is not None else [family.typed(r) for r in records])
+    return family_files(summary, family, typed if typed is not None else [family.typed(r) for r in records], root)
+
+
+def write_table(run_dir: Path, name: str, records: list[dict[str, Any]]) -> None:
+    """A family's verdict table, `<name>.csv.gz`, a row per record in the run's order."""
+    write_gzip(run_dir / f"{name}.csv.gz", verdict_table(records))
+
+
+def family_files(summary: FamilySummary, family: AnyFamily, typed: Sequence[Verdict], root: Path) -> dict[str, str]:
+    """The family's files of its own (`Family.files`: name -> content) from its section and its typed
+    verdicts in the run's order, the paths in its figures shown from `root` as in every report."""
+    return family.files(family.section.model_validate(portable(summary.figures, root)), list(typed))
 
 
 def write_summary(run_dir: Path, summary: RunSummary, gates: list[GateResult], root: Path) -> RunSummary:

@@ -112,17 +112,24 @@ def summarize(records: Iterable[dict[str, Any]], run: dict[str, Any], usage: dic
 def family_section(name: str, records: Records, family: AnyFamily | None, loading: Sequence[LoadReport] = (),
                    typed: Sequence[Verdict] | None = None) -> FamilySummary:
     """One family's section of the summary, from its records in case order (and their typed
-    verdicts, when the caller has them already): a summary is built a family at a time.
+    verdicts, when the caller has them already): a summary is built a family at a time."""
+    if family is not None and typed is None:
+        typed = [family.typed(r) for r in records]
+    return section_of(name, core_section(records), family, loading, typed or ())
+
+
+def section_of(name: str, core: dict[str, Any], family: AnyFamily | None, loading: Sequence[LoadReport],
+               typed: Sequence[Verdict]) -> FamilySummary:
+    """One family's section from its core counts (`core_section`) and its typed verdicts (any order),
+    for a caller that lets the records go before it aggregates.
 
     Aggregation's matrices are small (a bootstrap's 200 x 360 counts by 360 x 360 pair signs), and
     waking and syncing OpenBLAS's threads for them costs more than it saves, thirty times more when
     other processes load the cores (0.5 ms on one thread, 16 ms on two): BLAS runs on one thread here."""
-    section = core_section(records)
+    section = dict(core)
     if family is not None:
-        # In case order, as the records are (a stable sort: the same order either way).
-        verdicts = ([family.typed(r) for r in records] if typed is None
-                    else sorted(typed, key=lambda v: v.case_id))
-        aggregated = aggregate_family(family, verdicts)
+        # In case order (a stable sort: the records' order within a case).
+        aggregated = aggregate_family(family, sorted(typed, key=lambda v: v.case_id))
         # Absent figures (None at the top) are left out; a metric's own `value: None` stays.
         section.update({k: v for k, v in aggregated.model_dump(mode="json").items() if v is not None})
         section["headline"] = list(family.headline)

@@ -14,12 +14,13 @@ its `pytest_sessionfinish` hooks, llmjury's report among them, timed from the to
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from peak import Measured
 
 from llmjury.collector import held_off
 from llmjury.families import discover
@@ -55,17 +56,15 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryFile() as errors:
         began = time.perf_counter()
-        process = subprocess.Popen([sys.executable, "-m", "llmjury.cli", "report", str(args.verdicts), "--out", out],
-                                   stdout=subprocess.DEVNULL, stderr=errors)
-        _, status, usage = os.wait4(process.pid, 0)  # its peak memory, which subprocess.run does not keep
+        usage = Measured([sys.executable, "-m", "llmjury.cli", "report", str(args.verdicts), "--out", out],
+                         stdout=subprocess.DEVNULL, stderr=errors).usage()  # its own peak, not this process's
         command = time.perf_counter() - began
-        if os.waitstatus_to_exitcode(status) != 0:
+        if usage.exit_code != 0:
             errors.seek(0)
-            raise SystemExit(f"llmjury report failed ({os.waitstatus_to_exitcode(status)}):\n"
-                             f"{errors.read().decode()[-2000:]}")
+            raise SystemExit(f"llmjury report failed ({usage.exit_code}):\n{errors.read().decode()[-2000:]}")
     verdict = "within" if command <= args.target else "OVER"
     print(f"`llmjury report` end to end (start-up, read, aggregate, write): {command:.2f} s, "
-          f"{verdict} the {args.target:g} s target; its peak memory {usage.ru_maxrss / 1024:.0f} MB")
+          f"{verdict} the {args.target:g} s target; its peak memory {usage.peak_mb:.0f} MB")
     print(f"session end of a 12-case toy run (pytest -n 0): {small_run_session_end():.3f} s")
 
 

@@ -35,6 +35,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from peak import Measured
+
 from llmjury.testing import FakeOpenAI
 
 PER_CASE_TARGET_KB = 4.0
@@ -92,25 +94,24 @@ def suite(folder: Path, cases: int) -> Path:
 
 def run(here: Path, cases: int, server: FakeOpenAI, workers: int, shard: str | None = None) -> Figures:
     """One pytest run of the suite in `here` (or of one shard of it, `I/N`, with a store and reports of
-    its own), in a process of its own, measured by wait4 (its peak memory is its largest process's,
-    xdist's workers included)."""
+    its own), in a process of its own, measured by wait4 from a launcher (`peak`; its peak memory is
+    its largest process's, xdist's workers included)."""
     name = "whole" if shard is None else "shard-" + shard.replace("/", "-of-")
     command = [sys.executable, "-m", "pytest", "-p", "xdist", "-p", "llmjury", "-q", "-n", str(workers),
                "--llm-progress", "off",
                "--llm-judge", f"openai:growth;base_url={server.base_url}", "--llm-reports", str(here / name),
                "--llm-cache-path", str(here / f"{name}.sqlite"), *(["--llm-shard", shard] if shard else [])]
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=here, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    assert process.stdout is not None
+    measured = Measured(command, cwd=here, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert measured.process.stdout is not None
     first: float | None = None
-    while chunk := process.stdout.read1(4096):  # type: ignore[attr-defined]
+    while chunk := measured.process.stdout.read1(4096):  # type: ignore[attr-defined]
         if first is None and (b"." in chunk.split(b"\n")[0] or b"\n." in chunk or chunk.startswith(b".")):
             first = time.perf_counter() - started
-    _, status, usage = os.wait4(process.pid, 0)
+    usage = measured.usage()
     wall = time.perf_counter() - started
     store = sum(path.stat().st_size for path in here.glob(f"{name}.sqlite*"))
-    return Figures(cases, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, first, wall, store / 1e6,
-                   os.waitstatus_to_exitcode(status))
+    return Figures(cases, usage.cpu_s, usage.peak_mb, first, wall, store / 1e6, usage.exit_code)
 
 
 def sharded(here: Path, whole: Figures, server: FakeOpenAI, workers: int, count: int) -> bool:
@@ -119,15 +120,14 @@ def sharded(here: Path, whole: Figures, server: FakeOpenAI, workers: int, count:
     shards = [run(here, whole.cases, server, workers, f"{index}/{count}") for index in range(1, count + 1)]
     folders = [str(here / f"shard-{index}-of-{count}") for index in range(1, count + 1)]
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "llmjury.cli", "merge", *folders, "--out", str(here / "merged")],
-                               cwd=here, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
+    usage = Measured([sys.executable, "-m", "llmjury.cli", "merge", *folders, "--out", str(here / "merged")],
+                     cwd=here, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).usage()
     wall = time.perf_counter() - started
     cpu = sum(f.cpu_s for f in shards)
     print(f"{'':>8} {count} shards: {cpu:.1f} CPU s in all, {cpu / whole.cpu_s:.2f}x the whole run's; the largest "
           f"peaked at {max(f.peak_mb for f in shards):.0f} MB (the whole run {whole.peak_mb:.0f}); llmjury merge "
-          f"{wall:.1f} s, {usage.ru_utime + usage.ru_stime:.1f} CPU s, peak {usage.ru_maxrss / 1024:.0f} MB")
-    return os.waitstatus_to_exitcode(status) == 0 and all(f.exit_code == 0 for f in shards)
+          f"{wall:.1f} s, {usage.cpu_s:.1f} CPU s, peak {usage.peak_mb:.0f} MB")
+    return usage.exit_code == 0 and all(f.exit_code == 0 for f in shards)
 
 
 def bare_peak_mb(folder: Path, cases: int, workers: int) -> float:
@@ -136,10 +136,8 @@ def bare_peak_mb(folder: Path, cases: int, workers: int) -> float:
     here.mkdir()
     (here / "pytest.ini").write_text(ADDOPTS)
     (here / "test_bare.py").write_text(BARE_SUITE.format(cases=cases))
-    process = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "xdist", "-q", "-n", str(workers)], cwd=here,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(process.pid, 0)
-    return usage.ru_maxrss / 1024
+    return Measured([sys.executable, "-m", "pytest", "-p", "xdist", "-q", "-n", str(workers)], cwd=here,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).usage().peak_mb
 
 
 def main() -> int:

@@ -16,5 +16,9 @@ def script_module(path: Path, name: str, *, registered: bool = False) -> ModuleT
     module = importlib.util.module_from_spec(spec)
     if registered:
         sys.modules[name] = module
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(path.parent))  # its folder's modules, as `python path` finds them
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
     return module

@@ -224,7 +224,8 @@ def merge_shards(args: argparse.Namespace) -> int:
             check_known(spill.families, gates, project, "merge", shard_merge.undefined_families(shards))
             summary, results, run_dir = write_by_family(
                 args.out, spill, run, families, gates, uncertain=args.gate_uncertain, prices=PriceTable.load(),
-                loading=shard_merge.merged_loading(shards), usage=shard_merge.merged_usage(shards))
+                loading=shard_merge.merged_loading(shards),
+                usage=aggregate.added_usage([shard.manifest.usage for shard in shards]))
     except ConfigError as exc:
         print(f"llmjury merge: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE_ERROR)

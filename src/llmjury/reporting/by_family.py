@@ -65,6 +65,6 @@ def _family(run_dir: Path, spill: VerdictSpill, name: str, family: AnyFamily | N
     core = core_section(sorted(records, key=lambda r: r["case_id"]))
     if family is None:
         return section_of(name, core, None, loading, ()), {}, shown
-    typed = spill.typed(family, records, consume=True)  # in the records' order, which family files keep
+    typed = spill.typed(family, records)  # in the records' order, which family files keep; records emptied
     section = section_of(name, core, family, loading, typed)
     return section, family_files(section, family, typed, root), shown

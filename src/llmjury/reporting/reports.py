@@ -53,9 +53,11 @@ def write_run(directory: Path, summary: RunSummary, records: list[dict[str, Any]
     files: dict[str, str] = {}
     for name in summary.run.families:
         family_records = [r for r in records if r["family"] == name]
-        verdicts = typed.get(name) if typed is not None else None
-        files |= write_family(run_dir, written.families[name], name, family_records, families.get(name), verdicts,
-                              root=root)
+        write_table(run_dir, name, family_records)
+        family = families.get(name)
+        if family is not None:
+            verdicts = typed[name] if typed is not None else [family.typed(r) for r in family_records]
+            files |= family_files(written.families[name], family, verdicts, root)
     finish_run(directory, run_dir, written, gates, families, files, latest=bool(records),
                page=lambda: page(written, gates, families, records, baseline, root))
     return run_dir
@@ -66,17 +68,6 @@ def run_folder_of(directory: Path, run_id: str) -> Path:
     run_dir = directory / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
     return run_dir
-
-
-def write_family(run_dir: Path, summary: FamilySummary, name: str, records: list[dict[str, Any]],
-                 family: AnyFamily | None, typed: Sequence[Verdict] | None = None, *,
-                 root: Path) -> dict[str, str]:
-    """One family's verdict table (`<name>.csv.gz`) from its records in the run's order; returns the
-    files of its own (`family_files`), which `finish_run` writes with every family's."""
-    write_table(run_dir, name, records)
-    if family is None:
-        return {}
-    return family_files(summary, family, typed if typed is not None else [family.typed(r) for r in records], root)
 
 
 def write_table(run_dir: Path, name: str, records: list[dict[str, Any]]) -> None:

@@ -15,8 +15,7 @@ from typing import Any
 
 from llmjury.errors import ConfigError
 from llmjury.loading import LoadReport, merge
-from llmjury.model import RunSummary, Usage, read_summary
-from llmjury.results.aggregate import added_usage
+from llmjury.model import RunSummary, read_summary
 from llmjury.results.shard_manifest import MANIFEST, ShardManifest, read_manifest
 from llmjury.runfiles import LATEST, run_folder
 
@@ -112,11 +111,6 @@ def undefined_families(shards: Sequence[ShardFolder]) -> set[str]:
     sections = [(name, section) for shard in shards if shard.summary is not None
                 for name, section in shard.summary.families.items()]
     return {name for name, _ in sections} - {name for name, section in sections if section.figures}
-
-
-def merged_usage(shards: Sequence[ShardFolder]) -> Usage:
-    """The shards' usage added up: calls, tokens and cost per provider, samples per role."""
-    return added_usage([shard.manifest.usage for shard in shards])
 
 
 def merged_loading(shards: Sequence[ShardFolder]) -> list[LoadReport]:

@@ -70,13 +70,13 @@ class VerdictSpill:
         """One family's verdict records, in the sources' order."""
         return read_verdicts(self._files[family]) if family in self._files else []
 
-    def typed(self, family: AnyFamily, records: list[dict[str, Any]], *, consume: bool = False) -> list[Verdict]:
-        """`records` (the family's, as `records` gave them) typed by its model, in their order; with
-        `consume`, `records` is emptied as they are typed, so a record's dicts go as its verdict comes.
+    def typed(self, family: AnyFamily, records: list[dict[str, Any]]) -> list[Verdict]:
+        """`records` (the family's, as `records` gave them) typed by its model, in their order, the list
+        emptied as they are typed: a record's dicts go as its verdict comes (they share its texts).
         A record the model refuses is a ConfigError naming the record's file and line, and why."""
         typed = []
-        pending = records if consume else list(records)
-        pending.reverse()  # popped from the end: in their order, each let go once typed
+        pending = records
+        pending.reverse()  # popped from the end: in their order
         for index in range(len(pending)):
             try:
                 typed.append(family.typed(pending.pop()))

@@ -51,8 +51,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="run tests/real_server against llama.cpp's server with SmolLM2-135M (slow)")
     parser.addoption("--e2e", action="store_true", default=False,
                      help="also run the tests marked e2e (slow): a process of their own for signals, kills, "
-                          "live output on a pipe or terminal, the workflow script, headless Chromium, or two "
-                          "xdist workers")
+                          "live output on a pipe or terminal, the workflow script, headless Chromium, two "
+                          "xdist workers, or a batch at a provider's full cap")
 
 
 def pytest_configure(config: pytest.Config) -> None:

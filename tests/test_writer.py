@@ -62,16 +62,16 @@ def test_a_write_whose_caller_gave_up_is_committed_and_the_writer_goes_on(tmp_pa
         assert sorted(other.execute("SELECT k FROM t").fetchall()) == [("after",), ("cancelled",)]
 
 
-def _open_at_the_barrier(path: str, barrier, outcomes) -> None:
-    barrier.wait()
-    try:
-        connect(Path(path)).close()
-        outcomes.put("opened")
-    except sqlite3.Error as exc:
-        outcomes.put(repr(exc))
+def _open_at_the_barrier(folder: str, rounds: int, barrier, outcomes) -> None:
+    for round_ in range(rounds):
+        barrier.wait(timeout=60)
+        try:
+            connect(Path(folder) / f"new-{round_}.sqlite").close()
+            outcomes.put("opened")
+        except sqlite3.Error as exc:
+            outcomes.put(repr(exc))
 
 
-@pytest.mark.e2e  # 240 processes of their own, six at a time
 def test_a_connection_keeps_a_small_page_cache_not_sqlites_two_megabytes(tmp_path):
     db = connect(tmp_path / "store.sqlite")
     try:
@@ -84,22 +84,21 @@ def test_a_connection_keeps_a_small_page_cache_not_sqlites_two_megabytes(tmp_pat
 
 def test_workers_opening_a_new_file_at_once_all_get_a_connection_in_wal_mode(tmp_path):
     """Two connections switching a new file to WAL at once deadlock, and SQLite fails one at once
-    ("database is locked", no busy wait): xdist workers opening a fresh cache together did that."""
+    ("database is locked", no busy wait): xdist workers opening a fresh cache together did that.
+    Six processes open forty new files, meeting at a barrier before each."""
     workers, rounds = 6, 40
-    failures = []
-    for round_ in range(rounds):
-        path = tmp_path / f"new-{round_}.sqlite"
-        barrier, outcomes = multiprocessing.Barrier(workers), multiprocessing.Queue()
-        procs = [multiprocessing.Process(target=_open_at_the_barrier, args=(str(path), barrier, outcomes))
-                 for _ in range(workers)]
-        for proc in procs:
-            proc.start()
-        for proc in procs:
-            proc.join()
-        failures += [o for o in (outcomes.get() for _ in procs) if o != "opened"]
-        with sqlite3.connect(path) as db:
-            assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    barrier, outcomes = multiprocessing.Barrier(workers), multiprocessing.Queue()
+    procs = [multiprocessing.Process(target=_open_at_the_barrier, args=(str(tmp_path), rounds, barrier, outcomes))
+             for _ in range(workers)]
+    for proc in procs:
+        proc.start()
+    failures = [o for o in (outcomes.get(timeout=60) for _ in range(workers * rounds)) if o != "opened"]
+    for proc in procs:
+        proc.join()
     assert failures == []
+    for round_ in range(rounds):
+        with sqlite3.connect(tmp_path / f"new-{round_}.sqlite") as db:
+            assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
 def test_an_answer_goes_ahead_of_the_writes_queued_before_it(tmp_path):

@@ -183,6 +183,7 @@ def test_find_adopts_the_batch_named_for_the_job_and_returns_none_for_an_unknown
     assert found == wanted and unknown is None
 
 
+@pytest.mark.e2e  # a batch at the provider's cap: 50,000 requests built through the SDK's types (5 s)
 def test_a_50000_request_submit_is_one_batch_from_an_uploaded_file(server):
     async def scenario(api: GeminiBatchApi):
         return await api.submit("big", MODEL, items(50_000))

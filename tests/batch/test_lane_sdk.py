@@ -6,6 +6,7 @@ submitter died, adopted by its tag instead of created again. Each scenario for O
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import sqlite3
@@ -81,8 +82,8 @@ def server(kind: str) -> Iterator[FakeServer]:
         yield made
 
 
-def lane_engine(location: StoreLocation, run_id: str, mode: str = "wait") -> Engine:
-    lane = BatchLane(location, run_id, mode, _NoMeter(), PRICES, batch_api, FAST)  # type: ignore[arg-type]
+def lane_engine(location: StoreLocation, run_id: str, mode: str = "wait", timing: LaneTiming = FAST) -> Engine:
+    lane = BatchLane(location, run_id, mode, _NoMeter(), PRICES, batch_api, timing)  # type: ignore[arg-type]
     return Engine(Settings(retry_base_wait=0.01), SampleStore(location), run_id, lane=lane)
 
 
@@ -181,7 +182,9 @@ def test_100k_requests_go_in_two_batches_that_survive_a_kill_and_are_collected_b
 
 
 def test_an_expired_batch_sends_only_its_missing_share_again_and_once(kind, server, tmp_path):
-    engine = lane_engine(StoreLocation("sqlite", tmp_path / "cache.sqlite"), "run-1")
+    # 50 requests are queued at once (the 2 s quiet spell is for 100,000 on a loaded machine)
+    engine = lane_engine(StoreLocation("sqlite", tmp_path / "cache.sqlite"), "run-1",
+                         timing=dataclasses.replace(FAST, quiet_s=0.5))
     spec = spec_for(kind, server)
     try:
         asked = ask(engine, spec, tiny(50))

@@ -195,6 +195,7 @@ def test_find_adopts_the_batch_tagged_with_the_job_and_returns_none_for_an_unkno
     assert found == wanted and unknown is None
 
 
+@pytest.mark.e2e  # a batch at the provider's cap: a 50,000-line file uploaded (2.5 s)
 def test_a_50000_line_submit_is_one_file_and_one_batch(server):
     async def scenario(api: BatchApi):
         return await api.submit("big", MODEL, items(50_000))

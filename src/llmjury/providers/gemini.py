@@ -22,6 +22,7 @@ from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.gemini_wire import blocked_reason, contents, generate_config, response_samples
 from llmjury.providers.status import connection_error, is_retryable, retry_after
+from llmjury.providers.tls import shared_tls
 from llmjury.redact import scrub
 
 
@@ -78,8 +79,12 @@ def sdk_client(spec: ProviderSpec) -> tuple[genai.Client, tuple[str | None, ...]
     base_url = spec.text_option("base_url") or os.environ.get("GOOGLE_GEMINI_BASE_URL")
     # One attempt: the engine's retries (their back-off, the budget, a stop) decide alone. Without
     # retry options the SDK retries a dropped connection once itself, after a 1-10 s sleep none of them sees.
+    # The process's shared TLS context for its httpx clients (`verify`) and its aiohttp session (`ssl`).
+    tls = shared_tls()
     http_options = types.HttpOptions(base_url=base_url, timeout=int(spec.number_option("timeout", 120) * 1000),
-                                     retry_options=types.HttpRetryOptions(attempts=1))
+                                     retry_options=types.HttpRetryOptions(attempts=1),
+                                     client_args={"verify": tls} if tls else None,
+                                     async_client_args={"verify": tls, "ssl": tls} if tls else None)
     client = genai.Client(api_key=api_key or "not-needed-for-local-servers", http_options=http_options)
     # google-genai sends a base_url's query and user-info itself; their values must not be printed.
     return client, (api_key, *(split(base_url).secrets if base_url else ()))

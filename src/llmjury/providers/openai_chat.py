@@ -28,6 +28,7 @@ from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.openai_wire import STRUCTURED_MODES, chat_body, completion_samples
 from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.providers.structured import refusal_proof
+from llmjury.providers.tls import shared_tls
 from llmjury.redact import scrub
 
 
@@ -118,13 +119,14 @@ def sdk_client(spec: ProviderSpec) -> tuple[openai.AsyncOpenAI, tuple[str | None
     return client, (api_key, *(address.secrets if address else ()))
 
 
-def aiohttp_client() -> openai.DefaultAioHttpClient | None:
-    """The SDK's aiohttp-based client, or None (the SDK's default httpx one) when aiohttp is not
-    installed (openai installed without its `aiohttp` extra)."""
+def aiohttp_client() -> openai.DefaultAioHttpClient | openai.DefaultAsyncHttpxClient:
+    """The SDK's aiohttp-based client, or its default httpx one when aiohttp is not installed (openai
+    installed without its `aiohttp` extra); either with the process's shared TLS context."""
+    verify = shared_tls() or True  # True: the library's own default, built by this client
     try:
-        return openai.DefaultAioHttpClient()
+        return openai.DefaultAioHttpClient(verify=verify)
     except RuntimeError:
-        return None
+        return openai.DefaultAsyncHttpxClient(verify=verify)
 
 
 def status_error(provider: str, exc: openai.APIStatusError, secrets: Sequence[str | None]) -> ProviderError:

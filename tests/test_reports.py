@@ -185,6 +185,28 @@ def test_report_html_is_the_same_for_the_same_summary():
     assert page(summary, [], FAMILIES) == page(summary, [], FAMILIES)
 
 
+def test_a_process_compiles_each_report_template_once(monkeypatch):
+    """Every page, view and re-aggregated report of a process renders from one jinja2 environment:
+    each new one compiled the templates again (40 ms a report)."""
+    from jinja2 import Environment
+
+    from llmjury.reporting.report_html import page
+
+    compiled: list[str | None] = []
+    compile_ = Environment.compile
+
+    def counted(self: Environment, source: str, name: str | None = None, *args: object, **kwargs: object) -> object:
+        compiled.append(name)
+        return compile_(self, source, name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Environment, "compile", counted)
+    summary = plotted_summary()
+    page(summary, [], FAMILIES)
+    first = len(compiled)
+    page(summary, [], FAMILIES)
+    assert len(compiled) == first  # none again (the first may be 0: an earlier test compiled them)
+
+
 @pytest.mark.e2e  # starts a headless Chromium: seconds of CPU
 @needs(shutil.which("chromium") is not None, "no Chromium (Debian package chromium) on this machine")
 def test_report_html_renders_in_headless_chromium(tmp_path):

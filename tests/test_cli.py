@@ -168,3 +168,21 @@ def test_report_refuses_a_summary_that_is_not_one(tmp_path, capsys):
     assert main(["report", str(tmp_path), "--out", str(tmp_path / "out")]) == 4
     err = capsys.readouterr().err
     assert err.startswith("llmjury report: ") and "summary.json: not a run summary (run: Field required)" in err
+
+
+@pytest.mark.parametrize(("argv", "usage", "message"), [
+    (["report", "--ou", "elsewhere", "run"], "usage: llmjury report",
+     "llmjury report: error: unrecognized argument '--ou' (did you mean '--out'?)"),
+    (["merge", "--gat=x>=1", "a"], "usage: llmjury merge",
+     "llmjury merge: error: unrecognized argument '--gat=x>=1' (did you mean '--gate'?)"),
+    (["batch", "status", "--stor", "postgres"], "usage: llmjury batch status",
+     "llmjury batch status: error: unrecognized argument '--stor' (did you mean '--store'?) (and 1 more)"),
+], ids=["prefix-of-an-option", "with-a-value", "nested-command"])
+def test_a_mistyped_option_is_refused_by_its_command_naming_the_option_meant(capsys, argv, usage, message):
+    """No option is taken by its prefix (`--ou` ran as `--out`), and the command that was given it
+    refuses it under its own usage (it was the top-level usage, with no hint)."""
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2
+    assert err.startswith(usage) and err.rstrip().endswith(message)

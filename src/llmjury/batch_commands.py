@@ -13,13 +13,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from llmjury.arguments import Parser
 from llmjury.errors import ConfigError
 from llmjury.running.batch_queue import BatchQueue
 from llmjury.store.location import KINDS, StoreLocation
 from llmjury.store.postgres import DSN_VARIABLE
 
 
-def add_batch_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_batch_commands(commands: argparse._SubParsersAction[Parser]) -> None:
     batch = commands.add_parser("batch", help="the Batch API lanes: export and import files, see what is pending")
     actions = batch.add_subparsers(dest="action", required=True)
     export = actions.add_parser("export", help="the file lane's queued requests as an OpenAI batch input file")

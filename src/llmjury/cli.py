@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from llmjury import runfiles
+from llmjury.arguments import Parser
 from llmjury.batch_commands import add_batch_commands
 from llmjury.collector import held_off
 from llmjury.errors import ConfigError
@@ -260,7 +261,7 @@ def export(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_family_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_family_commands(commands: argparse._SubParsersAction[Parser]) -> None:
     """The subcommands the project's families contribute (`Family.commands`), beside the core's.
     Families that cannot be loaded leave the rest working: a warning says why theirs are missing."""
     from llmjury.session.projectini import project_families
@@ -284,7 +285,7 @@ def add_family_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="llmjury")
+    parser = Parser(prog="llmjury")
     commands = parser.add_subparsers(dest="command", required=True)
     rep = commands.add_parser("report", help="re-aggregate saved verdicts into a new report (no model calls)")
     rep.add_argument("verdicts", nargs="+", type=Path, help="verdicts.jsonl(.gz) files or run folders")

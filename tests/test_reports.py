@@ -113,6 +113,18 @@ def test_the_terminal_shows_the_decision_and_says_what_it_left_out(tmp_path):
     assert f"  ({left_out} more metric rows for socratic in {tmp_path / 'run' / 'summary.md'})" in lines
 
 
+def test_the_terminals_metric_columns_fit_the_longest_metric_name(tmp_path):
+    """An own eval's metric is named after its test: the values stayed aligned only for names of
+    up to 34 characters."""
+    tree = tree_of(socratic_records())
+    name = "test_the_tutor_never_gives_the_answer_away_in_its_first_turn"
+    tree["socratic"]["check"] = {name: {"pass_rate": dict(tree["socratic"]["win_rate"])}}
+    tree["socratic"]["headline"] = ["win_rate", f"check.{name}.pass_rate", "tie_rate"]
+    lines = [line for line in terminal_lines(summary_of(tree), [], tmp_path, FAMILIES) if " n=" in line]
+    assert len(lines) == 3 and len({line.index(" n=") for line in lines}) == 1
+    assert len({re.match(r" +\S+ +", line).end() for line in lines}) == 1  # type: ignore[union-attr]  # values too
+
+
 def test_an_incomplete_run_says_so_first(tmp_path):
     tree = tree_of(socratic_records())
     tree["complete"] = False

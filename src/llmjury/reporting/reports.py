@@ -327,9 +327,13 @@ def terminal_lines(summary: RunSummary, gates: list[GateResult], run_dir: Path,
         lines.append(f"{family.family}: {family.counts}")
         lines += [f"  data: {LoadReport.model_validate(r).line()}" for r in summary.families[family.family].loading
                   if r["dropped"] or r.get("given")]  # a user's own file: always said
+        # The columns fit the family's longest metric name and value (an own eval's names run long).
+        path_width = max([34, *(len(row.path) for row in family.rows)])
+        value_width = max([24, *(len(row.value) for row in family.rows)])
         for row in family.rows:
             change = f"  change {row.change.text()}" if row.change is not None else ""
-            lines.append(f"  {family.family}.{row.path:<34} {row.value:<24} n={row.metric['n']}{change}")
+            lines.append(f"  {family.family}.{row.path:<{path_width}} {row.value:<{value_width}} "
+                         f"n={row.metric['n']}{change}")
         if family.more_metrics:
             rows = "row" if family.more_metrics == 1 else "rows"
             where = shown(run_dir / "summary.md", root)

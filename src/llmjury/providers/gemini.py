@@ -83,8 +83,7 @@ def sdk_client(spec: ProviderSpec) -> tuple[genai.Client, tuple[str | None, ...]
     tls = shared_tls()
     http_options = types.HttpOptions(base_url=base_url, timeout=int(spec.number_option("timeout", 120) * 1000),
                                      retry_options=types.HttpRetryOptions(attempts=1),
-                                     client_args={"verify": tls} if tls else None,
-                                     async_client_args={"verify": tls, "ssl": tls} if tls else None)
+                                     client_args={"verify": tls}, async_client_args={"verify": tls, "ssl": tls})
     client = genai.Client(api_key=api_key or "not-needed-for-local-servers", http_options=http_options)
     # google-genai sends a base_url's query and user-info itself; their values must not be printed.
     return client, (api_key, *(split(base_url).secrets if base_url else ()))

@@ -122,11 +122,10 @@ def sdk_client(spec: ProviderSpec) -> tuple[openai.AsyncOpenAI, tuple[str | None
 def aiohttp_client() -> openai.DefaultAioHttpClient | openai.DefaultAsyncHttpxClient:
     """The SDK's aiohttp-based client, or its default httpx one when aiohttp is not installed (openai
     installed without its `aiohttp` extra); either with the process's shared TLS context."""
-    verify = shared_tls() or True  # True: the library's own default, built by this client
     try:
-        return openai.DefaultAioHttpClient(verify=verify)
+        return openai.DefaultAioHttpClient(verify=shared_tls())
     except RuntimeError:
-        return openai.DefaultAsyncHttpxClient(verify=verify)
+        return openai.DefaultAsyncHttpxClient(verify=shared_tls())
 
 
 def status_error(provider: str, exc: openai.APIStatusError, secrets: Sequence[str | None]) -> ProviderError:

@@ -6,8 +6,7 @@ A run makes a client for each provider and role in every process, and the batch 
 take a context of the caller's, and an `ssl.SSLContext` may be shared by connections and threads.
 
 The shared context is the one httpx2, the HTTP library of both SDKs' current releases, builds by
-default: the system's trust store, or `SSL_CERT_FILE`/`SSL_CERT_DIR` when set. Without httpx2 (older
-SDKs on httpx) each client builds its own, as before.
+default: the system's trust store, or `SSL_CERT_FILE`/`SSL_CERT_DIR` when set.
 """
 
 from __future__ import annotations
@@ -15,12 +14,10 @@ from __future__ import annotations
 import functools
 import ssl
 
+import httpx2
+
 
 @functools.cache
-def shared_tls() -> ssl.SSLContext | None:
-    """httpx2's default TLS context, built at the first call; None without httpx2."""
-    try:
-        import httpx2
-    except ImportError:
-        return None
+def shared_tls() -> ssl.SSLContext:
+    """httpx2's default TLS context, built at the first call."""
     return httpx2.create_ssl_context()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import ssl
 import sys
 import threading
 import time
@@ -109,7 +110,14 @@ class FakeServer:
 
     @property
     def origin(self) -> str:
-        return f"http://{HOST}:{self._httpd.server_port}"
+        scheme = "https" if isinstance(self._httpd.socket, ssl.SSLSocket) else "http"
+        return f"{scheme}://{HOST}:{self._httpd.server_port}"
+
+    def serve_tls(self, context: ssl.SSLContext) -> FakeServer:
+        """Speak HTTPS with the certificate `context` holds (before `start`): a client that does not
+        trust it fails its handshake and gets no answer."""
+        self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
+        return self
 
     def start(self) -> FakeServer:
         self._thread.start()

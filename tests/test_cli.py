@@ -176,8 +176,17 @@ def test_report_refuses_a_summary_that_is_not_one(tmp_path, capsys):
     (["merge", "--gat=x>=1", "a"], "usage: llmjury merge",
      "llmjury merge: error: unrecognized argument '--gat=x>=1' (did you mean '--gate'?)"),
     (["batch", "status", "--stor", "postgres"], "usage: llmjury batch status",
-     "llmjury batch status: error: unrecognized argument '--stor' (did you mean '--store'?) (and 1 more)"),
-], ids=["prefix-of-an-option", "with-a-value", "nested-command"])
+     "llmjury batch status: error: unrecognized argument '--stor' (did you mean '--store'?)"),
+    (["export", "--too", "x.jsonl"], "usage: llmjury export",  # before `--to` is missing
+     "llmjury export: error: unrecognized argument '--too' (did you mean '--to'?)"),
+    (["report", "--ou", "x", "--gat", "y", "run"], "usage: llmjury report",
+     "llmjury report: error: unrecognized arguments '--ou' (did you mean '--out'?), '--gat' (did you mean '--gate'?)"),
+    (["compare", "--allow", "a", "b"], "usage: llmjury compare",  # the option it begins, not the nearest
+     "llmjury compare: error: unrecognized argument '--allow' (did you mean '--allow-judge-change'?)"),
+    (["--out", "x", "report", "run"], "usage: llmjury",
+     "llmjury: error: unrecognized argument '--out' (a command's options go after it: llmjury COMMAND --OPTION)"),
+], ids=["prefix-of-an-option", "with-a-value", "nested-command", "beside-a-missing-required-one", "two-of-them",
+        "a-prefix-of-a-long-one", "before-the-command"])
 def test_a_mistyped_option_is_refused_by_its_command_naming_the_option_meant(capsys, argv, usage, message):
     """No option is taken by its prefix (`--ou` ran as `--out`), and the command that was given it
     refuses it under its own usage (it was the top-level usage, with no hint)."""

@@ -286,6 +286,7 @@ def add_family_commands(commands: argparse._SubParsersAction[Parser]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="llmjury")
+    parser.add_argument("--version", action="version", version=f"llmjury {version('llmjury')}")
     commands = parser.add_subparsers(dest="command", required=True)
     rep = commands.add_parser("report", help="re-aggregate saved verdicts into a new report (no model calls)")
     rep.add_argument("verdicts", nargs="+", type=Path, help="verdicts.jsonl(.gz) files or run folders")

@@ -248,6 +248,15 @@ def test_no_report_of_a_compared_run_holds_an_absolute_path(pytester, compared):
     compared.stdout.fnmatch_lines(["reports: reports/* (summary.md, report.html)"])
 
 
+def test_the_terminal_counts_changed_values_and_names_each_case_once(tmp_path):
+    """A case is listed once for each metric whose value it changed: the line said `case(s)` of a
+    count of values (9 of 8 cases) and repeated names (first: author, author, capital)."""
+    changed = [flip("author", -1.0), {**flip("author", -1.0), "metric": "tone"}, flip("capital", -1.0),
+               flip("river", -1.0)]
+    lines = terminal_lines(compared_summary(changed), [], tmp_path / "reports" / "r1", {}, tmp_path)
+    assert "polite: 4 case value(s) changed against the baseline (first: author, capital, river)" in lines
+
+
 def test_terminal_paths_are_relative_to_the_root(tmp_path):
     summary = compared_summary()
     summary.comparison["baseline"] = str(tmp_path / "baseline" / "run")

@@ -318,8 +318,10 @@ def terminal_lines(summary: RunSummary, gates: list[GateResult], run_dir: Path,
         lines.append(f"{g.status.upper():<12} {g.gate}: value {g.value}{interval} vs {g.threshold}: {g.why}")
     for flipped in decision.flips:
         if flipped.cases:
-            worst = ", ".join(c.case_id for c in flipped.cases[:3])
-            lines.append(f"{flipped.family}: {flipped.total} case(s) changed against the baseline (first: {worst})")
+            # A case is listed once per metric whose value it changed: the count is of values, the names distinct.
+            worst = ", ".join(list(dict.fromkeys(c.case_id for c in flipped.cases))[:3])
+            lines.append(f"{flipped.family}: {flipped.total} case value(s) changed against the baseline "
+                         f"(first: {worst})")
     if decision.baseline:
         note = f": {decision.baseline_note}" if decision.baseline_note else ""
         lines.append(f"baseline {decision.baseline}{note}")

@@ -284,16 +284,22 @@ def add_family_commands(commands: argparse._SubParsersAction[Parser]) -> None:
             sub.set_defaults(handler=command.run)
 
 
+#: What `--gate-uncertain` does, for every command that checks gates.
+GATE_UNCERTAIN_HELP = ("an inconclusive gate (its interval straddles the threshold): keep it inconclusive (exit 11), "
+                       "or pass it on its point estimate")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="llmjury")
     parser.add_argument("--version", action="version", version=f"llmjury {version('llmjury')}")
     commands = parser.add_subparsers(dest="command", required=True)
     rep = commands.add_parser("report", help="re-aggregate saved verdicts into a new report (no model calls)")
     rep.add_argument("verdicts", nargs="+", type=Path, help="verdicts.jsonl(.gz) files or run folders")
-    rep.add_argument("--out", type=Path, default=Path("reports"))
-    rep.add_argument("--run-id")
-    rep.add_argument("--gate", action="append", default=[])
-    rep.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
+    rep.add_argument("--out", type=Path, default=Path("reports"), help="where the report is written (default: reports)")
+    rep.add_argument("--run-id", help="the report's name (its folder under --out); default: time and a random suffix")
+    rep.add_argument("--gate", action="append", default=[], metavar="EXPR", help="e.g. 'socratic.win_rate>=0.55'")
+    rep.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive",
+                     help=GATE_UNCERTAIN_HELP)
     rep.set_defaults(handler=report)
     rpl = commands.add_parser("replay", help="recorded verdict files of a family into a report (no model calls)")
     rpl.add_argument("family", help="the family whose file formats PATH is in, e.g. arena")
@@ -301,16 +307,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     rpl.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                      help="a family option, as --llm-option FAMILY.KEY=VALUE without the family")
     rpl.add_argument("--name", help="the report's name (its folder under --out); default: time and file stem")
-    rpl.add_argument("--out", type=Path, default=Path("reports"))
-    rpl.add_argument("--gate", action="append", default=[])
-    rpl.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
+    rpl.add_argument("--out", type=Path, default=Path("reports"), help="where the report is written (default: reports)")
+    rpl.add_argument("--gate", action="append", default=[], metavar="EXPR", help="e.g. 'arena.unscored_rate<=0.02'")
+    rpl.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive",
+                     help=GATE_UNCERTAIN_HELP)
     rpl.set_defaults(handler=replay)
     cmp = commands.add_parser("compare", help="compare two saved runs on their shared cases (no model calls)")
     cmp.add_argument("current", type=Path, help="the run to judge: its folder or verdicts.jsonl")
     cmp.add_argument("baseline", type=Path, help="the run to compare it with: its folder or verdicts.jsonl")
     cmp.add_argument("--gate", action="append", default=[], metavar="EXPR",
                      help="e.g. 'socratic.win_rate.delta>=-0.02' or 'socratic.win_rate.delta.low>=-0.05'")
-    cmp.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
+    cmp.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive",
+                     help=GATE_UNCERTAIN_HELP)
     cmp.add_argument("--out", type=Path, default=Path("reports"), help="where the compared report is written")
     cmp.add_argument("--seed", type=int, default=0,
                      help="recorded in the report; the comparison's intervals are closed-form and use no seed")
@@ -330,13 +338,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     mrg.add_argument("--out", type=Path, default=Path("reports"), help="where the merged report is written")
     mrg.add_argument("--run-id", help="the merged report's name (its folder under --out); default: time and -merged")
     mrg.add_argument("--gate", action="append", default=[], metavar="EXPR", help="e.g. 'socratic.win_rate>=0.55'")
-    mrg.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive")
+    mrg.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive",
+                     help=GATE_UNCERTAIN_HELP)
     mrg.set_defaults(handler=merge_shards)
     exp = commands.add_parser("export", help="write cached responses as a JSONL recording shard")
     exp.add_argument("--cache", type=Path, default=Path(".llmjury/cache.sqlite"), help="the SQLite store's file")
     exp.add_argument("--store", choices=KINDS, default="sqlite",
                      help=f"postgres: the store at {DSN_VARIABLE} (or libpq's PG* variables)")
-    exp.add_argument("--to", type=Path, required=True)
+    exp.add_argument("--to", type=Path, required=True, help="the JSONL recording shard to write")
     exp.add_argument("--run-id", help="only entries written by this run")
     exp.set_defaults(handler=export)
     add_batch_commands(commands)

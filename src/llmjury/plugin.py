@@ -18,6 +18,7 @@ pytest.register_assert_rewrite("llmjury.assertions")
 from llmjury.cases import CASES_MARK, PIPELINE_MARK  # noqa: E402
 from llmjury.deprecated import options_of  # noqa: E402, F401  (llmjury 0.1's public name, warns until 0.3)
 from llmjury.interrupts import Interrupts  # noqa: E402
+from llmjury.providers import sdk_warnings  # noqa: E402
 from llmjury.redact import redact_log_records  # noqa: E402
 from llmjury.results.exit_status import GateExit  # noqa: E402
 from llmjury.results.sequential_gates import SequentialGates  # noqa: E402
@@ -58,6 +59,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.add_cleanup(redact_log_records())
     config.addinivalue_line("markers", f"{PIPELINE_MARK}(pipeline): the coroutine that turns a case into verdicts")
     config.addinivalue_line("markers", f"{CASES_MARK}(cases): llmjury cases a test is parametrized over")
+    for line in sdk_warnings.IGNORED:
+        config.addinivalue_line("filterwarnings", line)
     start = start_up(config)
     register = config.pluginmanager.register
     register(GateSelection(config, start.gates, start.families), "llmjury-gate-selection")

@@ -397,3 +397,24 @@ def test_only_plain_jury_tests_are_plannable(pytester):
     plugins = plugin_modules(items[0].config)
     assert {item.originalname: plannable(item, plugins) for item in items} == {
         "test_plain": True, "test_fixture": False, "test_sync": False, "test_no_jury": False}
+
+
+def test_a_failure_planned_by_another_worker_shows_its_message_once():
+    """Under xdist the worker that reports a test another planned showed the exception's lines, then
+    the traceback ending with the same lines again."""
+    from llmjury.judgement.planner import _error_summary, _error_text
+    from llmjury.session.runner import handed_failure
+
+    def body() -> None:
+        verdict = None
+        assert verdict == "a", "the judge preferred " + "the reference"  # the whole message is not in its source
+
+    try:
+        body()
+    except AssertionError as exc:
+        text = handed_failure(_error_summary(exc), _error_text(exc))
+    lines = text.splitlines()
+    assert lines[0] == "AssertionError: the judge preferred the reference"
+    assert text.count("the judge preferred the reference") == 1
+    assert "in body" in text and 'assert verdict == "a"' in text  # where it was raised
+    assert lines[-1] == "(planned by another worker)"

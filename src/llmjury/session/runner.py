@@ -225,7 +225,7 @@ class TestRunner:
         if handed.get("outcome") == "xfail":
             pytest.xfail(handed["error"])
         if "error" in handed:
-            pytest.fail(f"{handed['summary']}\n{handed['error']}\n(planned by another worker)", pytrace=False)
+            pytest.fail(handed_failure(handed["summary"], handed["error"]), pytrace=False)
         return True
 
     @pytest.hookimpl(wrapper=True)
@@ -249,3 +249,12 @@ class TestRunner:
             self._jury.engine.close()
         if self._planner is not None and self._planner.handoff is not None:
             self._planner.handoff.close()
+
+
+def handed_failure(summary: str, trace: str) -> str:
+    """A failure another worker planned, as this one reports it: the exception's lines first (pytest's
+    short summary shows the first), then where it was raised, without those lines again."""
+    trace = trace.rstrip()
+    if trace.endswith(summary):
+        trace = trace[:-len(summary)].rstrip()
+    return f"{summary}\n{trace}\n(planned by another worker)"

@@ -15,10 +15,8 @@ import pytest
 
 pytest.register_assert_rewrite("llmjury.assertions")
 
-from llmjury.cases import CASES_MARK, PIPELINE_MARK  # noqa: E402
 from llmjury.deprecated import options_of  # noqa: E402, F401  (llmjury 0.1's public name, warns until 0.3)
 from llmjury.interrupts import Interrupts  # noqa: E402
-from llmjury.providers import sdk_warnings  # noqa: E402
 from llmjury.redact import redact_log_records  # noqa: E402
 from llmjury.results.exit_status import GateExit  # noqa: E402
 from llmjury.results.sequential_gates import SequentialGates  # noqa: E402
@@ -30,7 +28,7 @@ from llmjury.session.drift import JudgeCanary  # noqa: E402
 from llmjury.session.frozen import give_back_frozen  # noqa: E402
 from llmjury.session.item_outcomes import ItemOutcomes  # noqa: E402
 from llmjury.session.item_verdicts import case_of, own_test, record_on, recorded  # noqa: E402
-from llmjury.session.options import declare  # noqa: E402
+from llmjury.session.options import add_ini_lines, declare  # noqa: E402
 from llmjury.session.refusals import UnansweredSkips  # noqa: E402
 from llmjury.session.runner import RUNNER, Share, TestRunner  # noqa: E402
 from llmjury.session.sequential import RunLooks, SequentialEnd, sequential_gates  # noqa: E402
@@ -57,10 +55,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # first), so it runs after it: see llmjury.session.frozen.settle_before_cleanup.
     config.add_cleanup(partial(give_back_frozen, config))
     config.add_cleanup(redact_log_records())
-    config.addinivalue_line("markers", f"{PIPELINE_MARK}(pipeline): the coroutine that turns a case into verdicts")
-    config.addinivalue_line("markers", f"{CASES_MARK}(cases): llmjury cases a test is parametrized over")
-    for line in sdk_warnings.IGNORED:
-        config.addinivalue_line("filterwarnings", line)
+    add_ini_lines(config)
     start = start_up(config)
     register = config.pluginmanager.register
     register(GateSelection(config, start.gates, start.families), "llmjury-gate-selection")

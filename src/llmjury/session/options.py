@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from llmjury.cases import CASES_MARK, PIPELINE_MARK
 from llmjury.errors import ConfigError
 from llmjury.jurors import JurySpec
+from llmjury.providers import sdk_warnings
 from llmjury.running.budget import UNKNOWN_POLICIES
 from llmjury.running.cache import CacheMode
 from llmjury.running.decision_field import OUTPUT_MODES
@@ -163,6 +165,15 @@ def declare(parser: pytest.Parser) -> None:
     parser.addini("llm_budget_unknown", "refuse or allow: a model with no price under a budget")
     declare_sequential(parser)  # anytime-valid gates and the judge's canary (llmjury.session.sequential_options)
     declare_canary(parser)
+
+
+def add_ini_lines(config: pytest.Config) -> None:
+    """What llmjury adds to the run's ini values: its markers, and filters for the warnings of the
+    providers' SDKs that no user can act on (llmjury.providers.sdk_warnings)."""
+    config.addinivalue_line("markers", f"{PIPELINE_MARK}(pipeline): the coroutine that turns a case into verdicts")
+    config.addinivalue_line("markers", f"{CASES_MARK}(cases): llmjury cases a test is parametrized over")
+    for line in sdk_warnings.IGNORED:
+        config.addinivalue_line("filterwarnings", line)
 
 
 def resolve_settings(config: pytest.Config) -> Settings:

@@ -56,6 +56,31 @@ def test_a_case_keeps_its_slot_between_its_calls_until_it_ends():
     asyncio.run(scenario())
 
 
+def test_a_case_with_two_calls_in_flight_keeps_both_slots_and_gives_both_back():
+    """Compare's two orders are two calls of one case at once: when both end while a later case waits,
+    both slots are kept for the case and both go on when it ends. The second overwrote the first, so
+    a slot was lost at each such case: a run at 16 slots went on 8, 4, 2, then one call at a time."""
+    async def scenario() -> None:
+        slots = PrioritySlots(2)
+        early, late = CaseTicket(0), CaseTicket(1)
+        await slots.acquire(early)
+        await slots.acquire(early)  # both orders of one comparison in flight
+        waiting = [asyncio.create_task(slots.acquire(late)) for _ in range(2)]
+        await asyncio.sleep(0)
+        slots.release(early)
+        slots.release(early)  # both answered while the later case waits: both kept for `early`
+        await asyncio.sleep(0)
+        assert not any(task.done() for task in waiting)
+        early.end()
+        await asyncio.wait_for(asyncio.gather(*waiting), 5)  # both slots go on
+        slots.release(late)
+        slots.release(late)
+        late.end()
+        await asyncio.wait_for(asyncio.gather(slots.acquire(None), slots.acquire(None)), 5)  # none lost
+
+    asyncio.run(scenario())
+
+
 def test_an_earlier_case_or_a_test_waiting_now_takes_a_slot_kept_for_a_later_case():
     """Orders are strictly ranked, so no two cases wait on each other's kept slots; a case waiting on
     another's call hands back what is kept for it."""

@@ -145,7 +145,7 @@ class PrioritySlots:
         self._free = slots
         self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
         self._arrival = itertools.count()
-        self._kept: dict[CaseTicket, None] = {}  # insertion-ordered set
+        self._kept: dict[CaseTicket, int] = {}  # slots kept for each case (compare's two orders: two)
 
     async def acquire(self, case: CaseTicket | None) -> None:
         if case is not None and case in self._kept:
@@ -182,20 +182,23 @@ class PrioritySlots:
             waiter.set_result(None)
             return
         if case is not None and not case.ended:
-            self._kept[case] = None
+            self._kept[case] = self._kept.get(case, 0) + 1
             case.kept.add(self)
             return
         self._free += 1
 
     def unkeep(self, case: CaseTicket) -> None:
-        """Free the slot kept for `case`, which will not ask for it."""
-        if case in self._kept:
+        """Free every slot kept for `case`, which will not ask for them."""
+        while case in self._kept:
             self._take_kept(case)
             self.release()
 
     def _take_kept(self, case: CaseTicket) -> None:
-        del self._kept[case]
-        case.kept.discard(self)
+        """One of the slots kept for `case`, taken."""
+        self._kept[case] -= 1
+        if not self._kept[case]:
+            del self._kept[case]
+            case.kept.discard(self)
 
     @contextlib.asynccontextmanager
     async def held(self, case: CaseTicket | None) -> AsyncIterator[None]:

@@ -31,7 +31,16 @@ from llmjury.store.location import StoreLocation
 from llmjury.store.schema import ensure_schema
 from llmjury.store.writer import BatchWriter
 
+#: A reader looks every POLL_S for its first FAST_LOOKS_S (an outcome about to be committed is read at
+#: once, as a worker's test loop needs), then every SLOW_POLL_S: a worker waiting on a slow call sends
+#: four statements a second to a store other machines may share, not sixty.
 POLL_S = 0.05
+FAST_LOOKS_S = 1.0
+SLOW_POLL_S = 0.25
+#: One statement a look: the outcome, the owner's process, and whether the owner planned the key.
+LOOK = ("SELECT (SELECT payload FROM outcomes WHERE run_id = ? AND key = ?), "
+        "(SELECT pid FROM plans WHERE run_id = ? AND worker = ?), "
+        "(SELECT COUNT(*) FROM planned WHERE run_id = ? AND key = ?)")
 #: How long a reader waits for the owning worker to announce its plan (it may still be collecting).
 ANNOUNCE_TIMEOUT_S = 600.0
 
@@ -73,18 +82,17 @@ class OutcomeHandoff:
         started = time.monotonic()
         while True:
             with self._lock:
-                row = self._db.execute("SELECT payload FROM outcomes WHERE run_id = ? AND key = ?", (self.run_id, key))
-                plan = self._db.execute("SELECT pid FROM plans WHERE run_id = ? AND worker = ?",
-                                        (self.run_id, owner))
-                planned = self._db.execute("SELECT 1 FROM planned WHERE run_id = ? AND key = ?", (self.run_id, key))
-            if row:
-                return dict(json.loads(row[0][0]))
-            if not plan:
-                if time.monotonic() - started > ANNOUNCE_TIMEOUT_S:
+                ((payload, pid, planned),) = self._db.execute(LOOK, (self.run_id, key, self.run_id, owner,
+                                                                     self.run_id, key))
+            if payload is not None:
+                return dict(json.loads(payload))
+            waited = time.monotonic() - started
+            if pid is None:
+                if waited > ANNOUNCE_TIMEOUT_S:
                     return None
-            elif not planned or not process_alive(plan[0][0]):
+            elif not planned or not process_alive(pid):
                 return None
-            await asyncio.sleep(POLL_S)
+            await asyncio.sleep(POLL_S if waited < FAST_LOOKS_S else SLOW_POLL_S)
 
     def handed_on(self) -> list[dict[str, Any]]:
         """Every outcome any worker of this run has handed on so far (a stopped run reports them)."""

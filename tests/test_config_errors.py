@@ -472,6 +472,20 @@ def test_a_dsn_that_is_no_connection_string_is_a_usage_error_naming_the_cause(pr
                                  "string comes from LLMJURY_STORE_DSN or libpq's PG* variables"])
 
 
+@pytest.mark.parametrize(("dsn", "secret", "cause"), [
+    ("postgresql://alice:S3cret%zzPassw0rd@127.0.0.1:1/evals", "S3cret%zzPassw0rd",
+     'invalid percent-encoded token: "***"'),
+    ("postgresql://alice:pw@127.0.0.1:1/evals?sslmode=Zq9Secret", "Zq9Secret", 'invalid sslmode value: "***"'),
+], ids=["password-not-url-encoded", "secret-in-a-setting"])
+def test_a_connection_error_never_shows_the_connection_strings_secrets(project, monkeypatch, dsn, secret, cause):
+    """libpq quotes what it could not read: a generated password with a `%` that was not URL-encoded
+    reached the terminal and CI logs, which mask only the whole connection string."""
+    monkeypatch.setenv("LLMJURY_STORE_DSN", dsn)
+    result = usage_error(project, "--llm-store", "postgres")
+    assert secret not in result.stdout.str() + result.stderr.str()
+    result.stderr.fnmatch_lines([f"ERROR: --llm-store postgres: cannot connect (*{cause}*)*"])
+
+
 def test_a_shard_in_the_ini_is_pointed_to_the_option(project):
     result = usage_error(project, ini="llm_shard = 1/3")
     result.stderr.fnmatch_lines(["ERROR: ini llm_shard: a shard belongs to one invocation, not to the project: "

@@ -10,6 +10,7 @@ store's outage limit (llmjury.store.outage); inside one, the transaction's owner
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -41,8 +42,8 @@ class PostgresDatabase:
         try:
             self._db = self._connect()
         except psycopg.Error as exc:  # no server there, a wrong password, a string that is no connection string
-            raise ConfigError(f"--llm-store postgres: cannot connect ({_first_line(exc)}); the connection string "
-                              f"comes from {DSN_VARIABLE} or libpq's PG* variables") from None
+            raise ConfigError(f"--llm-store postgres: cannot connect ({_without_secrets(_first_line(exc), dsn)}); "
+                              f"the connection string comes from {DSN_VARIABLE} or libpq's PG* variables") from None
         self._where = f"PostgreSQL store {self._db.info.dbname} on {self._db.info.host}:{self._db.info.port}"
 
     def _connect(self) -> Any:
@@ -150,6 +151,29 @@ def schema_name(entry: str) -> str:
 def _placeholders(sql: str) -> str:
     """The store's statements use `?`; psycopg binds `%s` (no statement has a literal `?` or `%`)."""
     return sql.replace("?", "%s")
+
+
+#: Connection settings whose values a connection error may show as they are (they name the server).
+SHOWN_SETTINGS = frozenset({"host", "hostaddr", "port", "dbname", "user", "application_name", "connect_timeout"})
+
+
+def _without_secrets(message: str, dsn: str) -> str:
+    """`message` with every quoted value of the connection string masked but the server's name: libpq
+    quotes what it could not read (`invalid percent-encoded token: "<the password>"`, `invalid sslmode
+    value: "..."`). When the string cannot be read at all, every quoted part of it that is no setting's
+    name is masked."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        settings = conninfo_to_dict(dsn)
+        secret = {str(value) for key, value in settings.items() if key not in SHOWN_SETTINGS and value}
+    except psycopg.Error:  # not a connection string: anything it quotes from it may be secret
+        secret = {token for token in re.findall(r'"([^"]+)"', message)
+                  if token in dsn and not re.search(rf"(^|[\s?&]){re.escape(token)}=", dsn)}
+    for token in secret:
+        message = message.replace(f'"{token}"', '"***"')
+    return message
 
 
 def _first_line(exc: BaseException) -> str:

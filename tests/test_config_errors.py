@@ -486,6 +486,15 @@ def test_a_connection_error_never_shows_the_connection_strings_secrets(project, 
     result.stderr.fnmatch_lines([f"ERROR: --llm-store postgres: cannot connect (*{cause}*)*"])
 
 
+@pytest.mark.parametrize(("args", "ini", "line"), [
+    (["--llm-store-outage", "abc"], "", "ERROR: --llm-store-outage 'abc': not a number of seconds*"),
+    ([], "llm_store_outage = -5", "ERROR: ini llm_store_outage '-5'*"),
+], ids=["option", "ini"])
+def test_a_bad_store_outage_is_refused_on_sqlite_too(project, args, ini, line):
+    """Checked only with --llm-store postgres, a bad value passed on a laptop's SQLite and failed in CI."""
+    usage_error(project, *args, ini=ini).stderr.fnmatch_lines([line])
+
+
 def test_a_shard_in_the_ini_is_pointed_to_the_option(project):
     result = usage_error(project, ini="llm_shard = 1/3")
     result.stderr.fnmatch_lines(["ERROR: ini llm_shard: a shard belongs to one invocation, not to the project: "

@@ -250,6 +250,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
     under_test = [role.strip() for given, _ in lines("llm_under_test", "llm_under_test") for role in given]
     replay_under_test = config.getoption("llm_replay_under_test")
     shard = config.getoption("llm_shard")
+    # Checked whatever the store: a bad value set for CI's PostgreSQL must not pass on a laptop's SQLite.
+    outage_s = OUTAGE_S if outage is None else positive_number(outage, outage_source, "seconds")
     return Settings(
         judge=check_spec(judge or "offline", judge_source),
         roles=roles,
@@ -258,8 +260,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
                                                   else replay_under_test),
         cache_mode=CacheMode(choice(cache_mode or "record", cache_source, tuple(m.value for m in CacheMode))),
         cache_path=cache_path,
-        store=StoreLocation.parse(store, cache_path, store_source, OUTAGE_S if outage is None else positive_number(
-            outage, outage_source, "seconds")) if store else None,
+        store=StoreLocation.parse(store, cache_path, store_source, outage_s) if store else None,
         run_group=group or None,
         lease_s=Settings.lease_s if lease is None else positive_number(lease, lease_source, "seconds"),
         batch_mode=BATCH_MODES[choice(batch or "wait", batch_source, tuple(BATCH_MODES))],

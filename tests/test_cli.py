@@ -195,3 +195,17 @@ def test_a_mistyped_option_is_refused_by_its_command_naming_the_option_meant(cap
     err = capsys.readouterr().err
     assert stopped.value.code == 2
     assert err.startswith(usage) and err.rstrip().endswith(message)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["reprot", "run"], "llmjury: error: argument command: invalid choice: 'reprot' (did you mean 'report'?); "
+                        "choose from 'report', "),
+    (["batch", "stat"], "llmjury batch: error: argument action: invalid choice: 'stat' (did you mean 'status'?); "
+                        "choose from 'export', 'import', 'status'"),
+    (["report", "--gate-uncertain", "pas", "run"], "llmjury report: error: argument --gate-uncertain: invalid choice: "
+                                                   "'pas' (did you mean 'pass'?); choose from 'inconclusive', 'pass'"),
+], ids=["command", "nested-command", "option-value"])
+def test_a_mistyped_command_or_choice_is_named_with_the_one_meant(capsys, argv, message):
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2 and message in capsys.readouterr().err

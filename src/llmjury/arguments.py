@@ -34,6 +34,14 @@ class Parser(argparse.ArgumentParser):
             self.refuse(extras)
         return parsed, extras
 
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """A choice not among an action's choices (a mistyped command) is named with the nearest one."""
+        if action.choices is not None and value not in action.choices:
+            close = difflib.get_close_matches(str(value), [str(choice) for choice in action.choices], n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise argparse.ArgumentError(action, f"invalid choice: {value!r}{hint}; choose from "
+                                                 + ", ".join(map(repr, action.choices)))
+
     def unknown_options(self, args: Sequence[str]) -> list[str]:
         """The options among `args` this parser does not know; a parser of subcommands looks only
         before the subcommand (what follows is the subcommand's to judge)."""

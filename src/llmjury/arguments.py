@@ -15,6 +15,8 @@ import difflib
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from llmjury.hints import did_you_mean
+
 
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose options must be given whole; its subcommands are Parsers too."""
@@ -37,15 +39,14 @@ class Parser(argparse.ArgumentParser):
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         """A choice not among an action's choices (a mistyped command) is named with the nearest one."""
         if action.choices is not None and value not in action.choices:
-            close = difflib.get_close_matches(str(value), [str(choice) for choice in action.choices], n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(str(value), [str(choice) for choice in action.choices])
             raise argparse.ArgumentError(action, f"invalid choice: {value!r}{hint}; choose from "
                                                  + ", ".join(map(repr, action.choices)))
 
     def unknown_options(self, args: Sequence[str]) -> list[str]:
         """The options among `args` this parser does not know; a parser of subcommands looks only
         before the subcommand (what follows is the subcommand's to judge)."""
-        commands = any(isinstance(action, argparse._SubParsersAction) for action in self._actions)
+        commands = self.has_commands()
         unknown = []
         for arg in args:
             if arg == "--":
@@ -57,6 +58,10 @@ class Parser(argparse.ArgumentParser):
             if arg.split("=", 1)[0] not in self._option_string_actions:
                 unknown.append(arg)
         return unknown
+
+    def has_commands(self) -> bool:
+        """Does this parser take subcommands (the top level, `batch`)?"""
+        return any(isinstance(action, argparse._SubParsersAction) for action in self._actions)
 
     def refuse(self, extras: Sequence[str]) -> NoReturn:
         """Exit 2 naming every argument not taken, an option with the one it was likely meant to be."""
@@ -76,6 +81,6 @@ class Parser(argparse.ArgumentParser):
         close = difflib.get_close_matches(typed.lstrip("-"), list(by_name), n=1)
         if close:
             return f" (did you mean {by_name[close[0]]!r}?)"
-        if any(isinstance(action, argparse._SubParsersAction) for action in self._actions):
+        if self.has_commands():
             return " (a command's options go after it: llmjury COMMAND --OPTION)"
         return ""

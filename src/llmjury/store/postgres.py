@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from llmjury.errors import ConfigError
+from llmjury.redact import scrub
 from llmjury.store.database import Row
 from llmjury.store.notices import CHANNEL, payloads
 from llmjury.store.outage import Outage, ride_out
@@ -158,7 +159,7 @@ SHOWN_SETTINGS = frozenset({"host", "hostaddr", "port", "dbname", "user", "appli
 
 
 def _without_secrets(message: str, dsn: str) -> str:
-    """`message` with every quoted value of the connection string masked but the server's name: libpq
+    """`message` with every value of the connection string masked but the server's name: libpq
     quotes what it could not read (`invalid percent-encoded token: "<the password>"`, `invalid sslmode
     value: "..."`). When the string cannot be read at all, every quoted part of it that is no setting's
     name is masked."""
@@ -171,9 +172,7 @@ def _without_secrets(message: str, dsn: str) -> str:
     except psycopg.Error:  # not a connection string: anything it quotes from it may be secret
         secret = {token for token in re.findall(r'"([^"]+)"', message)
                   if token in dsn and not re.search(rf"(^|[\s?&]){re.escape(token)}=", dsn)}
-    for token in secret:
-        message = message.replace(f'"{token}"', '"***"')
-    return message
+    return scrub(message, secret)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -190,6 +190,8 @@ def test_tests_report_while_later_cases_are_still_being_judged(toy, openai_serve
 
 #: A status frame: the rest of pytest's line cleared, the line below drawn, the cursor put back.
 STATUS = re.compile(r"\x1b\[K\r?\n\x1b\[2K(llmjury planning: [^\x1b]*)\x1b\[1A\r")
+#: tqdm's planning bar.
+BAR = re.compile(r"llmjury planning: +\d+%\|")
 #: pytest's first result: a dot after the file's name, or where a status frame put the cursor back.
 RESULT = re.compile(r"(?:test_toy\.py |\x1b\[\d+C)\.")
 
@@ -236,8 +238,19 @@ def test_a_terminal_shows_a_bar_then_a_status_line_below_pytests(toy, openai_ser
     command = [sys.executable, "-m", "pytest", "-n", workers, "-p", "no:sugar",
                "--llm-judge", f"openai:priced;base_url={openai_server.base_url}"]
     seen_live: list[str] = []
+    bar_drawn = threading.Event()
+    if workers == "2":  # no answer, so no test result, until the controller has drawn its bar
+        answer = openai_server.reply
+
+        def reply_once_the_bar_is_drawn(body: dict, index: int) -> str:
+            bar_drawn.wait(timeout=120)
+            return answer(body, index)
+
+        openai_server.reply = reply_once_the_bar_is_drawn
 
     def on_output(text: str) -> None:
+        if BAR.search(text):
+            bar_drawn.set()
         first_result = RESULT.search(text)
         after_results = text[first_result.end():] if first_result else ""
         live = [m[1] for m in STATUS.finditer(after_results) if "11/12 cases" in m[1] and "(1 in flight)" in m[1]]
@@ -245,14 +258,17 @@ def test_a_terminal_shows_a_bar_then_a_status_line_below_pytests(toy, openai_ser
             seen_live.append(live[0])
             release.set()
 
-    text = run_on_a_terminal(command, toy.path, release, on_output)
+    try:
+        text = run_on_a_terminal(command, toy.path, release, on_output)
+    finally:
+        bar_drawn.set()
     assert seen_live, text
     assert LINE.search(seen_live[0]), seen_live[0]  # cases, calls in flight, tokens, cost, ETA
     if workers == "2":
         bar = text[text.index("llmjury planning:"):]
-        assert re.match(r"llmjury planning: +\d+%\|", bar), bar[:200]  # tqdm's bar first
+        assert BAR.match(bar), bar[:200]  # tqdm's bar first
     else:
-        assert not re.search(r"llmjury planning: +\d+%\|", text)
+        assert not BAR.search(text)
     framed = {m.start(1) for m in STATUS.finditer(text)}
     loose = [m.start() for m in re.finditer(r"llmjury planning: \d+/\d+ cases", text) if m.start() not in framed]
     assert not loose, text  # status frames only: no log lines on a terminal

@@ -172,14 +172,15 @@ def make_engine(tmp_path: Path) -> Iterator[Callable[..., Engine]]:
     engines: list[Engine] = []
 
     def make(*, mode: CacheMode = CacheMode.RECORD, run_id: str = "run-1", cache: Path | None = None,
-             store: StoreLocation | None = None,
+             store: StoreLocation | None = None, unsaved: Path | None = None,
              judge: str | None = None, roles: dict[str, str] | None = None, **overrides: object) -> Engine:
         if judge is not None:
             overrides["judge"] = JurySpec.parse(judge)
         overrides["roles"] = {role: JurySpec.parse(spec) for role, spec in (roles or {}).items()}
         settings = Settings(cache_mode=mode, retry_base_wait=0.01, retry_max_wait=0.2, **overrides)
         location = store or StoreLocation("sqlite", cache or tmp_path / "cache.sqlite")
-        engine = Engine(settings, SampleStore(location, lease_s=settings.lease_s), run_id, offline_answers(discover()))
+        store = SampleStore(location, lease_s=settings.lease_s, unsaved=unsaved)
+        engine = Engine(settings, store, run_id, offline_answers(discover()))
         engines.append(engine)
         return engine
 

@@ -93,6 +93,43 @@ def test_a_store_away_past_its_outage_limit_stops_the_wait_naming_store_and_caus
         assert len(server.requests) == 1  # nothing was called without a store to keep its answer in
 
 
+def test_answers_paid_while_the_store_stays_away_are_kept_and_handed_to_the_next_run(own_postgres, make_engine,
+                                                                                      tmp_path: Path):
+    """Past the outage limit the calls fail, but the answers that arrived are kept on this machine:
+    the next run on the store replays every one of them, and pays for none."""
+    folder, dsn = own_postgres
+    schema, unsaved = fresh_schema(dsn), tmp_path / "unsaved"
+    with HeldAnswers() as server:
+        engine = make_engine(store=StoreLocation("postgres", tmp_path / "unused.sqlite", schema, Outage(1)),
+                             unsaved=unsaved)
+
+        async def asked() -> list[str]:
+            done = await asyncio.gather(*(engine.complete(spec(server), chat(("user", f"q{i}"))) for i in range(CALLS)))
+            return [completion.text for completion in done]
+
+        running = engine.submit(asked())
+        assert server.arrived.wait(30)
+        stop(folder)  # for good, as far as this run can tell
+        server.release.set()
+        assert server.answered.wait(30)  # paid
+        with pytest.raises(StoreOutageError):
+            running.result(timeout=60)
+    kept = [json.loads(line) for path in unsaved.glob("*.jsonl") for line in path.read_text().splitlines()]
+    assert sorted(json.loads(entry["sample"])["text"] for entry in kept) == [f"answer to q{i}" for i in range(CALLS)]
+    resume(folder)
+    with FakeOpenAI() as other:
+        later = make_engine(store=StoreLocation("postgres", tmp_path / "unused.sqlite", schema, Outage(60)),
+                            run_id="run-2", unsaved=unsaved)
+
+        async def replayed() -> list[list[bool]]:
+            done = await asyncio.gather(*(later.complete(spec(other), chat(("user", f"q{i}"))) for i in range(CALLS)))
+            return [completion.cached for completion in done]
+
+        assert later.run(replayed()) == [[True]] * CALLS and other.requests == []
+    assert later.store is not None and later.store.recovered == CALLS
+    assert list(unsaved.iterdir()) == []  # handed over, so not again
+
+
 SUITE = """
 import llmjury
 from llmjury import Case, JudgeConfig, Outcome, Verdict
@@ -176,7 +213,8 @@ def test_a_store_away_past_the_limit_stops_the_run_with_a_report_marked_incomple
     folder, dsn = own_postgres
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio -p no:benchmark -p no:cacheprovider\n")
     pytester.makepyfile(test_toy_suite=SUITE)
-    monkeypatch.setenv("LLMJURY_STORE_DSN", fresh_schema(dsn))
+    schema = fresh_schema(dsn)
+    monkeypatch.setenv("LLMJURY_STORE_DSN", schema)
     with StoppingServer(folder, at=10) as server:
         result = pytester.runpytest_subprocess(
             "-n", workers, "--llm-store", "postgres", "--llm-store-outage", "2", "--llm-concurrency", "4",
@@ -190,3 +228,23 @@ def test_a_store_away_past_the_limit_stops_the_run_with_a_report_marked_incomple
     summary = json.loads(summary_file.read_text())
     assert "out of reach for more than 2 s (--llm-store-outage)" in summary["run"]["stopped"]["by"], summary["run"]
     assert summary["complete"] is False
+    # Once the store is back, the next run pays for none of the answers the stopped one received.
+    resume(folder)
+    unsaved = [json.loads(line) for path in (pytester.path / ".llmjury" / "unsaved").glob("*.jsonl")
+               for line in path.read_text().splitlines()]
+    db = StoreLocation("postgres", pytester.path / "unused.sqlite", schema).open()
+    try:
+        committed = [json.loads(request) for (request,) in db.execute("SELECT request FROM samples")]
+    finally:
+        db.close()
+    received = {request["messages"][-1]["content"]
+                for request in [*committed, *(json.loads(entry["request"]) for entry in unsaved)]}
+    assert unsaved and received
+    with FakeOpenAI() as again:
+        rerun = pytester.runpytest_subprocess(
+            "-n", workers, "--llm-store", "postgres", "--llm-judge", f"openai:priced;base_url={again.base_url}")
+        asked = {body["messages"][-1]["content"] for body in again.requests}
+    rerun.assert_outcomes(passed=40)
+    assert not asked & received, sorted(asked & received)
+    assert asked | received == {f"hello {i:02d}" for i in range(40)}
+    assert not list((pytester.path / ".llmjury" / "unsaved").glob("*.jsonl"))

@@ -9,13 +9,14 @@ review well in a diff and load with one pass of `json.loads`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from contextlib import closing
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from llmjury.chat import Sample
 from llmjury.running.leases import HOST, LEASE_S, Heartbeat, holder_alive
+from llmjury.running.unsaved import AnswerRow, UnsavedAnswers, hand_over
 from llmjury.store.database import Database
 from llmjury.store.location import StoreLocation
 from llmjury.store.schema import ensure_schema
@@ -68,12 +70,20 @@ class SampleStore:
     """Persistent key → `Sample` map; safe for concurrent processes, runs and hosts."""
 
     def __init__(self, location: StoreLocation, recordings: Iterable[Path] = (), *,
-                 lease_s: float = LEASE_S) -> None:
+                 lease_s: float = LEASE_S, unsaved: Path | None = None) -> None:
+        """`unsaved`: the folder of this machine that keeps answers whose writes failed (the store
+        stayed out of reach), handed to the store here, before anything else (llmjury.running.unsaved)."""
         self.location, self.lease_s = location, lease_s
         self._lock = threading.Lock()
         self._db = location.open()
         ensure_schema(self._db)
         self._writer = BatchWriter(location.open, "llmjury-cache-writer")
+        self.unsaved = UnsavedAnswers(unsaved) if unsaved is not None else None
+        #: How many answers an earlier run could not store, and this one handed to the store.
+        self.recovered = 0
+        if unsaved is not None:
+            self.recovered = hand_over(unsaved, lambda rows: self._writer.submit(
+                lambda db: store_samples(db, rows, overwrite=False)).result())
         self._owners: set[str] = set()
         self._heartbeat: Heartbeat | None = None
         self._recorded: dict[str, str] = {}
@@ -107,8 +117,25 @@ class SampleStore:
             run_id: str) -> Future[None]:
         """Store one successful sample (errors are never cached) and end any claim on its key; the
         future completes once the entry is committed."""
-        row = (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time())
-        return self._writer.submit(lambda db: store_samples(db, [row]), urgent=True)
+        row: AnswerRow = (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time())
+        written = self._writer.submit(lambda db: store_samples(db, [row]), urgent=True)
+        if self.unsaved is None:
+            return written
+        # The caller may cancel its future (a run that stops); the write goes on, and if it fails,
+        # the answer is kept in the unsaved file all the same.
+        told: Future[None] = Future()
+        written.add_done_callback(lambda done: self._settled(row, done, told))
+        return told
+
+    def _settled(self, row: AnswerRow, written: Future[None], told: Future[None]) -> None:
+        error = written.exception()
+        if error is not None and self.unsaved is not None:
+            self.unsaved.keep(row)
+        with contextlib.suppress(InvalidStateError):  # the caller gave up on it
+            if error is None:
+                told.set_result(None)
+            else:
+                told.set_exception(error)
 
     # -- claims: one process fetches a sample the others are about to ask for too ------------------
     def claim(self, keys: Sequence[str], owner: str, *, run_id: str, any_run: bool = True) -> Future[Claimed]:
@@ -277,12 +304,13 @@ class SampleStore:
             self._db.close()
 
 
-def store_samples(db: Database, rows: Sequence[tuple[str, str, str, str, str, str, float]]) -> None:
+def store_samples(db: Database, rows: Sequence[AnswerRow], *, overwrite: bool = True) -> None:
     """Write answers (key, provider, task, request, sample, run_id, created) and end the claims on
-    their keys, in the caller's transaction."""
-    db.executemany("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
-                   "provider = excluded.provider, task = excluded.task, request = excluded.request, "
-                   "sample = excluded.sample, run_id = excluded.run_id, created = excluded.created", rows)
+    their keys, in the caller's transaction; without `overwrite`, a key already stored keeps its answer."""
+    conflict = ("DO UPDATE SET provider = excluded.provider, task = excluded.task, request = excluded.request, "
+                "sample = excluded.sample, run_id = excluded.run_id, created = excluded.created"
+                if overwrite else "DO NOTHING")
+    db.executemany(f"INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) {conflict}", rows)
     db.executemany("DELETE FROM claims WHERE key = ?", [(row[0],) for row in rows])
     db.notify_ended([row[0] for row in rows])
 

@@ -111,6 +111,11 @@ class Settings:
             return StoreLocation("sqlite", scratch_path(self.cache_path, run_id))
         return self.location
 
+    def unsaved(self) -> Path | None:
+        """Where this machine keeps paid answers its store never committed (llmjury.running.unsaved),
+        until a later run hands them to the store; None with `--llm-cache off`, which keeps nothing."""
+        return None if self.cache_mode is CacheMode.OFF else self.cache_path.parent / "unsaved"
+
     def board(self, run_id: str) -> StoreLocation:
         """Where a run's tallies and spend are shared: PostgreSQL when it is the store (other
         machines read them), else the SQLite file that holds its answers."""

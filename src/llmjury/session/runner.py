@@ -101,7 +101,7 @@ class TestRunner:
         if self._jury is None:
             settings = self.settings
             store = SampleStore(settings.answers(self.share.run_id), shards(settings.recordings),
-                                lease_s=settings.lease_s)
+                                lease_s=settings.lease_s, unsaved=settings.unsaved())
             prompts = PromptLibrary([settings.prompts] if settings.prompts else [])
             use_library(prompts)
             prices = PriceTable.load(settings.prices)

@@ -1,0 +1,96 @@
+"""Answers the store never committed, kept on this machine and handed to the store by the next run
+(llmjury.running.unsaved); the run-level fault tests are in tests/test_store_outage.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llmjury.chat import Sample
+from llmjury.errors import ConfigError
+from llmjury.running.cache import SampleStore
+from llmjury.running.unsaved import REPLAYING, AnswerRow, UnsavedAnswers, hand_over
+from llmjury.store.location import StoreLocation
+
+
+def row(key: str, text: str, run_id: str = "run-1") -> AnswerRow:
+    request = json.dumps({"messages": [{"role": "user", "content": key}]})
+    return (key, "openai:m", "judge.j2@abc", request, Sample(text=text).model_dump_json(), run_id, 1.5)
+
+
+def test_kept_answers_are_handed_over_once_as_they_were_kept(tmp_path: Path):
+    kept = UnsavedAnswers(tmp_path)
+    for key in ("k1", "k2"):
+        kept.keep(row(key, f"answer {key}"))
+    kept.keep(row("k3", "answer k3", run_id="run-2"))
+    assert kept.kept == 3 and len(list(tmp_path.glob("*.jsonl"))) == 2  # a file per run and process
+    given: list[list[AnswerRow]] = []
+    assert hand_over(tmp_path, given.append) == 3
+    assert sorted(r for rows in given for r in rows) == sorted([row("k1", "answer k1"), row("k2", "answer k2"),
+                                                                row("k3", "answer k3", run_id="run-2")])
+    assert list(tmp_path.iterdir()) == []
+    assert hand_over(tmp_path, given.append) == 0 and len(given) == 2
+
+
+def test_no_folder_is_nothing_to_hand_over(tmp_path: Path):
+    assert hand_over(tmp_path / "missing", lambda rows: pytest.fail("nothing to store")) == 0
+
+
+def test_a_file_another_live_process_hands_over_is_left_to_it_and_waited_for(tmp_path: Path):
+    """Taken by a live process (the test's parent): not taken again, and this process starts only once
+    that file is gone (its answers are in the store)."""
+    handing = tmp_path / f"run-1-7.jsonl.{os.getppid()}{REPLAYING}"
+    handing.write_text(json.dumps({"key": "k"}) + "\n")
+    waits: list[float] = []
+
+    def wait(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 3:
+            handing.unlink()  # the other process has committed its answers
+
+    assert hand_over(tmp_path, lambda rows: pytest.fail("not this process's file"), wait) == 0
+    assert len(waits) == 3
+
+
+def test_a_file_whose_handing_process_died_is_taken_again(tmp_path: Path):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    abandoned = tmp_path / f"run-1-7.jsonl.{gone.stdout.strip()}{REPLAYING}"
+    kept = UnsavedAnswers(tmp_path)
+    kept.keep(row("k1", "one"))
+    kept.path("run-1").rename(abandoned)
+    given: list[list[AnswerRow]] = []
+    assert hand_over(tmp_path, given.append) == 1 and given == [[row("k1", "one")]]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_line_that_is_not_an_answer_names_the_file_and_line_and_keeps_the_file(tmp_path: Path):
+    kept = UnsavedAnswers(tmp_path)
+    kept.keep(row("k1", "one"))
+    with kept.path("run-1").open("a") as out:
+        out.write('{"key": "k2", "sample": {"text": "two"}}\n')
+    with pytest.raises(ConfigError, match=rf"{kept.path('run-1').name}:2: not an answer an earlier run kept"):
+        hand_over(tmp_path, lambda rows: pytest.fail("nothing stored from a bad file"))
+    assert list(tmp_path.iterdir()) == [kept.path("run-1")]  # still there, under its own name
+
+
+def test_a_store_opened_after_a_failed_write_holds_the_answer_and_keeps_a_newer_one(tmp_path: Path):
+    location, unsaved = StoreLocation("sqlite", tmp_path / "cache.sqlite"), tmp_path / "unsaved"
+    UnsavedAnswers(unsaved).keep(row("k1", "kept from the stopped run"))
+    UnsavedAnswers(unsaved).keep(row("k2", "older than the store's"))
+    first = SampleStore(location)
+    first.put("k2", "openai:m", "judge.j2@abc", "{}", Sample(text="newer"), "run-2").result()
+    first.close()
+    store = SampleStore(location, unsaved=unsaved)
+    try:
+        assert store.recovered == 2
+        assert store.get("k1") == Sample(text="kept from the stopped run")
+        assert store.get("k2") == Sample(text="newer")
+    finally:
+        store.close()
+    assert list(unsaved.iterdir()) == []

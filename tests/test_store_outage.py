@@ -15,7 +15,7 @@ import pytest
 from llmjury.chat import chat
 from llmjury.providers.base import ProviderSpec
 from llmjury.store.location import StoreLocation
-from llmjury.store.outage import Outage, StoreOutageError
+from llmjury.store.outage import Outage, StoreOutageError, ride_out
 from llmjury.testing import FakeOpenAI
 from llmjury.testing.postgres import fresh_schema, resume, stop
 
@@ -130,6 +130,25 @@ def test_answers_paid_while_the_store_stays_away_are_kept_and_handed_to_the_next
     assert list(unsaved.iterdir()) == []  # handed over, so not again
 
 
+def test_a_wait_that_ends_with_the_store_back_is_kept_for_the_report():
+    outage = Outage(5)
+    failures = [ConnectionError("server closed the connection")] * 2
+
+    def work() -> str:
+        if failures:
+            raise failures.pop()
+        return "done"
+
+    def ride() -> str:
+        return ride_out(work, lost=lambda exc: isinstance(exc, ConnectionError), reconnect=lambda: None,
+                        outage=outage, where="store")
+
+    failures, kept = [], failures
+    assert ride() == "done" and outage.ridden_s == 0  # never lost: nothing to tell
+    failures = kept
+    assert ride() == "done" and 0 < outage.ridden_s < 5 and outage.gave_up is None
+
+
 SUITE = """
 import llmjury
 from llmjury import Case, JudgeConfig, Outcome, Verdict
@@ -186,6 +205,8 @@ def test_a_run_rides_out_a_postgres_restart_and_pays_each_call_once(pytester, ow
     assert sorted(asked) == sorted(f"hello {i:02d}" for i in range(40))  # each paid once
     summary = json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
     assert summary["run"]["stopped"] is None
+    assert summary["run"]["store_away_s"] > 0  # the wait is told of, in the report and on the terminal
+    result.stdout.fnmatch_lines(["*the run store was out of reach for up to * s: the run waited for it and went on*"])
 
 
 class StoppingServer(FakeOpenAI):

@@ -147,6 +147,9 @@ class RunInfo(BaseModel):
     adaptations: dict[str, dict[str, Any]] = Field(default_factory=dict)
     #: What stopped the run before its end (`by`, tests finished and collected), None for a whole run.
     stopped: dict[str, Any] | None = None
+    #: The longest time the run waited for its store's server to come back, and went on (seconds);
+    #: None when it never had to (llmjury.store.outage).
+    store_away_s: float | None = None
     families: list[str] = Field(default_factory=list)
     offline: bool = False
     #: The llmjury version that made the run: a pull request installs the one its baseline was made with.

@@ -227,6 +227,8 @@ class Controller:
             "workers": self.from_workers.workers or 1,
             "args": [redact_spec(arg) for arg in self.config.invocation_params.args],
             "adaptations": self.from_workers.adaptations,
+            "store_away_s": round(away, 1) if (away := max(self.from_workers.store_away_s,
+                                                           s.location.outage.ridden_s)) else None,
             "llmjury_version": version("llmjury"),
         }
 

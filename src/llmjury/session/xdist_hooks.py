@@ -17,6 +17,8 @@ from llmjury.session.stops import STOPPED
 
 #: The keys of a worker's `workeroutput` that carry its figures (written by llmjury.session.worker).
 LEDGER, ROLES, LOADING, ADAPTATIONS = "llmjury_ledger", "llmjury_roles", "llmjury_loading", "llmjury_adaptations"
+#: The longest time a worker waited for its run store to come back (llmjury.store.outage).
+STORE_AWAY = "llmjury_store_away_s"
 
 
 @dataclass
@@ -32,6 +34,8 @@ class FromWorkers:
     loading: list[dict[str, Any]] = field(default_factory=list)
     #: What providers learned their servers do differently (ignore n, refuse json_schema), by provider.
     adaptations: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: The longest wait of any worker for the run store to come back, in seconds.
+    store_away_s: float = 0.0
 
     def learned(self, adaptations: dict[str, dict[str, str]]) -> None:
         """Merge what one process's providers learned into the run's."""
@@ -72,6 +76,7 @@ class XdistController:
             self.returns.roles.append(output.get(ROLES, {}))
         self.returns.loading.extend(output.get(LOADING, []))
         self.returns.learned(output.get(ADAPTATIONS, {}))
+        self.returns.store_away_s = max(self.returns.store_away_s, float(output.get(STORE_AWAY, 0.0)))
 
 
 class WorkerStartupErrors:

@@ -3,12 +3,13 @@
 A lost connection is opened again, with exponential backoff, for up to `--llm-store-outage` seconds
 (`OUTAGE_S` by default); whatever waits on the store (a read, a queued write and the answer it
 holds) waits that long rather than fail, so an answer already paid for is never lost with its
-write. Past the limit a `StoreOutageError` names the store and the cause, and the run stops with
-its report marked incomplete.
+write; the longest such wait is kept for the run's report. Past the limit a `StoreOutageError`
+names the store and the cause, and the run stops with its report marked incomplete.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -36,6 +37,8 @@ class Outage:
     limit_s: float = OUTAGE_S
     #: Why the store is given up on, once it is.
     gave_up: str | None = None
+    #: The longest wait for the store that ended with it back (seconds): the run's report tells of it.
+    ridden_s: float = 0.0
 
     def check(self) -> None:
         if self.gave_up is not None:
@@ -57,7 +60,11 @@ def ride_out(work: Callable[[], T], *, lost: Callable[[BaseException], bool], re
         for trial in Retrying(retry=retry_if_exception(lost), stop=stop_after_delay(outage.limit_s),
                               wait=wait_exponential(multiplier=0.05, max=2.0)):
             with trial:
-                return attempt() if trial.retry_state.attempt_number > 1 else work()
+                if trial.retry_state.attempt_number == 1:
+                    return work()
+                done = attempt()
+                outage.ridden_s = max(outage.ridden_s, time.monotonic() - trial.retry_state.start_time)
+                return done
     except RetryError as exc:
         cause = exc.last_attempt.exception()
         first = str(cause).strip().splitlines()[0] if cause is not None and str(cause).strip() else repr(cause)

@@ -94,3 +94,15 @@ def test_a_store_opened_after_a_failed_write_holds_the_answer_and_keeps_a_newer_
     finally:
         store.close()
     assert list(unsaved.iterdir()) == []
+
+
+def test_a_file_that_is_not_one_stops_the_run_at_start_up_naming_it(pytester: pytest.Pytester):
+    pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    kept = pytester.path / ".llmjury" / "unsaved" / "run-1-7.jsonl"
+    kept.parent.mkdir(parents=True)
+    kept.write_text(json.dumps(dict(zip(("key", "provider"), row("k1", "one"), strict=False))) + "\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {kept}:1: not an answer an earlier run kept (no 'task' field); "
+                                 "move the file away to run without it"])
+    assert kept.exists()

@@ -82,8 +82,13 @@ class SampleStore:
         #: How many answers an earlier run could not store, and this one handed to the store.
         self.recovered = 0
         if unsaved is not None:
-            self.recovered = hand_over(unsaved, lambda rows: self._writer.submit(
-                lambda db: store_samples(db, rows, overwrite=False)).result())
+            try:
+                self.recovered = hand_over(unsaved, lambda rows: self._writer.submit(
+                    lambda db: store_samples(db, rows, overwrite=False)).result())
+            except BaseException:
+                self._writer.close()
+                self._db.close()
+                raise
         self._owners: set[str] = set()
         self._heartbeat: Heartbeat | None = None
         self._recorded: dict[str, str] = {}
@@ -130,7 +135,10 @@ class SampleStore:
     def _settled(self, row: AnswerRow, written: Future[None], told: Future[None]) -> None:
         error = written.exception()
         if error is not None and self.unsaved is not None:
-            self.unsaved.keep(row)
+            try:
+                self.unsaved.keep(row)
+            except OSError as lost:  # a full or read-only disk: the caller still hears how its write ended
+                error.add_note(f"the answer could not be kept in {self.unsaved.folder} either: {lost}")
         with contextlib.suppress(InvalidStateError):  # the caller gave up on it
             if error is None:
                 told.set_result(None)

@@ -3,9 +3,9 @@
 A run whose store stays out of reach past `--llm-store-outage` stops; the answers that arrived
 meanwhile were held in memory only, waiting for their writes. Each such answer is appended to a
 JSONL file beside the cache (`unsaved/`, one file a run and process, the rows as the store holds
-them), flushed and synced before the run goes on stopping. The next run that opens the store hands those answers
-to it before anything else, then deletes the file: nothing already paid is paid again, whichever
-process of the next run gets there first.
+them), flushed and synced before the run goes on stopping. The next run that opens the store hands
+those answers to it before anything else, then deletes the file: nothing already paid is paid
+again, whichever process of the next run gets there first.
 """
 
 from __future__ import annotations
@@ -83,6 +83,16 @@ def _wait_for_others(folder: Path, wait: Callable[[float], object]) -> None:
         delay = min(delay * 2, 0.25)
 
 
+def check(folder: Path | None) -> None:
+    """At start-up: every unsaved file under `folder` reads (a ConfigError naming the file and line
+    otherwise), so a run does not find out once its tests have started."""
+    if folder is None or not folder.is_dir():
+        return
+    for path in sorted(folder.glob("*.jsonl")):
+        for _ in read_rows(path):
+            pass
+
+
 def read_rows(path: Path) -> Iterator[AnswerRow]:
     """The answers of an unsaved file; a line that is not one is an error naming the file and line."""
     with path.open(encoding="utf-8") as lines:
@@ -95,7 +105,8 @@ def read_rows(path: Path) -> Iterator[AnswerRow]:
                        str(entry["sample"]), str(entry["run_id"]), float(entry["created"]))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
                 shown = path.with_name(path.name.partition(".jsonl")[0] + ".jsonl")
-                raise ConfigError(f"{shown}:{number}: not an answer an earlier run kept ({exc}); "
+                why = f"no {exc.args[0]!r} field" if isinstance(exc, KeyError) else str(exc)
+                raise ConfigError(f"{shown}:{number}: not an answer an earlier run kept ({why}); "
                                   "move the file away to run without it") from exc
 
 

@@ -28,6 +28,7 @@ from llmjury.providers.http_body import check_body_templates
 from llmjury.providers.keys import missing_key
 from llmjury.redact import redact_spec
 from llmjury.results.gates import Gate, check_metrics
+from llmjury.running import unsaved
 from llmjury.running.budget import Budget
 from llmjury.running.cache import CacheMode
 from llmjury.running.decision_field import check_output
@@ -83,6 +84,7 @@ def start_up(config: pytest.Config) -> StartUp:
         check_metrics(gates, families, baseline=baseline is not None)
         check_prices(settings)
         check_store(settings.location)
+        unsaved.check(settings.unsaved())
         budget = budget_of(settings, [settings.judge, *settings.roles.values()])
     except ConfigError as exc:  # the message may quote a spec: never its key
         raise pytest.UsageError(redact_spec(str(exc))) from None

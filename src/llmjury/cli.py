@@ -17,7 +17,7 @@ from llmjury import runfiles
 from llmjury.arguments import Parser
 from llmjury.batch_commands import add_batch_commands
 from llmjury.collector import held_off
-from llmjury.errors import ConfigError
+from llmjury.errors import CommandLineError, ConfigError
 from llmjury.families import discover
 from llmjury.family import Command
 from llmjury.hints import did_you_mean
@@ -358,9 +358,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] not in commands.choices:  # a family's command, or help: the core's start without them
         add_family_commands(commands)
+    for sub in commands.choices.values():
+        sub.set_defaults(command_parser=sub)
     args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler  # every subcommand sets one (set_defaults)
-    return handler(args)
+    try:
+        return handler(args)
+    except CommandLineError as exc:
+        command_parser: argparse.ArgumentParser = args.command_parser
+        command_parser.error(str(exc))  # its usage, then the error; exit 2
 
 
 if __name__ == "__main__":

@@ -32,6 +32,11 @@ class ConfigError(LLMJuryError):
     """A provider spec, option or gate that cannot be understood."""
 
 
+class CommandLineError(ConfigError):
+    """Options of an `llmjury` command that parse but do not make a whole command (none of the
+    inputs it needs): the command's usage and this, exit 2, as for an option it does not know."""
+
+
 class ConfigWarning(UserWarning):
     """A setting that is allowed but most likely not what was meant (a role no family asks for)."""
 

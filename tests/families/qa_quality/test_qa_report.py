@@ -132,9 +132,13 @@ def test_dry_run_reads_your_pairs_file(tmp_path, capsys):
     assert "qa_quality dataset team_wiki" in out and "3 pairs to grade (0 with a human label)" in out
 
 
-def test_dry_run_without_files_says_which_to_give(tmp_path):
-    with pytest.raises(SystemExit, match="give --export DIR, --pairs FILE or --semeval FILE"):
+def test_dry_run_without_files_says_which_to_give(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
         main(["qa-estimate"])
+    assert stopped.value.code == 2  # a usage error, as for an option it does not know
+    err = capsys.readouterr().err
+    assert err.startswith("usage: llmjury qa-estimate")
+    assert "llmjury qa-estimate: error: give --export DIR, --pairs FILE or --semeval FILE" in err
     (tmp_path / "empty.csv").write_text("", encoding="utf-8")
     with pytest.raises(SystemExit, match=r"empty\.csv: empty file"):
         main(["qa-estimate", "--pairs", str(tmp_path / "empty.csv")])

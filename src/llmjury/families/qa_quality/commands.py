@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from llmjury.errors import ConfigError, DatasetError
+from llmjury.errors import CommandLineError, ConfigError, DatasetError
 from llmjury.family import Command
 
 
@@ -36,7 +36,7 @@ def estimate(args: argparse.Namespace) -> int:
     given = {EXPORT: args.export, SEMEVAL: args.semeval, PAIRS: args.pairs}
     paths = {name: path for name, path in given.items() if path is not None}
     if not paths:
-        raise SystemExit("llmjury qa-estimate: give --export DIR, --pairs FILE or --semeval FILE")
+        raise CommandLineError("give --export DIR, --pairs FILE or --semeval FILE")
     try:
         options = QAOptions(pairs_name=args.name, format=args.format, output_tokens=args.output_tokens)
         data = load(paths, options)

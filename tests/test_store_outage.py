@@ -114,6 +114,9 @@ def test_answers_paid_while_the_store_stays_away_are_kept_and_handed_to_the_next
         assert server.answered.wait(30)  # paid
         with pytest.raises(StoreOutageError):
             running.result(timeout=60)
+        (usage,) = engine.ledger_dict().values()  # paid: counted with their tokens, not as failures
+        assert (usage["calls"], usage["fresh_samples"], usage["failures"]) == (CALLS, CALLS, 0)
+        assert usage["prompt_tokens"] > 0
     kept = [json.loads(line) for path in unsaved.glob("*.jsonl") for line in path.read_text().splitlines()]
     assert sorted(json.loads(entry["sample"])["text"] for entry in kept) == [f"answer to q{i}" for i in range(CALLS)]
     resume(folder)

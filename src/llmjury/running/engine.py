@@ -24,6 +24,7 @@ from llmjury.errors import (
     CacheMissError,
     PermanentProviderError,
     ProviderError,
+    RunStopError,
     SchemaRefusedError,
     UnreachableProviderError,
 )
@@ -296,8 +297,7 @@ class Engine:
             return held
         if self._reads is None or not provider.cacheable:
             return None
-        # Fresh (refresh mode, a role under test): an entry counts only if this very run wrote it
-        # (another worker may have).
+        # Fresh (refresh mode, a role under test): only an entry this very run wrote (another worker may have).
         return self._reads.store.sample_of(key, await self._reads.row(key), self.run_id if fresh else None)
 
     def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
@@ -332,9 +332,9 @@ class Engine:
                     self.halt.check()  # a run that is stopping: no new call
                     # The budget may refuse a paid call (never retried); the run's progress shows it in flight.
                     with self.meter.flight(provider.name):
-                        ledger.calls += 1
                         if self.store is not None and provider.cacheable:  # committed before the call leaves
                             await self._writes.wrap(self.store.started([keys[index] for index in chunk], self.owner))
+                        ledger.calls += 1
                         try:
                             answered = await provider.generate(request, size, chunk)
                         except UnreachableProviderError as exc:
@@ -348,21 +348,23 @@ class Engine:
                 samples = await with_retries(attempt, attempts=self.settings.retry_attempts,
                                              base_wait=self.settings.retry_base_wait,
                                              max_wait=self.settings.retry_max_wait)
+            except RunStopError:
+                raise  # the run stops (its store is out of reach): no call failed
             except Exception:
                 ledger.failures += 1
                 raise
             samples = samples[:size]
+            for sample in samples:  # paid, whether or not the store can keep them
+                ledger.fresh_samples += 1
+                ledger.prompt_tokens += sample.usage.prompt_tokens
+                ledger.completion_tokens += sample.usage.completion_tokens
+                ledger.latency_s += sample.latency_s
             request_json = request.model_dump_json()
             writes = [self._remember(provider, keys[index], request, request_json, sample)
                       for index, sample in zip(chunk, samples, strict=False)
                       if sample.problem is None]  # a refusal or an empty answer is asked again next run
             # Committed before the answers go anywhere: a kill after this point loses none of them.
             await asyncio.gather(*(self._writes.wrap(w) for w in writes if w is not None))
-            for sample in samples:
-                ledger.fresh_samples += 1
-                ledger.prompt_tokens += sample.usage.prompt_tokens
-                ledger.completion_tokens += sample.usage.completion_tokens
-                ledger.latency_s += sample.latency_s
             if len(samples) < size:
                 # The server answers fewer choices than `n` asks (llama.cpp, Ollama): keep them, ask
                 # for the rest one call per sample from now on, and say so in the run's report.

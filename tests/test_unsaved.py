@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +15,9 @@ import pytest
 from llmjury.chat import Sample
 from llmjury.errors import ConfigError
 from llmjury.running.cache import SampleStore
-from llmjury.running.unsaved import REPLAYING, AnswerRow, UnsavedAnswers, hand_over
+from llmjury.running.unsaved import REPLAYING, AnswerRow, UnsavedAnswers, hand_over, store_folder
 from llmjury.store.location import StoreLocation
+from llmjury.testing.postgres import fresh_schema
 
 
 def row(key: str, text: str, run_id: str = "run-1") -> AnswerRow:
@@ -23,29 +25,40 @@ def row(key: str, text: str, run_id: str = "run-1") -> AnswerRow:
     return (key, "openai:m", "judge.j2@abc", request, Sample(text=text).model_dump_json(), run_id, 1.5)
 
 
+STORE = "sqlite /somewhere/cache.sqlite"
+
+
 def test_kept_answers_are_handed_over_once_as_they_were_kept(tmp_path: Path):
-    kept = UnsavedAnswers(tmp_path)
+    kept = UnsavedAnswers(tmp_path, STORE)
     for key in ("k1", "k2"):
         kept.keep(row(key, f"answer {key}"))
     kept.keep(row("k3", "answer k3", run_id="run-2"))
-    assert kept.kept == 3 and len(list(tmp_path.glob("*.jsonl"))) == 2  # a file per run and process
+    assert kept.kept == 3 and len(list(kept.folder.glob("*.jsonl"))) == 2  # a file per run and process
+    assert (kept.folder / "STORE").read_text() == STORE + "\n"  # which store they are for, for a reader
     given: list[list[AnswerRow]] = []
-    assert hand_over(tmp_path, given.append) == 3
+    assert hand_over(kept.folder, given.append) == 3
     assert sorted(r for rows in given for r in rows) == sorted([row("k1", "answer k1"), row("k2", "answer k2"),
                                                                 row("k3", "answer k3", run_id="run-2")])
-    assert list(tmp_path.iterdir()) == []
-    assert hand_over(tmp_path, given.append) == 0 and len(given) == 2
+    assert not list(kept.folder.glob("*.jsonl"))
+    assert hand_over(kept.folder, given.append) == 0 and len(given) == 2
 
 
 def test_no_folder_is_nothing_to_hand_over(tmp_path: Path):
     assert hand_over(tmp_path / "missing", lambda rows: pytest.fail("nothing to store")) == 0
 
 
+def test_answers_kept_for_one_store_are_not_handed_to_another(tmp_path: Path):
+    UnsavedAnswers(tmp_path, "postgresql /run/pg:5432 team evals").keep(row("k1", "one"))
+    assert hand_over(store_folder(tmp_path, "postgresql /run/pg:5432 team other"),
+                     lambda rows: pytest.fail("another store's answers")) == 0
+    assert hand_over(store_folder(tmp_path, "postgresql /run/pg:5432 team evals"), lambda rows: None) == 1
+
+
 def test_a_file_another_live_process_hands_over_is_left_to_it_and_waited_for(tmp_path: Path):
     """Taken by a live process (the test's parent): not taken again, and this process starts only once
     that file is gone (its answers are in the store)."""
     handing = tmp_path / f"run-1-7.jsonl.{os.getppid()}{REPLAYING}"
-    handing.write_text(json.dumps({"key": "k"}) + "\n")
+    handing.write_text(json.dumps({"key": "k"}) + "\n")  # not read: another process has it
     waits: list[float] = []
 
     def wait(seconds: float) -> None:
@@ -60,29 +73,54 @@ def test_a_file_another_live_process_hands_over_is_left_to_it_and_waited_for(tmp
 def test_a_file_whose_handing_process_died_is_taken_again(tmp_path: Path):
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True)
-    abandoned = tmp_path / f"run-1-7.jsonl.{gone.stdout.strip()}{REPLAYING}"
-    kept = UnsavedAnswers(tmp_path)
+    kept = UnsavedAnswers(tmp_path, STORE)
     kept.keep(row("k1", "one"))
+    abandoned = kept.folder / f"run-1-7.jsonl.{gone.stdout.strip()}{REPLAYING}"
     kept.path("run-1").rename(abandoned)
     given: list[list[AnswerRow]] = []
-    assert hand_over(tmp_path, given.append) == 1 and given == [[row("k1", "one")]]
-    assert list(tmp_path.iterdir()) == []
+    assert hand_over(kept.folder, given.append) == 1 and given == [[row("k1", "one")]]
+    assert not list(kept.folder.glob("*.jsonl*"))
 
 
-def test_a_line_that_is_not_an_answer_names_the_file_and_line_and_keeps_the_file(tmp_path: Path):
-    kept = UnsavedAnswers(tmp_path)
+@pytest.mark.parametrize(("line", "why"), [
+    ('{"key": "k2", "sample": {"text": "two"}}', "no 'provider' field"),
+    ("[1, 2]", "not a JSON object"),
+    ("{oops", "not JSON: expecting property name enclosed in double quotes at character 2"),
+    ("SAMPLE 42", "its request, sample or time is not what a run writes"),
+    ('SAMPLE "{\\"foo\\": 1}"', "its request, sample or time is not what a run writes"),
+])
+def test_a_line_that_is_not_an_answer_names_the_file_and_line_and_keeps_the_file(tmp_path: Path, line: str,
+                                                                                   why: str):
+    kept = UnsavedAnswers(tmp_path, STORE)
     kept.keep(row("k1", "one"))
+    if line.startswith("SAMPLE "):  # a line as a run writes it, with a sample that is not one
+        entry = json.loads(kept.path("run-1").read_text())
+        entry["sample"] = json.loads(line.removeprefix("SAMPLE "))
+        line = json.dumps(entry)
     with kept.path("run-1").open("a") as out:
-        out.write('{"key": "k2", "sample": {"text": "two"}}\n')
-    with pytest.raises(ConfigError, match=rf"{kept.path('run-1').name}:2: not an answer an earlier run kept"):
-        hand_over(tmp_path, lambda rows: pytest.fail("nothing stored from a bad file"))
-    assert list(tmp_path.iterdir()) == [kept.path("run-1")]  # still there, under its own name
+        out.write(line + "\n")
+    with pytest.raises(ConfigError, match=rf"{kept.path('run-1').name}:2: not an answer an earlier run kept "
+                                          rf"\({re.escape(why)}"):
+        hand_over(kept.folder, lambda rows: pytest.fail("nothing stored from a bad file"))
+    assert sorted(kept.folder.iterdir()) == [kept.folder / "STORE", kept.path("run-1")]  # still there, as it was
+
+
+def test_a_last_line_cut_short_is_an_answer_never_kept(tmp_path: Path):
+    """Its process died writing it: the lines before it are handed over, and it is dropped."""
+    kept = UnsavedAnswers(tmp_path, STORE)
+    kept.keep(row("k1", "one"))
+    kept.keep(row("k2", "two"))
+    text = kept.path("run-1").read_text()
+    kept.path("run-1").write_text(text[:-20])
+    given: list[list[AnswerRow]] = []
+    assert hand_over(kept.folder, given.append) == 1 and given == [[row("k1", "one")]]
 
 
 def test_a_store_opened_after_a_failed_write_holds_the_answer_and_keeps_a_newer_one(tmp_path: Path):
     location, unsaved = StoreLocation("sqlite", tmp_path / "cache.sqlite"), tmp_path / "unsaved"
-    UnsavedAnswers(unsaved).keep(row("k1", "kept from the stopped run"))
-    UnsavedAnswers(unsaved).keep(row("k2", "older than the store's"))
+    identity = f"sqlite {location.path.resolve()}"
+    UnsavedAnswers(unsaved, identity).keep(row("k1", "kept from the stopped run"))
+    UnsavedAnswers(unsaved, identity).keep(row("k2", "older than the store's"))
     first = SampleStore(location)
     first.put("k2", "openai:m", "judge.j2@abc", "{}", Sample(text="newer"), "run-2").result()
     first.close()
@@ -93,12 +131,12 @@ def test_a_store_opened_after_a_failed_write_holds_the_answer_and_keeps_a_newer_
         assert store.get("k2") == Sample(text="newer")
     finally:
         store.close()
-    assert list(unsaved.iterdir()) == []
+    assert not list(unsaved.glob("*/*.jsonl"))
 
 
 def test_a_file_that_is_not_one_stops_the_run_at_start_up_naming_it(pytester: pytest.Pytester):
     pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
-    kept = pytester.path / ".llmjury" / "unsaved" / "run-1-7.jsonl"
+    kept = pytester.path / ".llmjury" / "unsaved" / "0123456789abcdef" / "run-1-7.jsonl"
     kept.parent.mkdir(parents=True)
     kept.write_text(json.dumps(dict(zip(("key", "provider"), row("k1", "one"), strict=False))) + "\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
@@ -106,3 +144,21 @@ def test_a_file_that_is_not_one_stops_the_run_at_start_up_naming_it(pytester: py
     result.stderr.fnmatch_lines([f"ERROR: {kept}:1: not an answer an earlier run kept (no 'task' field); "
                                  "move the file away to run without it"])
     assert kept.exists()
+
+
+def test_every_store_names_itself_alike_from_any_connection_and_apart_from_the_others(postgres_dsn, tmp_path: Path):
+    """What keeps one store's answers from another's: a PostgreSQL schema, or a SQLite file."""
+    locations = [StoreLocation("postgres", tmp_path / "cache.sqlite", fresh_schema(postgres_dsn)) for _ in range(2)]
+    locations += [StoreLocation("sqlite", tmp_path / name) for name in ("a.sqlite", "b.sqlite")]
+    names = []
+    for location in locations:
+        store = SampleStore(location)  # makes the schema, as a run does
+        store.close()
+        first, again = location.open(), location.open()
+        try:
+            assert first.identity() == again.identity()
+            names.append(first.identity())
+        finally:
+            first.close()
+            again.close()
+    assert len(set(names)) == 4, names

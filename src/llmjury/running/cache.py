@@ -78,12 +78,12 @@ class SampleStore:
         self._db = location.open()
         ensure_schema(self._db)
         self._writer = BatchWriter(location.open, "llmjury-cache-writer")
-        self.unsaved = UnsavedAnswers(unsaved) if unsaved is not None else None
+        self.unsaved = UnsavedAnswers(unsaved, self._db.identity()) if unsaved is not None else None
         #: How many answers an earlier run could not store, and this one handed to the store.
         self.recovered = 0
-        if unsaved is not None:
+        if self.unsaved is not None:
             try:
-                self.recovered = hand_over(unsaved, lambda rows: self._writer.submit(
+                self.recovered = hand_over(self.unsaved.folder, lambda rows: self._writer.submit(
                     lambda db: store_samples(db, rows, overwrite=False)).result())
             except BaseException:
                 self._writer.close()

@@ -2,14 +2,16 @@
 
 A run whose store stays out of reach past `--llm-store-outage` stops; the answers that arrived
 meanwhile were held in memory only, waiting for their writes. Each such answer is appended to a
-JSONL file beside the cache (`unsaved/`, one file a run and process, the rows as the store holds
-them), flushed and synced before the run goes on stopping. The next run that opens the store hands
-those answers to it before anything else, then deletes the file: nothing already paid is paid
-again, whichever process of the next run gets there first.
+JSONL file in the folder of the cache file (`unsaved/<store>/`, a folder for each store, one file a
+run and process, the rows as the store holds them), flushed and synced before the run goes on
+stopping. The next run that opens that same store hands those answers to it before anything else,
+then deletes the file: nothing already paid is paid again, whichever process of the next run gets
+there first. A run on another store leaves them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -17,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from llmjury.chat import Sample
 from llmjury.errors import ConfigError
 from llmjury.running.leases import process_alive
 
@@ -30,10 +33,11 @@ FIELDS = ("key", "provider", "task", "request", "sample", "run_id", "created")
 
 
 class UnsavedAnswers:
-    """One process's file of answers whose writes failed, under `folder`."""
+    """One process's files of answers whose writes to `store` failed, under `root`: a folder a
+    store (named in its `STORE` file), so only a run on that store takes them back."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+    def __init__(self, root: Path, store: str) -> None:
+        self.store, self.folder = store, store_folder(root, store)
         self._lock = threading.Lock()
         self.kept = 0
 
@@ -44,7 +48,9 @@ class UnsavedAnswers:
         """Append one answer and sync it to disk: it survives the run's stop, and a kill after it."""
         line = dict(zip(FIELDS, row, strict=True))  # the request and sample as the store holds them
         with self._lock:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            if not self.folder.is_dir():
+                self.folder.mkdir(parents=True, exist_ok=True)
+                (self.folder / "STORE").write_text(self.store + "\n", encoding="utf-8")
             with self.path(row[5]).open("a", encoding="utf-8") as out:
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
                 out.flush()
@@ -52,12 +58,17 @@ class UnsavedAnswers:
             self.kept += 1
 
 
-def hand_over(folder: Path, store: Callable[[list[AnswerRow]], None],
+def store_folder(root: Path, store: str) -> Path:
+    """Where the answers `store` could not take are kept: a folder named by a hash of its identity."""
+    return root / hashlib.sha256(store.encode()).hexdigest()[:16]
+
+
+def hand_over(folder: Path, write: Callable[[list[AnswerRow]], None],
               wait: Callable[[float], object] = time.sleep) -> int:
-    """Give every unsaved answer under `folder` to `store` (a committed write), then delete its
-    file; return how many. A file is taken by renaming it, so two processes never hand over the same
-    one; a file a process of this machine was handing over when it died is taken again. Returns once
-    no other process is handing one over."""
+    """Give every answer kept in a store's `folder` (`UnsavedAnswers.folder`) to the store (`write`,
+    committed), then delete its file; return how many. A file is taken by renaming it, so two
+    processes never hand over the same one; a file a process of this machine was handing over when
+    it died is taken again. Returns once no other process is handing one over."""
     handed = 0
     for taken in _take(folder):
         try:
@@ -66,7 +77,7 @@ def hand_over(folder: Path, store: Callable[[list[AnswerRow]], None],
             taken.rename(taken.with_name(taken.name.partition(".jsonl")[0] + ".jsonl"))  # still there next time
             raise
         if rows:
-            store(rows)
+            write(rows)
         taken.unlink()
         handed += len(rows)
     _wait_for_others(folder, wait)
@@ -83,31 +94,56 @@ def _wait_for_others(folder: Path, wait: Callable[[float], object]) -> None:
         delay = min(delay * 2, 0.25)
 
 
-def check(folder: Path | None) -> None:
-    """At start-up: every unsaved file under `folder` reads (a ConfigError naming the file and line
-    otherwise), so a run does not find out once its tests have started."""
-    if folder is None or not folder.is_dir():
+def check(root: Path | None) -> None:
+    """At start-up: every kept file under `root`, for any store, reads (a ConfigError naming the
+    file and line otherwise), so a run does not find out once its tests have started."""
+    if root is None or not root.is_dir():
         return
-    for path in sorted(folder.glob("*.jsonl")):
+    for path in sorted(root.glob("*/*.jsonl")):
         for _ in read_rows(path):
             pass
 
 
 def read_rows(path: Path) -> Iterator[AnswerRow]:
-    """The answers of an unsaved file; a line that is not one is an error naming the file and line."""
+    """The answers of a kept file. A line that is not one is an error naming the file and line,
+    but for a last line cut short (its process died writing it): that answer was never kept."""
+    shown = path.with_name(path.name.partition(".jsonl")[0] + ".jsonl")
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
-                entry = json.loads(line)
-                yield (str(entry["key"]), str(entry["provider"]), str(entry["task"]), str(entry["request"]),
-                       str(entry["sample"]), str(entry["run_id"]), float(entry["created"]))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                shown = path.with_name(path.name.partition(".jsonl")[0] + ".jsonl")
-                why = f"no {exc.args[0]!r} field" if isinstance(exc, KeyError) else str(exc)
-                raise ConfigError(f"{shown}:{number}: not an answer an earlier run kept ({why}); "
-                                  "move the file away to run without it") from exc
+                yield _row(line)
+            except ValueError as exc:
+                if not line.endswith("\n") and isinstance(exc, _NotJson):
+                    return
+                raise ConfigError(f"{shown}:{number}: not an answer an earlier run kept ({exc}); "
+                                  "move the file away to run without it") from None
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _row(line: str) -> AnswerRow:
+    """One kept answer, checked as the store will read it back: a ValueError says what is wrong."""
+    try:
+        entry = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise _NotJson(f"not JSON: {exc.msg.lower()} at character {exc.pos + 1}") from None
+    if not isinstance(entry, dict):
+        raise ValueError("not a JSON object")
+    missing = [name for name in FIELDS if name not in entry]
+    if missing:
+        raise ValueError(f"no {missing[0]!r} field")
+    try:
+        json.loads(str(entry["request"]))
+        Sample.model_validate_json(str(entry["sample"]))
+        created = float(entry["created"])
+    except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
+        raise ValueError(f"its request, sample or time is not what a run writes: {str(exc).splitlines()[0]}") from None
+    return (str(entry["key"]), str(entry["provider"]), str(entry["task"]), str(entry["request"]),
+            str(entry["sample"]), str(entry["run_id"]), created)
 
 
 def _take(folder: Path) -> Iterator[Path]:

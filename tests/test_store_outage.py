@@ -208,8 +208,9 @@ def test_a_run_rides_out_a_postgres_restart_and_pays_each_call_once(pytester, ow
     assert sorted(asked) == sorted(f"hello {i:02d}" for i in range(40))  # each paid once
     summary = json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
     assert summary["run"]["stopped"] is None
-    assert summary["run"]["store_away_s"] > 0  # the wait is told of, in the report and on the terminal
-    result.stdout.fnmatch_lines(["*the run store was out of reach for up to * s: the run waited for it and went on*"])
+    assert summary["run"]["store"]["away_s"] > 0  # the wait is told of, in the report and on the terminal
+    assert summary["run"]["store"]["kept_answers"] == 0
+    result.stdout.fnmatch_lines(["the run store was out of reach for up to * s: the run waited for it and went on"])
 
 
 class StoppingServer(FakeOpenAI):
@@ -264,11 +265,17 @@ def test_a_store_away_past_the_limit_stops_the_run_with_a_report_marked_incomple
     received = {request["messages"][-1]["content"]
                 for request in [*committed, *(json.loads(entry["request"]) for entry in unsaved)]}
     assert unsaved and received
+    assert summary["run"]["store"]["kept_answers"] == len(unsaved)  # said, with where they are
+    assert summary["run"]["store"]["kept_in"].startswith(".llmjury/unsaved/")
+    result.stdout.fnmatch_lines([f"{len(unsaved)} paid answer(s) could not be stored: kept in .llmjury/unsaved/* "
+                                 "until the next run on this store hands them to it"])
     with FakeOpenAI() as again:
         rerun = pytester.runpytest_subprocess(
             "-n", workers, "--llm-store", "postgres", "--llm-judge", f"openai:priced;base_url={again.base_url}")
         asked = {body["messages"][-1]["content"] for body in again.requests}
     rerun.assert_outcomes(passed=40)
+    rerun.stdout.fnmatch_lines([f"{len(unsaved)} answer(s) an earlier run paid for and could not store were "
+                                "handed to the store"])
     assert not asked & received, sorted(asked & received)
     assert asked | received == {f"hello {i:02d}" for i in range(40)}
     assert not list((pytester.path / ".llmjury" / "unsaved").glob("*/*.jsonl"))

@@ -9,6 +9,7 @@ metric names walk, so the model keeps it on disk and gathers the sections under 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -127,6 +128,45 @@ def _fmt(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.4g}"
 
 
+class StoreFacts(BaseModel):
+    """A run's store out of reach: how long the run waited for it and went on, the answers it paid
+    for and could not store (kept for the next run, llmjury.running.unsaved), and the answers an
+    earlier run kept that this one handed to it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The longest wait for the store's server that ended with it back, in seconds.
+    away_s: float = 0.0
+    kept_answers: int = 0
+    #: Where the kept answers are, until a run on the same store takes them.
+    kept_in: str | None = None
+    recovered_answers: int = 0
+
+    @classmethod
+    def merged(cls, facts: Iterable[StoreFacts]) -> StoreFacts | None:
+        """The run's, from each process's; None when no process has anything to tell."""
+        facts = list(facts)
+        run = cls(away_s=round(max((f.away_s for f in facts), default=0.0), 1),
+                  kept_answers=sum(f.kept_answers for f in facts),
+                  kept_in=next((f.kept_in for f in facts if f.kept_in), None),
+                  recovered_answers=sum(f.recovered_answers for f in facts))
+        return run if run.away_s or run.kept_answers or run.recovered_answers else None
+
+    def lines(self) -> list[str]:
+        """What the terminal says of it."""
+        said = []
+        if self.away_s:
+            said.append(f"the run store was out of reach for up to {self.away_s:g} s: the run waited for it "
+                        "and went on")
+        if self.kept_answers:
+            said.append(f"{self.kept_answers} paid answer(s) could not be stored: kept in {self.kept_in} "
+                        "until the next run on this store hands them to it")
+        if self.recovered_answers:
+            said.append(f"{self.recovered_answers} answer(s) an earlier run paid for and could not store "
+                        "were handed to the store")
+        return said
+
+
 class RunInfo(BaseModel):
     """What ran: its id, times, judge, cache mode, seed and workers, and the families it judged.
     A re-aggregated, replayed or compared run adds where it came from (`reaggregated_from`...)."""
@@ -147,9 +187,9 @@ class RunInfo(BaseModel):
     adaptations: dict[str, dict[str, Any]] = Field(default_factory=dict)
     #: What stopped the run before its end (`by`, tests finished and collected), None for a whole run.
     stopped: dict[str, Any] | None = None
-    #: The longest time the run waited for its store's server to come back, and went on (seconds);
-    #: None when it never had to (llmjury.store.outage).
-    store_away_s: float | None = None
+    #: What the run's store went through (an outage ridden out, answers it could not take), None
+    #: when there is nothing to tell.
+    store: StoreFacts | None = None
     families: list[str] = Field(default_factory=list)
     offline: bool = False
     #: The llmjury version that made the run: a pull request installs the one its baseline was made with.

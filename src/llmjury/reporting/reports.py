@@ -313,9 +313,8 @@ def terminal_lines(summary: RunSummary, gates: list[GateResult], run_dir: Path,
         lines.append(f"INCOMPLETE RUN: {decision.stopped or 'stopped early'}; figures cover the finished cases only")
     if summary.run.offline:
         lines.append("offline run: numbers come from heuristics, not an LLM")
-    if summary.run.store_away_s:
-        lines.append(f"the run store was out of reach for up to {summary.run.store_away_s:g} s: "
-                     "the run waited for it and went on, with nothing lost")
+    if summary.run.store is not None:
+        lines += summary.run.store.lines()
     for g in decision.gates:
         interval = f" {g.interval}" if g.interval else ""
         lines.append(f"{g.status.upper():<12} {g.gate}: value {g.value}{interval} vs {g.threshold}: {g.why}")

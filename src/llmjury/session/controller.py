@@ -22,7 +22,7 @@ from llmjury.errors import ConfigError
 from llmjury.family import AnyFamily
 from llmjury.judgement.verdicts import Verdict
 from llmjury.loading import LoadReport, merge
-from llmjury.model import GateResult, RunSummary
+from llmjury.model import GateResult, RunSummary, StoreFacts
 from llmjury.pricing import PriceTable
 from llmjury.redact import redact_spec
 from llmjury.results.drift import drift_lines
@@ -227,8 +227,7 @@ class Controller:
             "workers": self.from_workers.workers or 1,
             "args": [redact_spec(arg) for arg in self.config.invocation_params.args],
             "adaptations": self.from_workers.adaptations,
-            "store_away_s": round(away, 1) if (away := max(self.from_workers.store_away_s,
-                                                           s.location.outage.ridden_s)) else None,
+            "store": StoreFacts.merged([self.runner.store_facts(), *self.from_workers.store]),
             "llmjury_version": version("llmjury"),
         }
 

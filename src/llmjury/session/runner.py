@@ -39,6 +39,7 @@ from llmjury.judgement.planner import (
 from llmjury.judgement.sequential_planner import Looks, SequentialPlanner, look_items
 from llmjury.judgement.verdicts import Verdict
 from llmjury.loading import LoadReport
+from llmjury.model import StoreFacts
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary, use_library
 from llmjury.running.batch_lane import BatchLane, LaneTiming
@@ -132,6 +133,15 @@ class TestRunner:
                                         handoff=handoff, typed=self.typed_verdict, wait=self.watch.wait,
                                         window=self.settings.planning_window())
         return self._planner
+
+    def store_facts(self) -> StoreFacts:
+        """What this process's store went through: an outage ridden out, answers kept or handed back."""
+        store = self._jury.engine.store if self._jury is not None else None
+        unsaved = store.unsaved if store is not None else None
+        kept = unsaved.kept if unsaved is not None else 0
+        return StoreFacts(away_s=self.settings.location.outage.ridden_s, kept_answers=kept,
+                          kept_in=str(unsaved.folder) if unsaved is not None and kept else None,
+                          recovered_answers=store.recovered if store is not None else 0)
 
     @property
     def built_jury(self) -> Jury | None:

@@ -14,7 +14,7 @@ from llmjury.session.frozen import judging, settle_before_cleanup
 from llmjury.session.progress import JUDGING
 from llmjury.session.runner import TestRunner
 from llmjury.session.stops import STOPPED, Stops
-from llmjury.session.xdist_hooks import ADAPTATIONS, LEDGER, LOADING, ROLES, STORE_AWAY
+from llmjury.session.xdist_hooks import ADAPTATIONS, LEDGER, LOADING, ROLES, STORE
 
 
 class Worker:
@@ -39,7 +39,7 @@ class Worker:
         output = self.config.workeroutput  # type: ignore[attr-defined]
         output[STOPPED] = self.stops.by
         output[ADAPTATIONS] = jury.engine.adaptations() if jury is not None else {}
-        output[STORE_AWAY] = self.runner.settings.location.outage.ridden_s
+        output[STORE] = self.runner.store_facts().model_dump()
         output[LEDGER] = jury.engine.ledger_dict() if jury is not None else {}
         output[ROLES] = jury.engine.roles_dict() if jury is not None else {}
         output[LOADING] = [report.model_dump() for report in merge(self.runner.loading)]

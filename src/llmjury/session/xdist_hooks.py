@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 
+from llmjury.model import StoreFacts
 from llmjury.session.collection import STARTUP_ERROR
 from llmjury.session.stops import STOPPED
 
 #: The keys of a worker's `workeroutput` that carry its figures (written by llmjury.session.worker).
 LEDGER, ROLES, LOADING, ADAPTATIONS = "llmjury_ledger", "llmjury_roles", "llmjury_loading", "llmjury_adaptations"
-#: The longest time a worker waited for its run store to come back (llmjury.store.outage).
-STORE_AWAY = "llmjury_store_away_s"
+#: What a worker's store went through (llmjury.model.StoreFacts, as a dict).
+STORE = "llmjury_store"
 
 
 @dataclass
@@ -34,8 +35,8 @@ class FromWorkers:
     loading: list[dict[str, Any]] = field(default_factory=list)
     #: What providers learned their servers do differently (ignore n, refuse json_schema), by provider.
     adaptations: dict[str, dict[str, str]] = field(default_factory=dict)
-    #: The longest wait of any worker for the run store to come back, in seconds.
-    store_away_s: float = 0.0
+    #: What each worker's store went through (an outage ridden out, answers kept or handed back).
+    store: list[StoreFacts] = field(default_factory=list)
 
     def learned(self, adaptations: dict[str, dict[str, str]]) -> None:
         """Merge what one process's providers learned into the run's."""
@@ -76,7 +77,8 @@ class XdistController:
             self.returns.roles.append(output.get(ROLES, {}))
         self.returns.loading.extend(output.get(LOADING, []))
         self.returns.learned(output.get(ADAPTATIONS, {}))
-        self.returns.store_away_s = max(self.returns.store_away_s, float(output.get(STORE_AWAY, 0.0)))
+        if STORE in output:
+            self.returns.store.append(StoreFacts.model_validate(output[STORE]))
 
 
 class WorkerStartupErrors:

@@ -136,3 +136,29 @@ def test_failing_tests_keep_pytests_exit_status_whatever_the_gates_say(project, 
     inconclusive = run(project, monkeypatch, "", "--llm-item-failures", "record",
                        "--llm-gate", "custom.check.test_answer.pass_rate>=0.8")
     assert inconclusive.ret == GATE_INCONCLUSIVE_EXIT  # 10 of 10: the interval still reaches below 0.8
+
+
+STOPPED_UNDER = """
+import llmjury
+from llmjury import Case
+from llmjury.errors import RunStopError
+
+
+@llmjury.parametrize([Case(id=f"q{i:02d}", family="bot") for i in range(6)])
+def test_answer(case):
+    if case.id == "q03":
+        raise RunStopError("the run store went away")
+"""
+
+
+def test_an_item_the_run_stopped_under_is_not_a_finished_case(pytester):
+    """A RunStopError (a store out of reach) stops the run in that item: the figures cover the items
+    that finished before it, and it is no unscored "test error" among them."""
+    pytester.makeini(INI)
+    pytester.makepyfile(test_own=STOPPED_UNDER)
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=3, failed=1)
+    found = summary(pytester)
+    assert found["complete"] is False and "the run store went away" in found["run"]["stopped"]["by"]
+    assert (found["custom"]["verdicts"], found["custom"]["unscored"]) == (3, 0)
+    assert found["custom"]["check"]["test_answer"]["pass_rate"]["n"] == 3

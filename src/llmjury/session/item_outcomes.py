@@ -24,6 +24,7 @@ import pytest
 
 from llmjury.cases import Case
 from llmjury.custom import CheckResult
+from llmjury.errors import RunStopError
 from llmjury.judgement.judges import CUSTOM
 from llmjury.judgement.verdicts import ASSERTIONS, JudgeConfig, Verdict
 
@@ -53,6 +54,8 @@ class ItemOutcomes:
         case = self._case_of(item)
         if report.when != "call" or case is None or report.skipped:
             return report
+        if call.excinfo is not None and call.excinfo.errisinstance(RunStopError):
+            return report  # the run stopped under it: not a finished case, so no outcome of it
         message = assertion_message(call) if report.failed else None
         if self._is_own(item):
             passed = report.passed

@@ -24,6 +24,7 @@ from llmjury.providers.base import ProviderSpec
 from llmjury.running.batch_lane import BatchLane, BatchPendingError, LaneTiming
 from llmjury.running.cache import SampleStore
 from llmjury.running.engine import Engine
+from llmjury.running.ledger import usage_by_provider
 from llmjury.running.settings import Settings
 
 FAST = LaneTiming(poll_s=0.05, quiet_s=0.2, lease_s=0.5)
@@ -184,8 +185,8 @@ def test_queued_calls_go_in_batches_under_the_line_cap_and_none_is_sent_synchron
     results = running.result(timeout=120)
     assert [r.text for r in results] == [f"answer {q.sample_key('openai:judge-model', 0)[:8]}" for q in reqs]
     assert len(api.remotes) == 3 and api.lines == 100  # 40 + 40 + 20
-    assert engine.ledger_dict()["openai:judge-model"]["calls"] == 0
-    assert engine.ledger_dict()["openai:judge-model"]["batch_samples"] == 100
+    assert usage_by_provider(engine.ledger)["openai:judge-model"]["calls"] == 0
+    assert usage_by_provider(engine.ledger)["openai:judge-model"]["batch_samples"] == 100
 
 
 def test_a_new_lane_on_the_same_store_resumes_the_batches_and_sends_nothing_twice(lane_engine):
@@ -217,7 +218,7 @@ def test_a_batch_adopted_from_an_earlier_run_is_counted_where_collected_though_r
     reqs = requests(30)
     assert ask_all(second, reqs[:1])[0].text.startswith("answer")  # the lane collected all 30 for it
     assert all(r.text.startswith("answer") for r in ask_all(second, reqs[1:]))
-    usage = second.ledger_dict()["openai:judge-model"]
+    usage = usage_by_provider(second.ledger)["openai:judge-model"]
     assert (usage["batch_samples"], usage["batch_prompt_tokens"], usage["cached_samples"]) == (30, 300, 0)
 
 

@@ -16,6 +16,7 @@ import pytest
 from llmjury.chat import Sample
 from llmjury.providers.base import ProviderSpec
 from llmjury.running.cache import ENDED, Claimed, SampleStore, shards
+from llmjury.running.ledger import usage_by_provider
 from llmjury.store.location import StoreLocation
 
 
@@ -233,7 +234,7 @@ def test_identical_requests_wait_for_no_crashed_worker(make_engine, store_locati
         future = engine.submit(engine.complete(spec, request))
         assert future.result(timeout=300).texts == ["the answer"]  # a guard: it never waits out the lease
     assert len(server.requests) == 1
-    assert engine.ledger_dict()["openai:judge"]["repaid_samples"] == 1
+    assert usage_by_provider(engine.ledger)["openai:judge"]["repaid_samples"] == 1
 
 
 def test_a_schema_named_by_the_search_path_is_made_on_first_use(postgres_dsn, tmp_path):

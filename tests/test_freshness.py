@@ -8,6 +8,7 @@ from llmjury.chat import chat
 from llmjury.providers.base import ProviderSpec
 from llmjury.running.cache import CacheMode
 from llmjury.running.freshness import UNDER_TEST, replay_policy
+from llmjury.running.ledger import usage_by_role
 
 
 def spec(server, *options: str) -> ProviderSpec:
@@ -63,7 +64,7 @@ def test_the_engine_tallies_each_role_with_the_reason(openai_server, make_engine
     engine = make_engine(cache=cache, run_id="b")
     ask(engine, spec(openai_server), "candidate")
     ask(engine, spec(openai_server), "judge", "judge this")
-    roles = engine.roles_dict()
+    roles = usage_by_role(engine.roles)
     assert roles["candidate"]["openai:my-bot"] == {
         "policy": "under test: asked afresh (add ;version=... to the spec to replay)",
         "fresh_samples": 1, "replayed_samples": 0}

@@ -14,6 +14,7 @@ import pytest
 
 from llmjury.chat import chat
 from llmjury.providers.base import ProviderSpec
+from llmjury.running.ledger import usage_by_provider
 from llmjury.store.location import StoreLocation
 from llmjury.store.outage import Outage, StoreOutageError, ride_out
 from llmjury.testing import FakeOpenAI
@@ -114,7 +115,7 @@ def test_answers_paid_while_the_store_stays_away_are_kept_and_handed_to_the_next
         assert server.answered.wait(30)  # paid
         with pytest.raises(StoreOutageError):
             running.result(timeout=60)
-        (usage,) = engine.ledger_dict().values()  # paid: counted with their tokens, not as failures
+        (usage,) = usage_by_provider(engine.ledger).values()  # paid: counted with their tokens, not as failures
         assert (usage["calls"], usage["fresh_samples"], usage["failures"]) == (CALLS, CALLS, 0)
         assert usage["prompt_tokens"] > 0
     kept = [json.loads(line) for path in unsaved.glob("*/*.jsonl") for line in path.read_text().splitlines()]
@@ -131,6 +132,34 @@ def test_answers_paid_while_the_store_stays_away_are_kept_and_handed_to_the_next
         assert later.run(replayed()) == [[True]] * CALLS and other.requests == []
     assert later.store is not None and later.store.recovered == CALLS
     assert not list(unsaved.glob("*/*.jsonl"))  # handed over, so not again
+
+
+def test_calls_in_flight_when_the_run_stops_on_its_store_land_and_their_answers_are_kept(own_postgres, make_engine,
+                                                                                          tmp_path: Path):
+    """The run stops (the store given up on) and cancels its cases while their calls are at the
+    provider: the calls are not hung up on, and the answers they paid for are kept for the next run."""
+    folder, dsn = own_postgres
+    unsaved = tmp_path / "unsaved"
+    location = StoreLocation("postgres", tmp_path / "unused.sqlite", fresh_schema(dsn), Outage(1))
+    with HeldAnswers() as server:
+        engine = make_engine(store=location, unsaved=unsaved)
+
+        async def asked() -> list[str]:
+            done = await asyncio.gather(*(engine.complete(spec(server), chat(("user", f"q{i}"))) for i in range(CALLS)))
+            return [completion.text for completion in done]
+
+        running = engine.submit(asked())
+        assert server.arrived.wait(30)
+        stop(folder)
+        with pytest.raises(StoreOutageError):  # another case meets the store gone: the run stops
+            engine.run(engine.complete(spec(server), chat(("user", "one more"))))
+        running.cancel()  # its cases are cancelled, their calls still at the provider
+        server.release.set()
+        engine.close()
+        assert server.answered.is_set()  # every answer was read, none hung up on
+    kept = [json.loads(line) for path in unsaved.glob("*/*.jsonl") for line in path.read_text().splitlines()]
+    assert sorted(json.loads(entry["sample"])["text"] for entry in kept) == [f"answer to q{i}" for i in range(CALLS)]
+    assert usage_by_provider(engine.ledger)["openai:gpt-4o-mini"]["fresh_samples"] == CALLS
 
 
 def test_a_wait_that_ends_with_the_store_back_is_kept_for_the_report():

@@ -28,6 +28,7 @@ from llmjury.results.aggregate import usage_section
 from llmjury.running.batch_lane import BatchLane, LaneTiming
 from llmjury.running.cache import SampleStore
 from llmjury.running.engine import Engine
+from llmjury.running.ledger import usage_by_provider
 from llmjury.running.settings import Settings
 from llmjury.store.location import StoreLocation
 from llmjury.testing import FakeGemini, FakeOpenAI
@@ -167,7 +168,7 @@ def test_100k_requests_go_in_two_batches_that_survive_a_kill_and_are_collected_b
     try:
         results = ask(engine, spec, tiny(count)).result(timeout=900)
         assert not [r for r in results if isinstance(r, BaseException)][:3]
-        ledger = engine.ledger_dict()[str(spec)]
+        ledger = usage_by_provider(engine.ledger)[str(spec)]
     finally:
         engine.close()
     assert server.batches.creations == 2  # type: ignore[attr-defined]  # nothing sent again

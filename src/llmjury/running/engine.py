@@ -36,6 +36,7 @@ from llmjury.running.answers import RunAnswers
 from llmjury.running.batch_lane import BatchLane
 from llmjury.running.cache import ENDED, CacheMode, SampleStore
 from llmjury.running.claim_waits import ClaimWaits, ClaimWindows
+from llmjury.running.flights import Flights
 from llmjury.running.freshness import ReplayPolicy, replay_policy
 from llmjury.running.halt import Halt
 from llmjury.running.ledger import ProviderLedger, RoleLedger
@@ -69,6 +70,7 @@ class Engine:
         self._policies: dict[tuple[str | None, ProviderSpec], ReplayPolicy] = {}
         self.reach: dict[str, Reach] = defaultdict(Reach)
         self.halt = Halt()  # set by the planner when planned work meets a RunStopError
+        self.flights = Flights()
         self._providers: dict[ProviderSpec, Provider] = {}
         self._limiters: dict[str, Limiter] = {}
         self._answers = RunAnswers()  # what this process paid for, and answers the store cannot give back
@@ -88,8 +90,16 @@ class Engine:
         """Run a coroutine on the engine loop and wait for its result."""
         return self.submit(coro).result()
 
+    def land(self) -> None:
+        """A run stopping on a RunStopError (its store out of reach): let the calls it sent end, so
+        their paid answers are kept (llmjury.running.flights)."""
+        away = self.store is not None and self.store.location.outage.away
+        if (self.halt.error is not None or away) and self._thread.is_alive():
+            self.run(self.flights.land())
+
     def close(self) -> None:
         """Cancel what is still running (a run stopped early: `-x`, Ctrl-C), then close the providers."""
+        self.land()
 
         async def shutdown() -> None:
             running = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
@@ -375,7 +385,7 @@ class Engine:
                 samples = samples + await self._call(provider, request, chunk[len(samples):], keys)
             return samples
 
-        parts = await asyncio.gather(*(one(chunk) for chunk in chunks))
+        parts = await asyncio.gather(*(self.flights.fly(one(chunk)) for chunk in chunks))
         return [sample for part in parts for sample in part]
 
     def adaptations(self) -> dict[str, dict[str, str]]:
@@ -387,14 +397,3 @@ class Engine:
         if provider.name not in self._limiters:
             self._limiters[provider.name] = Limiter(self.settings.limit_for(provider.name))
         return self._limiters[provider.name]
-
-    def ledger_dict(self) -> dict[str, dict[str, float]]:
-        """Plain JSON-able usage per provider, for xdist's workeroutput and reports."""
-        return {name: entry.as_dict() for name, entry in sorted(self.ledger.items())}
-
-    def roles_dict(self) -> dict[str, dict[str, dict[str, str | int]]]:
-        """Plain JSON-able usage per role and provider (where its samples came from, and why)."""
-        found: dict[str, dict[str, dict[str, str | int]]] = {}
-        for (role, provider), entry in sorted(self.roles.items()):
-            found.setdefault(role, {})[provider] = entry.as_dict()
-        return found

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from llmjury.chat import Sample
@@ -47,3 +47,16 @@ class RoleLedger:
 
     def as_dict(self) -> dict[str, str | int]:
         return dict(self.__dict__)
+
+
+def usage_by_provider(ledgers: Mapping[str, ProviderLedger]) -> dict[str, dict[str, float]]:
+    """Plain JSON-able usage per provider, for xdist's workeroutput and reports."""
+    return {name: entry.as_dict() for name, entry in sorted(ledgers.items())}
+
+
+def usage_by_role(roles: Mapping[tuple[str, str], RoleLedger]) -> dict[str, dict[str, dict[str, str | int]]]:
+    """Plain JSON-able usage per role and provider (where its samples came from, and why)."""
+    found: dict[str, dict[str, dict[str, str | int]]] = {}
+    for (role, provider), entry in sorted(roles.items()):
+        found.setdefault(role, {})[provider] = entry.as_dict()
+    return found

@@ -31,6 +31,7 @@ from llmjury.results.gates import Gate
 from llmjury.results.sequential_gates import sequential_lines
 from llmjury.running.cache import CacheMode, forget_unanswered, remove_scratch
 from llmjury.running.handoff import OutcomeHandoff, forget_run
+from llmjury.running.ledger import usage_by_provider, usage_by_role
 from llmjury.running.settings import Settings
 from llmjury.saved import SavedRun
 from llmjury.session.drift import JudgeCanary
@@ -114,8 +115,10 @@ class Controller:
         """The verdicts and figures of every process; None when the session judged nothing. A stopped
         run of llmjury's tests says so even when nothing had finished."""
         jury = self.runner.built_jury
-        ledger = jury.engine.ledger_dict() if jury is not None else {}
-        roles = jury.engine.roles_dict() if jury is not None else {}
+        if jury is not None:
+            jury.engine.land()  # a run stopping on its store: what its calls paid for is counted and kept
+        ledger = usage_by_provider(jury.engine.ledger) if jury is not None else {}
+        roles = usage_by_role(jury.engine.roles) if jury is not None else {}
         if jury is not None:
             self.from_workers.learned(jury.engine.adaptations())
         loading = merge([*self.runner.loading, *self.from_workers.loading])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from llmjury.loading import merge
+from llmjury.running.ledger import usage_by_provider, usage_by_role
 from llmjury.session.frozen import judging, settle_before_cleanup
 from llmjury.session.progress import JUDGING
 from llmjury.session.runner import TestRunner
@@ -36,12 +37,14 @@ class Worker:
         planner, jury = self.runner.built_planner, self.runner.built_jury
         if planner is not None and not stopped:
             planner.settle()
+        if jury is not None:
+            jury.engine.land()  # a run stopping on its store: what its calls paid for is counted and kept
         output = self.config.workeroutput  # type: ignore[attr-defined]
         output[STOPPED] = self.stops.by
         output[ADAPTATIONS] = jury.engine.adaptations() if jury is not None else {}
         output[STORE] = self.runner.store_facts().model_dump()
-        output[LEDGER] = jury.engine.ledger_dict() if jury is not None else {}
-        output[ROLES] = jury.engine.roles_dict() if jury is not None else {}
+        output[LEDGER] = usage_by_provider(jury.engine.ledger) if jury is not None else {}
+        output[ROLES] = usage_by_role(jury.engine.roles) if jury is not None else {}
         output[LOADING] = [report.model_dump() for report in merge(self.runner.loading)]
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:

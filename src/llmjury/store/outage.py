@@ -39,10 +39,17 @@ class Outage:
     gave_up: str | None = None
     #: The longest wait for the store that ended with it back (seconds): the run's report tells of it.
     ridden_s: float = 0.0
+    #: A connection of this process is waiting for the store now.
+    waiting: bool = False
 
     def check(self) -> None:
         if self.gave_up is not None:
             raise StoreOutageError(self.gave_up)
+
+    @property
+    def away(self) -> bool:
+        """Whether the store is out of reach (waited for, or given up on)."""
+        return self.waiting or self.gave_up is not None
 
 
 def ride_out(work: Callable[[], T], *, lost: Callable[[BaseException], bool], reconnect: Callable[[], None],
@@ -58,12 +65,14 @@ def ride_out(work: Callable[[], T], *, lost: Callable[[BaseException], bool], re
 
     try:
         for trial in Retrying(retry=retry_if_exception(lost), stop=stop_after_delay(outage.limit_s),
-                              wait=wait_exponential(multiplier=0.05, max=2.0)):
+                              wait=wait_exponential(multiplier=0.05, max=2.0),
+                              before_sleep=lambda _: setattr(outage, "waiting", True)):
             with trial:
                 if trial.retry_state.attempt_number == 1:
                     return work()
                 done = attempt()
                 outage.ridden_s = max(outage.ridden_s, time.monotonic() - trial.retry_state.start_time)
+                outage.waiting = False
                 return done
     except RetryError as exc:
         cause = exc.last_attempt.exception()

@@ -1,0 +1,38 @@
+"""Calls sent and not yet answered, apart from the cases that wait for them.
+
+A run that stops on a RunStopError (its store out of reach) cancels the cases left; a call already
+sent is being paid for all the same. Each call runs as a task of its own that a case awaits
+shielded, so cancelling the case does not hang up on the provider: the stopping run lets its
+calls land (for `LANDING_S` at most), and their answers are kept (llmjury.running.unsaved) rather
+than lost and paid again by the next run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+#: How long a run stopping on a RunStopError waits for the calls it has sent, in seconds.
+LANDING_S = 30.0
+
+
+class Flights:
+    """This process's calls in flight (used on the engine's loop only)."""
+
+    def __init__(self) -> None:
+        self._flying: set[asyncio.Task[Any]] = set()
+
+    def fly(self, work: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
+        """Run `work` as a task of its own; await the result: cancelling the awaiting case leaves it be."""
+        task = asyncio.ensure_future(work)
+        self._flying.add(task)
+        task.add_done_callback(self._flying.discard)
+        return asyncio.shield(task)  # which reads a failure its cancelled case no longer waits for
+
+    async def land(self, within: float = LANDING_S) -> None:
+        """Wait for the calls in flight to end, for `within` seconds at most."""
+        if self._flying:
+            await asyncio.wait(set(self._flying), timeout=within)
+

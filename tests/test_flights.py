@@ -1,0 +1,44 @@
+"""Calls in flight outlive the cases that wait for them, so a stopping run can let them land
+(llmjury.running.flights)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from llmjury.running.flights import Flights
+
+
+def test_cancelling_the_waiting_case_leaves_the_call_to_land():
+    async def scenario() -> list[str]:
+        flights, landed, release = Flights(), [], asyncio.Event()
+
+        async def call() -> str:
+            await release.wait()
+            landed.append("answer")
+            return "answer"
+
+        case = asyncio.ensure_future(flights.fly(call()))
+        await asyncio.sleep(0)
+        case.cancel()  # the run stops: its cases are cancelled
+        with pytest.raises(asyncio.CancelledError):
+            await case
+        release.set()
+        await flights.land(within=5)
+        return landed
+
+    assert asyncio.run(scenario()) == ["answer"]
+
+
+def test_landing_waits_no_longer_than_it_is_given():
+    async def scenario() -> bool:
+        flights, never = Flights(), asyncio.Event()
+        flown = flights.fly(never.wait())
+        await flights.land(within=0.01)
+        done = flown.done()
+        flown.cancel()
+        return done
+
+    assert asyncio.run(scenario()) is False
+

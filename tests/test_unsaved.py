@@ -85,7 +85,8 @@ def test_a_file_whose_handing_process_died_is_taken_again(tmp_path: Path):
 @pytest.mark.parametrize(("line", "why"), [
     ('{"key": "k2", "sample": {"text": "two"}}', "no 'provider' field"),
     ("[1, 2]", "not a JSON object"),
-    ("{oops", "not JSON: expecting property name enclosed in double quotes at character 2"),
+    ("{oops", "not JSON at character 2: expecting property name enclosed in double quotes"),
+    ('{"key": "a\tb"}', "not JSON at character 11: invalid control character"),
     ("SAMPLE 42", "its request, sample or time is not what a run writes"),
     ('SAMPLE "{\\"foo\\": 1}"', "its request, sample or time is not what a run writes"),
 ])

@@ -130,7 +130,7 @@ def _row(line: str) -> AnswerRow:
     try:
         entry = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise _NotJson(f"not JSON: {exc.msg.lower()} at character {exc.pos + 1}") from None
+        raise _NotJson(f"not JSON at character {exc.pos + 1}: {exc.msg.lower().removesuffix(' at')}") from None
     if not isinstance(entry, dict):
         raise ValueError("not a JSON object")
     missing = [name for name in FIELDS if name not in entry]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import pytest
 
@@ -42,3 +43,38 @@ def test_landing_waits_no_longer_than_it_is_given():
 
     assert asyncio.run(scenario()) is False
 
+
+
+def test_a_call_that_fails_after_its_case_was_cancelled_is_not_logged_unread(caplog):
+    async def scenario() -> None:
+        flights, release = Flights(), asyncio.Event()
+
+        async def fails() -> None:
+            await release.wait()
+            raise RuntimeError("the store went away")
+
+        case = asyncio.ensure_future(flights.fly(fails()))
+        await asyncio.sleep(0)
+        case.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await case
+        release.set()
+        await flights.land(within=5)
+
+    with caplog.at_level("ERROR", logger="asyncio"):
+        asyncio.run(scenario())
+        gc.collect()
+    assert "never retrieved" not in caplog.text
+
+
+def test_a_second_landing_waits_only_what_is_left_of_the_first():
+    async def scenario() -> float:
+        flights, never = Flights(), asyncio.Event()
+        flown = flights.fly(never.wait())
+        await flights.land(within=0.05)
+        started = asyncio.get_running_loop().time()
+        await flights.land(within=30)  # the close after the report: no second window
+        flown.cancel()
+        return asyncio.get_running_loop().time() - started
+
+    assert asyncio.run(scenario()) < 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,7 @@ def test_answers_paid_while_the_store_stays_away_are_kept_and_handed_to_the_next
         assert server.answered.wait(30)  # paid
         with pytest.raises(StoreOutageError):
             running.result(timeout=60)
+        engine.land()  # as a stopping run does before it counts: the other calls' answers are kept too
         (usage,) = usage_by_provider(engine.ledger).values()  # paid: counted with their tokens, not as failures
         assert (usage["calls"], usage["fresh_samples"], usage["failures"]) == (CALLS, CALLS, 0)
         assert usage["prompt_tokens"] > 0
@@ -160,6 +162,33 @@ def test_calls_in_flight_when_the_run_stops_on_its_store_land_and_their_answers_
     kept = [json.loads(line) for path in unsaved.glob("*/*.jsonl") for line in path.read_text().splitlines()]
     assert sorted(json.loads(entry["sample"])["text"] for entry in kept) == [f"answer to q{i}" for i in range(CALLS)]
     assert usage_by_provider(engine.ledger)["openai:gpt-4o-mini"]["fresh_samples"] == CALLS
+
+
+def test_a_connection_back_leaves_the_store_away_while_another_still_waits():
+    outage, back = Outage(30), {"a": threading.Event(), "b": threading.Event()}
+
+    def ride(name: str) -> None:
+        def work() -> str:
+            if not back[name].is_set():
+                raise ConnectionError("server closed the connection")
+            return name
+
+        ride_out(work, lost=lambda exc: isinstance(exc, ConnectionError), reconnect=lambda: None,
+                 outage=outage, where="store")
+
+    riders = {name: threading.Thread(target=ride, args=(name,)) for name in back}
+    for rider in riders.values():
+        rider.start()
+    deadline = time.monotonic() + 30
+    while outage.waiting < 2:
+        assert time.monotonic() < deadline, "the connections never waited"
+        time.sleep(0.01)
+    back["a"].set()
+    riders["a"].join(30)
+    assert outage.away  # "b" still waits
+    back["b"].set()
+    riders["b"].join(30)
+    assert not outage.away and outage.waiting == 0
 
 
 def test_a_wait_that_ends_with_the_store_back_is_kept_for_the_report():

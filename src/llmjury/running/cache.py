@@ -27,7 +27,7 @@ from llmjury.running.leases import HOST, LEASE_S, Heartbeat, holder_alive
 from llmjury.running.unsaved import AnswerRow, UnsavedAnswers, hand_over
 from llmjury.store.database import Database
 from llmjury.store.location import StoreLocation
-from llmjury.store.schema import ensure_schema
+from llmjury.store.schema import ensure_schema, store_id
 from llmjury.store.sqlite import SqliteDatabase
 from llmjury.store.writer import BatchWriter
 
@@ -78,7 +78,7 @@ class SampleStore:
         self._db = location.open()
         ensure_schema(self._db)
         self._writer = BatchWriter(location.open, "llmjury-cache-writer")
-        self.unsaved = UnsavedAnswers(unsaved, self._db.identity()) if unsaved is not None else None
+        self.unsaved = UnsavedAnswers(unsaved, store_id(self._db), str(self._db)) if unsaved is not None else None
         #: How many answers an earlier run could not store, and this one handed to the store.
         self.recovered = 0
         if self.unsaved is not None:
@@ -133,17 +133,22 @@ class SampleStore:
         return told
 
     def _settled(self, row: AnswerRow, written: Future[None], told: Future[None]) -> None:
+        """On the writer's thread: a failed write's answer kept; the caller told how its write ended,
+        whatever happens (an exception here would be logged and lost, and the caller wait forever)."""
         error = written.exception()
-        if error is not None and self.unsaved is not None:
-            try:
+        try:
+            if error is not None and self.unsaved is not None:
                 self.unsaved.keep(row)
-            except OSError as lost:  # a full or read-only disk: the caller still hears how its write ended
-                error.add_note(f"the answer could not be kept in {self.unsaved.folder} either: {lost}")
-        with contextlib.suppress(InvalidStateError):  # the caller gave up on it
-            if error is None:
-                told.set_result(None)
-            else:
-                told.set_exception(error)
+        except Exception as lost:  # a full or read-only disk: said once on the error the batch's writes share
+            note = f"answers could not be kept in {self.unsaved.folder if self.unsaved else ''} either: {lost}"
+            if error is not None and note not in getattr(error, "__notes__", []):
+                error.add_note(note)
+        finally:
+            with contextlib.suppress(InvalidStateError):  # the caller gave up on it
+                if error is None:
+                    told.set_result(None)
+                else:
+                    told.set_exception(error)
 
     # -- claims: one process fetches a sample the others are about to ask for too ------------------
     def claim(self, keys: Sequence[str], owner: str, *, run_id: str, any_run: bool = True) -> Future[Claimed]:

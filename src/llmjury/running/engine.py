@@ -95,6 +95,7 @@ class Engine:
         their paid answers are kept (llmjury.running.flights)."""
         away = self.store is not None and self.store.location.outage.away
         if (self.halt.error is not None or away) and self._thread.is_alive():
+            self.halt.stop(RunStopError("the run is ending while its store is out of reach"))  # no new call
             self.run(self.flights.land())
 
     def close(self) -> None:

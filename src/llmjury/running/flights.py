@@ -23,16 +23,24 @@ class Flights:
 
     def __init__(self) -> None:
         self._flying: set[asyncio.Task[Any]] = set()
+        self._until: float | None = None  # the loop's time the landing ends, once it started
 
     def fly(self, work: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
         """Run `work` as a task of its own; await the result: cancelling the awaiting case leaves it be."""
         task = asyncio.ensure_future(work)
         self._flying.add(task)
-        task.add_done_callback(self._flying.discard)
-        return asyncio.shield(task)  # which reads a failure its cancelled case no longer waits for
+        task.add_done_callback(self._landed)
+        return asyncio.shield(task)
+
+    def _landed(self, task: asyncio.Task[Any]) -> None:
+        self._flying.discard(task)
+        if not task.cancelled():
+            task.exception()  # read: a case cancelled while it flew no longer reads it, nor logs it unread
 
     async def land(self, within: float = LANDING_S) -> None:
-        """Wait for the calls in flight to end, for `within` seconds at most."""
-        if self._flying:
-            await asyncio.wait(set(self._flying), timeout=within)
-
+        """Wait for the calls in flight to end, `within` seconds at most from the first time asked
+        (the report's count and the engine's close both ask)."""
+        now = asyncio.get_running_loop().time()
+        self._until = self._until if self._until is not None else now + within
+        if self._flying and self._until > now:
+            await asyncio.wait(set(self._flying), timeout=self._until - now)

@@ -33,15 +33,16 @@ FIELDS = ("key", "provider", "task", "request", "sample", "run_id", "created")
 
 
 class UnsavedAnswers:
-    """One process's files of answers whose writes to `store` failed, under `root`: a folder a
-    store (named in its `STORE` file), so only a run on that store takes them back."""
+    """One process's files of answers whose writes to a store failed, under `root`: a folder a store
+    (by its id; its `STORE` file names it for a reader), so only a run on that store takes them back."""
 
-    def __init__(self, root: Path, store: str) -> None:
-        self.store, self.folder = store, store_folder(root, store)
+    def __init__(self, root: Path, store_id: str, described: str) -> None:
+        self.folder, self.described = store_folder(root, store_id), f"{described} (store id {store_id})"
         self._lock = threading.Lock()
         self.kept = 0
 
     def path(self, run_id: str) -> Path:
+        """This process's file for `run_id`: its pid tells whether it may still be written to."""
         return self.folder / f"{run_id}-{os.getpid()}.jsonl"
 
     def keep(self, row: AnswerRow) -> None:
@@ -50,7 +51,7 @@ class UnsavedAnswers:
         with self._lock:
             if not self.folder.is_dir():
                 self.folder.mkdir(parents=True, exist_ok=True)
-                (self.folder / "STORE").write_text(self.store + "\n", encoding="utf-8")
+                (self.folder / "STORE").write_text(self.described + "\n", encoding="utf-8")
             with self.path(row[5]).open("a", encoding="utf-8") as out:
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
                 out.flush()
@@ -58,9 +59,9 @@ class UnsavedAnswers:
             self.kept += 1
 
 
-def store_folder(root: Path, store: str) -> Path:
-    """Where the answers `store` could not take are kept: a folder named by a hash of its identity."""
-    return root / hashlib.sha256(store.encode()).hexdigest()[:16]
+def store_folder(root: Path, store_id: str) -> Path:
+    """Where the answers a store could not take are kept: a folder named by its id."""
+    return root / hashlib.sha256(store_id.encode()).hexdigest()[:16]
 
 
 def hand_over(folder: Path, write: Callable[[list[AnswerRow]], None],
@@ -73,11 +74,11 @@ def hand_over(folder: Path, write: Callable[[list[AnswerRow]], None],
     for taken in _take(folder):
         try:
             rows = list(read_rows(taken))
-        except ConfigError:
-            taken.rename(taken.with_name(taken.name.partition(".jsonl")[0] + ".jsonl"))  # still there next time
+            if rows:
+                write(rows)
+        except BaseException:  # a bad line, the store still away: the file is there for the next run
+            taken.rename(taken.with_name(taken.name.partition(".jsonl")[0] + ".jsonl"))
             raise
-        if rows:
-            write(rows)
         taken.unlink()
         handed += len(rows)
     _wait_for_others(folder, wait)
@@ -122,7 +123,7 @@ def read_rows(path: Path) -> Iterator[AnswerRow]:
 
 
 class _NotJson(ValueError):
-    pass
+    """A line that is not JSON at all: cut short, when it is a file's last."""
 
 
 def _row(line: str) -> AnswerRow:
@@ -155,6 +156,9 @@ def _take(folder: Path) -> Iterator[Path]:
             continue  # another live process is handing it over
         if not path.name.endswith(".jsonl") and not handler:
             continue
+        writer = base.rsplit("-", 1)[-1]
+        if not handler and writer.isdigit() and int(writer) != os.getpid() and process_alive(int(writer)):
+            continue  # its run is still stopping, and may add to it: the next run takes it
         taken = path.with_name(f"{base}.jsonl.{os.getpid()}{REPLAYING}")
         try:
             path.rename(taken)

@@ -63,10 +63,5 @@ class Database(Protocol):
         connection: the next `begin` waits for the server to come back)."""
         ...
 
-    def identity(self) -> str:
-        """Which store this is, the same for every process of this machine that opens it: answers
-        it could not take are kept for it alone (llmjury.running.unsaved)."""
-        ...
-
     def close(self) -> None:
         ...

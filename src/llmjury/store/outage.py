@@ -9,12 +9,13 @@ names the store and the cause, and the run stops with its report marked incomple
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
-from tenacity import RetryError, Retrying, retry_if_exception, stop_after_delay
+from tenacity import RetryCallState, RetryError, Retrying, retry_if_exception, stop_after_delay
 from tenacity.wait import wait_exponential
 
 from llmjury.errors import RunStopError
@@ -39,8 +40,9 @@ class Outage:
     gave_up: str | None = None
     #: The longest wait for the store that ended with it back (seconds): the run's report tells of it.
     ridden_s: float = 0.0
-    #: A connection of this process is waiting for the store now.
-    waiting: bool = False
+    #: How many connections of this process are waiting for the store now.
+    waiting: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def check(self) -> None:
         if self.gave_up is not None:
@@ -49,7 +51,12 @@ class Outage:
     @property
     def away(self) -> bool:
         """Whether the store is out of reach (waited for, or given up on)."""
-        return self.waiting or self.gave_up is not None
+        return self.waiting > 0 or self.gave_up is not None
+
+    def wait(self, by: int) -> None:
+        """A connection starts (1) or stops (-1) waiting for the store."""
+        with self._lock:
+            self.waiting += by
 
 
 def ride_out(work: Callable[[], T], *, lost: Callable[[BaseException], bool], reconnect: Callable[[], None],
@@ -63,16 +70,22 @@ def ride_out(work: Callable[[], T], *, lost: Callable[[BaseException], bool], re
         reconnect()
         return work()
 
+    waiting = False
+
+    def lost_it(_: RetryCallState) -> None:
+        nonlocal waiting
+        if not waiting:
+            waiting = True
+            outage.wait(1)
+
     try:
         for trial in Retrying(retry=retry_if_exception(lost), stop=stop_after_delay(outage.limit_s),
-                              wait=wait_exponential(multiplier=0.05, max=2.0),
-                              before_sleep=lambda _: setattr(outage, "waiting", True)):
+                              wait=wait_exponential(multiplier=0.05, max=2.0), before_sleep=lost_it):
             with trial:
                 if trial.retry_state.attempt_number == 1:
                     return work()
                 done = attempt()
                 outage.ridden_s = max(outage.ridden_s, time.monotonic() - trial.retry_state.start_time)
-                outage.waiting = False
                 return done
     except RetryError as exc:
         cause = exc.last_attempt.exception()
@@ -80,4 +93,7 @@ def ride_out(work: Callable[[], T], *, lost: Callable[[BaseException], bool], re
         outage.gave_up = outage.gave_up or (f"{where}: out of reach for more than {outage.limit_s:g} s "
                                             f"(--llm-store-outage): {first}")
         raise StoreOutageError(outage.gave_up) from cause
+    finally:
+        if waiting:
+            outage.wait(-1)
     raise AssertionError("unreachable: Retrying either returns or raises")  # pragma: no cover

@@ -133,11 +133,6 @@ class PostgresDatabase:
         every write of the store may be applied twice."""
         return isinstance(exc, self._errors) or self.lost(exc)
 
-    def identity(self) -> str:
-        """The server, database and schema the store's tables are in (no user, no secret)."""
-        ((database, schema),) = self.execute("SELECT current_database(), current_schema()")
-        return f"postgresql {self._db.info.host}:{self._db.info.port} {database} {schema}"
-
     def close(self) -> None:
         self._db.close()
 

@@ -7,6 +7,8 @@ xdist hand-off, unanswered outcomes, tallies) go when the run ends; samples and 
 
 from __future__ import annotations
 
+import secrets
+
 from llmjury.errors import ConfigError
 from llmjury.store.database import Database
 from llmjury.store.location import StoreLocation
@@ -66,6 +68,8 @@ def _ensure(db: Database) -> None:
             db.execute(statement)
         db.execute("INSERT INTO llmjury_meta VALUES ('schema_version', ?) ON CONFLICT (name) DO NOTHING",
                    (str(SCHEMA_VERSION),))
+        db.execute("INSERT INTO llmjury_meta VALUES ('store_id', ?) ON CONFLICT (name) DO NOTHING",
+                   (secrets.token_hex(16),))
         (found,) = db.execute("SELECT value FROM llmjury_meta WHERE name = 'schema_version'")[0]
         if int(found) != SCHEMA_VERSION:
             raise ConfigError(f"{db}: its tables are version {found}, this llmjury writes version "
@@ -74,6 +78,13 @@ def _ensure(db: Database) -> None:
     except BaseException:
         db.rollback()
         raise
+
+
+def store_id(db: Database) -> str:
+    """The store's own id, made with its tables: the same from any connection, host name or
+    fail-over, and no other store's (answers it could not take are kept for it alone,
+    llmjury.running.unsaved)."""
+    return str(db.execute("SELECT value FROM llmjury_meta WHERE name = 'store_id'")[0][0])
 
 
 def check_store(location: StoreLocation) -> None:

@@ -66,9 +66,6 @@ class SqliteDatabase:
     def retryable(self, exc: BaseException) -> bool:
         return False  # a writer waits for SQLite's lock (LOCK_WAIT) rather than failing on it
 
-    def identity(self) -> str:
-        return f"sqlite {self.path.resolve()}"
-
     def close(self) -> None:
         self._db.close()
 

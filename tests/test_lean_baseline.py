@@ -53,7 +53,7 @@ def test_a_baseline_copy_holds_the_samples_and_none_of_the_runs_bookkeeping(tmp_
     shipped = tmp_path / "baseline" / "cache.sqlite"
     assert copy_samples(cache, shipped) == 3
     counts = tables(shipped)
-    assert (counts.pop("samples"), counts.pop("llmjury_meta")) == (3, 1)
+    assert (counts.pop("samples"), counts.pop("llmjury_meta")) == (3, 2)  # its tables' version, its own id
     assert set(counts.values()) == {0}  # claims, hand-offs, tallies, spend: none copied
     assert shipped.stat().st_size * 20 < cache.stat().st_size
     replayed = SampleStore(StoreLocation("sqlite", shipped))

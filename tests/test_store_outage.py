@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 import threading
 import time
 from pathlib import Path
@@ -189,6 +190,16 @@ def test_a_connection_back_leaves_the_store_away_while_another_still_waits():
     back["b"].set()
     riders["b"].join(30)
     assert not outage.away and outage.waiting == 0
+
+
+def test_a_store_location_goes_to_another_process_with_its_outage_settings():
+    """multiprocessing pickles what it hands a process (bench/store.py's claimants)."""
+    outage = Outage(7)
+    outage.wait(1)
+    sent = pickle.loads(pickle.dumps(StoreLocation("postgres", Path("cache.sqlite"), "host=x", outage)))
+    assert (sent.outage.limit_s, sent.outage.waiting) == (7, 1)
+    sent.outage.wait(-1)
+    assert not sent.outage.away and outage.away  # each process counts its own connections
 
 
 def test_a_wait_that_ends_with_the_store_back_is_kept_for_the_report():

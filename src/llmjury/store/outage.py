@@ -58,6 +58,13 @@ class Outage:
         with self._lock:
             self.waiting += by
 
+    def __getstate__(self) -> dict[str, object]:
+        """Sent to another process (a StoreLocation handed to a subprocess): its lock stays here."""
+        return {name: value for name, value in self.__dict__.items() if name != "_lock"}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state, _lock=threading.Lock())
+
 
 def ride_out(work: Callable[[], T], *, lost: Callable[[BaseException], bool], reconnect: Callable[[], None],
              outage: Outage, where: str) -> T:

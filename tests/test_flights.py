@@ -13,7 +13,7 @@ from llmjury.running.flights import Flights
 
 def test_cancelling_the_waiting_case_leaves_the_call_to_land():
     async def scenario() -> list[str]:
-        flights, landed, release = Flights(), [], asyncio.Event()
+        flights, landed, release = Flights(lambda: True), [], asyncio.Event()
 
         async def call() -> str:
             await release.wait()
@@ -34,8 +34,9 @@ def test_cancelling_the_waiting_case_leaves_the_call_to_land():
 
 def test_landing_waits_no_longer_than_it_is_given():
     async def scenario() -> bool:
-        flights, never = Flights(), asyncio.Event()
-        flown = flights.fly(never.wait())
+        flights, never = Flights(lambda: True), asyncio.Event()
+        flown = asyncio.ensure_future(flights.fly(never.wait()))
+        await asyncio.sleep(0)  # flying
         await flights.land(within=0.01)
         done = flown.done()
         flown.cancel()
@@ -47,7 +48,7 @@ def test_landing_waits_no_longer_than_it_is_given():
 
 def test_a_call_that_fails_after_its_case_was_cancelled_is_not_logged_unread(caplog):
     async def scenario() -> None:
-        flights, release = Flights(), asyncio.Event()
+        flights, release = Flights(lambda: True), asyncio.Event()
 
         async def fails() -> None:
             await release.wait()
@@ -69,8 +70,9 @@ def test_a_call_that_fails_after_its_case_was_cancelled_is_not_logged_unread(cap
 
 def test_a_second_landing_waits_only_what_is_left_of_the_first():
     async def scenario() -> float:
-        flights, never = Flights(), asyncio.Event()
-        flown = flights.fly(never.wait())
+        flights, never = Flights(lambda: True), asyncio.Event()
+        flown = asyncio.ensure_future(flights.fly(never.wait()))
+        await asyncio.sleep(0)  # flying
         await flights.land(within=0.05)
         started = asyncio.get_running_loop().time()
         await flights.land(within=30)  # the close after the report: no second window
@@ -78,3 +80,19 @@ def test_a_second_landing_waits_only_what_is_left_of_the_first():
         return asyncio.get_running_loop().time() - started
 
     assert asyncio.run(scenario()) < 1
+
+
+def test_a_call_whose_run_does_not_stop_on_its_store_is_cancelled_with_its_case():
+    """Ctrl-C, `-x`: the call goes with its case, at once, as it always did."""
+    async def scenario() -> bool:
+        flights, never = Flights(lambda: False), asyncio.Event()
+        flown = asyncio.ensure_future(never.wait())
+        case = asyncio.ensure_future(flights.fly(flown))
+        await asyncio.sleep(0)
+        case.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await case
+        await asyncio.sleep(0)
+        return flown.cancelled()
+
+    assert asyncio.run(scenario()) is True

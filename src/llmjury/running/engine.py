@@ -70,7 +70,7 @@ class Engine:
         self._policies: dict[tuple[str | None, ProviderSpec], ReplayPolicy] = {}
         self.reach: dict[str, Reach] = defaultdict(Reach)
         self.halt = Halt()  # set by the planner when planned work meets a RunStopError
-        self.flights = Flights()
+        self.flights = Flights(self.stopping_on_store)
         self._providers: dict[ProviderSpec, Provider] = {}
         self._limiters: dict[str, Limiter] = {}
         self._answers = RunAnswers()  # what this process paid for, and answers the store cannot give back
@@ -91,15 +91,16 @@ class Engine:
         return self.submit(coro).result()
 
     def land(self) -> None:
-        """A run stopping on a RunStopError (its store out of reach): let the calls it sent end, so
-        their paid answers are kept (llmjury.running.flights)."""
-        away = self.store is not None and self.store.location.outage.away
-        if (self.halt.error is not None or away) and self._thread.is_alive():
+        """A run stopping on its store: let the calls it sent end, their answers kept (llmjury.running.flights)."""
+        if self.stopping_on_store() and self._thread.is_alive():
             self.halt.stop(RunStopError("the run is ending while its store is out of reach"))  # no new call
             self.run(self.flights.land())
 
+    def stopping_on_store(self) -> bool:  # a RunStopError met, or the store away: its calls land
+        return self.halt.error is not None or (self.store is not None and self.store.location.outage.away)
+
     def close(self) -> None:
-        """Cancel what is still running (a run stopped early: `-x`, Ctrl-C), then close the providers."""
+        """Land or cancel what is still running (a run stopped early), then close the providers."""
         self.land()
 
         async def shutdown() -> None:
@@ -270,8 +271,7 @@ class Engine:
             return missing, {}
         claimed = await self._writes.wrap(self.store.claim([keys[i] for i in missing], self.owner,
                                                              run_id=self.run_id, any_run=not fresh))
-        # A call asked afresh by each run (a role under test) would be paid here anyway: only its own
-        # run's dead process's call counts as paid twice.
+        # Asked afresh by each run (a role under test): only its own run's dead process's call is paid twice.
         self.ledger[provider.name].repaid_samples += sum(
             not fresh or dead.startswith(f"{self.run_id}:") for dead in claimed.taken_over.values())
         held = claimed.held

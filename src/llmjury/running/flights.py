@@ -2,15 +2,16 @@
 
 A run that stops on a RunStopError (its store out of reach) cancels the cases left; a call already
 sent is being paid for all the same. Each call runs as a task of its own that a case awaits
-shielded, so cancelling the case does not hang up on the provider: the stopping run lets its
-calls land (for `LANDING_S` at most), and their answers are kept (llmjury.running.unsaved) rather
-than lost and paid again by the next run.
+shielded, so cancelling the case does not hang up on the provider while the store is away: the
+stopping run lets its calls land (for `LANDING_S` at most), and their answers are kept
+(llmjury.running.unsaved) rather than lost and paid again by the next run. A run stopped otherwise
+(Ctrl-C, `-x`) cancels its calls with their cases, at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -21,16 +22,24 @@ LANDING_S = 30.0
 class Flights:
     """This process's calls in flight (used on the engine's loop only)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_flying: Callable[[], bool]) -> None:
+        """`keep_flying`: whether a call whose case is cancelled goes on (the run stops on its store);
+        otherwise (Ctrl-C, `-x`) it is cancelled with its case, at once."""
         self._flying: set[asyncio.Task[Any]] = set()
+        self._keep_flying = keep_flying
         self._until: float | None = None  # the loop's time the landing ends, once it started
 
-    def fly(self, work: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
-        """Run `work` as a task of its own; await the result: cancelling the awaiting case leaves it be."""
+    async def fly(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run `work` as a task of its own, and wait for it; cancelled, leave it be if it keeps flying."""
         task = asyncio.ensure_future(work)
         self._flying.add(task)
         task.add_done_callback(self._landed)
-        return asyncio.shield(task)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if not self._keep_flying():
+                task.cancel()
+            raise
 
     def _landed(self, task: asyncio.Task[Any]) -> None:
         self._flying.discard(task)

@@ -20,7 +20,7 @@ def test_cancelling_the_waiting_case_leaves_the_call_to_land():
             landed.append("answer")
             return "answer"
 
-        case = asyncio.ensure_future(flights.fly(call()))
+        case = asyncio.ensure_future(flights.fly(call))
         await asyncio.sleep(0)
         case.cancel()  # the run stops: its cases are cancelled
         with pytest.raises(asyncio.CancelledError):
@@ -35,7 +35,7 @@ def test_cancelling_the_waiting_case_leaves_the_call_to_land():
 def test_landing_waits_no_longer_than_it_is_given():
     async def scenario() -> bool:
         flights, never = Flights(lambda: True), asyncio.Event()
-        flown = asyncio.ensure_future(flights.fly(never.wait()))
+        flown = asyncio.ensure_future(flights.fly(never.wait))
         await asyncio.sleep(0)  # flying
         await flights.land(within=0.01)
         done = flown.done()
@@ -54,7 +54,7 @@ def test_a_call_that_fails_after_its_case_was_cancelled_is_not_logged_unread(cap
             await release.wait()
             raise RuntimeError("the store went away")
 
-        case = asyncio.ensure_future(flights.fly(fails()))
+        case = asyncio.ensure_future(flights.fly(fails))
         await asyncio.sleep(0)
         case.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -71,7 +71,7 @@ def test_a_call_that_fails_after_its_case_was_cancelled_is_not_logged_unread(cap
 def test_a_second_landing_waits_only_what_is_left_of_the_first():
     async def scenario() -> float:
         flights, never = Flights(lambda: True), asyncio.Event()
-        flown = asyncio.ensure_future(flights.fly(never.wait()))
+        flown = asyncio.ensure_future(flights.fly(never.wait))
         await asyncio.sleep(0)  # flying
         await flights.land(within=0.05)
         started = asyncio.get_running_loop().time()
@@ -87,7 +87,7 @@ def test_a_call_whose_run_does_not_stop_on_its_store_is_cancelled_with_its_case(
     async def scenario() -> bool:
         flights, never = Flights(lambda: False), asyncio.Event()
         flown = asyncio.ensure_future(never.wait())
-        case = asyncio.ensure_future(flights.fly(flown))
+        case = asyncio.ensure_future(flights.fly(lambda: flown))
         await asyncio.sleep(0)
         case.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -96,3 +96,21 @@ def test_a_call_whose_run_does_not_stop_on_its_store_is_cancelled_with_its_case(
         return flown.cancelled()
 
     assert asyncio.run(scenario()) is True
+
+
+def test_a_case_cancelled_before_its_call_started_leaves_no_coroutine_unawaited(recwarn):
+    """A run with warnings as errors (filterwarnings = error) would fail on one."""
+    async def scenario() -> None:
+        flights = Flights(lambda: False)
+
+        async def call() -> str:
+            return "answer"
+
+        case = asyncio.ensure_future(asyncio.gather(flights.fly(call)))
+        case.cancel()  # before the gather's tasks ever ran
+        with pytest.raises(asyncio.CancelledError):
+            await case
+
+    asyncio.run(scenario())
+    gc.collect()
+    assert not [w for w in recwarn if "never awaited" in str(w.message)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import secrets
 import threading
 from collections import defaultdict
@@ -81,7 +82,6 @@ class Engine:
         self._thread = threading.Thread(target=self._loop.run_forever, name="llmjury-engine", daemon=True)
         self._thread.start()
 
-    # -- bridging pytest's synchronous world -------------------------------------------------
     def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
         """Schedule a coroutine on the engine loop from any thread."""
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
@@ -122,7 +122,6 @@ class Engine:
         if self.store is not None:
             self.store.close()
 
-    # -- calls ---------------------------------------------------------------------------------
     def provider(self, spec: ProviderSpec) -> Provider:
         """The one provider (clients, learned server limits) of this process for `spec`."""
         if spec not in self._providers:
@@ -386,7 +385,7 @@ class Engine:
                 samples = samples + await self._call(provider, request, chunk[len(samples):], keys)
             return samples
 
-        parts = await asyncio.gather(*(self.flights.fly(one(chunk)) for chunk in chunks))
+        parts = await asyncio.gather(*(self.flights.fly(functools.partial(one, chunk)) for chunk in chunks))
         return [sample for part in parts for sample in part]
 
     def adaptations(self) -> dict[str, dict[str, str]]:

@@ -29,9 +29,10 @@ class Flights:
         self._keep_flying = keep_flying
         self._until: float | None = None  # the loop's time the landing ends, once it started
 
-    async def fly(self, work: Coroutine[Any, Any, T]) -> T:
-        """Run `work` as a task of its own, and wait for it; cancelled, leave it be if it keeps flying."""
-        task = asyncio.ensure_future(work)
+    async def fly(self, work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """Run `work()` as a task of its own, and wait for it; cancelled, leave it be if it keeps
+        flying. `work` is made here: a case cancelled before this starts leaves no coroutine unawaited."""
+        task = asyncio.ensure_future(work())
         self._flying.add(task)
         task.add_done_callback(self._landed)
         try:

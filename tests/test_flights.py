@@ -32,11 +32,17 @@ def test_cancelling_the_waiting_case_leaves_the_call_to_land():
     assert asyncio.run(scenario()) == ["answer"]
 
 
+async def flying_for_ever() -> tuple[Flights, asyncio.Future[object]]:
+    """A call that never ends, in flight, and its flights."""
+    flights, never = Flights(lambda: True), asyncio.Event()
+    flown = asyncio.ensure_future(flights.fly(never.wait))
+    await asyncio.sleep(0)
+    return flights, flown
+
+
 def test_landing_waits_no_longer_than_it_is_given():
     async def scenario() -> bool:
-        flights, never = Flights(lambda: True), asyncio.Event()
-        flown = asyncio.ensure_future(flights.fly(never.wait))
-        await asyncio.sleep(0)  # flying
+        flights, flown = await flying_for_ever()
         await flights.land(within=0.01)
         done = flown.done()
         flown.cancel()
@@ -70,9 +76,7 @@ def test_a_call_that_fails_after_its_case_was_cancelled_is_not_logged_unread(cap
 
 def test_a_second_landing_waits_only_what_is_left_of_the_first():
     async def scenario() -> float:
-        flights, never = Flights(lambda: True), asyncio.Event()
-        flown = asyncio.ensure_future(flights.fly(never.wait))
-        await asyncio.sleep(0)  # flying
+        flights, flown = await flying_for_ever()
         await flights.land(within=0.05)
         started = asyncio.get_running_loop().time()
         await flights.land(within=30)  # the close after the report: no second window

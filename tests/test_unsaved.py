@@ -15,7 +15,7 @@ import pytest
 from llmjury.chat import Sample
 from llmjury.errors import ConfigError
 from llmjury.running.cache import SampleStore
-from llmjury.running.unsaved import REPLAYING, AnswerRow, UnsavedAnswers, hand_over, store_folder
+from llmjury.running.unsaved import HANDING, AnswerRow, UnsavedAnswers, hand_over, store_folder
 from llmjury.store.location import StoreLocation
 from llmjury.store.schema import store_id
 from llmjury.testing.postgres import fresh_schema
@@ -58,7 +58,7 @@ def test_answers_kept_for_one_store_are_not_handed_to_another(tmp_path: Path):
 def test_a_file_another_live_process_hands_over_is_left_to_it_and_waited_for(tmp_path: Path):
     """Taken by a live process (the test's parent): not taken again, and this process starts only once
     that file is gone (its answers are in the store)."""
-    handing = tmp_path / f"run-1-7.jsonl.{os.getppid()}{REPLAYING}"
+    handing = tmp_path / f"run-1-7.jsonl.{os.getppid()}{HANDING}"
     handing.write_text(json.dumps({"key": "k"}) + "\n")  # not read: another process has it
     waits: list[float] = []
 
@@ -76,7 +76,7 @@ def test_a_file_whose_handing_process_died_is_taken_again(tmp_path: Path):
                           text=True, check=True)
     kept = UnsavedAnswers(tmp_path, STORE, DESCRIBED)
     kept.keep(row("k1", "one"))
-    abandoned = kept.folder / f"run-1-7.jsonl.{gone.stdout.strip()}{REPLAYING}"
+    abandoned = kept.folder / f"run-1-7.jsonl.{gone.stdout.strip()}{HANDING}"
     kept.path("run-1").rename(abandoned)
     given: list[list[AnswerRow]] = []
     assert hand_over(kept.folder, given.append) == 1 and given == [[row("k1", "one")]]

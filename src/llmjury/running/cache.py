@@ -9,14 +9,13 @@ review well in a diff and load with one pass of `json.loads`.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, InvalidStateError
+from concurrent.futures import Future
 from contextlib import closing
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -124,31 +123,7 @@ class SampleStore:
         future completes once the entry is committed."""
         row: AnswerRow = (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time())
         written = self._writer.submit(lambda db: store_samples(db, [row]), urgent=True)
-        if self.unsaved is None:
-            return written
-        # The caller may cancel its future (a run that stops); the write goes on, and if it fails,
-        # the answer is kept in the unsaved file all the same.
-        told: Future[None] = Future()
-        written.add_done_callback(lambda done: self._settled(row, done, told))
-        return told
-
-    def _settled(self, row: AnswerRow, written: Future[None], told: Future[None]) -> None:
-        """On the writer's thread: a failed write's answer kept; the caller told how its write ended,
-        whatever happens (an exception here would be logged and lost, and the caller wait forever)."""
-        error = written.exception()
-        try:
-            if error is not None and self.unsaved is not None:
-                self.unsaved.keep(row)
-        except Exception as lost:  # a full or read-only disk: said once on the error the batch's writes share
-            note = f"answers could not be kept in {self.unsaved.folder if self.unsaved else ''} either: {lost}"
-            if error is not None and note not in getattr(error, "__notes__", []):
-                error.add_note(note)
-        finally:
-            with contextlib.suppress(InvalidStateError):  # the caller gave up on it
-                if error is None:
-                    told.set_result(None)
-                else:
-                    told.set_exception(error)
+        return written if self.unsaved is None else self.unsaved.on_failure(row, written)
 
     # -- claims: one process fetches a sample the others are about to ask for too ------------------
     def claim(self, keys: Sequence[str], owner: str, *, run_id: str, any_run: bool = True) -> Future[Claimed]:

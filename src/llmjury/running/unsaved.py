@@ -11,12 +11,14 @@ there first. A run on another store leaves them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, InvalidStateError
 from pathlib import Path
 
 from llmjury.chat import Sample
@@ -26,7 +28,7 @@ from llmjury.running.leases import process_alive
 #: An answer as the store holds it: key, provider, task, request JSON, sample JSON, run id, created.
 AnswerRow = tuple[str, str, str, str, str, str, float]
 #: The suffix of a file a process is handing to the store (its pid before it).
-REPLAYING = ".replaying"
+HANDING = ".handing"
 #: The longest a process waits for another one handing answers over (one transaction, normally).
 HANDING_S = 30.0
 FIELDS = ("key", "provider", "task", "request", "sample", "run_id", "created")
@@ -57,6 +59,33 @@ class UnsavedAnswers:
                 out.flush()
                 os.fsync(out.fileno())
             self.kept += 1
+
+
+    def on_failure(self, row: AnswerRow, written: Future[None]) -> Future[None]:
+        """`written` (the store's write of `row`) as its caller sees it, with the answer kept here
+        when the write fails. The caller may cancel what it gets (a run that stops): the write goes
+        on, and a failure keeps the answer all the same."""
+        told: Future[None] = Future()
+        written.add_done_callback(lambda done: self._settle(row, done, told))
+        return told
+
+    def _settle(self, row: AnswerRow, written: Future[None], told: Future[None]) -> None:
+        """On the writer's thread: the caller is told how its write ended whatever happens (an
+        exception here would be logged and lost, and the caller would wait forever)."""
+        error = written.exception()
+        try:
+            if error is not None:
+                self.keep(row)
+        except Exception as lost:  # a full or read-only disk: said once on the error the batch's writes share
+            note = f"answers could not be kept in {self.folder} either: {lost}"
+            if error is not None and note not in getattr(error, "__notes__", []):
+                error.add_note(note)
+        finally:
+            with contextlib.suppress(InvalidStateError):  # the caller gave up on it
+                if error is None:
+                    told.set_result(None)
+                else:
+                    told.set_exception(error)
 
 
 def store_folder(root: Path, store_id: str) -> Path:
@@ -159,7 +188,7 @@ def _take(folder: Path) -> Iterator[Path]:
         writer = base.rsplit("-", 1)[-1]
         if not handler and writer.isdigit() and int(writer) != os.getpid() and process_alive(int(writer)):
             continue  # its run is still stopping, and may add to it: the next run takes it
-        taken = path.with_name(f"{base}.jsonl.{os.getpid()}{REPLAYING}")
+        taken = path.with_name(f"{base}.jsonl.{os.getpid()}{HANDING}")
         try:
             path.rename(taken)
         except FileNotFoundError:  # another process took it first
@@ -170,10 +199,10 @@ def _take(folder: Path) -> Iterator[Path]:
 def _handing(name: str) -> bool:
     """Whether another live process is handing this file over."""
     _, _, handler = name.partition(".jsonl")
-    return handler.endswith(REPLAYING) and handler != f".{os.getpid()}{REPLAYING}" and not _abandoned(handler)
+    return handler.endswith(HANDING) and handler != f".{os.getpid()}{HANDING}" and not _abandoned(handler)
 
 
 def _abandoned(handler: str) -> bool:
-    """`.PID.replaying`: a file a process of this machine was handing over, and that process is gone."""
-    pid = handler.removesuffix(REPLAYING).removeprefix(".")
-    return handler.endswith(REPLAYING) and pid.isdigit() and not process_alive(int(pid))
+    """`.PID.handing`: a file a process of this machine was handing over, and that process is gone."""
+    pid = handler.removesuffix(HANDING).removeprefix(".")
+    return handler.endswith(HANDING) and pid.isdigit() and not process_alive(int(pid))

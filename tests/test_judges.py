@@ -304,7 +304,7 @@ def prefers_good(body: dict[str, Any], index: int) -> str:
 
 
 def test_jury_tests_are_planned_concurrently(pytester, openai_server):
-    openai_server.latency = 1.0  # long enough that a loaded machine still overlaps the calls
+    openai_server.hold_until_in_flight(6, timeout=5)  # answered once 6 calls overlap; a test-by-test run never
     openai_server.reply = prefers_good
     pytester.makeini(INI)
     pytester.makepyfile(test_jury_pairs=JURY_TESTS)

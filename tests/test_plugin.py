@@ -170,7 +170,7 @@ def test_a_familys_fixed_markers_named_by_m_are_registered_before_any_case_is_co
 
 
 def test_planning_runs_cases_concurrently(pytester, openai_server):
-    openai_server.latency = 1.0  # long enough that a loaded machine still overlaps the calls
+    openai_server.hold_until_in_flight(6, timeout=5)  # answered once 6 calls overlap; a test-by-test run never
     pytester.makeini(INI)
     pytester.makepyfile(test_toy=TOY)
     result = pytester.runpytest_inprocess("--llm-judge", f"openai:m;base_url={openai_server.base_url}")

@@ -90,8 +90,8 @@ def test_a_store_away_past_its_outage_limit_stops_the_wait_naming_store_and_caus
         engine = make_engine(store=location)
         engine.run(engine.complete(spec(server), chat(("user", "before"))))
         stop(folder)
-        with pytest.raises(StoreOutageError, match=r"PostgreSQL store postgres on .*out of reach for more than 1 s "
-                                                   r"\(--llm-store-outage\)"):
+        with pytest.raises(StoreOutageError, match=r"PostgreSQL store \(database postgres on .*\): out of reach for "
+                                                   r"more than 1 s \(--llm-store-outage\)"):
             engine.run(engine.complete(spec(server), chat(("user", "after"))))
         assert len(server.requests) == 1  # nothing was called without a store to keep its answer in
 

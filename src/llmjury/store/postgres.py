@@ -45,7 +45,7 @@ class PostgresDatabase:
         except psycopg.Error as exc:  # no server there, a wrong password, a string that is no connection string
             raise ConfigError(f"--llm-store postgres: cannot connect ({_without_secrets(_first_line(exc), dsn)}); "
                               f"the connection string comes from {DSN_VARIABLE} or libpq's PG* variables") from None
-        self._where = f"PostgreSQL store {self._db.info.dbname} on {self._db.info.host}:{self._db.info.port}"
+        self._where = f"PostgreSQL store (database {self._db.info.dbname} on {self._db.info.host}:{self._db.info.port})"
 
     def _connect(self) -> Any:
         # Autocommit, with transactions begun and committed by hand: a read never leaves one open.

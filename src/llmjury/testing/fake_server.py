@@ -90,6 +90,7 @@ class FakeServer:
         self._lock = threading.Lock()
         self.in_flight = 0
         self.max_in_flight = 0
+        self._gathered: tuple[int, threading.Event, float] | None = None
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -118,6 +119,13 @@ class FakeServer:
         trust it fails its handshake and gets no answer."""
         self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
         return self
+
+    def hold_until_in_flight(self, count: int, timeout: float = 10.0) -> None:
+        """Hold every answer until `count` requests are in flight at once, then answer them all (and
+        every later one) at once: a test of concurrency waits on the event it checks, not on a
+        latency long enough for a loaded machine. A client that never has `count` in flight gets
+        each answer after `timeout` seconds, and `max_in_flight` tells."""
+        self._gathered = (count, threading.Event(), timeout)
 
     def start(self) -> FakeServer:
         self._thread.start()
@@ -161,7 +169,12 @@ class FakeServer:
         with self._lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            gathered = self._gathered
+            if gathered is not None and self.in_flight >= gathered[0]:
+                gathered[1].set()
         try:
+            if gathered is not None:
+                gathered[1].wait(gathered[2])
             if self.latency:
                 time.sleep(self.latency)
             if fault is not None and fault.drop:

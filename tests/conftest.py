@@ -29,8 +29,11 @@ pytest_plugins = ["pytester"]
 sys.dont_write_bytecode = False
 
 #: Plugins no inner run uses, off in its processes: each xdist worker of an inner run would import them again,
-#: and rerunfailures leaves a server thread behind after every in-process run.
-INNER_RUN_ADDOPTS = "-p no:hypothesispytest -p no:syrupy -p no:anyio -p no:repeat -p no:rerunfailures -p no:benchmark"
+#: an in-process run imports again what it imported the last time (pytester drops it after each run:
+#: deepeval's plugin, about 2 s a run), and rerunfailures leaves a server thread behind after every
+#: in-process run. A test of llmjury beside one of them turns it on again (`-p asyncio`).
+INNER_RUN_ADDOPTS = ("-p no:hypothesispytest -p no:syrupy -p no:anyio -p no:repeat -p no:rerunfailures -p no:benchmark "
+                     "-p no:deepeval -p no:asyncio -p no:platformdirs")
 
 
 E2E_DESELECTED = pytest.StashKey[int]()

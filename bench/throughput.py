@@ -28,7 +28,9 @@ suite converges to.
 Each llmjury row ends with a line holding it to its targets: wall time <= 1.15x the bare SDK's at
 -n 0 and <= 1.25x at -n 2, CPU per call <= 1.3x. With `--floor`, where the `pytest alone` row
 already costs more per call than that (pytest-xdist's own per-test work on a slow machine), the
-line says so: no plugin running a test per call can be under it there.
+line says so: no plugin running a test per call can be under it there; and where llmjury misses the
+CPU target and the `pytest+SDK` row costs more than the target too, whether llmjury is under or above
+that row.
 
 Every pytest run loads pytest's own plugins, xdist, and llmjury in its rows, and no other plugin
 installed on the machine (PYTEST_DISABLE_PLUGIN_AUTOLOAD, plugins named with `-p`): an environment
@@ -274,16 +276,21 @@ WALL_TARGETS = {"0": 1.15, "2": 1.25}
 CPU_TARGET = 1.3
 
 
-def against_targets(row: Row, wall: float, cpu: float, floor: float) -> str:
+def against_targets(row: Row, wall: float, cpu: float, floor: float, overlapped: float = 0.0) -> str:
     """An llmjury row against its targets; with the pytest-alone row (`floor`, 0 when not run): when
     pytest itself, running a test per call, costs more per call than the CPU target, no plugin of it
-    can meet that target there, and the line says so."""
+    can meet that target there, and the line says so. With the pytest+SDK row (`overlapped`, 0 when
+    not run) above the target too, the line says whether llmjury costs more or less per call than
+    that bare design overlapping the same calls with the same tests."""
     wall_target = WALL_TARGETS.get(row.workers, WALL_TARGETS["2"])
     line = (f"{row}: wall {wall:.2f}x ({'met' if wall <= wall_target else 'MISSED'} <= {wall_target:g}x), "
             f"cpu/call {cpu:.2f}x ({'met' if cpu <= CPU_TARGET else 'MISSED'} <= {CPU_TARGET:g}x)")
     if floor > CPU_TARGET:
         line += (f"; pytest alone at -n {row.workers} (no call, no llmjury) already costs {floor:.2f}x the bare "
                  f"SDK per call: the {CPU_TARGET:g}x target is below pytest's own per-test cost on this machine")
+    if cpu > CPU_TARGET and overlapped > CPU_TARGET:
+        line += (f"; pytest+SDK at -n {row.workers} (the bare SDK's calls beside the same tests, nothing else) "
+                 f"costs {overlapped:.2f}x per call: llmjury's is {'under' if cpu <= overlapped else 'above'} it")
     return line
 
 
@@ -350,7 +357,8 @@ def main() -> None:
         for row in rows:
             if row.kind == "llmjury":
                 print(against_targets(row, best[row][0] / bare_wall, slope[row] / slope[BARE_ROW],
-                               slope.get(Row("pytest alone", row.workers), 0.0) / slope[BARE_ROW]))
+                                      slope.get(Row("pytest alone", row.workers), 0.0) / slope[BARE_ROW],
+                                      slope.get(Row("pytest+SDK", row.workers), 0.0) / slope[BARE_ROW]))
         if args.cases - small < SLOPE_CALLS:
             print(f"cpu/call from {args.cases - small} calls between the two sizes: start-up's own spread "
                   f"(tenths of a second) swamps it below about {SLOPE_CALLS}; run with --cases 1000 or more")

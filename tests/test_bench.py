@@ -78,3 +78,14 @@ def test_a_row_is_held_to_its_targets_and_a_floor_above_the_cpu_target_is_named(
     assert "wall 1.20x (MISSED <= 1.15x)" in beyond and "cpu/call 2.10x (MISSED <= 1.3x)" in beyond
     assert "already costs 1.62x" in beyond
     assert "pytest alone" not in throughput.against_targets(row, 1.0, 1.0, 1.2)
+    assert "pytest+SDK" not in beyond  # not run
+
+
+def test_a_row_missing_its_cpu_target_is_set_beside_the_overlapped_floor(throughput):
+    """Where the bare SDK's calls overlapped with the same tests cost more than the target too, the
+    line says on which side of that floor llmjury is."""
+    row = throughput.Row("llmjury", "0")
+    assert "costs 1.80x per call: llmjury's is under it" in throughput.against_targets(row, 1.1, 1.6, 1.2, 1.8)
+    assert "costs 1.50x per call: llmjury's is above it" in throughput.against_targets(row, 1.1, 1.6, 1.2, 1.5)
+    assert "pytest+SDK" not in throughput.against_targets(row, 1.1, 1.2, 1.2, 1.8)  # llmjury met its target
+    assert "pytest+SDK" not in throughput.against_targets(row, 1.1, 1.6, 1.2, 1.25)  # the floor is under it

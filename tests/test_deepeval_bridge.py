@@ -107,3 +107,30 @@ def test_a_metric_without_a_threshold_becomes_an_unscored_verdict_naming_it(de):
     verdict = de.metric_verdict(NoThreshold(), de.LLMTestCase(input="q", actual_output="a"), case_id="q1",
                                 family="toy")
     assert not verdict.valid and "no threshold" in verdict.error
+
+
+BESIDE_DEEPEVAL = """
+import llmjury
+from llmjury import Case
+
+CASES = [Case(id=f"c{i}", family="custom") for i in range(3)]
+
+
+@llmjury.parametrize(CASES)
+async def test_the_longer_answer_wins(case, jury):
+    verdict = await jury.compare("a longer and fuller answer", "short", criteria="the fuller answer")
+    assert verdict.winner is not None  # scored
+"""
+
+
+@pytest.mark.e2e  # a pytest process of its own, with deepeval's own plugin loaded
+def test_a_run_beside_deepevals_own_pytest_plugin_judges_and_reports_as_without_it(pytester):
+    """The docs advise `-p no:deepeval`; a project that leaves deepeval's plugin on still runs, judges
+    and reports (the tests' inner runs leave it off, so this run is the one that has it)."""
+    pytester.makepyfile(test_beside=BESIDE_DEEPEVAL)
+    result = pytester.runpytest_subprocess("-p", "deepeval", "-p", "no:cacheprovider",
+                                           "--llm-reports", str(pytester.path / "reports"))
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["plugins:*deepeval*"])
+    summary = json.loads((pytester.path / "reports" / "latest" / "summary.json").read_text())
+    assert (summary["custom"]["cases"], summary["custom"]["unscored"]) == (3, 0)

@@ -65,6 +65,25 @@ def test_a_serial_server_answers_one_request_at_a_time():
     assert parallel.max_in_flight > 1
 
 
+def test_a_held_server_answers_once_enough_requests_are_in_flight_and_a_client_short_of_them_after_the_timeout():
+    async def many(server, count):
+        # The client gives up long before the held server's own timeout: only the gathering answers it.
+        async with openai.AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0, timeout=20) as c:
+            asked = [{"role": "user", "content": "q"}]
+            done = await asyncio.gather(*(c.chat.completions.create(model="m", messages=asked) for _ in range(count)))
+            return [d.choices[0].message.content for d in done]
+
+    with FakeOpenAI(lambda body, i: "held") as server:
+        server.hold_until_in_flight(4, timeout=120)  # answered only once all four are in
+        assert asyncio.run(many(server, 4)) == ["held"] * 4
+        assert server.max_in_flight == 4
+        assert asyncio.run(many(server, 1)) == ["held"]  # after the four: answered at once
+    with FakeOpenAI(lambda body, i: "late") as short:
+        short.hold_until_in_flight(3, timeout=0.2)  # two never make three: each answered after 0.2 s
+        assert asyncio.run(many(short, 2)) == ["late"] * 2
+        assert short.max_in_flight == 2
+
+
 def test_a_fault_can_target_one_request_and_send_a_malformed_body():
     with FakeOpenAI(lambda body, i: FakeChoice(text="ok")) as server:
         only_x = Fault(status=200, body=b'{"choices": [', matches=lambda b: b["messages"][0]["content"] == "x")

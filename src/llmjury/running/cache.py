@@ -123,7 +123,7 @@ class SampleStore:
         future completes once the entry is committed."""
         row: AnswerRow = (key, provider, task, request_json, sample.model_dump_json(), run_id, time.time())
         written = self._writer.submit(lambda db: store_samples(db, [row]), urgent=True)
-        return written if self.unsaved is None else self.unsaved.on_failure(row, written)
+        return written if self.unsaved is None else self.unsaved.keep_if_failed(row, written)
 
     # -- claims: one process fetches a sample the others are about to ask for too ------------------
     def claim(self, keys: Sequence[str], owner: str, *, run_id: str, any_run: bool = True) -> Future[Claimed]:

@@ -96,7 +96,8 @@ class Engine:
             self.halt.stop(RunStopError("the run is ending while its store is out of reach"))  # no new call
             self.run(self.flights.land())
 
-    def stopping_on_store(self) -> bool:  # a RunStopError met, or the store away: its calls land
+    def stopping_on_store(self) -> bool:
+        """A RunStopError met, or the store away: the calls in flight land."""
         return self.halt.error is not None or (self.store is not None and self.store.location.outage.away)
 
     def close(self) -> None:

@@ -60,8 +60,7 @@ class UnsavedAnswers:
                 os.fsync(out.fileno())
             self.kept += 1
 
-
-    def on_failure(self, row: AnswerRow, written: Future[None]) -> Future[None]:
+    def keep_if_failed(self, row: AnswerRow, written: Future[None]) -> Future[None]:
         """`written` (the store's write of `row`) as its caller sees it, with the answer kept here
         when the write fails. The caller may cancel what it gets (a run that stops): the write goes
         on, and a failure keeps the answer all the same."""

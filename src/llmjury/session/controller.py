@@ -115,12 +115,12 @@ class Controller:
         """The verdicts and figures of every process; None when the session judged nothing. A stopped
         run of llmjury's tests says so even when nothing had finished."""
         jury = self.runner.built_jury
-        ledger: dict[str, dict[str, float]] = {}
-        roles: dict[str, dict[str, dict[str, str | int]]] = {}
         if jury is not None:
             jury.engine.land()  # a run stopping on its store: what its calls paid for is counted and kept
             ledger, roles = usage_by_provider(jury.engine.ledger), usage_by_role(jury.engine.roles)
             self.from_workers.learned(jury.engine.adaptations())
+        else:
+            ledger, roles = {}, {}
         loading = merge([*self.runner.loading, *self.from_workers.loading])
         records = [r for nodeid in sorted(self.records) for r in self.records[nodeid]]
         stopped = self.stopped(session)

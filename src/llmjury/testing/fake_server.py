@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, NamedTuple
 
 HOST = "127.0.0.1"  # the fakes listen on loopback only
 #: How often the serving loop looks at its shutdown flag: how long stop() waits at most (the wake-ups
@@ -74,6 +74,14 @@ def default_reply(body: dict[str, Any], index: int) -> str:
     return f"reply {index}"
 
 
+class Hold(NamedTuple):
+    """`FakeServer.hold_until_in_flight`: answers wait until `in_flight` requests are (`reached`), or `timeout`."""
+
+    in_flight: int
+    reached: threading.Event
+    timeout: float
+
+
 class FakeServer:
     """`serial=True` answers one request at a time, as llama.cpp's server does with non-streaming
     requests: the others wait in line, and their clients' time-outs run while they wait."""
@@ -90,7 +98,7 @@ class FakeServer:
         self._lock = threading.Lock()
         self.in_flight = 0
         self.max_in_flight = 0
-        self._gathered: tuple[int, threading.Event, float] | None = None
+        self._hold: Hold | None = None
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -125,7 +133,7 @@ class FakeServer:
         every later one) at once: a test of concurrency waits on the event it checks, not on a
         latency long enough for a loaded machine. A client that never has `count` in flight gets
         each answer after `timeout` seconds, and `max_in_flight` tells."""
-        self._gathered = (count, threading.Event(), timeout)
+        self._hold = Hold(count, threading.Event(), timeout)
 
     def start(self) -> FakeServer:
         self._thread.start()
@@ -169,12 +177,12 @@ class FakeServer:
         with self._lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
-            gathered = self._gathered
-            if gathered is not None and self.in_flight >= gathered[0]:
-                gathered[1].set()
+            hold = self._hold
+            if hold is not None and self.in_flight >= hold.in_flight:
+                hold.reached.set()
         try:
-            if gathered is not None:
-                gathered[1].wait(gathered[2])
+            if hold is not None:
+                hold.reached.wait(hold.timeout)
             if self.latency:
                 time.sleep(self.latency)
             if fault is not None and fault.drop:

@@ -20,7 +20,7 @@ from llmjury.running.ledger import usage_by_provider
 from llmjury.store.location import StoreLocation
 from llmjury.store.outage import Outage, StoreOutageError, ride_out
 from llmjury.testing import FakeOpenAI
-from llmjury.testing.postgres import fresh_schema, resume, stop
+from llmjury.testing.postgres import fresh_schema, main, resume, stop
 
 CALLS = 4
 
@@ -348,3 +348,11 @@ def test_a_store_away_past_the_limit_stops_the_run_with_a_report_marked_incomple
     assert not asked & received, sorted(asked & received)
     assert asked | received == {f"hello {i:02d}" for i in range(40)}
     assert not list((pytester.path / ".llmjury" / "unsaved").glob("*/*.jsonl"))
+
+
+def test_the_throwaway_servers_command_refuses_a_mistyped_command_and_stops_nothing(tmp_path: Path, capsys):
+    """`python -m llmjury.testing.postgres strat DIR` once stopped the server in DIR: any word but
+    start and resume was taken for stop."""
+    with pytest.raises(SystemExit) as refused:
+        main(["strat", str(tmp_path)])
+    assert refused.value.code == 2 and "invalid choice: 'strat'" in capsys.readouterr().err

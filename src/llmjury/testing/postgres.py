@@ -9,12 +9,12 @@ given. PostgreSQL's own programs (initdb, pg_ctl) must be installed; psycopg for
 
 from __future__ import annotations
 
+import argparse
 import os
 import secrets
 import shutil
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 TEST_DSN = "LLMJURY_TEST_POSTGRES_DSN"
@@ -82,11 +82,19 @@ def fresh_schema(dsn: str) -> str:
     return f"{dsn} options='-csearch_path={name}'"
 
 
-if __name__ == "__main__":
-    command, where = sys.argv[1], Path(sys.argv[2])
-    if command == "start":
-        print(start(where))
-    elif command == "resume":
-        resume(where)
+def main(argv: list[str] | None = None) -> None:
+    """`start DIR`, `resume DIR` or `stop DIR`: a mistyped command is refused, never taken for `stop`."""
+    parser = argparse.ArgumentParser(prog="python -m llmjury.testing.postgres", description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=("start", "resume", "stop"))
+    parser.add_argument("folder", type=Path, help="the server's folder (data, socket, log)")
+    args = parser.parse_args(argv)
+    if args.command == "start":
+        print(start(args.folder))
+    elif args.command == "resume":
+        resume(args.folder)
     else:
-        stop(where)
+        stop(args.folder)
+
+
+if __name__ == "__main__":
+    main()

@@ -312,9 +312,12 @@ def test_a_run_stopped_by_its_first_failure_does_not_wait_for_cases_still_being_
 
 
 def test_a_session_gives_back_what_it_froze_out_of_the_garbage_collector(toy):
-    """The session freezes what start-up built (gc.freeze) so full collections skip it, and unfreezes
-    it as its last cleanup: an in-process run leaves no object of its caller uncollectable."""
+    """The session freezes what start-up built (gc.freeze) so full collections skip it, and raises the
+    collector's thresholds; it gives both back as its last cleanup: an in-process run leaves no object
+    of its caller uncollectable, nor its caller's collector tuned for a run."""
     import gc
+
+    from llmjury.session.frozen import JUDGING_THRESHOLDS
 
     toy.makeconftest("""
         import gc
@@ -322,10 +325,34 @@ def test_a_session_gives_back_what_it_froze_out_of_the_garbage_collector(toy):
 
         def pytest_sessionfinish(session):
             Path("frozen.txt").write_text(str(gc.get_freeze_count()))
+            Path("thresholds.txt").write_text(repr(gc.get_threshold()))
     """)
-    toy.inline_run().assertoutcome(passed=12)
+    before = gc.get_threshold()
+    gc.set_threshold(1234, 5, 6)  # a caller's own thresholds, unlike the judging run's
+    try:
+        toy.inline_run().assertoutcome(passed=12)
+        assert gc.get_threshold() == (1234, 5, 6)
+    finally:
+        gc.set_threshold(*before)
     assert int((toy.path / "frozen.txt").read_text()) > 0
+    assert (toy.path / "thresholds.txt").read_text() == repr(JUDGING_THRESHOLDS)
     assert gc.get_freeze_count() == 0
+
+
+def test_a_session_without_llmjury_cases_keeps_the_collector_as_it_was(toy):
+    """A pytest run that selects none of llmjury's tests neither freezes nor retunes the collector."""
+    import gc
+
+    toy.makeconftest("""
+        import gc
+        from pathlib import Path
+
+        def pytest_sessionfinish(session):
+            Path("collector.txt").write_text(repr((gc.get_freeze_count(), gc.get_threshold())))
+    """)
+    toy.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    toy.inline_run("test_plain.py").assertoutcome(passed=1)
+    assert (toy.path / "collector.txt").read_text() == repr((0, gc.get_threshold()))
 
 
 

@@ -2,8 +2,11 @@
 
 What start-up and collection built lives to the end of the session, and a full collection walks every
 object of the run: frozen once collection is done, each later collection (during planning, tests, the
-session end, pytest's cleanup, the interpreter's exit) walks only what came after. Only a session with
-llmjury cases does this, so a pytest run without them keeps the collector as it was.
+session end, pytest's cleanup, the interpreter's exit) walks only what came after. Its thresholds are
+raised meanwhile: a run makes little cyclic garbage (a few objects per call), and at the default
+thresholds the collector walked what every few calls left alive again and again, several times more
+CPU than at these. Only a session with llmjury cases does this, so a pytest run without them keeps the
+collector as it was.
 """
 
 from __future__ import annotations
@@ -13,20 +16,27 @@ import gc
 
 import pytest
 
-#: Set once this session has taken its objects out of the garbage collector's way.
-FROZEN = pytest.StashKey[bool]()
+#: The collector's thresholds before this session raised them, set once it has taken its objects out
+#: of the collector's way.
+FROZEN = pytest.StashKey[tuple[int, ...]]()
+
+#: The thresholds of a judging run: a young collection every 10,000 new objects (700 by default), the
+#: older generations every 10 of the one before. The run's peak memory stays as it was (bench/growth.py).
+JUDGING_THRESHOLDS = (10_000, 10, 10)
 
 
 def freeze_run(config: pytest.Config) -> None:
-    """Set aside what collection built (given back by `give_back_frozen`, the session's last cleanup)."""
-    config.stash[FROZEN] = True
+    """Set aside what collection built and raise the thresholds (both given back by `give_back_frozen`,
+    the session's last cleanup)."""
+    config.stash[FROZEN] = gc.get_threshold()
     gc.freeze()
+    gc.set_threshold(*JUDGING_THRESHOLDS)
     freeze_at_exit()
 
 
 def judging(config: pytest.Config) -> bool:
     """Did this process select llmjury's tests (and so freeze the run)?"""
-    return config.stash.get(FROZEN, False)
+    return FROZEN in config.stash
 
 
 def freeze_at_exit() -> None:
@@ -47,6 +57,7 @@ def settle_before_cleanup(config: pytest.Config) -> None:
 
 
 def give_back_frozen(config: pytest.Config) -> None:
-    """Hand what the session froze back to the garbage collector, as its last cleanup."""
+    """Hand what the session froze back to the garbage collector, and its thresholds, as its last cleanup."""
     if judging(config):
         gc.unfreeze()
+        gc.set_threshold(*config.stash[FROZEN])

@@ -356,6 +356,31 @@ def test_a_session_without_llmjury_cases_keeps_the_collector_as_it_was(toy):
 
 
 
+@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.e2e)])
+def test_every_process_of_a_run_sets_what_lives_aside_before_pytests_cleanup_collections(toy, workers, monkeypatch):
+    """pytest's cleanup runs five full collections; each process of a run that judged (the xdist
+    controller too, which collects no test but holds every report and verdict) sets what lives aside
+    before them, in its unconfigure."""
+    toy.makeconftest("""
+        import gc
+        import os
+        from pathlib import Path
+
+        import pytest
+
+        @pytest.hookimpl(trylast=True)  # after llmjury's unconfigure, before pytest's cleanup
+        def pytest_unconfigure(config):
+            name = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+            Path(f"set-aside-{name}.txt").write_text(str(gc.get_freeze_count()))
+    """)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # set when this test runs in a worker
+    toy.runpytest_inprocess("-n", workers, "-p", "no:randomly").assert_outcomes(passed=12)
+    counts = {path.name: int(path.read_text()) for path in toy.path.glob("set-aside-*.txt")}
+    processes = ["controller"] + [f"gw{i}" for i in range(int(workers))]
+    assert sorted(counts) == sorted(f"set-aside-{name}.txt" for name in processes)
+    assert all(count > 0 for count in counts.values()), counts
+
+
 @pytest.mark.e2e  # a pytest process of its own (with two xdist workers at -n 2)
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_what_lives_at_the_end_of_a_run_is_frozen_at_interpreter_exit(toy, workers, monkeypatch):

@@ -245,6 +245,7 @@ class Controller:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """The workers are gone and the report is written: close, and clear the run's scratch state."""
         self.runner.close()  # first: its cancelled work may still hand on through the hand-off
+        judged = self.judged()
         JUDGING.clear(self.run_id)
         if self.settings.cache_mode is CacheMode.OFF:
             remove_scratch(self.settings.cache_path, self.run_id)
@@ -254,7 +255,7 @@ class Controller:
                 if self.from_workers.workers:
                     forget_run(self.settings.location, self.run_id)
                 forget_unanswered(self.settings.location, self.run_id)
-        settle_before_cleanup(config)
+        settle_before_cleanup(config, judged)
 
 
 @dataclass(frozen=True)

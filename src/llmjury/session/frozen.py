@@ -16,9 +16,10 @@ import gc
 
 import pytest
 
-#: The collector's thresholds before this session raised them, set once it has taken its objects out
-#: of the collector's way.
-FROZEN = pytest.StashKey[tuple[int, ...]]()
+#: The collector's thresholds before this session raised them, set once it selected llmjury's tests.
+THRESHOLDS = pytest.StashKey[tuple[int, ...]]()
+#: Set once this session has taken objects out of the collector's way (gc.freeze), to give them back.
+FROZEN = pytest.StashKey[bool]()
 
 #: The thresholds of a judging run: a young collection every 10,000 new objects (700 by default), the
 #: older generations every 10 of the one before. The run's peak memory stays as it was (bench/growth.py).
@@ -28,15 +29,17 @@ JUDGING_THRESHOLDS = (10_000, 10, 10)
 def freeze_run(config: pytest.Config) -> None:
     """Set aside what collection built and raise the thresholds (both given back by `give_back_frozen`,
     the session's last cleanup)."""
-    config.stash[FROZEN] = gc.get_threshold()
+    config.stash[THRESHOLDS] = gc.get_threshold()
+    config.stash[FROZEN] = True
     gc.freeze()
     gc.set_threshold(*JUDGING_THRESHOLDS)
     freeze_at_exit()
 
 
 def judging(config: pytest.Config) -> bool:
-    """Did this process select llmjury's tests (and so freeze the run)?"""
-    return FROZEN in config.stash
+    """Did this process select llmjury's tests (and so freeze the run)? An xdist controller selects
+    none: its workers say whether they did."""
+    return THRESHOLDS in config.stash
 
 
 def freeze_at_exit() -> None:
@@ -46,18 +49,21 @@ def freeze_at_exit() -> None:
     atexit.register(gc.freeze)
 
 
-def settle_before_cleanup(config: pytest.Config) -> None:
+def settle_before_cleanup(config: pytest.Config, judged: bool) -> None:
     """pytest's cleanup runs five full garbage collections to surface unraisable exceptions, each
-    walking every object of the run (1.2 s of CPU after 1000 cases): one collection here, while
-    pytest still records what it raises, then what lives is set aside until that cleanup is over
-    (give_back_frozen), so they walk only what the other plugins' unconfigure leave."""
-    if judging(config):
+    walking every object of the run (1.2 s of CPU after 1000 cases; in an xdist controller, every
+    test's reports and verdicts): one collection here, while pytest still records what it raises,
+    then what lives is set aside until that cleanup is over (give_back_frozen), so they walk only
+    what the other plugins' unconfigure leave. `judged`: the session selected llmjury's tests."""
+    if judged:
         gc.collect()
+        config.stash[FROZEN] = True
         gc.freeze()
 
 
 def give_back_frozen(config: pytest.Config) -> None:
     """Hand what the session froze back to the garbage collector, and its thresholds, as its last cleanup."""
-    if judging(config):
+    if config.stash.get(FROZEN, False):
         gc.unfreeze()
-        gc.set_threshold(*config.stash[FROZEN])
+    if (thresholds := config.stash.get(THRESHOLDS, None)) is not None:
+        gc.set_threshold(*thresholds)

@@ -50,4 +50,4 @@ class Worker:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Close the engine and the hand-off before pytest's cleanup collects the run's garbage."""
         self.runner.close()
-        settle_before_cleanup(config)
+        settle_before_cleanup(config, judging(config))

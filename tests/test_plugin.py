@@ -339,6 +339,27 @@ def test_a_session_gives_back_what_it_froze_out_of_the_garbage_collector(toy):
     assert gc.get_freeze_count() == 0
 
 
+def test_a_session_leaves_what_its_caller_froze_frozen(toy):
+    """A caller that froze objects of its own before an in-process run keeps them frozen (gc.unfreeze
+    would give back every frozen object, the caller's too): the session then freezes nothing itself,
+    and still gives the collector's thresholds back."""
+    import gc
+    import weakref
+
+    gc.disable()  # no collection may free it before it is frozen
+    ours = weakref.ref(Cycle())
+    gc.freeze()
+    gc.enable()
+    before = gc.get_threshold()
+    try:
+        toy.inline_run().assertoutcome(passed=12)
+        gc.collect()
+        assert ours() is not None, "unfrozen by the session"
+        assert gc.get_threshold() == before
+    finally:
+        gc.unfreeze()
+
+
 def test_a_session_without_llmjury_cases_keeps_the_collector_as_it_was(toy):
     """A pytest run that selects none of llmjury's tests neither freezes nor retunes the collector."""
     import gc

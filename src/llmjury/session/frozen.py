@@ -30,9 +30,8 @@ def freeze_run(config: pytest.Config) -> None:
     """Set aside what collection built and raise the thresholds (both given back by `give_back_frozen`,
     the session's last cleanup)."""
     config.stash[THRESHOLDS] = gc.get_threshold()
-    config.stash[FROZEN] = True
-    gc.freeze()
     gc.set_threshold(*JUDGING_THRESHOLDS)
+    freeze(config)
     freeze_at_exit()
 
 
@@ -49,16 +48,30 @@ def freeze_at_exit() -> None:
     atexit.register(gc.freeze)
 
 
+def may_freeze(config: pytest.Config) -> bool:
+    """False when a caller of this session (`pytest.main` in a process of its own design, a test
+    suite running pytest in-process) froze objects before the session did: `gc.unfreeze` gives back
+    every frozen object at once, so the session would hand the caller's back to the collector too.
+    It leaves the freeze to the caller then."""
+    return config.stash.get(FROZEN, False) or gc.get_freeze_count() == 0
+
+
+def freeze(config: pytest.Config) -> None:
+    """Set aside what lives now, if this session may (`may_freeze`)."""
+    if may_freeze(config):
+        config.stash[FROZEN] = True
+        gc.freeze()
+
+
 def settle_before_cleanup(config: pytest.Config, judged: bool) -> None:
     """pytest's cleanup runs five full garbage collections to surface unraisable exceptions, each
     walking every object of the run (1.2 s of CPU after 1000 cases; in an xdist controller, every
     test's reports and verdicts): one collection here, while pytest still records what it raises,
     then what lives is set aside until that cleanup is over (give_back_frozen), so they walk only
     what the other plugins' unconfigure leave. `judged`: the session selected llmjury's tests."""
-    if judged:
+    if judged and may_freeze(config):
         gc.collect()
-        config.stash[FROZEN] = True
-        gc.freeze()
+        freeze(config)
 
 
 def give_back_frozen(config: pytest.Config) -> None:

@@ -36,8 +36,8 @@ def freeze_run(config: pytest.Config) -> None:
 
 
 def judging(config: pytest.Config) -> bool:
-    """Did this process select llmjury's tests (and so freeze the run)? An xdist controller selects
-    none: its workers say whether they did."""
+    """Did this process select llmjury's tests (and so raise the thresholds, and freeze the run when
+    it may)? An xdist controller selects none: its workers say whether they did."""
     return THRESHOLDS in config.stash
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
+from collections.abc import Iterator
 
 import pytest
 
@@ -339,25 +342,15 @@ def test_a_session_gives_back_what_it_froze_out_of_the_garbage_collector(toy):
     assert gc.get_freeze_count() == 0
 
 
-def test_a_session_leaves_what_its_caller_froze_frozen(toy):
+def test_a_session_leaves_what_its_caller_froze_frozen(toy, callers_frozen_cycle):
     """A caller that froze objects of its own before an in-process run keeps them frozen (gc.unfreeze
     would give back every frozen object, the caller's too): the session then freezes nothing itself,
     and still gives the collector's thresholds back."""
-    import gc
-    import weakref
-
-    gc.disable()  # no collection may free it before it is frozen
-    ours = weakref.ref(Cycle())
-    gc.freeze()
-    gc.enable()
     before = gc.get_threshold()
-    try:
-        toy.inline_run().assertoutcome(passed=12)
-        gc.collect()
-        assert ours() is not None, "unfrozen by the session"
-        assert gc.get_threshold() == before
-    finally:
-        gc.unfreeze()
+    toy.inline_run().assertoutcome(passed=12)
+    gc.collect()
+    assert callers_frozen_cycle() is not None, "unfrozen by the session"
+    assert gc.get_threshold() == before
 
 
 def test_a_session_without_llmjury_cases_keeps_the_collector_as_it_was(toy):
@@ -456,12 +449,21 @@ class Cycle:
         self.me = self
 
 
-def test_a_run_without_llmjury_cases_leaves_the_garbage_collector_alone(pytester):
+@pytest.fixture
+def callers_frozen_cycle() -> Iterator[weakref.ref[Cycle]]:
+    """A weak reference to a cycle this test process froze itself, as a caller of pytest.main may:
+    alive after a collection only while it stays frozen. Unfrozen after the test."""
+    gc.disable()  # no collection may free it before it is frozen
+    ours = weakref.ref(Cycle())
+    gc.freeze()
+    gc.enable()
+    yield ours
+    gc.unfreeze()
+
+
+def test_a_run_without_llmjury_cases_leaves_the_garbage_collector_alone(pytester, callers_frozen_cycle):
     """The plugin loads in every pytest run of the environment: one with no case of its own neither
     freezes objects nor unfreezes what the process froze itself (a server that forks, say)."""
-    import gc
-    import weakref
-
     pytester.makepyfile(test_plain="""
         import gc
         import weakref
@@ -478,13 +480,6 @@ def test_a_run_without_llmjury_cases_leaves_the_garbage_collector_alone(pytester
             gc.collect()
             assert collected_in_the_test() is None, "frozen by the plugin"
     """)
-    gc.disable()
-    ours = weakref.ref(Cycle())
-    gc.freeze()
-    gc.enable()
-    try:
-        pytester.inline_run("-p", "no:cacheprovider").assertoutcome(passed=1)
-        gc.collect()
-        assert ours() is not None, "unfrozen by the plugin"
-    finally:
-        gc.unfreeze()
+    pytester.inline_run("-p", "no:cacheprovider").assertoutcome(passed=1)
+    gc.collect()
+    assert callers_frozen_cycle() is not None, "unfrozen by the plugin"

@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
 from llmjury.batch.results import BatchResults, Decoded, LineFailure, read_jsonl
@@ -86,7 +85,7 @@ def decode_output(text: str) -> Decoded:
         detail: dict[str, Any] = error if isinstance(error, dict) else {}
         message = str(detail.get("message") or body or "no body")
         return key, LineFailure(key, str(detail.get("code") or f"http_{line.response.status_code}"), message)
-    samples = completion_samples(ChatCompletion.model_validate(body), 1, 0.0)
+    samples = completion_samples(body, 1, 0.0)
     if not samples:
         return key, LineFailure(key, "no_choices", "the answer has no choices")
     return key, samples[0]

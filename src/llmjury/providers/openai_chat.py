@@ -7,19 +7,20 @@ The SDK's own retries are switched off: the engine retries every provider the sa
 
 Calls go through the SDK's aiohttp transport when aiohttp is installed (the `openai[aiohttp]`
 extra) and are posted as plain JSON with `client.post` (the SDK's documented route for any
-endpoint): the same request body, status errors and typed `ChatCompletion`, at about a third of
-the CPU per call of `chat.completions.create` over httpx, whose request transforms and transport
-made the SDK the largest cost of a run of many concurrent calls (bench/throughput.py).
+endpoint): the same request body and status errors as `chat.completions.create` over httpx, whose
+request transforms and transport made the SDK the largest cost of a run of many concurrent calls
+(bench/throughput.py). The answer comes back as its bytes, read by llmjury.providers.openai_wire:
+the SDK's typed `ChatCompletion` would be built field by field only to be read for a few.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Sequence
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from llmjury.chat import ChatRequest, Sample
 from llmjury.errors import PermanentProviderError, ProviderError, SchemaRefusedError, TransientProviderError
@@ -61,8 +62,8 @@ class OpenAIProvider(Provider):
             while True:
                 mode = self.structured
                 try:
-                    response = await self.client.post("/chat/completions", cast_to=ChatCompletion,
-                                                      body=chat_body(self.spec.model, request, n, indices, mode))
+                    raw = await self.client.post("/chat/completions", cast_to=bytes,
+                                                 body=chat_body(self.spec.model, request, n, indices, mode))
                     break
                 except openai.APIStatusError as exc:
                     if not self._step_down_structured(request, mode, exc):
@@ -73,9 +74,10 @@ class OpenAIProvider(Provider):
             raise connection_error(self.name, exc, self.secrets) from None
         except openai.OpenAIError as exc:
             raise ProviderError(self.name, scrub(f"{type(exc).__name__}: {exc}", self.secrets)) from None
-        except ValueError as exc:  # a 200 whose body is not JSON (a proxy's page, a cut-off answer)
+        try:
+            samples = completion_samples(json.loads(raw), n, time.perf_counter() - started)
+        except ValueError as exc:  # a 200 whose body is not JSON (a proxy's page, a cut-off answer) or no answer's
             raise TransientProviderError(self.name, f"malformed response body ({type(exc).__name__}: {exc})") from None
-        samples = completion_samples(response, n, time.perf_counter() - started)
         if not samples:
             raise TransientProviderError(self.name, f"asked for {n} choices, got none")
         # Fewer choices than asked (llama.cpp, Ollama ignore `n`): the engine fetches the rest.

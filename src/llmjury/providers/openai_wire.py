@@ -11,10 +11,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from openai.types.chat import ChatCompletion
-from openai.types.chat.chat_completion import Choice
+from pydantic import ValidationError
 
-from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob, Usage
+from llmjury.chat import ChatRequest, Sample, TokenLogprob, Usage
 from llmjury.providers.usage import split_usage
 
 #: How structured output is asked for, most to least strict; a server that refuses one gets the next.
@@ -55,40 +54,72 @@ def chat_body(model: str, request: ChatRequest, n: int, indices: Sequence[int] =
     return params
 
 
-def completion_samples(response: ChatCompletion, n: int, latency: float) -> list[Sample]:
-    """The first `n` choices of an answer as samples, by choice index, the prompt's tokens on the
-    first; fewer when the server answered fewer (llama.cpp, Ollama ignore `n`)."""
-    usage = Usage(
-        prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
-        completion_tokens=getattr(response.usage, "completion_tokens", 0) or 0,
-    )
-    choices = sorted(response.choices, key=lambda c: c.index)[:n]
-    if not choices:
+def completion_samples(body: object, n: int, latency: float) -> list[Sample]:
+    """The first `n` choices of an answer's JSON object as samples, by choice index, the prompt's
+    tokens on the first; fewer when the server answered fewer (llama.cpp, Ollama ignore `n`).
+
+    Read from the wire's JSON, not the SDK's typed `ChatCompletion`: building that model walks every
+    field of every answer in Python, the larger part of the SDK's work on an answer, while a sample
+    needs a few. As lenient as the SDK's reading (a missing field is absent, not an error); a shape
+    no answer has (choices that are not a list, a logprob that is not a number) raises ValueError
+    naming it."""
+    answer = _object(body, "the answer")
+    usage = _object(answer.get("usage"), "usage")
+    choices = answer.get("choices")
+    if choices is None:
+        choices = []
+    if not isinstance(choices, list):
+        raise ValueError(f"choices is a JSON {type(choices).__name__}, not a list")
+    objects = [_object(choice, f"choice {position}") for position, choice in enumerate(choices)]
+    chosen = [choice for _, choice in sorted(enumerate(objects), key=lambda pair: _index(*pair))[:n]]
+    if not chosen:
         return []
-    shares = split_usage(usage, len(choices))
-    return [_sample(choice, share, latency) for choice, share in zip(choices, shares, strict=True)]
+    total = Usage(prompt_tokens=_count(usage.get("prompt_tokens")),
+                  completion_tokens=_count(usage.get("completion_tokens")))
+    try:
+        return [_sample(choice, share, latency)
+                for choice, share in zip(chosen, split_usage(total, len(chosen)), strict=True)]
+    except ValidationError as exc:
+        where = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ValueError(f"a choice does not read as a sample ({where})") from None
 
 
-def _sample(choice: Choice, usage: Usage, latency: float) -> Sample:
-    message = choice.message
-    refusal = getattr(message, "refusal", None)
-    if choice.finish_reason == "content_filter" and not refusal:
+def _object(value: object, what: str) -> dict[str, Any]:
+    """A JSON object the answer has at `what`; null or absent reads as an empty one."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} is a JSON {type(value).__name__}, not an object")
+    return value
+
+
+def _index(position: int, choice: dict[str, Any]) -> int:
+    """A choice's own index; its place in the list when it has none."""
+    index = choice.get("index")
+    return index if isinstance(index, int) else position
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _sample(choice: dict[str, Any], usage: Usage, latency: float) -> Sample:
+    message = _object(choice.get("message"), "message")
+    finish_reason = choice.get("finish_reason")
+    refusal = message.get("refusal")
+    if finish_reason == "content_filter" and not refusal:
         refusal = "content_filter"
-    logprobs = None
-    if choice.logprobs is not None and choice.logprobs.content is not None:
-        logprobs = [
-            TokenLogprob(
-                token=item.token,
-                logprob=item.logprob,
-                top=[TopLogprob(token=t.token, logprob=t.logprob) for t in item.top_logprobs or []],
-            )
-            for item in choice.logprobs.content
-        ]
-    return Sample(
-        text=message.content or "",
-        finish_reason=choice.finish_reason,
-        refusal=refusal,
-        logprobs=logprobs,
-        usage=usage,
-        latency_s=latency,
-    )
+    tokens = _object(choice.get("logprobs"), "logprobs").get("content")
+    if tokens is not None and not isinstance(tokens, list):
+        raise ValueError(f"logprobs.content is a JSON {type(tokens).__name__}, not a list")
+    logprobs = None if tokens is None else [_token(_object(item, "a token's logprobs")) for item in tokens]
+    return Sample(text=message.get("content") or "", finish_reason=finish_reason, refusal=refusal,
+                  logprobs=logprobs, usage=usage, latency_s=latency)
+
+
+def _token(item: dict[str, Any]) -> TokenLogprob:
+    top = item.get("top_logprobs") or []
+    if not isinstance(top, list):
+        raise ValueError(f"top_logprobs is a JSON {type(top).__name__}, not a list")
+    return TokenLogprob.model_validate({"token": item.get("token"), "logprob": item.get("logprob"),
+                                        "top": [_object(t, "a top logprob") for t in top]})

@@ -25,6 +25,7 @@ from llmjury.session.case_sets import CaseSets  # noqa: E402
 from llmjury.session.collection import CaseParameters, DataErrors, GateSelection, Sampling  # noqa: E402
 from llmjury.session.controller import Controller, ControllerParts  # noqa: E402
 from llmjury.session.drift import JudgeCanary  # noqa: E402
+from llmjury.session.end_imports import SessionEndImports  # noqa: E402
 from llmjury.session.frozen import give_back_frozen  # noqa: E402
 from llmjury.session.item_outcomes import ItemOutcomes  # noqa: E402
 from llmjury.session.item_verdicts import case_of, own_test, record_on, recorded  # noqa: E402
@@ -115,6 +116,7 @@ def register_controller(config: pytest.Config, start: StartUp) -> None:
     if xdist:
         config.pluginmanager.register(XdistController(share.run_id, from_workers), "llmjury-xdist")
         config.pluginmanager.register(WorkerStartupErrors(), "llmjury-worker-startup-errors")
+        config.pluginmanager.register(SessionEndImports(), "llmjury-session-end-imports")
 
 
 def register_runner(config: pytest.Config, start: StartUp, share: Share, watch: RunWatch,

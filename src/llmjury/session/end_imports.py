@@ -31,7 +31,8 @@ class SessionEndImports:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        self.controller = session.config.pluginmanager.has_plugin("dsession")  # xdist's, with -n > 0 only
+        """Is this xdist's controller, with workers to wait on (its `dsession` plugin runs only with -n > 0)?"""
+        self.controller = session.config.pluginmanager.has_plugin("dsession")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """The first report of a worker's: the workers run, the controller waits on them."""

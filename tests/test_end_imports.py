@@ -56,7 +56,7 @@ def test_a_module_that_fails_to_import_is_left_to_the_session_end(probe):
     """The session end imports it again and says why it fails; the thread raises nothing and
     imports the others."""
     SessionEndImports(("llmjury.no_such_module", probe)).load()
-    assert sys.modules[probe].IMPORTED_BY == threading.current_thread().name
+    assert threading.current_thread().name == sys.modules[probe].IMPORTED_BY
 
 
 def test_the_modules_are_the_session_ends():

@@ -45,6 +45,13 @@ def test_what_a_server_leaves_out_is_absent_not_an_error():
     assert completion_samples({"choices": None, "usage": None}, 1, 0.0) == []
 
 
+def test_content_in_parts_is_the_text_of_its_text_parts():
+    """Some servers answer a list of parts, a reasoning model's thinking among them."""
+    parts = [{"type": "thinking", "thinking": [{"type": "text", "text": "hmm"}]},
+             {"type": "text", "text": "Paris"}, {"type": "text", "text": " it is"}]
+    assert [s.text for s in completion_samples({"choices": [choice(parts, 0)]}, 1, 0.0)] == ["Paris it is"]
+
+
 def test_a_refusal_and_a_content_filter_are_read_as_refusals():
     refused = choice(None, 0)
     refused["message"] = {"role": "assistant", "content": None, "refusal": "I can't"}
@@ -70,7 +77,7 @@ def test_token_logprobs_and_their_alternatives_are_read():
     ({"choices": ["a"]}, "choice 0 is a JSON str, not an object"),
     ({"choices": [choice("a")], "usage": 12}, "usage is a JSON int, not an object"),
     ({"choices": [{"message": "a"}]}, "message is a JSON str, not an object"),
-    ({"choices": [choice(["a", "b"])]}, "text: Input should be a valid string"),
+    ({"choices": [choice(5)]}, "message.content is a JSON int, not text"),
     ({"choices": [choice("a", logprobs={"content": [{"token": "a", "logprob": None}]})]},
      "logprob: Input should be a valid number"),
     ({"choices": [choice("a", logprobs={"content": "a"})]}, "logprobs.content is a JSON str, not a list"),
@@ -103,7 +110,7 @@ def test_two_choices_without_an_index_are_read_in_their_order():
 
 @pytest.mark.parametrize(("body", "cause"), [
     ({"choices": [choice("a", 0, logprobs={"content": [{"token": "a", "logprob": None}]})]}, "logprob"),
-    ({"choices": [choice({"text": "a"}, 0)]}, "text"),
+    ({"choices": [choice({"text": "a"}, 0)]}, "message.content is a JSON dict"),
 ])
 def test_a_field_of_the_wrong_type_is_a_malformed_body_not_another_error(body, cause):
     """Before, pydantic's ValidationError came out of the provider, which no caller expects."""

@@ -113,8 +113,19 @@ def _sample(choice: dict[str, Any], usage: Usage, latency: float) -> Sample:
     if tokens is not None and not isinstance(tokens, list):
         raise ValueError(f"logprobs.content is a JSON {type(tokens).__name__}, not a list")
     logprobs = None if tokens is None else [_token(_object(item, "a token's logprobs")) for item in tokens]
-    return Sample(text=message.get("content") or "", finish_reason=finish_reason, refusal=refusal,
+    return Sample(text=_text(message.get("content")), finish_reason=finish_reason, refusal=refusal,
                   logprobs=logprobs, usage=usage, latency_s=latency)
+
+
+def _text(content: object) -> str:
+    """`message.content`: text, or a list of parts (as some servers answer, a reasoning model's
+    thinking among them) whose `text` parts are the answer."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list):
+        return "".join(part["text"] for part in content
+                       if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str))
+    raise ValueError(f"message.content is a JSON {type(content).__name__}, not text")
 
 
 def _token(item: dict[str, Any]) -> TokenLogprob:

@@ -48,7 +48,7 @@ def test_what_a_server_leaves_out_is_absent_not_an_error():
 def test_content_in_parts_is_the_text_of_its_text_parts():
     """Some servers answer a list of parts, a reasoning model's thinking among them."""
     parts = [{"type": "thinking", "thinking": [{"type": "text", "text": "hmm"}]},
-             {"type": "text", "text": "Paris"}, {"type": "text", "text": " it is"}]
+             {"type": "text", "text": "Paris"}, {"text": " it is"}, {"type": "image_url", "text": "x"}]
     assert [s.text for s in completion_samples({"choices": [choice(parts, 0)]}, 1, 0.0)] == ["Paris it is"]
 
 

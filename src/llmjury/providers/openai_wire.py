@@ -119,12 +119,12 @@ def _sample(choice: dict[str, Any], usage: Usage, latency: float) -> Sample:
 
 def _text(content: object) -> str:
     """`message.content`: text, or a list of parts (as some servers answer, a reasoning model's
-    thinking among them) whose `text` parts are the answer."""
+    thinking among them) whose text parts (of type `text`, or of none) are the answer."""
     if content is None or isinstance(content, str):
         return content or ""
     if isinstance(content, list):
-        return "".join(part["text"] for part in content
-                       if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str))
+        return "".join(part["text"] for part in content if isinstance(part, dict)
+                       and part.get("type", "text") == "text" and isinstance(part.get("text"), str))
     raise ValueError(f"message.content is a JSON {type(content).__name__}, not text")
 
 

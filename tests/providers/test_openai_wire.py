@@ -52,6 +52,15 @@ def test_content_in_parts_is_the_text_of_its_text_parts():
     assert [s.text for s in completion_samples({"choices": [choice(parts, 0)]}, 1, 0.0)] == ["Paris it is"]
 
 
+def test_token_counts_written_as_decimals_or_text_are_counted():
+    """The SDK's model took `12.0` and `"5"` as 12 and 5: counting them 0 would undercount the cost."""
+    body = {"choices": [choice("a", 0)], "usage": {"prompt_tokens": 12.0, "completion_tokens": "5"}}
+    (sample,) = completion_samples(body, 1, 0.0)
+    assert (sample.usage.prompt_tokens, sample.usage.completion_tokens) == (12, 5)
+    odd = {"choices": [choice("a", 0)], "usage": {"prompt_tokens": 1.5, "completion_tokens": True}}
+    assert completion_samples(odd, 1, 0.0)[0].usage.model_dump() == {"prompt_tokens": 0, "completion_tokens": 0}
+
+
 def test_a_refusal_and_a_content_filter_are_read_as_refusals():
     refused = choice(None, 0)
     refused["message"] = {"role": "assistant", "content": None, "refusal": "I can't"}

@@ -100,7 +100,15 @@ def _index(position: int, choice: dict[str, Any]) -> int:
 
 
 def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    """A token count as a server writes it: an integer, or one written as `12.0` or `"12"` (which the
+    SDK's model took as 12); anything else counts 0."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return int(value) if isinstance(value, str) and value.strip().isdigit() else 0
 
 
 def _sample(choice: dict[str, Any], usage: Usage, latency: float) -> Sample:

@@ -9,13 +9,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from threadpoolctl import threadpool_limits
-
 from llmjury.family import AnyFamily
 from llmjury.judgement.verdicts import ASSERTIONS, Verdict
 from llmjury.loading import LoadReport
 from llmjury.model import BudgetFacts, FamilySummary, RunInfo, RunSummary, Section, Usage
 from llmjury.pricing import PriceTable
+from llmjury.results.blas import one_blas_thread
 from llmjury.results.causes import counted_cause, ordered
 from llmjury.running.batch_lane import PENDING_CAUSE, pending_in_batch
 from llmjury.running.budget import BUDGET_CAUSE, refused_by_budget
@@ -29,9 +28,8 @@ RoleUsage = dict[str, dict[str, dict[str, str | int]]]
 
 
 def aggregate_family(family: AnyFamily, verdicts: Sequence[Verdict]) -> Section:
-    """The family's aggregate, with BLAS on one thread: its fits are small, and a BLAS pool's
-    threads spin between them, taking the CPU from the other process on a 2-core machine."""
-    with threadpool_limits(limits=1, user_api="blas"):
+    """The family's aggregate, with BLAS on one thread (llmjury.results.blas)."""
+    with one_blas_thread():
         section: Section = family.aggregate(verdicts)
     return section
 

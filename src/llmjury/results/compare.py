@@ -35,7 +35,6 @@ from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
-from threadpoolctl import threadpool_limits
 
 from llmjury.errors import LLMJuryError
 from llmjury.family import AnyFamily
@@ -44,6 +43,7 @@ from llmjury.intervals import comparison_method, declared_kind, equal_groups, gr
 from llmjury.judgement.verdicts import Verdict
 from llmjury.model import RunSummary
 from llmjury.results.aggregate import aggregate_family
+from llmjury.results.blas import one_blas_thread
 from llmjury.results.case_changes import KEY, MAX_CHANGED, case_changes
 from llmjury.results.comparability import judge_differences, not_compared, origin, shown_path
 from llmjury.results.flip_evidence import PerCase, changed_cases, evidence
@@ -197,7 +197,7 @@ class _Side:
 
     def case_leaves(self, shared: Iterable[str]) -> list[Leaves]:
         """Each shared case's headline metrics alone, under one BLAS limit for all of them (entering
-        threadpoolctl per case cost more than many a family's aggregate)."""
+        the limit per case cost more than many a family's aggregate)."""
         by_case: dict[str, list[Verdict]] = {}
         for verdict in self.verdicts:
             by_case.setdefault(verdict.case_id, []).append(verdict)
@@ -205,7 +205,7 @@ class _Side:
         def alone(verdicts: Sequence[Verdict]) -> Leaves:
             return headline_leaves(self.family.aggregate(verdicts).model_dump(mode="json"), self.family.headline)
 
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             return [_safe(alone, by_case[case_id]) if case_id in by_case else {} for case_id in shared]
 
     def restrict(self, kinds: set[str] | None) -> None:

@@ -14,6 +14,7 @@ from infrastructure import MISSING, unavailable
 
 from llmjury.families import discover, offline_answers
 from llmjury.jurors import JurySpec
+from llmjury.providers.offline import Heuristic
 from llmjury.running.cache import CacheMode, SampleStore
 from llmjury.running.engine import Engine
 from llmjury.running.settings import Settings
@@ -105,10 +106,24 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         unavailable(str(marker.args[0]))
 
 
+#: The plugins a quick test's inner runs load by name, with plugin autoload off: to find the plugins to
+#: autoload (and their modules to rewrite asserts in) each run reads the file lists of every installed
+#: distribution, about a third of a short in-process run's time. End-to-end tests run as users do, autoloading.
+#: A plugin named with -p is marked for assert rewriting, which llmjury, imported by this process already,
+#: cannot be: the warning saying so is not the inner run's.
+INNER_RUN_PLUGINS = ("-p xdist -p llmjury -W 'ignore:Module already imported so cannot be rewritten; llmjury"
+                     ":pytest.PytestAssertRewriteWarning'")
+
+
 @pytest.fixture
-def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+             ) -> pytest.Pytester:
     """pytester, whose runs (in process, in a subprocess and their xdist workers) skip unused plugins."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", INNER_RUN_ADDOPTS)
+    if request.node.get_closest_marker("e2e") is None:
+        monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        monkeypatch.setenv("PYTEST_ADDOPTS", INNER_RUN_PLUGINS)
+    else:
+        monkeypatch.setenv("PYTEST_ADDOPTS", INNER_RUN_ADDOPTS)
     return pytester
 
 
@@ -168,8 +183,15 @@ def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> StoreLocat
     return StoreLocation("postgres", tmp_path / "cache.sqlite", fresh_schema(request.getfixturevalue("postgres_dsn")))
 
 
+@pytest.fixture(scope="session")
+def offline_heuristics() -> dict[str, Heuristic]:
+    """The installed families' offline answers: read once, as finding the families reads the entry
+    points of every installed distribution."""
+    return offline_answers(discover())
+
+
 @pytest.fixture
-def make_engine(tmp_path: Path) -> Iterator[Callable[..., Engine]]:
+def make_engine(tmp_path: Path, offline_heuristics: dict[str, Heuristic]) -> Iterator[Callable[..., Engine]]:
     """Engines over a temporary cache; fast retries so fault tests take milliseconds. `judge` and
     `roles` are specs as written on the command line, parsed as start-up parses them."""
     engines: list[Engine] = []
@@ -183,7 +205,7 @@ def make_engine(tmp_path: Path) -> Iterator[Callable[..., Engine]]:
         settings = Settings(cache_mode=mode, retry_base_wait=0.01, retry_max_wait=0.2, **overrides)
         location = store or StoreLocation("sqlite", cache or tmp_path / "cache.sqlite")
         store = SampleStore(location, lease_s=settings.lease_s, unsaved=unsaved)
-        engine = Engine(settings, store, run_id, offline_answers(discover()))
+        engine = Engine(settings, store, run_id, offline_heuristics)
         engines.append(engine)
         return engine
 

@@ -6,9 +6,10 @@ Each is checked against the contract (`llmjury.family.check_family`) once, at st
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Iterable, Mapping
-from functools import partial
-from importlib.metadata import entry_points
+from functools import lru_cache, partial
+from importlib.metadata import EntryPoint, entry_points
 
 from llmjury.errors import ConfigError
 from llmjury.family import AnyFamily, check_family
@@ -21,7 +22,7 @@ def discover(extra: Iterable[str] = ()) -> dict[str, AnyFamily]:
     """Every installed family plus those named `module:attribute` in `extra`, by name."""
     found: dict[str, AnyFamily] = {}
     sources: list[tuple[str, Callable[[], object]]] = [
-        (f"entry point {ep.name} = {ep.value}", ep.load) for ep in entry_points(group=ENTRY_POINT_GROUP)]
+        (f"entry point {ep.name} = {ep.value}", ep.load) for ep in installed(tuple(sys.path))]
     sources += [(f"llm_families line {line!r}", partial(_import, line)) for line in extra]
     for where, load in sources:
         try:
@@ -35,6 +36,14 @@ def discover(extra: Iterable[str] = ()) -> dict[str, AnyFamily]:
             raise ConfigError(f"family {where}: another family is already named {family.name!r}")
         found[family.name] = family
     return dict(sorted(found.items()))
+
+
+@lru_cache(maxsize=1)
+def installed(path: tuple[str, ...]) -> tuple[EntryPoint, ...]:
+    """The families' entry points of the distributions on `path`, which keys the cache: finding them reads
+    the entry points of every installed distribution, and a process starting pytest again (pytester's
+    in-process runs) finds the same ones."""
+    return tuple(entry_points(group=ENTRY_POINT_GROUP))
 
 
 def offline_answers(families: Mapping[str, AnyFamily]) -> dict[str, Heuristic]:

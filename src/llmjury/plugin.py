@@ -37,6 +37,7 @@ from llmjury.session.sequential_items import SequentialItems  # noqa: E402
 from llmjury.session.sharding import ShardRun, ShardSelection  # noqa: E402
 from llmjury.session.startup import StartUp, read_baseline, start_up, warn_roles  # noqa: E402
 from llmjury.session.stops import Stops  # noqa: E402
+from llmjury.session.verdict_wire import VerdictWire  # noqa: E402
 from llmjury.session.watch import RunWatch  # noqa: E402
 from llmjury.session.worker import Worker  # noqa: E402
 from llmjury.session.xdist_hooks import FromWorkers, WorkerStartupErrors, XdistController  # noqa: E402
@@ -63,6 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
     register(DataErrors(config), "llmjury-data-errors")
     register(CaseParameters(), "llmjury-case-parameters")
     register(Sampling(start.settings), "llmjury-sampling")
+    register(VerdictWire(), "llmjury-verdict-wire")  # a test's verdicts between xdist's processes
     if hasattr(config, "workerinput"):
         register_worker(config, start)
     else:

@@ -177,14 +177,29 @@ def plots_of(summary: RunSummary) -> list[Plot]:
 
 
 def _svg(figure: Any) -> str:
-    """A figure as inline SVG (no XML prolog), reproducible."""
+    """A figure as inline SVG (no XML prolog), reproducible. Its margins are set where it was drawn
+    (`_margins`): matplotlib's tight bounding box would draw it twice, once to measure it."""
     import matplotlib
 
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": "llmjury", "svg.fonttype": "none"}):
-        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.index("<svg"):]
+
+
+def _margins(figure: Any, left_labels: Sequence[str], fontsize: float, *, left_title: bool = False) -> None:
+    """Room for the y tick labels (measured from the font, as they are drawn), the x axis below and its
+    label, and the y axis label when there is one: what a tight bounding box left around the axes."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    measure, font = TextToPath(), FontProperties(size=fontsize)
+    widest = max((measure.get_text_width_height_descent(label, font, ismath=False)[0] for label in left_labels),
+                 default=0.0) / 72  # points to inches
+    width, height = figure.get_size_inches()
+    left = widest + 0.2 + (0.3 if left_title else 0.0)
+    figure.subplots_adjust(left=left / width, right=1 - 0.15 / width, bottom=0.5 / height, top=1 - 0.1 / height)
 
 
 def _whiskers(points: list[Point], xlabel: str, sort: bool = False, parity: float | None = None) -> str:
@@ -208,6 +223,7 @@ def _whiskers(points: list[Point], xlabel: str, sort: bool = False, parity: floa
         ax.axvline(parity, linestyle="--", color="#888")
     if not sort:
         ax.invert_yaxis()  # read top-down in the order given; a sorted board has its best on top
+    _margins(figure, labels, 8)
     return _svg(figure)
 
 
@@ -233,4 +249,5 @@ def _ceiling_scatter(judged: list[tuple[str, dict[str, Any], float]]) -> str:
     ax.set_ylabel("judge vs humans (Spearman)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
+    _margins(figure, ["\N{MINUS SIGN}1.00"], 10, left_title=True)  # the widest tick label of [-1, 1]
     return _svg(figure)

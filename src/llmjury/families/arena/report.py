@@ -103,12 +103,22 @@ def anchor_of(verdicts: Verdicts, models: list[str]) -> tuple[int, float] | None
     return (models.index(name), float(rating)) if name in models else None
 
 
+def point_ratings(verdicts: Verdicts) -> tuple[Battles, tuple[int, float] | None, np.ndarray]:
+    """The battles, their anchor and the Bradley-Terry point ratings a leaderboard starts from."""
+    battles = battles_of(verdicts)
+    anchor = anchor_of(verdicts, battles.models)
+    return battles, anchor, bradley_terry(win_counts(battles), anchor=anchor)
+
+
+def ordered(models: list[str], bt: np.ndarray) -> list[str]:
+    """The models best first by their Bradley-Terry ratings: a leaderboard's `order`."""
+    return [models[i] for i in np.argsort(-bt)]
+
+
 def leaderboard(verdicts: Verdicts) -> Leaderboard:
     """Ratings, ranks, counts and matrices for one set of scored battles."""
-    battles = battles_of(verdicts)
+    battles, anchor, bt = point_ratings(verdicts)
     models = battles.models
-    anchor = anchor_of(verdicts, models)
-    bt = bradley_terry(win_counts(battles), anchor=anchor)
     bt_samples = bootstrap_bradley_terry(battles, rounds=BT_ROUNDS, anchor=anchor)
     bt_low, bt_high = bradley_terry_bounds(battles, bt, bt_samples, anchor)
     elo = permuted_elo(battles, permutations=ELO_ORDERS)
@@ -126,7 +136,7 @@ def leaderboard(verdicts: Verdicts) -> Leaderboard:
         elo={m: _metric(elo[i], elo_low[i], elo_high[i], games[i], ELO_METHOD) for i, m in enumerate(models)},
         rank={m: _metric(ranks[i], rank_low[i], rank_high[i], games[i], RANK_METHOD, discrete=True)
               for i, m in enumerate(models)},
-        order=[models[i] for i in np.argsort(-bt)],
+        order=ordered(models, bt),
         tie_rate=agreement.rate(sum(w.startswith("tie") for w in winners), len(winners)),
         win_rates=_matrix(empirical_win_rates(battles), models),
         predicted_win_rates=_matrix(predicted_win_rates(bt), models),
@@ -172,14 +182,15 @@ def against_humans(dataset: str, judge_name: str, judge: Verdicts, human: Verdic
     leaderboards are the ones the section already computed)."""
     judge_votes, human_votes = agreement.winners(judge), agreement.winners(human)
     orders = agreement.order_verdicts(judge)
-    human_same = leaderboard([v for v in human if v.case_id in judge_votes])
+    # the humans' order over the judge's battles: the point ratings alone, not a leaderboard's bootstraps
+    same_battles, _, same_bt = point_ratings([v for v in human if v.case_id in judge_votes])
     return AgainstHumans(
         dataset=dataset, judge=judge_name, battles=len(judge_votes),
         agreement=agreement.agreement(judge_votes, human_votes),
         correct_both_orders=agreement.correct_both_orders(orders, human_votes) if orders else None,
         swap_consistency=agreement.swap_consistency(orders) if orders else None,
         ranking=ranking(judge_board, human_board), judge_order=judge_board.order,
-        human_order=human_board.order, human_order_same_battles=human_same.order)
+        human_order=human_board.order, human_order_same_battles=ordered(same_battles.models, same_bt))
 
 
 def human_comparison(dataset: str, groups: dict[str, list[Verdict]], boards: dict[str, Leaderboard]

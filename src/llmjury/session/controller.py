@@ -37,6 +37,7 @@ from llmjury.saved import SavedRun
 from llmjury.session.drift import JudgeCanary
 from llmjury.session.frozen import freeze_at_exit, judging, settle_before_cleanup
 from llmjury.session.item_outcomes import ItemOutcomes
+from llmjury.session.item_verdicts import carried
 from llmjury.session.progress import JUDGING
 from llmjury.session.runner import TestRunner
 from llmjury.session.sequential import SequentialEnd
@@ -83,7 +84,7 @@ class Controller:
         if report.when != "teardown":
             return
         self.tests_finished += 1
-        verdicts = getattr(report, "llmjury_verdicts", None)
+        verdicts = carried(report)
         if verdicts:
             self.records[report.nodeid] = verdicts  # a rerun replaces, never adds
 

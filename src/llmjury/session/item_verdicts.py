@@ -17,11 +17,24 @@ from llmjury.judgement.jury import Jury
 from llmjury.judgement.verdicts import Verdict
 
 VERDICTS = pytest.StashKey[list[dict[str, Any]]]()
+#: The teardown report's attribute that carries its test's records (their key in the serialized report too).
+REPORT_KEY = "llmjury_verdicts"
 
 
 def record_on(item: pytest.Item, verdict: Verdict) -> None:
     """Keep `verdict` as a plain record on `item`, for its teardown report."""
     item.stash.setdefault(VERDICTS, []).append(verdict.record())
+
+
+def carry(report: pytest.TestReport, records: list[dict[str, Any]]) -> None:
+    """Put a test's records on its teardown report, which takes them to the process that reports."""
+    setattr(report, REPORT_KEY, records)
+
+
+def carried(report: pytest.TestReport) -> list[dict[str, Any]]:
+    """The records a report carries: none but on a teardown report of a test that recorded some."""
+    records: list[dict[str, Any]] = getattr(report, REPORT_KEY, None) or []
+    return records
 
 
 def recorded(item: pytest.Item) -> list[dict[str, Any]]:

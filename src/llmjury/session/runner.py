@@ -49,7 +49,7 @@ from llmjury.running.handoff import OutcomeHandoff
 from llmjury.running.settings import Settings
 from llmjury.session.case_sets import OPTIONS
 from llmjury.session.frozen import freeze_run
-from llmjury.session.item_verdicts import VERDICTS, bound_jury, case_of, recorded, taken
+from llmjury.session.item_verdicts import VERDICTS, bound_jury, carry, case_of, recorded, taken
 from llmjury.session.watch import RunWatch
 
 RUNNER = pytest.StashKey["TestRunner"]()
@@ -247,7 +247,7 @@ class TestRunner:
         if report.when == "teardown":
             case = case_of(item)  # each verdict carries what its case showed, for the comparison
             records = taken(item) if case is None else stamp(taken(item), case.id, case.model_dump(mode="json"))
-            report.llmjury_verdicts = records  # type: ignore[attr-defined]
+            carry(report, records)
             if self._planner is not None:
                 marker = item.get_closest_marker(PIPELINE_MARK)
                 self._planner.release(item.nodeid if marker is None or case is None else work_key(marker.args[0], case))

@@ -19,6 +19,7 @@ from llmjury.running.settings import Settings
 from llmjury.saved import SavedRun
 from llmjury.sequential.order import batches
 from llmjury.sequential.settings import SequentialSettings
+from llmjury.session.item_verdicts import carried
 from llmjury.session.startup import StartUp
 
 #: How a test skipped by the decision's reason starts (llmjury.results.sequential_gates.all_decided).
@@ -63,7 +64,7 @@ class SequentialEnd:
         """A test skipped because every gate was decided before its batch is counted, never dropped."""
         if report.when in ("setup", "call") and report.skipped and DECIDED in str(report.longrepr):
             self.decided_tests += 1
-        elif report.when == "teardown" and getattr(report, "llmjury_verdicts", None):
+        elif report.when == "teardown" and carried(report):
             self.judged_tests += 1
 
     def end(self, summary: RunSummary, records: Sequence[dict[str, Any]],

@@ -27,7 +27,7 @@ from llmjury.running.handoff import POLL_S, OutcomeHandoff, forget_run
 from llmjury.running.settings import Settings
 from llmjury.sequential.order import batches
 from llmjury.sequential.settings import SequentialSettings
-from llmjury.session.item_verdicts import case_of
+from llmjury.session.item_verdicts import carried, case_of
 
 #: The prefix of these tests' keys in the run store's hand-off table (planned work uses none).
 KEY = "sequential-test:"
@@ -125,7 +125,7 @@ class SequentialItems:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Where a test ran: its verdicts (or none) on the store, for every process's looks."""
         if report.when == "teardown" and report.nodeid in self.batch_of:
-            self.board.put(KEY + report.nodeid, {"verdicts": getattr(report, "llmjury_verdicts", None) or []})
+            self.board.put(KEY + report.nodeid, {"verdicts": carried(report)})
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Commit what is queued and close; the only process of a run deletes its rows (under xdist the

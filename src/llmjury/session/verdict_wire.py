@@ -4,7 +4,7 @@ A teardown report carries its test's verdict records (llmjury.session.runner) fr
 controller. execnet, which carries the report, writes and reads a nested dict key by key in Python:
 about 150 microseconds of CPU a verdict between the two processes, where the same record as JSON
 text costs a tenth of that (the json module's C code, and execnet writes a text whole). In every
-process the report's `llmjury_verdicts` stay the records themselves; only the wire holds the text.
+process the report carries the records themselves (`item_verdicts.carried`); only the wire holds the text.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-#: The report attribute (and serialized report key) that holds a test's verdict records.
-KEY = "llmjury_verdicts"
+from llmjury.session.item_verdicts import REPORT_KEY
 
 
 class VerdictWire:
@@ -27,14 +26,14 @@ class VerdictWire:
                                       ) -> Generator[None, dict[str, Any] | None, dict[str, Any] | None]:
         """The records as JSON text in the report's serialized form (a copy of the report's attributes)."""
         data = yield
-        if data is not None and isinstance(data.get(KEY), list):
-            data[KEY] = json.dumps(data[KEY])
+        if data is not None and isinstance(data.get(REPORT_KEY), list):
+            data[REPORT_KEY] = json.dumps(data[REPORT_KEY])
         return data
 
     @pytest.hookimpl(wrapper=True)
     def pytest_report_from_serializable(self, config: pytest.Config, data: dict[str, Any]
                                         ) -> Generator[None, Any, Any]:
         """The records back from their JSON text, before pytest builds the report."""
-        if isinstance(data.get(KEY), str):
-            data[KEY] = json.loads(data[KEY])
+        if isinstance(data.get(REPORT_KEY), str):
+            data[REPORT_KEY] = json.loads(data[REPORT_KEY])
         return (yield)

@@ -14,7 +14,6 @@ from infrastructure import MISSING, unavailable
 
 from llmjury.families import discover, offline_answers
 from llmjury.jurors import JurySpec
-from llmjury.providers.offline import Heuristic
 from llmjury.running.cache import CacheMode, SampleStore
 from llmjury.running.engine import Engine
 from llmjury.running.settings import Settings
@@ -183,15 +182,8 @@ def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> StoreLocat
     return StoreLocation("postgres", tmp_path / "cache.sqlite", fresh_schema(request.getfixturevalue("postgres_dsn")))
 
 
-@pytest.fixture(scope="session")
-def offline_heuristics() -> dict[str, Heuristic]:
-    """The installed families' offline answers: read once, as finding the families reads the entry
-    points of every installed distribution."""
-    return offline_answers(discover())
-
-
 @pytest.fixture
-def make_engine(tmp_path: Path, offline_heuristics: dict[str, Heuristic]) -> Iterator[Callable[..., Engine]]:
+def make_engine(tmp_path: Path) -> Iterator[Callable[..., Engine]]:
     """Engines over a temporary cache; fast retries so fault tests take milliseconds. `judge` and
     `roles` are specs as written on the command line, parsed as start-up parses them."""
     engines: list[Engine] = []
@@ -205,7 +197,7 @@ def make_engine(tmp_path: Path, offline_heuristics: dict[str, Heuristic]) -> Ite
         settings = Settings(cache_mode=mode, retry_base_wait=0.01, retry_max_wait=0.2, **overrides)
         location = store or StoreLocation("sqlite", cache or tmp_path / "cache.sqlite")
         store = SampleStore(location, lease_s=settings.lease_s, unsaved=unsaved)
-        engine = Engine(settings, store, run_id, offline_heuristics)
+        engine = Engine(settings, store, run_id, offline_answers(discover()))
         engines.append(engine)
         return engine
 

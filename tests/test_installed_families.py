@@ -43,8 +43,8 @@ def test_a_family_installed_on_a_new_folder_of_the_path_is_found(installed_probe
 def test_the_entry_points_are_read_once_for_a_path(monkeypatch, installed_probe, request):
     reads = []
     monkeypatch.setattr(families, "entry_points", lambda **kw: reads.append(kw) or ())
-    families.installed.cache_clear()
-    request.addfinalizer(families.installed.cache_clear)  # later tests read the real ones again
+    families.installed_entry_points.cache_clear()
+    request.addfinalizer(families.installed_entry_points.cache_clear)  # later tests read the real ones again
     discover()
     discover()
     assert reads == [{"group": "llmjury.families"}]

@@ -22,7 +22,7 @@ def discover(extra: Iterable[str] = ()) -> dict[str, AnyFamily]:
     """Every installed family plus those named `module:attribute` in `extra`, by name."""
     found: dict[str, AnyFamily] = {}
     sources: list[tuple[str, Callable[[], object]]] = [
-        (f"entry point {ep.name} = {ep.value}", ep.load) for ep in installed(tuple(sys.path))]
+        (f"entry point {ep.name} = {ep.value}", ep.load) for ep in installed_entry_points(tuple(sys.path))]
     sources += [(f"llm_families line {line!r}", partial(_import, line)) for line in extra]
     for where, load in sources:
         try:
@@ -39,7 +39,7 @@ def discover(extra: Iterable[str] = ()) -> dict[str, AnyFamily]:
 
 
 @lru_cache(maxsize=1)
-def installed(path: tuple[str, ...]) -> tuple[EntryPoint, ...]:
+def installed_entry_points(path: tuple[str, ...]) -> tuple[EntryPoint, ...]:
     """The families' entry points of the distributions on `path`, which keys the cache: finding them reads
     the entry points of every installed distribution, and a process starting pytest again (pytester's
     in-process runs) finds the same ones."""

@@ -336,7 +336,8 @@ def test_each_leave_one_battle_out_fit_is_the_fit_without_that_battle():
 
 def test_an_elo_bootstrap_of_thousands_of_battles_holds_a_bounded_batch_of_draws():
     """Before: a batch of up to 4 million draws (160 MB for 1,000 rounds of 7,000 battles, a merge's or
-    a session end's peak; 84 MB for these 300); now a million, about 40 MB."""
+    a session end's peak; 84 MB for these 300) with their models and scores; now only their indices
+    (8 bytes a draw, up to 32 MB), the models and scores of a block of steps at a time."""
     import tracemalloc
 
     battles = with_ties([0, 50, 100, 150, 200, 250, 300, 350, 400], 7000, 3)
@@ -347,6 +348,25 @@ def test_an_elo_bootstrap_of_thousands_of_battles_holds_a_bounded_batch_of_draws
     finally:
         tracemalloc.stop()
     assert peak < 64e6
+
+
+def test_the_batched_elo_passes_give_the_same_bits_whatever_block_of_steps_they_look_up(monkeypatch):
+    battles = with_ties([0, 100, 200, 250], 1_000, 6)
+    whole = bootstrap_elo(battles, rounds=40, seed=2)
+    monkeypatch.setattr(module, "STEP_BLOCK", 7)  # blocks that do not divide the passes' length
+    assert np.array_equal(bootstrap_elo(battles, rounds=40, seed=2), whole)
+
+
+def test_a_few_elo_passes_run_in_the_plain_loop_and_give_the_batched_ratings(monkeypatch):
+    """A point estimate is one pass: numpy stepping it alone cost a step's few calls per battle."""
+    battles = with_ties([0, 80, 150], 900, 4)
+    monkeypatch.setattr(module, "LOOP_LANES", 1)  # now batched however few
+    batched = bootstrap_elo(battles, rounds=5, seed=9)
+    looped = []
+    monkeypatch.setattr(module, "elo_passes", lambda *args, **kw: looped.append(1) or elo_passes(*args, **kw))
+    monkeypatch.setattr(module, "LOOP_LANES", 16)
+    assert bootstrap_elo(battles, rounds=5, seed=9) == pytest.approx(batched, abs=1e-9)
+    assert looped
 
 
 def test_the_elo_bootstrap_gives_the_same_ratings_whatever_its_batch_of_draws(monkeypatch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from llmjury.correlation import MIN_CORRELATION_N
 from llmjury.families.geval.meta import RESAMPLES, evaluate
@@ -70,3 +71,16 @@ def test_a_correlation_bootstrap_over_thousands_of_items_holds_a_bounded_block()
     finally:
         tracemalloc.stop()
     assert peak < 128e6
+
+
+def test_each_resamples_kendall_is_scipys_on_the_items_it_draws():
+    """A resample's Kendall comes from how often it draws each item (repeats counted)."""
+    from scipy import stats
+
+    from llmjury.families.geval import meta
+
+    predicted, human, _, _ = scored(40, 4, 10)
+    index = np.random.default_rng(8).integers(0, 40, size=(6, 40))
+    drawn = meta._coefficients(predicted, human, index)["kendall"]
+    for row, tau in zip(index, drawn, strict=True):
+        assert tau == pytest.approx(stats.kendalltau(predicted[row], human[row]).statistic, abs=1e-12)

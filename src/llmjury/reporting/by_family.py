@@ -19,7 +19,7 @@ from llmjury.reporting.reports import family_files, finish_run, page, run_folder
 from llmjury.results.aggregate import core_section, run_summary, section_of
 from llmjury.results.gates import Gate
 from llmjury.results.verdict_spill import VerdictSpill
-from llmjury.runfiles import VERDICTS, write_gzip
+from llmjury.runfiles import VERDICTS
 
 
 def write_by_family(directory: Path, spill: VerdictSpill, run: dict[str, Any], families: Mapping[str, AnyFamily],
@@ -32,7 +32,7 @@ def write_by_family(directory: Path, spill: VerdictSpill, run: dict[str, Any], f
     run_dir = run_folder_of(directory, run["id"])
     try:
         root = root or Path.cwd()
-        write_gzip(run_dir / VERDICTS, spill.lines())
+        spill.write(run_dir / VERDICTS)
         sections: dict[str, FamilySummary] = {}
         files: dict[str, str] = {}
         shown = []

@@ -12,6 +12,7 @@ sources' lines in their order, copied rather than parsed and encoded again.
 from __future__ import annotations
 
 import contextlib
+import shutil
 from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -22,7 +23,7 @@ from pydantic import ValidationError
 from llmjury.errors import ConfigError
 from llmjury.family import AnyFamily
 from llmjury.judgement.verdicts import Verdict
-from llmjury.runfiles import read_verdicts, verdict_blocks, verdict_lines, verdicts_file
+from llmjury.runfiles import read_verdicts, verdict_blocks, verdict_lines, verdicts_file, write_gzip
 
 
 class VerdictSpill:
@@ -36,12 +37,16 @@ class VerdictSpill:
         self._files: dict[str, Path] = {}
         #: Where each of a family's records came from, in its order: the source's index and line number.
         self._origins: dict[str, tuple[array[int], array[int]]] = {}
+        #: Per source: gzipped, with no blank line and every line ending in a newline (`write` joins it as it is).
+        self._joinable: list[bool] = []
         folder.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as stack:
             outs: dict[str, TextIO] = {}
             for index, source in enumerate(self.sources):
+                count, number, line = 0, 0, "\n"
                 for block in verdict_blocks(source):
                     for number, line, record in block:
+                        count += 1
                         family = record.get("family")
                         if not isinstance(family, str) or not family:
                             raise ConfigError(f"{source} line {number}: a verdict record names no family")
@@ -57,6 +62,7 @@ class VerdictSpill:
                         indexes, numbers = self._origins[family]
                         indexes.append(index)
                         numbers.append(number)
+                self._joinable.append(source.name.endswith(".gz") and count == number and line.endswith("\n"))
 
     @property
     def families(self) -> list[str]:
@@ -90,6 +96,19 @@ class VerdictSpill:
         """Every verdict line of the sources, in their order, as written (each ending in a newline)."""
         for source in self.sources:
             yield from verdict_lines(source)
+
+    def write(self, path: Path) -> None:
+        """`lines()` gzipped into `path` (through a temporary file): the sources' own bytes joined when
+        every source is gzipped and holds its lines as `lines()` gives them, else compressed again."""
+        if not all(self._joinable):
+            write_gzip(path, self.lines())
+            return
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("wb") as out:
+            for source in self.sources:
+                with source.open("rb") as part:
+                    shutil.copyfileobj(part, out)
+        tmp.replace(path)
 
 
 def _unreadable(record: dict[str, Any]) -> str | None:

@@ -4,6 +4,7 @@ come back as the same records."""
 from __future__ import annotations
 
 import pytest
+from _pytest.unraisableexception import gc_collect_iterations_key
 
 RECORDS = [
     {"case_id": "c-1", "family": "toy", "valid": True, "result": {"score": 4.5, "why": "ünïcode ✓"},
@@ -16,7 +17,11 @@ RECORDS = [
 @pytest.fixture
 def config(pytester):
     pytester.makeini("[pytest]\naddopts = -p no:deepeval -p no:asyncio\n")
-    return pytester.parseconfigure()
+    configured = pytester.parseconfigure()
+    # as pytester's own inline runs: no five full collections of this process's heap at the cleanup
+    # (over a second a test in an xdist worker late in the suite)
+    configured.stash[gc_collect_iterations_key] = 0
+    return configured
 
 
 def report(verdicts: object) -> pytest.TestReport:

@@ -37,7 +37,8 @@ class VerdictSpill:
         self._files: dict[str, Path] = {}
         #: Where each of a family's records came from, in its order: the source's index and line number.
         self._origins: dict[str, tuple[array[int], array[int]]] = {}
-        #: Per source: gzipped, with no blank line and every line ending in a newline (`write` joins it as it is).
+        #: Per source: gzipped, no blank line between its records, the last ending in a newline (`write` joins it
+        #: as it is; blank lines after the last record, which every reader skips, come along).
         self._joinable: list[bool] = []
         folder.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as stack:

@@ -58,6 +58,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           "xdist workers, or a batch at a provider's full cap")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Under -n the tests are spread by xdist's `worksteal` unless --dist says otherwise: a worker out of
+    tests takes pending ones from the other's queue, where `load` (before xdist turns `no` into it) left
+    one worker running the suite's last slow tests alone."""
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
+        config.option.dist = "worksteal"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{MISSING}(reason): what the test needs is missing, and CI=true: it fails")
     controller = bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")

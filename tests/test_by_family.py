@@ -5,6 +5,7 @@ verdicts held in memory, holding one family's at a time."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import random
 import re
@@ -22,7 +23,7 @@ from llmjury.reporting.by_family import write_by_family
 from llmjury.reporting.reports import write_run
 from llmjury.results import aggregate
 from llmjury.results.verdict_spill import VerdictSpill
-from llmjury.runfiles import VERDICTS, read_verdicts
+from llmjury.runfiles import VERDICTS, gzip_member, read_verdicts, replacing
 
 
 def record(family: str, case: str, *, text: str = "", passed: bool = True, valid: bool = True) -> dict:
@@ -68,11 +69,14 @@ def gzipped(path: Path, text: str) -> Path:
     return path
 
 
+def lines_of(*cases: str) -> str:
+    return "".join(json.dumps(record("toy", case)) + "\n" for case in cases)
+
+
 def test_gzipped_sources_holding_their_lines_as_written_are_joined_byte_for_byte(tmp_path):
     """Two shards' verdict files into one: their gzip members one after the other, read as one text
     (decompressed and compressed again, a suite's verdicts cost a report 0.4 s)."""
-    shards = [gzipped(tmp_path / f"s{n}.jsonl.gz", "".join(json.dumps(record("toy", f"{n}-{i}")) + "\n"
-                                                         for i in range(3))) for n in (1, 2)]
+    shards = [gzipped(tmp_path / f"s{n}.jsonl.gz", lines_of(f"{n}-0", f"{n}-1", f"{n}-2")) for n in (1, 2)]
     spill = VerdictSpill(shards, tmp_path / "spill")
     spill.write(tmp_path / "joined.jsonl.gz")
     assert (tmp_path / "joined.jsonl.gz").read_bytes() == shards[0].read_bytes() + shards[1].read_bytes()
@@ -82,17 +86,47 @@ def test_gzipped_sources_holding_their_lines_as_written_are_joined_byte_for_byte
 
 
 @pytest.mark.parametrize("text", [
-    "\n".join(json.dumps(record("toy", f"c{i}")) for i in range(3)),  # no newline after the last line
-    json.dumps(record("toy", "c0")) + "\n\n" + json.dumps(record("toy", "c1")) + "\n",  # a blank line
+    lines_of("a0", "a1").rstrip("\n"),  # no newline after the last record: joined, it runs into the next one
+    lines_of("a0") + "\n" + lines_of("a1"),  # a blank line between records
+    lines_of("a0", "a1") + "\n",  # a blank line after them
+    lines_of("a0", "a1") + "\x0c",  # a line str.strip() empties, not JSON's whitespace
+    "",  # no record at all
 ])
-def test_a_source_not_holding_its_lines_as_written_is_compressed_again(tmp_path, text):
-    """Joined as they are, a last line without its newline would run into the next source's first."""
-    sources = [gzipped(tmp_path / "a.jsonl.gz", text), gzipped(tmp_path / "b.jsonl.gz", json.dumps(record("toy", "z")))]
-    spill = VerdictSpill(sources, tmp_path / "spill")
+def test_a_gzipped_source_with_any_line_but_a_record_has_the_lines_compressed_again(tmp_path, text):
+    """The file's text is the sources' record lines, whatever else a source held, as one member."""
+    odd, clean = gzipped(tmp_path / "a.jsonl.gz", text), gzipped(tmp_path / "b.jsonl.gz", lines_of("b0", "b1"))
+    spill = VerdictSpill([odd, clean], tmp_path / "spill")
     spill.write(tmp_path / "joined.jsonl.gz")
-    with gzip.open(tmp_path / "joined.jsonl.gz", "rt", encoding="utf-8") as joined:
-        assert joined.read() == "".join(spill.lines())
+    joined = (tmp_path / "joined.jsonl.gz").read_bytes()
+    assert joined == gzip_of("".join(spill.lines()))
     assert len(read_verdicts(tmp_path / "joined.jsonl.gz")) == len(spill)
+
+
+def test_a_plain_source_among_gzipped_ones_has_the_lines_compressed_again_and_no_source_an_empty_text(tmp_path):
+    """One member, as a report of the same verdicts held in memory writes it; with no source, a gzip
+    file of nothing (an empty file is no gzip file to `gzip -d`)."""
+    plain, clean = tmp_path / "a.jsonl", gzipped(tmp_path / "b.jsonl.gz", lines_of("b0"))
+    plain.write_text(lines_of("a0"))
+    VerdictSpill([clean, plain], tmp_path / "spill").write(tmp_path / "mixed.jsonl.gz")
+    assert (tmp_path / "mixed.jsonl.gz").read_bytes() == gzip_of(lines_of("b0", "a0"))
+    VerdictSpill([], tmp_path / "spill").write(tmp_path / "none.jsonl.gz")
+    assert gzip.decompress((tmp_path / "none.jsonl.gz").read_bytes()) == b""
+    assert (tmp_path / "none.jsonl.gz").read_bytes()[:2] == b"\x1f\x8b"  # a gzip header, not an empty file
+
+
+def gzip_of(text: str) -> bytes:
+    out = io.BytesIO()
+    gzip_member(out, [text])
+    return out.getvalue()
+
+
+def test_a_file_written_through_a_temporary_one_is_left_as_it_was_when_the_write_fails(tmp_path):
+    path = tmp_path / "summary.json"
+    path.write_text("before")
+    with pytest.raises(RuntimeError), replacing(path) as out:
+        out.write(b"half a summ")
+        raise RuntimeError("disk gone")
+    assert path.read_text() == "before" and sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
 
 
 @pytest.mark.parametrize("line, cause", [

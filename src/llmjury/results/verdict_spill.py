@@ -23,7 +23,15 @@ from pydantic import ValidationError
 from llmjury.errors import ConfigError
 from llmjury.family import AnyFamily
 from llmjury.judgement.verdicts import Verdict
-from llmjury.runfiles import read_verdicts, verdict_blocks, verdict_lines, verdicts_file, write_gzip
+from llmjury.runfiles import (
+    FileEnd,
+    gzip_member,
+    read_verdicts,
+    replacing,
+    verdict_blocks,
+    verdict_lines,
+    verdicts_file,
+)
 
 
 class VerdictSpill:
@@ -37,15 +45,14 @@ class VerdictSpill:
         self._files: dict[str, Path] = {}
         #: Where each of a family's records came from, in its order: the source's index and line number.
         self._origins: dict[str, tuple[array[int], array[int]]] = {}
-        #: Per source: gzipped, no blank line between its records, the last ending in a newline (`write` joins it
-        #: as it is; blank lines after the last record, which every reader skips, come along).
+        #: Per source: gzipped, and every line of it a record ending in a newline (`write` joins it as it is).
         self._joinable: list[bool] = []
         folder.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as stack:
             outs: dict[str, TextIO] = {}
             for index, source in enumerate(self.sources):
-                count, number, line = 0, 0, "\n"
-                for block in verdict_blocks(source):
+                count, end = 0, FileEnd()
+                for block in verdict_blocks(source, end):
                     for number, line, record in block:
                         count += 1
                         family = record.get("family")
@@ -63,7 +70,7 @@ class VerdictSpill:
                         indexes, numbers = self._origins[family]
                         indexes.append(index)
                         numbers.append(number)
-                self._joinable.append(source.name.endswith(".gz") and count == number and line.endswith("\n"))
+                self._joinable.append(source.name.endswith(".gz") and 0 < count == end.line and end.newline)
 
     @property
     def families(self) -> list[str]:
@@ -99,17 +106,16 @@ class VerdictSpill:
             yield from verdict_lines(source)
 
     def write(self, path: Path) -> None:
-        """`lines()` gzipped into `path` (through a temporary file): the sources' own bytes joined when
-        every source is gzipped and holds its lines as `lines()` gives them, else compressed again."""
-        if not all(self._joinable):
-            write_gzip(path, self.lines())
-            return
-        tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("wb") as out:
-            for source in self.sources:
-                with source.open("rb") as part:
-                    shutil.copyfileobj(part, out)
-        tmp.replace(path)
+        """`lines()` gzipped into `path`: the sources' own bytes one after the other when each is gzipped
+        and every line of it is a record, else `lines()` compressed again as one member (the bytes a
+        report of the same verdicts held in memory writes)."""
+        with replacing(path) as out:
+            if self.sources and all(self._joinable):
+                for source in self.sources:
+                    with source.open("rb") as part:
+                        shutil.copyfileobj(part, out)
+            else:
+                gzip_member(out, self.lines())
 
 
 def _unreadable(record: dict[str, Any]) -> str | None:

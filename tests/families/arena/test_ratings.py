@@ -343,11 +343,25 @@ def test_an_elo_bootstrap_of_thousands_of_battles_holds_a_bounded_batch_of_draws
     battles = with_ties([0, 50, 100, 150, 200, 250, 300, 350, 400], 7000, 3)
     tracemalloc.start()
     try:
-        bootstrap_elo(battles, rounds=300)  # 2.1 million draws: more than one batch holds
+        bootstrap_elo(battles, rounds=1000)  # 7 million draws: more than one batch holds
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 64e6
+    assert peak < 40e6
+
+
+def test_an_elo_bootstrap_of_few_battles_and_many_rounds_holds_a_bounded_batch_of_passes():
+    """Forty battles a pass: four million draws would be 100,000 passes, each holding a block of steps."""
+    import tracemalloc
+
+    battles = with_ties([0, 100, 200], 40, 3)
+    tracemalloc.start()
+    try:
+        bootstrap_elo(battles, rounds=20_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20e6
 
 
 def test_the_batched_elo_passes_give_the_same_bits_whatever_block_of_steps_they_look_up(monkeypatch):
@@ -360,11 +374,11 @@ def test_the_batched_elo_passes_give_the_same_bits_whatever_block_of_steps_they_
 def test_a_few_elo_passes_run_in_the_plain_loop_and_give_the_batched_ratings(monkeypatch):
     """A point estimate is one pass: numpy stepping it alone cost a step's few calls per battle."""
     battles = with_ties([0, 80, 150], 900, 4)
-    monkeypatch.setattr(module, "LOOP_LANES", 1)  # now batched however few
+    monkeypatch.setattr(module, "MIN_BATCHED_PASSES", 1)  # now batched however few
     batched = bootstrap_elo(battles, rounds=5, seed=9)
     looped = []
     monkeypatch.setattr(module, "elo_passes", lambda *args, **kw: looped.append(1) or elo_passes(*args, **kw))
-    monkeypatch.setattr(module, "LOOP_LANES", 16)
+    monkeypatch.setattr(module, "MIN_BATCHED_PASSES", 16)
     assert bootstrap_elo(battles, rounds=5, seed=9) == pytest.approx(batched, abs=1e-9)
     assert looped
 
@@ -373,4 +387,5 @@ def test_the_elo_bootstrap_gives_the_same_ratings_whatever_its_batch_of_draws(mo
     battles = with_ties([0, 100, 200], 300, 5)
     whole = bootstrap_elo(battles, rounds=50, seed=3)
     monkeypatch.setattr(module, "LANE_CELLS", len(battles) * 7)  # batches of 7 rounds, the last shorter
+    monkeypatch.setattr(module, "MIN_BATCHED_PASSES", 1)  # every batch stepped by numpy, as the whole was
     assert np.array_equal(bootstrap_elo(battles, rounds=50, seed=3), whole)

@@ -276,23 +276,27 @@ def bootstrap_elo(battles: Battles, *, rounds: int = 200, orders: int = 1, seed:
     rng = np.random.default_rng(seed)
     n, m = len(battles), len(battles.models)
     out = np.empty((rounds, m))
-    chunk = max(1, LANE_CELLS // max(1, n * orders))
+    chunk = max(1, min(LANE_CELLS // max(1, n * orders), MAX_BATCHED_PASSES // orders))
     for start in range(0, rounds, chunk):
         size = min(chunk, rounds - start)
         out[start:start + size] = order_averaged_elo(battles, rng.integers(0, n, size=(size, n)), orders, rng)
     return out
 
 
-#: Battle draws held at once by a vectorised batch of Elo passes: their indices, 8 bytes a draw (32 MB),
-#: as the passes read them a block of steps at a time. A batch's cost is a few numpy calls per step
-#: whatever its width, so the wider the batch, the cheaper a round: 1,000 rounds of 7,000 battles in two
-#: batches took 0.43 s, in eight (a million draws each) 0.91 s.
+#: Battle draws held at once by a vectorised batch of Elo passes: their indices, 8 bytes a draw (32 MB;
+#: twice that with more orders than one, the resample beside its shuffles), as the passes read them a
+#: block of steps at a time. A batch's cost is a few numpy calls per step whatever its width, so the
+#: wider the batch, the cheaper a round: 1,000 rounds of 7,000 battles in two batches took 0.43 s, in
+#: eight (a million draws each) 0.91 s.
 LANE_CELLS = 4_000_000
+#: ... and at most this many passes: past about a thousand a step's cost grows with its width, so a
+#: wider batch of short passes would only hold more (a block of steps for each pass).
+MAX_BATCHED_PASSES = 4096
 #: Steps of a batch whose battles are looked up at once (models and scores of every pass's draw).
 STEP_BLOCK = 64
 #: Fewer passes than this run one by one in the plain loop: a batch step costs about as much as
 #: this many plain updates (a point estimate is one pass; numpy stepping it alone cost 0.2 s a run).
-LOOP_LANES = 16
+MIN_BATCHED_PASSES = 16
 #: Above this many battles a pass is long enough for the compiled loop, run pass by pass, to beat
 #: numpy stepping every pass of a batch at once (whose cost per battle is numpy's call overhead).
 LANE_BATTLES = 200_000
@@ -307,7 +311,7 @@ def order_averaged_elo(battles: Battles, sequences: np.ndarray, orders: int, rng
     lanes = sequences
     if orders > 1:
         lanes = np.concatenate([sequences, *(rng.permuted(sequences, axis=1) for _ in range(orders - 1))])
-    looped = n > LANE_BATTLES or len(lanes) < LOOP_LANES
+    looped = n > LANE_BATTLES or len(lanes) < MIN_BATCHED_PASSES
     ratings = elo_passes(battles, iter(lanes), updates=lanes.size) if looped else _elo_lanes(battles, lanes)
     averaged: np.ndarray = ratings.reshape(orders, rows, -1).mean(axis=0)
     return averaged

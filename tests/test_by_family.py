@@ -149,6 +149,19 @@ def test_llmjury_report_of_a_bad_line_names_it_and_writes_no_report(tmp_path, ca
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("again", ["folder", "file", "latest"])
+def test_a_run_named_twice_counts_its_verdicts_once_as_it_counts_its_usage(tmp_path, again):
+    """Before: `llmjury report run run/verdicts.jsonl.gz` read the run's summary once and its verdicts
+    twice, every verdict counted twice."""
+    run = arena_verdicts(tmp_path).parent
+    other = {"folder": run, "file": run / VERDICTS, "latest": run.parent / "latest"}[again]
+    assert main(["report", str(run), "--out", str(tmp_path / "out"), "--run-id", "once"]) == 0
+    assert main(["report", str(run), str(other), "--out", str(tmp_path / "out"), "--run-id", "twice"]) == 0
+    once, twice = (json.loads((tmp_path / "out" / name / "summary.json").read_text()) for name in ("once", "twice"))
+    assert twice["arena"]["verdicts"] == once["arena"]["verdicts"] == len(read_verdicts(run))
+    assert len(read_verdicts(tmp_path / "out" / "twice")) == len(read_verdicts(run))
+
+
 def test_a_family_named_like_a_path_is_spilled_inside_the_spill_folder(tmp_path):
     spill_folder = tmp_path / "spill"
     spill_folder.mkdir()

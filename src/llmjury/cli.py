@@ -13,7 +13,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from llmjury import runfiles
 from llmjury.arguments import Parser
 from llmjury.batch_commands import add_batch_commands
 from llmjury.collector import held_off
@@ -29,6 +28,7 @@ from llmjury.results import aggregate
 from llmjury.results.exit_status import gate_exit_status
 from llmjury.results.gates import Gate
 from llmjury.results.verdict_spill import VerdictSpill
+from llmjury.runfiles import verdict_files
 from llmjury.running.cache import SampleStore
 from llmjury.session.projectini import ProjectFamilies
 from llmjury.step_outcome import USAGE_ERROR
@@ -36,16 +36,14 @@ from llmjury.store.location import KINDS, StoreLocation
 from llmjury.store.postgres import DSN_VARIABLE
 
 
-def source_summaries(paths: Sequence[Path]) -> list[RunSummary]:
-    """The `summary.json` of each run whose verdicts are re-aggregated (beside its verdicts file), where
-    there is one: it says what loading kept and left out, and which families the run defined, which
+def source_summaries(verdict_files: Sequence[Path]) -> list[RunSummary]:
+    """The `summary.json` beside each verdicts file re-aggregated (one per run: `runfiles.verdict_files`),
+    where there is one: it says what loading kept and left out, and which families the run defined, which
     verdicts cannot say. One that is not a run summary is a ConfigError naming it."""
     summaries = []
-    read: set[Path] = set()
-    for path in paths:
-        file = runfiles.verdicts_file(path).parent / "summary.json"
-        if file.is_file() and file.resolve() not in read:  # a run folder and its verdicts file: one run
-            read.add(file.resolve())
+    for verdicts in verdict_files:
+        file = verdicts.parent / "summary.json"
+        if file.is_file():
             try:
                 summaries.append(read_summary(file.read_text(encoding="utf-8"), str(file)))
             except ValidationError as exc:
@@ -64,13 +62,14 @@ def report(args: argparse.Namespace) -> int:
     try:
         project = project_families(Path.cwd())
         gates = [Gate.parse(text) for text in args.gate]
-        summaries = source_summaries(args.verdicts)
+        files = verdict_files(args.verdicts)
+        summaries = source_summaries(files)  # before any verdict is read: a summary says what they are
         loading = merge(LoadReport.model_validate(r) for summary in summaries for r in summary.loading)
         defined = {name for summary in summaries for name, section in summary.families.items() if section.figures}
         run = {"id": args.run_id or fresh_id(args.out, "reaggregated"),
                "reaggregated_from": [str(p) for p in args.verdicts], "judge": "recorded", "cache_mode": "none",
                "seed": None, "workers": 0, "llmjury_version": version("llmjury")}
-        with spilled(args.verdicts) as spill:
+        with spilled(files) as spill:
             check_known(spill.families, gates, project, "report", set(spill.families) - defined)
             summary, results, run_dir = write_by_family(args.out, spill, run, project.families, gates,
                                                         uncertain=args.gate_uncertain, prices=PriceTable.load(),

@@ -81,6 +81,16 @@ def verdicts_file(path: Path) -> Path:
     raise ConfigError(f"{path}: no {VERDICTS} (or {PLAIN_VERDICTS}) in this folder: is it a run folder?")
 
 
+def verdict_files(paths: Iterable[Path]) -> list[Path]:
+    """The verdicts file of each path, in order, each once: a run named twice (its folder and its file,
+    a reports folder's `latest` and its run) is one run, its verdicts and its summary read once."""
+    first: dict[Path, Path] = {}
+    for path in paths:
+        file = verdicts_file(path)
+        first.setdefault(file.resolve(), file)
+    return list(first.values())
+
+
 def read_verdicts(path: Path) -> list[dict[str, Any]]:
     """Every verdict record of a run folder or verdicts file, gzipped or not; a bad line is an error
     naming the file and line."""

@@ -29,8 +29,8 @@ from llmjury.runfiles import (
     read_verdicts,
     replacing,
     verdict_blocks,
+    verdict_files,
     verdict_lines,
-    verdicts_file,
 )
 
 
@@ -39,9 +39,7 @@ class VerdictSpill:
     files under `folder` (the caller's temporary folder, removed by it)."""
 
     def __init__(self, sources: Sequence[Path], folder: Path) -> None:
-        # errors name the file, not its folder; a run named twice (its folder and its file, its `latest`)
-        # is one run, as its summary is (`llmjury.cli.source_summaries`)
-        self.sources = _once([verdicts_file(source) for source in sources])
+        self.sources = verdict_files(sources)  # errors name the file, not its folder
         #: Verdicts per family, in the order the families first appear.
         self.counts: dict[str, int] = {}
         self._files: dict[str, Path] = {}
@@ -118,14 +116,6 @@ class VerdictSpill:
                         shutil.copyfileobj(part, out)
             else:
                 gzip_member(out, self.lines())
-
-
-def _once(files: list[Path]) -> list[Path]:
-    """The files in order, each the first time it is named (by any path that leads to it)."""
-    first: dict[Path, Path] = {}
-    for file in files:
-        first.setdefault(file.resolve(), file)
-    return list(first.values())
 
 
 def _unreadable(record: dict[str, Any]) -> str | None:

@@ -209,3 +209,23 @@ def test_a_mistyped_command_or_choice_is_named_with_the_one_meant(capsys, argv, 
     with pytest.raises(SystemExit) as stopped:
         main(argv)
     assert stopped.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("command", "gate", "message"), [
+    ("report", "custom.score.helpful.meen>=3", "custom.score.helpful has no 'meen' (did you mean 'mean'?)"),
+    ("merge", "socratic.win_rat>=0.5", "socratic has no metric 'win_rat' (did you mean 'win_rate'?)"),
+    ("replay", "arena.swap_consistensy>=0.5", "no metric 'swap_consistensy' (did you mean 'swap_consistency'?)"),
+    ("report", "socratic.win_rate.delta>=0", "a difference needs a baseline run: compare two runs with llmjury"),
+])
+def test_saved_verdict_commands_refuse_a_gate_on_an_unknown_metric_before_reading_a_verdict(
+        tmp_path, capsys, command, gate, message):
+    """Before: `llmjury report` read every verdict, wrote the report and failed the gate as "no metric"
+    (exit 10), where `llmjury merge` refused it at start-up; and every command's delta hint named the
+    pytest option."""
+    (tmp_path / "pairs.jsonl").write_text(json.dumps(PAIRS[0]) + "\n")
+    source = {"report": [str(tmp_path / "pairs.jsonl")], "merge": [str(tmp_path)],
+              "replay": ["arena", str(tmp_path / "pairs.jsonl")]}[command]
+    assert main([command, *source, "--out", str(tmp_path / "out"), "--gate", gate]) == 4
+    err = capsys.readouterr().err
+    assert err.startswith(f"llmjury {command}: gate {gate!r}: ") and message in err
+    assert "--llm-baseline" not in err and not (tmp_path / "out").exists()

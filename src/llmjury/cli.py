@@ -26,7 +26,7 @@ from llmjury.pricing import PriceTable
 from llmjury.reporting.reports import terminal_lines, write_run
 from llmjury.results import aggregate
 from llmjury.results.exit_status import gate_exit_status
-from llmjury.results.gates import Gate
+from llmjury.results.gates import COMPARE_COMMAND, Gate, check_metrics
 from llmjury.results.verdict_spill import VerdictSpill
 from llmjury.runfiles import verdict_files
 from llmjury.running.cache import SampleStore
@@ -62,6 +62,7 @@ def report(args: argparse.Namespace) -> int:
     try:
         project = project_families(Path.cwd())
         gates = [Gate.parse(text) for text in args.gate]
+        check_metrics(gates, project.families, baseline=False, baseline_hint=COMPARE_COMMAND)
         files = verdict_files(args.verdicts)
         summaries = source_summaries(files)  # before any verdict is read: a summary says what they are
         loading = merge(LoadReport.model_validate(r) for summary in summaries for r in summary.loading)
@@ -116,8 +117,9 @@ def replay(args: argparse.Namespace) -> int:
         given = parse_assignments(args.option, "--option", "pairs_name=my_set")
         lines = [OptionLine(key, value, "--option", f"{key}={value}") for key, value in given.items()]
         options = family.parse_options(lines)
-        replayed = family.replay(args.path, options)
         gates = [Gate.parse(text) for text in args.gate]
+        check_metrics(gates, families, baseline=False, baseline_hint=COMPARE_COMMAND)
+        replayed = family.replay(args.path, options)
     except LLMJuryError as exc:
         print(f"llmjury replay: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE_ERROR)  # as the plugin's start-up checks: a usage error
@@ -143,7 +145,6 @@ def compare(args: argparse.Namespace) -> int:
     from llmjury.reporting.compare_terminal import comparison_lines
     from llmjury.results.comparability import shown_path
     from llmjury.results.compare import compare_runs
-    from llmjury.results.gates import check_metrics
     from llmjury.running.settings import confidence_level, share_of
     from llmjury.saved import load_run
     from llmjury.session.projectini import project_families
@@ -204,13 +205,12 @@ def merge_shards(args: argparse.Namespace) -> int:
 
     from llmjury.reporting.by_family import write_by_family
     from llmjury.results import shard_merge
-    from llmjury.results.gates import check_metrics
     from llmjury.session.projectini import project_families
 
     try:
         project = project_families(Path.cwd())
         gates = [Gate.parse(text) for text in args.gate]
-        check_metrics(gates, project.families, baseline=False)
+        check_metrics(gates, project.families, baseline=False, baseline_hint=COMPARE_COMMAND)
         shards = shard_merge.check_shards([shard_merge.read_shard(path) for path in args.shards])
     except ConfigError as exc:
         print(f"llmjury merge: {exc}", file=sys.stderr)
@@ -236,7 +236,6 @@ def merge_shards(args: argparse.Namespace) -> int:
 
 def workflow(args: argparse.Namespace) -> int:
     """Write the pull-request workflow into a repository."""
-    from llmjury.results.gates import Gate
     from llmjury.scaffold import write_workflow
 
     try:

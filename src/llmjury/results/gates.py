@@ -309,10 +309,18 @@ def check_selection(gates: Sequence[Gate], selected: Collection[str], known: Col
 DEPRECATED_COUNTS = {"unscored_reasons": ("0.2.0", "0.3.0", "unscored_causes")}
 
 
-def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, baseline: bool) -> None:
+#: How a pytest run gets the baseline a difference needs.
+BASELINE_OPTION = "give --llm-baseline PATH"
+#: How the saved-verdict commands (report, merge, replay) get it: they take none.
+COMPARE_COMMAND = "compare two runs with llmjury compare CURRENT BASELINE"
+
+
+def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, baseline: bool,
+                  baseline_hint: str = BASELINE_OPTION) -> None:
     """Every metric a gate names on a known family exists in its section (or the core's counts), and a
-    delta gate names a headline metric and has a baseline: a ConfigError at start-up, with the
-    nearest name, instead of a failed gate after the run has been paid for."""
+    delta gate names a headline metric and has a baseline (else `baseline_hint` says how to give one):
+    a ConfigError at start-up, with the nearest name, instead of a failed gate after the run has been
+    paid for or its verdicts read."""
     for gate in gates:
         for path in [gate.left] + ([gate.right] if isinstance(gate.right, tuple) else []):
             family = families.get(path[0])
@@ -320,7 +328,7 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, b
                 continue  # a run-wide section, or a family whose figures start-up cannot know
             split = delta_split(path)
             if split is not None:
-                _check_delta(gate, family, split[1], split[2], baseline)
+                _check_delta(gate, family, split[1], split[2], baseline, baseline_hint)
                 continue
             fields = family.section.model_fields
             known = [*fields, *FamilySummary.model_fields]
@@ -362,7 +370,8 @@ def _holds_metrics(annotation: Any) -> bool:
     return any(_holds_metrics(arg) for arg in typing.get_args(annotation))
 
 
-def _check_delta(gate: Gate, family: AnyFamily, metric: tuple[str, ...], rest: tuple[str, ...], baseline: bool) -> None:
+def _check_delta(gate: Gate, family: AnyFamily, metric: tuple[str, ...], rest: tuple[str, ...], baseline: bool,
+                 baseline_hint: str) -> None:
     if not covers(family.headline, metric):
         names = ", ".join(family.headline) or "none"
         raise ConfigError(f"gate {gate.text!r}: differences are computed for {family.name}'s headline metrics "
@@ -370,4 +379,4 @@ def _check_delta(gate: Gate, family: AnyFamily, metric: tuple[str, ...], rest: t
     if rest and (len(rest) > 1 or rest[0] not in BOUNDS):
         raise ConfigError(f"gate {gate.text!r}: after .delta write nothing, .low or .high, not {'.'.join(rest)!r}")
     if not baseline:
-        raise ConfigError(f"gate {gate.text!r}: a difference needs a baseline run: give --llm-baseline PATH")
+        raise ConfigError(f"gate {gate.text!r}: a difference needs a baseline run: {baseline_hint}")

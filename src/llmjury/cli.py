@@ -287,6 +287,13 @@ GATE_UNCERTAIN_HELP = ("an inconclusive gate (its interval straddles the thresho
                        "or pass it on its point estimate")
 
 
+def add_gates(command: argparse.ArgumentParser, example: str) -> None:
+    """`--gate` (repeated) and `--gate-uncertain`, alike on every command that checks gates."""
+    command.add_argument("--gate", action="append", default=[], metavar="EXPR", help=example)
+    command.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive",
+                         help=GATE_UNCERTAIN_HELP)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="llmjury")
     parser.add_argument("--version", action="version", version=f"llmjury {version('llmjury')}")
@@ -295,9 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep.add_argument("verdicts", nargs="+", type=Path, help="verdicts.jsonl(.gz) files or run folders")
     rep.add_argument("--out", type=Path, default=Path("reports"), help="where the report is written (default: reports)")
     rep.add_argument("--run-id", help="the report's name (its folder under --out); default: time and a random suffix")
-    rep.add_argument("--gate", action="append", default=[], metavar="EXPR", help="e.g. 'socratic.win_rate>=0.55'")
-    rep.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive",
-                     help=GATE_UNCERTAIN_HELP)
+    add_gates(rep, "e.g. 'socratic.win_rate>=0.55'")
     rep.set_defaults(handler=report)
     rpl = commands.add_parser("replay", help="recorded verdict files of a family into a report (no model calls)")
     rpl.add_argument("family", help="the family whose file formats PATH is in, e.g. arena")
@@ -306,17 +311,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="a family option, as --llm-option FAMILY.KEY=VALUE without the family")
     rpl.add_argument("--name", help="the report's name (its folder under --out); default: time and file stem")
     rpl.add_argument("--out", type=Path, default=Path("reports"), help="where the report is written (default: reports)")
-    rpl.add_argument("--gate", action="append", default=[], metavar="EXPR", help="e.g. 'arena.unscored_rate<=0.02'")
-    rpl.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive",
-                     help=GATE_UNCERTAIN_HELP)
+    add_gates(rpl, "e.g. 'arena.unscored_rate<=0.02'")
     rpl.set_defaults(handler=replay)
     cmp = commands.add_parser("compare", help="compare two saved runs on their shared cases (no model calls)")
     cmp.add_argument("current", type=Path, help="the run to judge: its folder or verdicts.jsonl")
     cmp.add_argument("baseline", type=Path, help="the run to compare it with: its folder or verdicts.jsonl")
-    cmp.add_argument("--gate", action="append", default=[], metavar="EXPR",
-                     help="e.g. 'socratic.win_rate.delta>=-0.02' or 'socratic.win_rate.delta.low>=-0.05'")
-    cmp.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive",
-                     help=GATE_UNCERTAIN_HELP)
+    add_gates(cmp, "e.g. 'socratic.win_rate.delta>=-0.02' or 'socratic.win_rate.delta.low>=-0.05'")
     cmp.add_argument("--out", type=Path, default=Path("reports"), help="where the compared report is written")
     cmp.add_argument("--seed", type=int, default=0,
                      help="recorded in the report; the comparison's intervals are closed-form and use no seed")
@@ -335,9 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="each shard's run folder (holding shard.json), or a reports folder holding one run")
     mrg.add_argument("--out", type=Path, default=Path("reports"), help="where the merged report is written")
     mrg.add_argument("--run-id", help="the merged report's name (its folder under --out); default: time and -merged")
-    mrg.add_argument("--gate", action="append", default=[], metavar="EXPR", help="e.g. 'socratic.win_rate>=0.55'")
-    mrg.add_argument("--gate-uncertain", choices=["inconclusive", "pass"], default="inconclusive",
-                     help=GATE_UNCERTAIN_HELP)
+    add_gates(mrg, "e.g. 'socratic.win_rate>=0.55'")
     mrg.set_defaults(handler=merge_shards)
     exp = commands.add_parser("export", help="write cached responses as a JSONL recording shard")
     exp.add_argument("--cache", type=Path, default=Path(".llmjury/cache.sqlite"), help="the SQLite store's file")

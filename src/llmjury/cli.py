@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from llmjury.arguments import Parser
 from llmjury.batch_commands import add_batch_commands
 from llmjury.collector import held_off
-from llmjury.errors import CommandLineError, ConfigError
+from llmjury.errors import CommandLineError, ConfigError, validation_cause
 from llmjury.families import discover
 from llmjury.family import Command
 from llmjury.hints import did_you_mean
@@ -47,7 +47,7 @@ def source_summaries(verdict_files: Sequence[Path]) -> list[RunSummary]:
             try:
                 summaries.append(read_summary(file.read_text(encoding="utf-8"), str(file)))
             except ValidationError as exc:
-                raise ConfigError(f"{file}: not a run summary ({exc.errors()[0]['msg']})") from None
+                raise ConfigError(f"{file}: not a run summary ({validation_cause(exc)})") from None
     return summaries
 
 

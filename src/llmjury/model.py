@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, model_serializer, model_validator
 from pydantic_core import PydanticCustomError
 
-from llmjury.errors import ConfigError
+from llmjury.errors import ConfigError, validation_cause
 from llmjury.portable import portable
 
 #: The version of `summary.json` this llmjury writes and reads. A summary without one was written
@@ -313,5 +313,4 @@ def read_summary(text: str, where: str) -> RunSummary:
         if first["type"] == "summary_version":
             raise ConfigError(f"{where}: {first['msg']}; read it with the llmjury that wrote it, or "
                               "re-aggregate its verdicts with `llmjury report`") from None
-        place = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{where}: not a run summary ({place + ': ' if place else ''}{first['msg']})") from None
+        raise ConfigError(f"{where}: not a run summary ({validation_cause(exc)})") from None

@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from llmjury.chat import Sample
-from llmjury.errors import BatchFileError
+from llmjury.errors import BatchFileError, validation_cause
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,7 @@ def read_lines(lines: Iterable[str], source: str, decode: Callable[[str], Decode
         try:
             results.add(decode(text))
         except ValidationError as exc:
-            cause = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
-            results.malformed.append(BatchFileError(source, number, cause))
+            results.malformed.append(BatchFileError(source, number, validation_cause(exc, "line", every=True)))
         except ValueError as exc:
             results.malformed.append(BatchFileError(source, number, str(exc)))
     return results

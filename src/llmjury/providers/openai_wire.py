@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, Usage
+from llmjury.errors import validation_cause
 from llmjury.providers.usage import split_usage
 
 #: How structured output is asked for, most to least strict; a server that refuses one gets the next.
@@ -80,8 +81,7 @@ def completion_samples(body: object, n: int, latency: float) -> list[Sample]:
         return [_sample(choice, share, latency)
                 for choice, share in zip(chosen, split_usage(total, len(chosen)), strict=True)]
     except ValidationError as exc:
-        where = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise ValueError(f"a choice does not read as a sample ({where})") from None
+        raise ValueError(f"a choice does not read as a sample ({validation_cause(exc, every=True)})") from None
 
 
 def _object(value: object, what: str) -> dict[str, Any]:

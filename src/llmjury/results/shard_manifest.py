@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from llmjury.errors import ConfigError
+from llmjury.errors import ConfigError, validation_cause
 from llmjury.model import Usage
 from llmjury.redact import redact_spec
 from llmjury.running.settings import Settings
@@ -115,6 +115,4 @@ def read_manifest(folder: Path) -> ShardManifest:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{file}: cannot be read ({exc})") from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        place = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{file}: not a shard manifest ({place + ': ' if place else ''}{first['msg']})") from None
+        raise ConfigError(f"{file}: not a shard manifest ({validation_cause(exc)})") from None

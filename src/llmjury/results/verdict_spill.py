@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from llmjury.errors import ConfigError
+from llmjury.errors import ConfigError, validation_cause
 from llmjury.family import AnyFamily
 from llmjury.judgement.verdicts import Verdict
 from llmjury.runfiles import (
@@ -136,5 +136,4 @@ def _cause(exc: ValidationError | ConfigError) -> str:
     """The first thing a family's model refused, as `field.path: message`."""
     if isinstance(exc, ConfigError):
         return str(exc)
-    first = exc.errors()[0]
-    return f"{'.'.join(map(str, first['loc'])) or 'record'}: {first['msg']}"
+    return validation_cause(exc, "record")

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from llmjury.cases import slug
 from llmjury.datasets.files import read_json
-from llmjury.errors import DatasetError
+from llmjury.errors import DatasetError, validation_cause
 from llmjury.families.qa_quality.cases import FAMILY
 from llmjury.families.qa_quality.evaluation import (
     DIMENSIONS,
@@ -86,8 +86,7 @@ def verdict(file: Path, number: int, pair: Any, course: str, dataset: str, model
     except (KeyError, TypeError) as exc:
         raise DatasetError(str(file), number, f"not a scored Q&A pair (no {exc} field)") from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise DatasetError(str(file), number, f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+        raise DatasetError(str(file), number, validation_cause(exc)) from None
     values = [getattr(scores, d) for d in DIMENSIONS]
     computed = grade(values)
     result = GradeResult(scores=scores, grade=computed, judge_grade=judge_grade,

@@ -418,3 +418,14 @@ def test_a_failure_planned_by_another_worker_shows_its_message_once():
     assert text.count("the judge preferred the reference") == 1
     assert "in body" in text and 'assert verdict == "a"' in text  # where it was raised
     assert lines[-1] == "(planned by another worker)"
+
+
+def test_a_structured_score_is_counted_as_read_from_its_schema_not_as_text(bound, openai_server):
+    """Before: `jury.score`'s answers, asked with a JSON schema and read as one, were counted as read
+    from "the text's decision line" (runs read schema/text 0/1)."""
+    openai_server.reply = lambda body, i: '{"reasoning": "names the capital", "score": 4}'
+    jury, recorded = bound()
+    graded = jury.engine.run(jury.score("Paris", rubric="r"))
+    assert graded.scored and openai_server.requests[0]["response_format"]["type"] == "json_schema"
+    (record,) = recorded
+    assert record.record()["read"] == {"schema": 1}

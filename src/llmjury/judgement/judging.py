@@ -218,7 +218,9 @@ async def ask_judge(
         return decisions.reader(parse) if decisions is not None and request.native_schema else parse
 
     def scored(request: ChatRequest, text: str) -> Read:
-        return how_read(text) if request.native_schema else "text"
+        """A verdict judge's decision field, and a structured answer (`jury.score`'s), are read from
+        the schema when the answer is JSON; anything asked without a schema is read as text."""
+        return how_read(text) if request.json_schema is not None else "text"
 
     async def call(request: ChatRequest, n: int) -> tuple[ChatRequest, Completion]:
         """The completion, and the request that got it: the text mode's once the server has proved

@@ -301,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep = commands.add_parser("report", help="re-aggregate saved verdicts into a new report (no model calls)")
     rep.add_argument("verdicts", nargs="+", type=Path, help="verdicts.jsonl(.gz) files or run folders")
     rep.add_argument("--out", type=Path, default=Path("reports"), help="where the report is written (default: reports)")
-    rep.add_argument("--run-id", help="the report's name (its folder under --out); default: time and a random suffix")
+    rep.add_argument("--run-id", help="the report's name (its folder under --out); default: the time and -reaggregated")
     add_gates(rep, "e.g. 'socratic.win_rate>=0.55'")
     rep.set_defaults(handler=report)
     rpl = commands.add_parser("replay", help="recorded verdict files of a family into a report (no model calls)")

@@ -331,10 +331,13 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, b
                 _check_delta(gate, family, split[1], split[2], baseline, baseline_hint)
                 continue
             fields = family.section.model_fields
-            known = [*fields, *FamilySummary.model_fields]
+            known = {**fields, **FamilySummary.model_fields}
             if path[1] not in known:
+                metrics = [name for name, field in known.items()
+                           if name not in DEPRECATED_COUNTS and _gateable(field.annotation)]
+                hint = did_you_mean(path[1], list(known))
                 raise ConfigError(f"gate {gate.text!r}: {family.name} has no metric {path[1]!r}"
-                                  f"{did_you_mean(path[1], known)}")
+                                  f"{hint or '; its metrics are ' + ', '.join(metrics)}")
             if path[1] in DEPRECATED_COUNTS:
                 since, removed, instead = DEPRECATED_COUNTS[path[1]]
                 warnings.warn(f"gate {gate.text!r}: {path[1]} is deprecated since llmjury {since} and will be "
@@ -357,17 +360,23 @@ def _refuse_step(gate: Gate, path: tuple[str, ...], at: int, admitted: tuple[str
                           f"{', '.join(admitted)}")
     if not admitted:
         raise ConfigError(f"gate {gate.text!r}: {before} is a number: nothing goes after it, not {after!r}")
-    raise ConfigError(f"gate {gate.text!r}: {before} has no {path[at]!r}{did_you_mean(path[at], admitted)}; "
-                      f"it has {', '.join(admitted)}")
+    hint = did_you_mean(path[at], admitted)
+    raise ConfigError(f"gate {gate.text!r}: {before} has no {path[at]!r}{hint or '; it has ' + ', '.join(admitted)}")
 
 
-def _holds_metrics(annotation: Any) -> bool:
-    """Is a section field a metric or a table of them (`dict[str, Metric]`, a model holding some)?"""
-    if annotation is Metric:
+def _gateable(annotation: Any) -> bool:
+    """Can a gate name a field: does it hold a metric or a number, alone, in a table or in figures?"""
+    return _holds_metrics(annotation, (Metric, int, float))
+
+
+def _holds_metrics(annotation: Any, kinds: tuple[type, ...] = (Metric,)) -> bool:
+    """Is a section field a metric or a table of them (`dict[str, Metric]`, a model holding some)?
+    With `kinds`, one of those or a table or model holding one."""
+    if annotation in kinds:
         return True
     if isinstance(annotation, type) and issubclass(annotation, Figures):
-        return any(_holds_metrics(field.annotation) for field in annotation.model_fields.values())
-    return any(_holds_metrics(arg) for arg in typing.get_args(annotation))
+        return any(_holds_metrics(field.annotation, kinds) for field in annotation.model_fields.values())
+    return any(_holds_metrics(arg, kinds) for arg in typing.get_args(annotation))
 
 
 def _check_delta(gate: Gate, family: AnyFamily, metric: tuple[str, ...], rest: tuple[str, ...], baseline: bool,

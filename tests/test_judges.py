@@ -429,3 +429,19 @@ def test_a_structured_score_is_counted_as_read_from_its_schema_not_as_text(bound
     assert graded.scored and openai_server.requests[0]["response_format"]["type"] == "json_schema"
     (record,) = recorded
     assert record.record()["read"] == {"schema": 1}
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("Paris is the capital of France.", 6),
+    ("パリはフランスの首都です。", 7),  # thirteen characters, no space
+    ("巴黎是法国的首都", 4),
+    ("파리는 프랑스의 수도입니다", 3),  # Korean parts its words with spaces
+    ("東京 is big", 3),
+])
+def test_the_offline_rules_count_words_in_languages_written_without_spaces(text, words):
+    """Before: a Japanese or Chinese answer had no space, counted one word, and every offline score of
+    one was the scale's floor and every comparison of two a tie."""
+    from llmjury.custom import length_score, word_count
+
+    assert word_count(text) == words
+    assert length_score(text, 1, 5) == min(5, 1 + words // 3)

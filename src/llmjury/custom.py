@@ -106,16 +106,27 @@ _TEXT = re.compile(r"\nText:\n(.*)\n\nEvaluation Form", re.DOTALL)
 _FORM = re.compile(r"\((\d+)-(\d+)\):\s*$")
 
 
+#: Kana, Han and their punctuation: Japanese and Chinese are written without spaces between words.
+_UNSPACED = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def word_count(text: str) -> int:
+    """Words as the offline rules count them: what spaces part, and in Japanese and Chinese two
+    characters a word (a whole answer in either had no space in it and counted one word)."""
+    unspaced = len(_UNSPACED.findall(text))
+    return len(_UNSPACED.sub(" ", text).split()) + (unspaced + 1) // 2
+
+
 def length_score(text: str, low: int, high: int) -> int:
     """Offline rule for scores: one point above the scale's floor per three words, capped at the top."""
-    return min(high, low + len(text.split()) // 3)
+    return min(high, low + word_count(text) // 3)
 
 
 @ANSWERS.answer("core/compare.j2")
 def prefer_longer(request: ChatRequest, rng: random.Random) -> str:
     """Offline rule for comparisons: the response with more words wins; equal lengths tie."""
     found = dict(_RESPONSE.findall(request.messages[-1].content))
-    a, b = (len(found.get(side, "").split()) for side in ("A", "B"))
+    a, b = (word_count(found.get(side, "")) for side in ("A", "B"))
     decision = "A" if a > b else "B" if b > a else "tie"
     return f"Offline rule: the longer response wins ({a} vs {b} words).\n### {decision}"
 

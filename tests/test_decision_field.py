@@ -316,4 +316,4 @@ def test_the_summary_counts_how_decisions_were_read_per_family():
     section = core_section(records)
     assert section["decisions_read"] == {"schema": 3, "text": 1}
     assert decisions_read_line(section["decisions_read"]) == (
-        "decisions read: 3 from the schema's decision field, 1 from the text's decision line")
+        "decisions read: 3 from a schema's field, 1 from the text's decision line")

@@ -85,7 +85,8 @@ class FamilySummary(BaseModel):
     #: The metric paths of the family's figures its reports lead with (empty for an unknown family).
     headline: list[str] = Field(default_factory=list)
     loading: list[dict[str, Any]] = Field(default_factory=list)
-    #: How the family's judge runs were read: from a schema's decision field or the text's decision line.
+    #: How the family's judge runs were read: from a schema's field (a verdict's decision, a structured
+    #: answer) or the text's decision line.
     decisions_read: dict[str, int] = Field(default_factory=dict)
     #: Unscored verdicts by cause: no_decision, ambiguous, out_of_scale, truncated, filtered, refused,
     #: failed, empty, and calls never made (budget, batch pending); per judge in `repairs`.

@@ -218,8 +218,10 @@ async def ask_judge(
         return decisions.reader(parse) if decisions is not None and request.native_schema else parse
 
     def scored(request: ChatRequest, text: str) -> Read:
-        """A verdict judge's decision field, and a structured answer (`jury.score`'s), are read from
-        the schema when the answer is JSON; anything asked without a schema is read as text."""
+        """A verdict judge's decision field, and a structured answer (`jury.score`'s, qa_quality's),
+        are read from the schema when the answer is JSON; anything asked without a schema is read as
+        text. `reader` looks at `native_schema` instead: only a decision field has a reader of its own
+        (a structured answer's `parse` is its schema's validation already)."""
         return how_read(text) if request.json_schema is not None else "text"
 
     async def call(request: ChatRequest, n: int) -> tuple[ChatRequest, Completion]:

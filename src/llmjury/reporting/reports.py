@@ -216,11 +216,12 @@ def _cell(text: str) -> str:
 
 
 def decisions_read_line(read: dict[str, int]) -> str:
-    """How the family's judge runs were read: a schema's decision field, or the text's decision line."""
+    """How the family's judge runs were read: a schema's field (a verdict's decision, a structured
+    answer), or the text's decision line."""
     return "decisions read: " + ", ".join(f"{count} {READ_AS.get(how, how)}" for how, count in read.items())
 
 
-READ_AS = {"schema": "from the schema's decision field", "text": "from the text's decision line"}
+READ_AS = {"schema": "from a schema's field", "text": "from the text's decision line"}
 
 
 def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str, AnyFamily]) -> str:

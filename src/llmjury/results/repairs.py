@@ -1,7 +1,8 @@
 """How each judge's verdicts were reached: scored directly, scored after a repair call (the judge,
 whose answer was ambiguous, was asked for its decision alone), or left unscored, by cause
 (`llmjury.results.causes`: no decision, ambiguous, out of scale, truncated, filtered, refused, failed,
-empty); and how its scored runs were read, from a schema's decision field or as text.
+empty); and how its scored runs were read, from a schema's field (a verdict's decision, a structured
+answer) or as text.
 
 A repaired verdict counts like any other in a family's figures; these counts let a reader see how
 much of a result rests on repairs and why the rest was lost, and gate on it
@@ -40,7 +41,8 @@ class JudgeRepairs(Figures):
     repaired_rate: Metric
     #: Unscored although a repair call asked for the decision alone (counted in `unscored` too).
     repair_failed: int = 0
-    #: How its scored runs' decisions were read: from a schema's decision field (`schema`) or as text.
+    #: How its scored runs were read: from a schema's field (`schema`: a verdict's decision, a structured
+    #: answer) or as text.
     read: dict[str, int] = Field(default_factory=dict)
 
 

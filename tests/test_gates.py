@@ -174,9 +174,13 @@ def test_a_delta_gate_with_no_baseline_found_is_not_compared_never_passed_and_sa
     # Steps after an entry the suite names itself (its own evals' names) are known from the section's model.
     ("custom.score.helpful.meen>=3", False, "custom.score.helpful has no 'meen' (did you mean 'mean'?)"),
     ("custom.score.helpful.zzz>=3", False, "custom.score.helpful has no 'zzz'; it has mean"),
-    ("geval.win_rat>=0.5", False, "geval has no metric 'win_rat'; its metrics are meta, references, human_ceiling, "
+    ("geval.win_rat>=0.5", False, "geval has no metric 'win_rat'; its metrics are meta, human_ceiling, "
                                   "judge_validity, repairs, cases, verdicts, valid, unscored, unscored_rate, "
                                   "unscored_by_judge, decisions_read, unscored_causes"),
+    ("custom.test_answer.win_rate>=0.5", False, "custom has no metric 'test_answer'; its metrics are compare, score, "
+                                                "geval, check, repairs"),
+    ("socratic.dataset>=1", False, "socratic.dataset holds no figure a gate can read; its metrics are win_rate, "),
+    ("socratic.offline>=1", False, "socratic.offline holds no figure a gate can read; its metrics are win_rate, "),
     ("custom.compare.tone.win_rat>=0.5", False, "custom.compare.tone has no 'win_rat' (did you mean 'win_rate'?)"),
     ("custom.check.cites.pass_rate.lo>=0.9", False, "not 'lo' (did you mean 'low'?)"),
     ("custom.score.helpful>=3", False, "custom.score.helpful holds figures, not one: name one of mean"),

@@ -25,11 +25,14 @@ import difflib
 import math
 import operator
 import re
+import types
 import typing
 import warnings
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel
 
 from llmjury.errors import ConfigError
 from llmjury.headline import covers
@@ -332,12 +335,13 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, b
                 continue
             fields = family.section.model_fields
             known = {**fields, **FamilySummary.model_fields}
-            if path[1] not in known:
+            if path[1] not in known or not _gateable(known[path[1]].annotation):
                 metrics = [name for name, field in known.items()
                            if name not in DEPRECATED_COUNTS and _gateable(field.annotation)]
-                hint = did_you_mean(path[1], list(known))
-                raise ConfigError(f"gate {gate.text!r}: {family.name} has no metric {path[1]!r}"
-                                  f"{hint or '; its metrics are ' + ', '.join(metrics)}")
+                hint = did_you_mean(path[1], metrics) if path[1] not in known else ""
+                what = (f"{family.name} has no metric {path[1]!r}" if path[1] not in known
+                        else f"{family.name}.{path[1]} holds no figure a gate can read")
+                raise ConfigError(f"gate {gate.text!r}: {what}{hint or '; its metrics are ' + ', '.join(metrics)}")
             if path[1] in DEPRECATED_COUNTS:
                 since, removed, instead = DEPRECATED_COUNTS[path[1]]
                 warnings.warn(f"gate {gate.text!r}: {path[1]} is deprecated since llmjury {since} and will be "
@@ -365,18 +369,25 @@ def _refuse_step(gate: Gate, path: tuple[str, ...], at: int, admitted: tuple[str
 
 
 def _gateable(annotation: Any) -> bool:
-    """Can a gate name a field: does it hold a metric or a number, alone, in a table or in figures?"""
-    return _holds_metrics(annotation, (Metric, int, float))
+    """Can a gate reach a figure in a field: a metric or a number, alone, as a value of a table, or in
+    a model's fields? (A gate's path steps through names, never into a list.)"""
+    if annotation in (Metric, int, float):
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return any(_gateable(field.annotation) for field in annotation.model_fields.values())
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is dict:
+        return _gateable(args[-1])
+    return origin in (typing.Union, types.UnionType) and any(map(_gateable, args))
 
 
-def _holds_metrics(annotation: Any, kinds: tuple[type, ...] = (Metric,)) -> bool:
-    """Is a section field a metric or a table of them (`dict[str, Metric]`, a model holding some)?
-    With `kinds`, one of those or a table or model holding one."""
-    if annotation in kinds:
+def _holds_metrics(annotation: Any) -> bool:
+    """Is a section field a metric or a table of them (`dict[str, Metric]`, a model holding some)?"""
+    if annotation is Metric:
         return True
     if isinstance(annotation, type) and issubclass(annotation, Figures):
-        return any(_holds_metrics(field.annotation, kinds) for field in annotation.model_fields.values())
-    return any(_holds_metrics(arg, kinds) for arg in typing.get_args(annotation))
+        return any(_holds_metrics(field.annotation) for field in annotation.model_fields.values())
+    return any(_holds_metrics(arg) for arg in typing.get_args(annotation))
 
 
 def _check_delta(gate: Gate, family: AnyFamily, metric: tuple[str, ...], rest: tuple[str, ...], baseline: bool,

@@ -433,8 +433,12 @@ def test_a_structured_score_is_counted_as_read_from_its_schema_not_as_text(bound
 
 @pytest.mark.parametrize(("text", "words"), [
     ("Paris is the capital of France.", 6),
-    ("パリはフランスの首都です。", 7),  # thirteen characters, no space
+    ("パリはフランスの首都です。", 6),  # twelve characters and a full stop, no space
     ("巴黎是法国的首都", 4),
+    ("你好，世界！", 2),
+    ("東京\u3000大阪", 2),
+    ("ｶﾀｶﾅｶﾀｶﾅ", 4),
+    ("𠀋𠀋𠀋𠀋", 2),
     ("파리는 프랑스의 수도입니다", 3),  # Korean parts its words with spaces
     ("東京 is big", 3),
 ])

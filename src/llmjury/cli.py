@@ -11,12 +11,10 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from llmjury.arguments import Parser
 from llmjury.batch_commands import add_batch_commands
 from llmjury.collector import held_off
-from llmjury.errors import CommandLineError, ConfigError, validation_cause
+from llmjury.errors import CommandLineError, ConfigError
 from llmjury.families import discover
 from llmjury.family import Command
 from llmjury.hints import did_you_mean
@@ -44,10 +42,7 @@ def source_summaries(verdict_files: Sequence[Path]) -> list[RunSummary]:
     for verdicts in verdict_files:
         file = verdicts.parent / "summary.json"
         if file.is_file():
-            try:
-                summaries.append(read_summary(file.read_text(encoding="utf-8"), str(file)))
-            except ValidationError as exc:
-                raise ConfigError(f"{file}: not a run summary ({validation_cause(exc)})") from None
+            summaries.append(read_summary(file.read_text(encoding="utf-8"), str(file)))
     return summaries
 
 

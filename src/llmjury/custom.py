@@ -106,13 +106,17 @@ _TEXT = re.compile(r"\nText:\n(.*)\n\nEvaluation Form", re.DOTALL)
 _FORM = re.compile(r"\((\d+)-(\d+)\):\s*$")
 
 
-#: Kana, Han and their punctuation: Japanese and Chinese are written without spaces between words.
-_UNSPACED = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+#: Kana (full and half width) and Han: Japanese and Chinese are written without spaces between words.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+                       r"\U00020000-\U0003134f]")
+#: Their punctuation and spaces (an ideographic space, 。、「」, full-width ，！？): no word.
+_CJK_MARKS = re.compile(r"[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]")
 
 
 def word_count(text: str) -> int:
     """Words as the offline rules count them: what spaces part, and in Japanese and Chinese two
     characters a word (a whole answer in either had no space in it and counted one word)."""
+    text = _CJK_MARKS.sub(" ", text)
     unspaced = len(_UNSPACED.findall(text))
     return len(_UNSPACED.sub(" ", text).split()) + (unspaced + 1) // 2
 

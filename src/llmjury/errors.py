@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from llmjury.asked import Asked
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
+    from pydantic_core import ErrorDetails
 
 #: Why a judge run holds no decision, as reports count it: no decision stated, two different decisions in
 #: the judge's own final words, a value off the scale it was asked on, an answer cut off by the token limit,
@@ -123,7 +123,7 @@ class BatchFileError(LLMJuryError):
 def validation_cause(exc: ValidationError, whole: str = "", *, every: bool = False) -> str:
     """What a pydantic model refused, as `field.path: message`: the first error, or `every` one joined
     by "; ". An error of the whole value (no field path) is named `whole`, or is its message alone."""
-    def cause(error: Mapping[str, Any]) -> str:
+    def cause(error: ErrorDetails) -> str:
         place = ".".join(map(str, error["loc"])) or whole
         return f"{place}: {error['msg']}" if place else str(error["msg"])
 

@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeVar, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from llmjury.asked import Asked
-from llmjury.errors import JudgeParseError
+from llmjury.errors import JudgeParseError, validation_cause
 from llmjury.reading.words import RESTATED_SCALE, language_of
 
 M = TypeVar("M", bound=BaseModel)
@@ -151,11 +151,10 @@ def read_model(text: str, schema: type[M], parser: str) -> M:
         return schema.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "json"
         off_scale = first["type"] in {"greater_than_equal", "less_than_equal", "greater_than", "less_than"} or (
             first["type"] == "literal_error" and _number(first.get("input")) is not None)
         kind = "out_of_scale" if off_scale else "no_decision" if first["type"] == "missing" else "ambiguous"
-        raise error(f"{where}: {first['msg']}", kind) from exc
+        raise error(validation_cause(exc, "json"), kind) from exc
 
 
 def _whole_scores(data: Any) -> Any:

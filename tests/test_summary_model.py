@@ -148,7 +148,8 @@ def test_the_offline_suite_s_summary_validates_and_its_figures_are_those_recorde
     recorded again for 0.2.0, whose figures moved on purpose: identical socratic subsets counted once, Elo's
     point and interval from one estimator, correlations' BCa intervals, position consistency per case,
     reader versions, the judge configuration's criteria, BCa's resamples equal to the point within rounding
-    counted as ties (binary human scores give many), G-Eval fractions read (the recorded gpt-3.5 answers' 2.5s)."""
+    counted as ties (binary human scores give many), G-Eval fractions read (the recorded gpt-3.5 answers' 2.5s),
+    qa_quality's structured answers counted as read from their schema, not as text."""
     args = [sys.executable, "-m", "pytest", "evals", "-n", "2", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
             "--llm-reports", str(tmp_path / "reports"), "--llm-cache-path", str(tmp_path / "cache.sqlite")]
     done = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=900)

@@ -8,7 +8,8 @@ from summaries import summary_of
 
 from llmjury.errors import ConfigError
 from llmjury.results.exit_status import GATE_NOT_COMPARED_EXIT, gate_exit_status
-from llmjury.results.gates import Gate, check_metrics
+from llmjury.results.gate_checks import check_metrics
+from llmjury.results.gates import Gate
 
 TREE = {
     "socratic": {"win_rate": {"value": 0.6, "low": 0.52, "high": 0.67, "n": 200, "method": "wilson"},

@@ -24,7 +24,8 @@ from llmjury.pricing import PriceTable
 from llmjury.reporting.reports import terminal_lines, write_run
 from llmjury.results import aggregate
 from llmjury.results.exit_status import gate_exit_status
-from llmjury.results.gates import COMPARE_COMMAND, Gate, check_metrics
+from llmjury.results.gate_checks import COMPARE_COMMAND, check_metrics
+from llmjury.results.gates import Gate
 from llmjury.results.verdict_spill import VerdictSpill
 from llmjury.runfiles import verdict_files
 from llmjury.running.cache import SampleStore

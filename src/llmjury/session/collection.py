@@ -17,7 +17,8 @@ from llmjury.cases import CASES_MARK, PIPELINE_MARK, generate
 from llmjury.errors import ConfigError
 from llmjury.family import AnyFamily
 from llmjury.judgement.judges import CUSTOM
-from llmjury.results.gates import Gate, check_selection
+from llmjury.results.gate_checks import check_selection
+from llmjury.results.gates import Gate
 from llmjury.running.settings import Settings
 from llmjury.session.item_verdicts import case_of, own_test
 

@@ -27,7 +27,8 @@ from llmjury.providers.base import ProviderSpec
 from llmjury.providers.http_body import check_body_templates
 from llmjury.providers.keys import missing_key
 from llmjury.redact import redact_spec
-from llmjury.results.gates import Gate, check_metrics
+from llmjury.results.gate_checks import check_metrics
+from llmjury.results.gates import Gate
 from llmjury.running import unsaved
 from llmjury.running.budget import Budget
 from llmjury.running.cache import CacheMode

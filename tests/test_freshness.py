@@ -92,3 +92,22 @@ def test_a_version_option_is_part_of_the_cache_key(openai_server, make_engine):
     engine = make_engine()
     one, two = engine.provider(spec(openai_server, "version=1")), engine.provider(spec(openai_server))
     assert one.cache_name == "openai:my-bot;version=1" and two.cache_name == "openai:my-bot"
+
+
+def test_each_sample_a_role_is_given_is_counted_once_where_it_was_paid(openai_server, make_engine, tmp_path):
+    """A judge re-asked for a later sample of the same request (after an empty or unreadable answer)
+    gets the earlier samples back with it. Before: the role's row counted them as fresh again (30 fresh
+    samples where the provider paid 28); replayed ones stay counted as replayed."""
+    from llmjury.running.ledger import usage_by_provider
+
+    cache = tmp_path / "c.sqlite"
+    engine = make_engine(cache=cache, run_id="main")
+    request = chat(("user", "judge this"))
+    engine.run(engine.complete(spec(openai_server), request, role="judge"))
+    engine.run(engine.complete(spec(openai_server), request.with_n(3), role="judge"))  # samples 1 and 2 are new
+    paid = usage_by_provider(engine.ledger)["openai:my-bot"]["fresh_samples"]
+    assert paid == 3 and usage_by_role(engine.roles)["judge"]["openai:my-bot"]["fresh_samples"] == paid
+    later = make_engine(cache=cache, run_id="later")
+    later.run(later.complete(spec(openai_server), request.with_n(4), role="judge"))  # three replayed, one new
+    assert usage_by_role(later.roles)["judge"]["openai:my-bot"] | {"policy": ""} == {
+        "policy": "", "fresh_samples": 1, "replayed_samples": 3}

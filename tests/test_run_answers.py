@@ -31,7 +31,8 @@ def test_an_answer_read_back_from_the_store_is_still_this_runs_payment(openai_se
     assert key in read and again.texts[0] == first.texts[0]
     assert again.cached == [False] * 3 and engine.ledger["openai:my-bot"].cached_samples == 0
     assert [r.get("n", 1) for r in openai_server.requests] == [1, 2]
-    assert usage_by_role(engine.roles)["candidate"]["openai:my-bot"]["fresh_samples"] == 4  # 1 + 3, none replayed
+    # 1, then the 2 new of the 3 (the first, paid once, is not counted twice): as the provider paid them
+    assert usage_by_role(engine.roles)["candidate"]["openai:my-bot"]["fresh_samples"] == 3
 
 
 def test_an_answer_is_held_until_its_write_is_committed():

@@ -152,12 +152,9 @@ class Engine:
         future: asyncio.Future[Completion] = self._loop.create_future()
         self._inflight[flight] = future
         try:
-            result = await self._complete(provider, request, keys, policy.fresh)
+            result, paid = await self._complete(provider, request, keys, policy.fresh)
             if role is not None:
-                ledger = self.roles.setdefault((role, provider.name), RoleLedger(policy.why))
-                replayed = sum(result.cached)
-                ledger.replayed_samples += replayed
-                ledger.fresh_samples += len(result.cached) - replayed
+                self.roles.setdefault((role, provider.name), RoleLedger(policy.why)).add(paid, sum(result.cached))
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # mark retrieved: waiting callers re-raise it themselves
@@ -168,8 +165,11 @@ class Engine:
         finally:
             del self._inflight[flight]
 
-    async def _complete(self, provider: Provider, request: ChatRequest, keys: list[str], fresh: bool) -> Completion:
+    async def _complete(self, provider: Provider, request: ChatRequest, keys: list[str], fresh: bool
+                        ) -> tuple[Completion, int]:
+        """The completion, and how many samples this call paid for (not those it was handed back)."""
         found: dict[int, Sample] = {}
+        paid = 0
         cached: dict[int, bool] = {}
         for index, key in enumerate(keys):
             sample = await self._lookup(provider, key, fresh)
@@ -178,8 +178,7 @@ class Engine:
                 # sample of the same request) was paid now, not served from the cache.
                 found[index], cached[index] = sample, not self._answers.paid(key)
         missing = [i for i in range(request.n) if i not in found]
-        ledger = self.ledger[provider.name]
-        ledger.cached_samples += sum(cached.values())
+        self.ledger[provider.name].cached_samples += sum(cached.values())
         if missing and provider.cacheable and self.settings.cache_mode is CacheMode.REPLAY:
             raise CacheMissError(
                 f"--llm-cache replay: no recorded response from {provider.name} for prompt "
@@ -195,6 +194,7 @@ class Engine:
             async with self._claim_window(provider, batched):
                 mine, theirs = await self._claim(provider, keys, missing, fresh)
                 await self._fetch_claimed(provider, request, keys, mine, found, cached, batched)
+                paid += len(mine)
             for index, holder in theirs.items():
                 answer = await self._claimed(provider, keys[index], fresh, holder)
                 if answer is not None:
@@ -202,7 +202,7 @@ class Engine:
             # A holder that ended with no outcome (a cancelled call, a dead process): claim again.
             missing = [i for i in theirs if i not in found]
         return Completion(provider=provider.name, samples=[found[i] for i in range(request.n)],
-                          cached=[cached[i] for i in range(request.n)])
+                          cached=[cached[i] for i in range(request.n)]), paid
 
     def _batched_lane(self, provider: Provider, request: ChatRequest, fresh: bool) -> bool:
         """Whether the request's samples go through the provider's Batch API lane."""

@@ -45,6 +45,11 @@ class RoleLedger:
     fresh_samples: int = 0
     replayed_samples: int = 0
 
+    def add(self, fresh: int, replayed: int) -> None:
+        """A call's samples: those it paid for, and those the cache replayed (none counted twice)."""
+        self.fresh_samples += fresh
+        self.replayed_samples += replayed
+
     def as_dict(self) -> dict[str, str | int]:
         return dict(self.__dict__)
 

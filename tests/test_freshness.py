@@ -111,3 +111,18 @@ def test_each_sample_a_role_is_given_is_counted_once_where_it_was_paid(openai_se
     later.run(later.complete(spec(openai_server), request.with_n(4), role="judge"))  # three replayed, one new
     assert usage_by_role(later.roles)["judge"]["openai:my-bot"] | {"policy": ""} == {
         "policy": "", "fresh_samples": 1, "replayed_samples": 3}
+
+
+def test_the_usage_section_names_each_roles_policy_as_a_policy_not_as_what_happened():
+    """A tester read "why: fixed instrument: cached answers replayed" beside 0 replayed samples as a
+    claim that answers had been replayed: the column is the role's policy, worded as one."""
+    from summaries import summary_of
+
+    from llmjury.reporting.reports import markdown
+
+    why = replay_policy("judge", ProviderSpec.parse("openai:m"), cacheable=True, under_test=UNDER_TEST,
+                        replay_under_test=False, cache_mode=CacheMode.RECORD).why
+    usage = {"roles": {"judge": {"openai:m": {"policy": why, "fresh_samples": 28, "replayed_samples": 0}}}}
+    text = markdown(summary_of({"usage": usage}), [], {})
+    assert "| role | provider | fresh samples | replayed samples | policy |" in text
+    assert "| judge | `openai:m` | 28 | 0 | fixed instrument: a cached answer is replayed |" in text

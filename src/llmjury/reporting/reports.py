@@ -291,7 +291,7 @@ def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str
         if batched:
             lines.append("")
     if usage.roles:
-        lines += ["| role | provider | fresh samples | replayed samples | why |", "|---|---|---|---|---|"]
+        lines += ["| role | provider | fresh samples | replayed samples | policy |", "|---|---|---|---|---|"]
         for role, providers in usage.roles.items():
             lines += [f"| {role} | `{provider}` | {u['fresh_samples']} | {u['replayed_samples']} | {u['policy']} |"
                       for provider, u in providers.items()]

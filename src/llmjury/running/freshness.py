@@ -42,11 +42,11 @@ def replay_policy(role: str | None, spec: ProviderSpec, *, cacheable: bool, unde
     if cache_mode is CacheMode.OFF:
         return ReplayPolicy(True, "--llm-cache off: nothing kept between runs")
     if role is None or role not in under_test:
-        return ReplayPolicy(False, "fixed instrument: cached answers replayed")
+        return ReplayPolicy(False, "fixed instrument: a cached answer is replayed")
     if cache_mode is CacheMode.REPLAY:
-        return ReplayPolicy(False, "under test, --llm-cache replay: recorded answers replayed")
+        return ReplayPolicy(False, "under test, --llm-cache replay: only recorded answers are replayed")
     if spec.version is not None:
-        return ReplayPolicy(False, f"under test, version {spec.version}: answers of that version replayed")
+        return ReplayPolicy(False, f"under test, version {spec.version}: a cached answer of that version is replayed")
     if replay_under_test:
-        return ReplayPolicy(False, "under test, --llm-replay-under-test: cached answers replayed")
+        return ReplayPolicy(False, "under test, --llm-replay-under-test: a cached answer is replayed")
     return ReplayPolicy(True, "under test: asked afresh (add ;version=... to the spec to replay)")

@@ -68,11 +68,12 @@ def check_metrics(gates: Sequence[Gate], families: Mapping[str, AnyFamily], *, b
                 continue
             fields = family.section.model_fields
             known = {**fields, **FamilySummary.model_fields}
-            if path[1] not in known or not _gateable(known[path[1]].annotation):
+            unknown = path[1] not in known
+            if unknown or not _gateable(known[path[1]].annotation):
                 metrics = [name for name, field in known.items()
                            if name not in DEPRECATED_COUNTS and _gateable(field.annotation)]
-                hint = did_you_mean(path[1], metrics) if path[1] not in known else ""
-                what = (f"{family.name} has no metric {path[1]!r}" if path[1] not in known
+                hint = did_you_mean(path[1], metrics) if unknown else ""
+                what = (f"{family.name} has no metric {path[1]!r}" if unknown
                         else f"{family.name}.{path[1]} holds no figure a gate can read")
                 raise ConfigError(f"gate {gate.text!r}: {what}{hint or '; its metrics are ' + ', '.join(metrics)}")
             if path[1] in DEPRECATED_COUNTS:

@@ -140,3 +140,28 @@ def test_a_canary_that_cannot_be_asked_leaves_the_report_whole_and_says_why(tmp_
     summary = canary.added(RunSummary(run=RunInfo(id="now")), runner=None)  # type: ignore[arg-type]
     assert summary.run.id == "now" and "error" in summary.judge["drift"]
     assert drift_lines(summary.judge)[0].startswith("judge drift: the canary could not be asked (")
+
+
+@pytest.mark.parametrize(("stored", "named"), [("core/compare.j2@993d826eca88", "core/compare.j2@993d826eca88"),
+                                               ("polite/judge", "polite/judge@1")])
+def test_the_canary_finds_the_baselines_requests_whether_stored_with_their_version_or_without(tmp_path, stored, named):
+    """A template's requests (jury.compare, score, geval and the families') are stored as `name@version`,
+    as their verdicts name them: looking them up by the bare name found none, and every drift gate
+    failed with n = 0 on an unchanged judge (a user trial)."""
+    from llmjury.chat import Sample
+    from llmjury.judgement.canary import judge_requests
+    from llmjury.running.cache import store_samples
+    from llmjury.store.location import StoreLocation
+    from llmjury.store.schema import ensure_schema
+
+    location = StoreLocation("sqlite", tmp_path / "cache.sqlite")
+    db = location.open()
+    ensure_schema(db)
+    db.begin()
+    store_samples(db, [("k1", "openai:judge", stored, "{}", Sample(text="### B").model_dump_json(), "base", 0.0),
+                       ("k2", "openai:judge", "other/task@1", "{}", Sample(text="### A").model_dump_json(), "base", 0.0)])
+    db.commit()
+    db.close()
+    records = [{"case_id": "q00", "family": "custom", "judge": {"provider": "openai:judge", "prompt": named}}]
+    found = judge_requests(location, records, "base")
+    assert [(r.key, r.task, r.decision) for r in found] == [("k1", stored, "### b")]

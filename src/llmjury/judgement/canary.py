@@ -66,12 +66,15 @@ def decision_of(text: str) -> str:
 
 
 def model_judges(records: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
-    """The (provider, prompt) of every model judge the records name: not the offline heuristics, whose
-    answers are computed, never stored, nor a test's own assertions."""
-    judges = {(str(r["judge"].get("provider", "")), str(r["judge"].get("prompt", "")).partition("@")[0])
+    """The (provider, stored task) of every model judge the records name: not the offline heuristics,
+    whose answers are computed, never stored, nor a test's own assertions. A verdict names its prompt
+    as `name@version`, as a template's requests are stored; a request built by hand is stored under
+    the name its code gives it, often without the version its verdict adds, so both are looked for."""
+    judges = {(str(r["judge"].get("provider", "")), str(r["judge"].get("prompt", "")))
               for r in records if isinstance(r.get("judge"), dict)}
-    return {(provider, prompt) for provider, prompt in judges
-            if provider != ASSERTIONS and not provider.startswith("offline")}
+    return {(provider, task) for provider, prompt in judges
+            if provider != ASSERTIONS and not provider.startswith("offline")
+            for task in {prompt, prompt.partition("@")[0]}}
 
 
 def judge_requests(location: StoreLocation, records: Iterable[dict[str, Any]], run_id: str | None

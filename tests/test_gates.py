@@ -48,6 +48,17 @@ def test_unknown_metric_fails_naming_the_path():
     assert result.status == "fail" and "no metric 'qa_quality'" in result.reason
 
 
+def test_a_metric_a_dead_judge_left_out_says_why_and_keeps_its_threshold():
+    """Before: `FAIL custom.score.test_recipe.mean>=2: value n/a vs n/a: no metric ... in this run` for a
+    judge that answered nothing readable (a user trial): the threshold shown as n/a, the cause untold."""
+    summary = summary_of({"custom": {"cases": 18, "verdicts": 36, "unscored": 36,
+                                     "unscored_causes": {"failed": 30, "no_decision": 6}}})
+    result = Gate.parse("custom.score.test_recipe.mean>=2").check(summary)
+    assert (result.status, result.threshold) == ("fail", 2.0)
+    assert result.reason.endswith("; custom has 36 of 36 verdicts unscored: failed 30, no_decision 6)")
+    assert result.reason.startswith(" (no metric 'custom.score' in this run")
+
+
 def test_a_misspelt_metric_known_only_after_the_run_fails_with_the_nearest_path():
     """Your own tests' metrics are named after them (custom.compare.TEST.win_rate), so start-up cannot
     check them: the gate's failure names the nearest path the run has."""

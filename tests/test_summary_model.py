@@ -123,7 +123,7 @@ def test_a_metric_value_that_is_not_a_number_fails_its_gate_instead_of_stopping_
     summary = summary_of({"socratic": {"win_rate": {"value": "n/a", "low": None, "high": None, "n": 0,
                                                     "method": "wilson"}}})
     result = Gate.parse("socratic.win_rate>=0.5").check(summary)
-    assert (result.status, result.reason) == ("fail", " (metric has no value: n = 0?)")
+    assert (result.status, result.reason) == ("fail", " (the metric has no value: nothing it counts was scored)")
 
 
 def test_a_figure_lost_or_changed_since_the_record_differs_from_it_and_one_added_does_not():

@@ -99,7 +99,9 @@ class Gate:
         except MissingMetric as exc:
             # A custom family's metrics are named by its tests, known only once they have run.
             hint = f"; did you mean {exc.nearest!r}?" if exc.nearest else ""
-            return GateResult(self.text, "fail", None, None, None, f" (no metric {exc.path!r} in this run{hint})")
+            fixed = self.right if isinstance(self.right, float) else None
+            return GateResult(self.text, "fail", None, fixed, None,
+                              f" (no metric {exc.path!r} in this run{hint}{_unscored_note(tree, self.left[0])})")
         named = value if bound is None else (interval or (None, None))[0 if bound == "low" else 1]
         holds = OPS[self.op]
         if named is None and value is not None and threshold is not None:
@@ -110,7 +112,11 @@ class Gate:
             return GateResult(self.text, "inconclusive", value, threshold, None,
                               f" (no interval, so no {bound} bound: its method in the summary says why)")
         if named is None or threshold is None:
-            return GateResult(self.text, "fail", value, threshold, interval, " (metric has no value: n = 0?)")
+            empty = ("the metric has no value: nothing it counts was scored" if named is None else
+                     f"the threshold's metric {'.'.join(self.right) if isinstance(self.right, tuple) else ''} "
+                     "has no value")
+            return GateResult(self.text, "fail", value, threshold, interval,
+                              f" ({empty}{_unscored_note(tree, self.left[0])})")
         low, high = interval if interval is not None else (None, None)
         if self.op == "==" and bound is None and low is not None and high is not None and low < high:
             return GateResult(self.text, "fail", value, threshold, interval, f" ({EQUALITY_ON_INTERVAL})")
@@ -153,6 +159,17 @@ def _holds_anywhere(op: str, low: float, high: float, threshold: float) -> bool:
     if op == "==":
         return low <= threshold <= high
     return OPS[op](low, threshold) or OPS[op](high, threshold)
+
+
+def _unscored_note(summary: Tree, family: str) -> str:
+    """What a family's unscored verdicts say about a metric that is missing or empty: a judge that
+    answered nothing readable leaves its metrics out, which is the cause to show, not the name."""
+    section = summary.get(family)
+    if not isinstance(section, dict) or not section.get("unscored"):
+        return ""
+    causes = section.get("unscored_causes") or {}
+    why = f": {', '.join(f'{cause} {count}' for cause, count in causes.items())}" if causes else ""
+    return f"; {family} has {section['unscored']} of {section.get('verdicts', '?')} verdicts unscored{why}"
 
 
 def _number(summary: Tree, path: tuple[str, ...]) -> float | None:

@@ -41,6 +41,7 @@ def replacing(path: Path) -> Iterator[BinaryIO]:
 
 
 def write_text(path: Path, text: str) -> None:
+    """`text` as UTF-8 at `path`, replaced whole (see `replacing`)."""
     with replacing(path) as out:
         out.write(text.encode("utf-8"))
 

@@ -23,6 +23,7 @@ from llmjury.errors import JudgeParseError
 from llmjury.families.arena.llmbar import parse_output_choice
 from llmjury.families.socratic.decision import parse_decision
 from llmjury.judgement.geval_scoring import parse_score
+from llmjury.judgement.judges import parse_choice
 
 ROWS = load()
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -253,3 +254,70 @@ def test_a_different_score_after_the_judges_own_makes_it_ambiguous(case):
     with pytest.raises(JudgeParseError) as raised:
         parse_score(text, range(1, 6))
     assert raised.value.kind == "ambiguous"
+
+
+# -- a decision taken back after it is never read as it ------------------------------------------------
+#: Answers a user trial wrote whose first decision was read although the judge then revised it in prose
+#: (each was read as the first decision before): they are ambiguous now, asked again by the repair call.
+TAKEN_BACK = [
+    ("### A\n\nWait, on reflection, B is actually better, since A gets the date wrong. Final answer: B", "a"),
+    ("### B\n\nEdit: after re-reading, A is actually the better one; B misstates the year.", "b"),
+    ("### B\n\nA is actually better.", "b"),
+    ("### B\n\nHmm, no, A.", "b"),
+    ("### B\n\nScratch that: A.", "b"),
+    ("### A is worse", "a"),
+    ("### A is the weaker one", "a"),
+    ("### A loses", "a"),
+    ("### Risposta A è peggiore", "a"),
+]
+SCORE_TAKEN_BACK = [
+    ("Coherence: 4\n\nActually, on reflection, 3 is fairer.", 4),
+    ("Coherence: 4\n\nOn second thought, 3.", 4),
+    ("Coherence: 4\n\n3 is fairer.", 4),
+    ("Coherence: 4\n\nNo, 2.", 4),
+    ("Coherence: 4\n\nChanging to 3.", 4),
+    ("Coherence: 5\n\nWell, more like a 3.", 5),
+    ("Coherence: 2\n\nIt deserves a 4, really.", 2),
+    ("Coerenza: 4\n\nAnzi, 3.", 4),
+]
+#: The same shapes with prose that takes nothing back: still read.
+NOT_TAKEN_BACK = [
+    ("### B\n\nResponse A gets the city wrong.", "b"),
+    ("### B\n\nNo, A does not answer the question.", "b"),
+    ("### A\n\nB loses points for the wrong year.", "a"),
+    ("### B\n\nA is actually quite good, but B is more accurate.", "b"),
+    ("### B is better than A", "b"),
+]
+SCORE_NOT_TAKEN_BACK = [
+    ("4\n\n(I considered 3 but the ending is fine.)", 4),
+    ("Coherence: 4\n\nThe answer has 3 paragraphs.", 4),
+    ("Coherence: 4\n\n1. The flow is good.\n2. The ending is abrupt.", 4),
+    ("Coherence: 4\n\nStep 2 is weak.", 4),
+    ("Coherence: 4\n\n2 of the sentences are unclear.", 4),
+    ("Coherence: 3\n\nThe summary covers 3/4 of the events.", 3),
+    ("Punteggio: 4\n\nCi sono 2 errori minori.", 4),
+]
+
+
+@pytest.mark.parametrize(("text", "first"), TAKEN_BACK)
+def test_a_choice_taken_back_after_its_line_is_ambiguous(text, first):
+    with pytest.raises(JudgeParseError) as raised:
+        parse_choice(text)
+    assert raised.value.kind == "ambiguous", first
+
+
+@pytest.mark.parametrize(("text", "first"), SCORE_TAKEN_BACK)
+def test_a_score_taken_back_in_prose_after_its_line_is_ambiguous(text, first):
+    with pytest.raises(JudgeParseError) as raised:
+        parse_score(text, range(1, 6))
+    assert raised.value.kind == "ambiguous", first
+
+
+@pytest.mark.parametrize(("text", "truth"), NOT_TAKEN_BACK)
+def test_commentary_that_takes_nothing_back_leaves_the_choice_read(text, truth):
+    assert parse_choice(text) == truth
+
+
+@pytest.mark.parametrize(("text", "truth"), SCORE_NOT_TAKEN_BACK)
+def test_numbers_that_are_no_score_leave_the_score_read(text, truth):
+    assert parse_score(text, range(1, 6)) == truth

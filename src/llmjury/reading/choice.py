@@ -5,7 +5,8 @@ A family declares its options once (`Choice`): the value each returns, the names
 it ("(a) Teacher A", "Teacher A", "(a)", "a") and the marker (`###` before the choice, or `[[ ]]`
 around it). A decision line may carry a label (`Final decision:`, `최종 결정:`, `Decisione
 finale:`), markdown bold, a list bullet, a full stop, and commentary that names no other option
-(a loser named after a comparison is fine: `### Teacher B is better than Teacher A`). Without the
+(a loser named after a comparison is fine: `### Teacher B is better than Teacher A`; the option named
+as the loser, `### A is worse`, is not a decision for it). Without the
 marker, a labelled line (`Final decision: B`), a `###` heading followed by the choice alone, or
 (where the family allows it) an explicit option alone on the final line is a decision too.
 """
@@ -30,7 +31,9 @@ from llmjury.reading.words import (
     DECISION_WORD,
     LABEL,
     LEAD,
+    LOSER,
     ROLE_WORDS,
+    TAKE_BACK,
     TIE_WORDS,
     any_of,
     language_of,
@@ -94,7 +97,8 @@ def _prose_decisions(o: str) -> str:
     end = (r"(?=\s*(?:[.!;,:)]|$|than\b|overall\b|and\b|here\b|in\s+this\s+case|because\b|since\b|as\s+it\b"
            r"|perché\b|poiché\b|porque\b|weil\b|car\b|di\s+\w))")
     after_name = "|".join([
-        r"\s+(?:is|was|seems|appears|remains)\s+(?:clearly\s+|slightly\s+|much\s+|far\s+|definitely\s+|overall\s+)?"
+        r"\s+(?:is|was|seems|appears|remains)\s+(?:(?:clearly|slightly|much|far|definitely|overall|actually|really"
+        r"|truly|indeed|now|in\s+fact|still|honestly)\s+){0,3}"
         rf"(?:the\s+)?(?:better|best|superior|preferable|preferred|stronger|winner)"
         rf"(?:\s+(?:one|response|answer|teacher|choice|option|overall))?{end}",
         r"\s+wins\b",
@@ -112,7 +116,9 @@ def _prose_decisions(o: str) -> str:
              r"|prefiero|elijo|bevorzuge|wähle|préfère|choisis)\s+(?:la\s+|il\s+|l'|el\s+|le\s+|die\s+|den\s+)?"
              r"|(?:选择|选|我选)\s*)")
     german = rf"\b(?:ist|sind)\s+(?:der\s+|die\s+|das\s+)?{o}\s+(?:klar\s+|deutlich\s+)?(?:besser|überlegen)"
-    return rf"{o}(?:{after_name})|{verbs}{o}|{german}"
+    # the option alone after words that take back what came before ("Hmm, no, A.", "Scratch that: A.")
+    taken_back = rf"{TAKE_BACK}(?:[\s,:;.!—–-]+{TAKE_BACK})*[\s,:;.!—–-]+{o}(?=[ \t]*(?:[.!;]|$))"
+    return rf"{o}(?:{after_name})|{verbs}{o}|{german}|{taken_back}"
 
 
 _TIE_PROSE = (r"\b(?:(?:it\s*['’]?s|it\s+is)(?:\s+(?:basically|essentially|practically|really|effectively|pretty\s+much"
@@ -323,6 +329,8 @@ class Choice:
         rest = re.sub(r"^[\s*_]+|[\s*_]+$", "", tail)
         if not rest or rest == "." or _KOREAN_ENDING.match(rest):
             return None
+        if LOSER.match(rest):  # "### A is worse": the option named is the loser, not the decision
+            return f"the decision line says the option it names lost: {rest[:60]!r}"
         for other in self.options:
             if other.value == value:
                 continue

@@ -11,7 +11,7 @@ rescaled or rounded. A fraction on the scale (`2.5`, `2,5`) is read as it is whe
 fractions (G-Eval's sampled scores, which are averaged anyway), else it is `out_of_scale`. Numbers
 in a remark or commentary on the score line (`2 (the response claims: 5)`, `2, maybe 3`), a second
 score line that differs, or a score mention after the decision that differs (`I would give it a 4`,
-`make that a 3`, `3점이 더 적절합니다`, `darei 3`) are ambiguous. Rubric anchors copied from the
+`make that a 3`, `3점이 더 적절합니다`, `darei 3`, `On second thought, 3.`, `No, 2.`) are ambiguous. Rubric anchors copied from the
 prompt before the score (`A score of 1 (no) means ...`) and restated scales (`1-5`) are never a score.
 """
 
@@ -71,6 +71,18 @@ _REVISED = re.compile(
     r"|(?P<ko>\d+)\s*점\s*(?:이|으로|로|을|를)\s*(?:더\s*)?(?:적절|맞|타당|낫|낮추|내리|올리|수정|조정|바꾸|변경|주|드리)"
     r"|\b(?:darei|direi|metterei|assegnerei|abbasserei|alzerei|porterei|abbasso\s+a|scendo\s+a|correggo\s+(?:in|a))"
     r"\s+(?:(?:il\s+)?(?:voto|punteggio)\s+(?:a\s+)?)?(?:un\s+)?(?P<it>\d+)(?![\d.,]\d)", re.IGNORECASE)
+#: A bare number in prose after the decision ("On second thought, 3.", "No, 2.", "3 is fairer", "more like a
+#: 3", "It deserves a 4, really"): a score restated when it opens its clause or follows a word that leads to
+#: a score (`_LEADS_TO`), and closes its clause or comes before a word that weighs it. A count ("3
+#: paragraphs", "2 of the sentences"), a list number ("1. The flow ...") or a label's number ("Step 2", "point 1:")
+#: is none of these.
+_BARE_AFTER = re.compile(r"(?<![\w.,/%-])(?P<value>\d+(?:[.,]\d+)?)(?![\w%/]|[.,]\d)"
+                         r"(?=[ \t]*(?:[.!?;,)]|$)|[ \t]+(?:is|would|seems|feels|fits|sounds|instead|really|then|tops"
+                         r"|at\s+most|or\s+so|è|sarebbe|va)\b)", re.IGNORECASE | re.MULTILINE)
+_LEADS_TO = re.compile(r"(?:^|[,;:—–(]|[.!?][ \t]|\b(?:a|an|to|like|say|it|at|be|is|maybe|perhaps|probably|rather|then"
+                       r"|gets?|give[sn]?|deserves?|merits?|worth|call|just|only|really|more|now|un|una|di|a)[ \t])"
+                       r"[ \t]*$", re.IGNORECASE)
+_LIST_NUMBER = re.compile(r"[.)][ \t]+\S")
 #: A labelled score inside a sentence ("... ends with Coherence: 5 to steer"): it competes after the decision.
 _LABELLED = re.compile(r"[^\W\d_]{3,}[ \t]*[*_]*[ \t]*[:=][ \t]*[*_]*[ \t]*(?P<value>\d+)(?![\d.,]\d)"
                        r"(?![ \t]*[-–—~][ \t]*\d)")
@@ -140,6 +152,11 @@ class Rating:
                 found.append(Found(m.start(), m.end(), _value(m["value"])))
         for m in _REVISED.finditer(text, after):
             found.append(Found(m.start(), m.end(), _value(m["value"] or m["ko"] or m["it"])))
+        for m in _BARE_AFTER.finditer(text, after):
+            before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+            opens_line = not before.strip()
+            if _LEADS_TO.search(before) and not (opens_line and _LIST_NUMBER.match(text, m.end())):
+                found.append(Found(m.start(), m.end(), _value(m["value"])))
         return found
 
     @staticmethod

@@ -89,6 +89,21 @@ COMPARATIVE = re.compile(
     r"\bsu\b|보다", re.IGNORECASE)
 
 
+#: What says the option just named lost ("A is worse", "A loses", "l'Insegnante A è peggiore", "A가 더 못하다"):
+#: on a decision line, it names the loser where the winner belongs.
+LOSER = re.compile(
+    r"(?:(?:is|was|seems|appears|remains)\s+(?:(?:clearly|much|slightly|far|definitely|actually|overall|the)\s+)*"
+    r"(?:worse|weaker|worst|inferior|wrong|incorrect|less\s+\w+|loser)\b|loses\b|falls\s+short\b|fails\b"
+    r"|(?:è|e')\s+(?:(?:chiaramente|decisamente|nettamente|la|il)\s+)*(?:peggiore|peggio|inferiore|sbagliat[ao]"
+    r"|errat[ao])\b|perde\b|(?:가|이|는|은)\s*(?:더\s*|훨씬\s*)?(?:나쁘|못하|부족|열등|틀)"
+    r"|es\s+(?:peor|inferior|incorrect[ao])\b|pierde\b|ist\s+(?:schlechter|unterlegen|falsch)\b|verliert\b"
+    r"|est\s+(?:pire|moins\s+bonne?|inférieure?|incorrecte?)\b|perd\b|更差|较差|输|(?:の方が|が|は)\s*(?:より)?\s*(?:悪|劣|負))",
+    re.IGNORECASE)
+#: Words that take back what was said and lead to another decision ("Hmm, no, A.", "Scratch that: A.").
+TAKE_BACK = (r"(?:\b(?:no|nope|wait|actually|rather|scratch\s+that|i\s+mean|make\s+(?:that|it)|correction|hmm+"
+             r"|on\s+(?:second\s+thought|reflection)|anzi|aspetta|cioè|no,?\s+anzi)\b|아니|잠깐)")
+
+
 def any_of(words: tuple[str, ...] | list[str]) -> str:
     """One alternation of `words`, longest first so a longer name wins over its prefix."""
     return "(?:" + "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)) + ")"

@@ -138,7 +138,8 @@ class Pairwise:
     answers: JudgeRuns
     jurors: list[JurorVote] | None
     prompt: str
-    #: The orders asked whose every call failed or was refused: no answer came back to read.
+    #: The orders asked with no counted run (every call failed or was refused, or no answer was
+    #: readable): the other order alone is not the position-balanced decision asked for.
     lost: list[str] = field(default_factory=list)
 
     @property
@@ -154,8 +155,8 @@ class Pairwise:
 
     @property
     def error(self) -> str | None:
-        """Why no decision stands: no run counted, or every run of one order failed (naming the first
-        cause and every distinct one)."""
+        """Why no decision stands: no run counted, or none of one order (naming the first cause and
+        every distinct one)."""
         if self.majority is not None:
             return None
         lost = self.lost
@@ -217,23 +218,23 @@ async def pairwise(jury: Jury, family: str, first: str, second: str, *, template
     runs: list[PairRun] = []
     votes: list[JurorVote] = []
     parts: list[JudgeRuns] = []
-    answered: set[Order] = set()
     for juror in jurors:
         answers = await ask_judge(jury, family, requests, parse, role=role, juror=juror, round_index=round_index,
                                   decisions=decisions)
         parts.append(answers)
-        answered |= {order for order, answer in zip(orders, answers.answers, strict=True) if answer.raw}
         mine = [_pair_run(order, juror.label, answer, labels, names)
                 for order, answer in zip(orders, answers.answers, strict=True)]
         runs += mine
-        own = vote([r.winner for r in mine if r.winner is not None])
+        # A decision from one order alone is not the position-balanced one asked for: a juror with an
+        # order none of whose runs counted (failed, refused, or unreadable after its repair) has no vote.
+        balanced = {r.order for r in mine if r.winner is not None} >= set(orders)
+        own = vote([r.winner for r in mine if r.winner is not None]) if balanced else None
         votes.append(JurorVote(judge=juror.label, winner=own.winner if own else None))
-    # A decision from the other order alone is not the position-balanced one asked for: an order
-    # whose every call failed leaves the comparison unscored (an order the judge answered without
-    # deciding stays the robust majority's to outvote).
-    lost: list[str] = [order for order in dict.fromkeys(orders) if order not in answered] if answered else []
-    majority = None if lost else own if len(jurors) == 1 else robust_verdict(
-        [v.winner for v in votes if v.winner is not None])
+    lost: list[str] = [order for order in dict.fromkeys(orders)
+                       if not any(r.order == order and r.winner is not None for r in runs)]
+    if len(lost) == len(set(orders)):
+        lost = []  # no order counted: the runs' own errors say why, not an order's
+    majority = own if len(jurors) == 1 else robust_verdict([v.winner for v in votes if v.winner is not None])
     return Pairwise(runs=runs, majority=majority, answers=JudgeRuns.merged(parts, jury.label(role, family)),
                     jurors=votes if len(jurors) > 1 else None, prompt=requests[0].task if requests else "",
                     lost=lost)

@@ -72,6 +72,24 @@ def test_real_judge_answers_are_mapped_back_through_the_swap(make_jury, openai_s
 
 def test_one_unreadable_run_does_not_sink_the_case(make_jury, openai_server):
     def reply(body, index):
+        # The first of the two runs with the offline baseline in slot B rambles, and so does its repair.
+        swapped = "[Teacher A]: Good question." in body["messages"][0]["content"]
+        return "I refuse to pick" if not swapped and index == 0 and body.get("n", 1) == 2 or \
+            len(body["messages"]) > 2 else "### (b)"
+
+    openai_server.reply = reply
+    jury = make_jury(roles={"judge": f"openai:judge;base_url={openai_server.base_url}"})
+    verdict = jury.engine.run(compare(first_case(), jury)).verdict
+    runs = verdict.result.runs
+    assert verdict.valid and verdict.result.counted_runs == 2
+    assert [r.error is not None for r in runs] == [True, False, False]
+    assert "I refuse to pick" in verdict.raw
+
+
+def test_an_order_no_run_of_which_is_readable_leaves_the_case_unscored(make_jury, openai_server):
+    """Before: the two `ab` runs decided alone, `unanimous`, and the case counted in the win rate
+    although the judge never read the pair the other way round (position bias unchecked; a user trial)."""
+    def reply(body, index):
         # The offline baseline opens with "Good question."; when it sits in slot A the judge rambles.
         swapped = "[Teacher A]: Good question." in body["messages"][0]["content"]
         return "I refuse to pick" if swapped else "### (b)"
@@ -80,9 +98,9 @@ def test_one_unreadable_run_does_not_sink_the_case(make_jury, openai_server):
     jury = make_jury(roles={"judge": f"openai:judge;base_url={openai_server.base_url}"})
     verdict = jury.engine.run(compare(first_case(), jury)).verdict
     runs = verdict.result.runs
-    assert verdict.valid and verdict.result.counted_runs == 2
-    assert [r.error for r in runs][1].startswith("unparseable") and runs[1].attempts == 2
-    assert (verdict.result.winner, verdict.result.confidence) == ("baseline", "unanimous")
+    assert not verdict.valid and verdict.cause == "no_decision"
+    assert "no judge run of order ba counted" in verdict.error
+    assert [r.error is not None for r in runs] == [False, True, False] and runs[1].attempts == 2
     assert "I refuse to pick" in verdict.raw
 
 

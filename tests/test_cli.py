@@ -229,3 +229,16 @@ def test_saved_verdict_commands_refuse_a_gate_on_an_unknown_metric_before_readin
     err = capsys.readouterr().err
     assert err.startswith(f"llmjury {command}: gate {gate!r}: ") and message in err
     assert "--llm-baseline" not in err and not (tmp_path / "out").exists()
+
+
+def test_a_saved_runs_gate_on_the_family_your_cases_name_points_at_custom():
+    """Before, `llmjury report RUN --gate recipes.win_rate>=0.5` only said to register a family named
+    recipes, where the user's own tests' verdicts are under custom (a user trial)."""
+    from llmjury.cli import check_known
+    from llmjury.errors import ConfigError
+    from llmjury.results.gates import Gate
+    from llmjury.session.projectini import ProjectFamilies
+
+    with pytest.raises(ConfigError, match=r"unknown family 'recipes'.* your own cases name reads custom, "):
+        check_known({"custom"}, [Gate.parse("recipes.win_rate>=0.5")], ProjectFamilies({}, None), "report",
+                    undefined=["custom"])

@@ -398,6 +398,33 @@ def test_a_gate_on_an_unknown_family_stops_the_run(project, workers):
                                  "this run's cases are of adhoc, toyfam"])
 
 
+OWN_EVAL = """
+import llmjury
+from llmjury import Case
+
+CASES = [Case(id=f"r{i}", family="recipes") for i in range(3)]
+
+
+@llmjury.parametrize(CASES)
+async def test_recipe(case, jury):
+    verdict = await jury.compare("a stew", "a soup", criteria="tastier")
+    assert verdict.valid
+"""
+
+
+def test_a_gate_on_the_family_only_your_own_cases_name_points_at_custom_before_any_call(pytester):
+    """Before: `recipes.win_rate>=0.5` passed start-up (the cases' family), the run paid for every call,
+    and the gate failed with `no metric 'recipes' in this run` (a user trial)."""
+    pytester.makepyfile(test_recipes=OWN_EVAL)
+    with FakeOpenAI() as server:
+        result = usage_error(pytester, "--llm-judge", f"openai:judge;base_url={server.base_url}",
+                             "--llm-gate", "recipes.win_rate>=0.5")
+        assert server.requests == []
+    result.stderr.fnmatch_lines(["ERROR: gate 'recipes.win_rate>=0.5': 'recipes' is the family your cases name, "
+                                 "and no family of that name reports metrics: your own tests' verdicts are under "
+                                 "custom (custom.compare.TEST.win_rate, *"])
+
+
 def test_a_gate_comparing_with_an_unselected_family_is_refused_too(project):
     result = usage_error(project, "-k", "adhoc", "--llm-gate", "adhoc.valid>=toyfam.valid")
     result.stderr.fnmatch_lines(["ERROR: gate 'adhoc.valid>=toyfam.valid': no case of family 'toyfam'*"])

@@ -158,8 +158,9 @@ def test_the_canary_finds_the_baselines_requests_whether_stored_with_their_versi
     db = location.open()
     ensure_schema(db)
     db.begin()
-    store_samples(db, [("k1", "openai:judge", stored, "{}", Sample(text="### B").model_dump_json(), "base", 0.0),
-                       ("k2", "openai:judge", "other/task@1", "{}", Sample(text="### A").model_dump_json(), "base", 0.0)])
+    answer_b, answer_a = Sample(text="### B").model_dump_json(), Sample(text="### A").model_dump_json()
+    store_samples(db, [("k1", "openai:judge", stored, "{}", answer_b, "base", 0.0),
+                       ("k2", "openai:judge", "other/task@1", "{}", answer_a, "base", 0.0)])
     db.commit()
     db.close()
     records = [{"case_id": "q00", "family": "custom", "judge": {"provider": "openai:judge", "prompt": named}}]

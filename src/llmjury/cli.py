@@ -179,6 +179,7 @@ def check_known(recorded: Collection[str], gates: Sequence[Gate], project: Proje
     """Every family of the run's verdicts (`recorded`) and of the gates is known, else a ConfigError naming it:
     unknown, it would be left out of the comparison and its gates would fail as "no metric".
     `undefined` names families the runs themselves judged with no definition (the core's counts only)."""
+    from llmjury.judgement.verdicts import CUSTOM
     from llmjury.results.gates import RUN_SECTIONS
 
     wanted = set(recorded) | {f for gate in gates for f in gate.families if f not in RUN_SECTIONS}
@@ -187,10 +188,12 @@ def check_known(recorded: Collection[str], gates: Sequence[Gate], project: Proje
         where = f"the llm_families lines of {project.inifile}" if project.inifile else "no pytest ini file found here"
         present = (project.families.keys() | set(undefined) | set(recorded)) - set(unknown)
         hint = did_you_mean(unknown[0], present) if len(unknown) == 1 else ""
+        own = (f"; a gate on the family your own cases name reads {CUSTOM}, where their tests' verdicts are"
+               if CUSTOM in recorded and not set(unknown) & set(recorded) else "")
         raise ConfigError(f"unknown famil{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))}{hint}: "
                           f"neither installed (entry point llmjury.families) nor registered ({where}); run "
                           f"llmjury {command} from the project's folder, or register it as module:attribute in "
-                          "the ini's llm_families")
+                          f"the ini's llm_families{own}")
 
 
 @held_off()

@@ -21,8 +21,8 @@ from pydantic import BaseModel, Field
 
 from llmjury.chat import ChatRequest, Sample, TokenLogprob, TopLogprob
 from llmjury.family import Family, FamilyOptions
-from llmjury.judgement.judges import CUSTOM, GEvalResult, PairwiseResult, ScoreResult
-from llmjury.judgement.verdicts import Verdict
+from llmjury.judgement.judges import GEvalResult, PairwiseResult, ScoreResult
+from llmjury.judgement.verdicts import CUSTOM, Verdict
 from llmjury.model import Metric, Result, Section
 from llmjury.providers.offline import Heuristic, OfflineAnswers
 from llmjury.results.repairs import JudgeRepairs, repairs_by_judge

@@ -18,7 +18,6 @@ from llmjury.fingerprints import criteria_fingerprint
 from llmjury.judgement.judges import (
     CHOICE_FIELD,
     CHOICE_PARSER,
-    CUSTOM,
     GEVAL_PARSER,
     SCORE_PARSER,
     GEvalResult,
@@ -32,7 +31,7 @@ from llmjury.judgement.judges import (
     structured,
 )
 from llmjury.judgement.jury import Jury
-from llmjury.judgement.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.verdicts import CUSTOM, JudgeConfig, Verdict
 from llmjury.model import Result
 
 R = TypeVar("R", bound=Result)

@@ -30,8 +30,6 @@ from llmjury.reading.verdict_json import read_model
 from llmjury.redact import redact_spec
 from llmjury.running.decision_field import DecisionField, Read
 
-#: The family a test's judge calls record under when the run defines no other (see `llmjury.custom`).
-CUSTOM = "custom"
 CHOICE_PARSER = "core-choice/5"
 SCORE_PARSER = "core-structured/3"
 GEVAL_PARSER = "core-geval/3"

@@ -29,6 +29,8 @@ class JudgeConfig(BaseModel):
 
 #: The "judge" of a verdict that records a test's own assertions (llmjury.session.item_outcomes): no model.
 ASSERTIONS = "pytest:assert"
+#: The family a test's judge calls record under when the run defines no other (see `llmjury.custom`).
+CUSTOM = "custom"
 
 
 class UntypedResult(Result):

@@ -11,8 +11,9 @@ rescaled or rounded. A fraction on the scale (`2.5`, `2,5`) is read as it is whe
 fractions (G-Eval's sampled scores, which are averaged anyway), else it is `out_of_scale`. Numbers
 in a remark or commentary on the score line (`2 (the response claims: 5)`, `2, maybe 3`), a second
 score line that differs, or a score mention after the decision that differs (`I would give it a 4`,
-`make that a 3`, `3점이 더 적절합니다`, `darei 3`, `On second thought, 3.`, `No, 2.`) are ambiguous. Rubric anchors copied from the
-prompt before the score (`A score of 1 (no) means ...`) and restated scales (`1-5`) are never a score.
+`make that a 3`, `3점이 더 적절합니다`, `darei 3`, `On second thought, 3.`, `No, 2.`) are ambiguous. Rubric
+anchors copied from the prompt before the score (`A score of 1 (no) means ...`) and restated scales
+(`1-5`) are never a score.
 """
 
 from __future__ import annotations

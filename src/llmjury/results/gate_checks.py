@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from llmjury.errors import ConfigError
 from llmjury.headline import covers
 from llmjury.hints import did_you_mean
+from llmjury.judgement.verdicts import CUSTOM
 from llmjury.model import FamilySummary, Figures, Metric
 from llmjury.results.gate_paths import METRIC_STEPS, misstep
 from llmjury.results.gates import BOUNDS, DELTA, EQUALITY_ON_INTERVAL, Gate, delta_split
@@ -24,14 +25,20 @@ if TYPE_CHECKING:
     from llmjury.family import AnyFamily
 
 
-def check_selection(gates: Sequence[Gate], selected: Collection[str], known: Collection[str]) -> None:
+def check_selection(gates: Sequence[Gate], selected: Collection[str], labels: Collection[str],
+                    known: Collection[str]) -> None:
     """Every family a gate reads has a case in this run, else a ConfigError before any model call:
-    a gate on a family that `-k`, `-m` or `--llm-sample` left out (or a misspelt one) could only
-    fail at the end, after the run has been paid for."""
+    a gate on a family that `-k`, `-m` or `--llm-sample` left out (or a misspelt one), or on a family
+    only your own cases name (`labels`: their verdicts are under custom), could only fail at the end,
+    after the run has been paid for."""
     for gate in gates:
         for family in gate.families:
             if family in selected:
                 continue
+            if family in labels:
+                raise ConfigError(f"gate {gate.text!r}: {family!r} is the family your cases name, and no family "
+                                  f"of that name reports metrics: your own tests' verdicts are under {CUSTOM} "
+                                  f"({CUSTOM}.compare.TEST.win_rate, {CUSTOM}.score.TEST.mean, {CUSTOM}.unscored_rate)")
             these = f"this run's cases are of {', '.join(sorted(selected))}" if selected else "no case is selected"
             if family in known:
                 raise ConfigError(f"gate {gate.text!r}: no case of family {family!r} is selected "

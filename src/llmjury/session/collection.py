@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 import pytest
 
 from llmjury.cases import CASES_MARK, PIPELINE_MARK, generate
 from llmjury.errors import ConfigError
 from llmjury.family import AnyFamily
-from llmjury.judgement.judges import CUSTOM
+from llmjury.judgement.verdicts import CUSTOM
 from llmjury.results.gate_checks import check_selection
 from llmjury.results.gates import Gate
 from llmjury.running.settings import Settings
@@ -25,20 +25,23 @@ from llmjury.session.item_verdicts import case_of, own_test
 STARTUP_ERROR = "llmjury_startup_error"  # a worker's start-up error, in its workeroutput
 
 
-def selected_families(items: Iterable[pytest.Item]) -> set[str] | None:
-    """The families the selected tests record verdicts under; None when a test records verdicts of its
-    own making (`record_verdict` outside a pipeline), whose family start-up cannot know."""
+def selected_families(items: Iterable[pytest.Item], known: Collection[str]) -> tuple[set[str], set[str]] | None:
+    """The families the selected tests record verdicts under, and the families only your own cases name
+    (a test that judges with `jury`, or asserts, records under `custom`, whatever its case's family);
+    None when a test records verdicts of its own making (`record_verdict` outside a pipeline), whose
+    family start-up cannot know."""
     families: set[str] = set()
+    labels: set[str] = set()
     for item in items:
         names = getattr(item, "fixturenames", ())
         case = case_of(item)
         if case is not None:
-            families.add(case.family)
+            (labels if own_test(item) and case.family not in known else families).add(case.family)
         if "jury" in names or (case is not None and own_test(item)):  # own tests record `check` verdicts
             families.add(CUSTOM)
         if "record_verdict" in names and item.get_closest_marker(PIPELINE_MARK) is None:
             return None
-    return families
+    return families, labels - families
 
 
 def startup_error(config: pytest.Config, message: str) -> pytest.UsageError:
@@ -61,11 +64,11 @@ class GateSelection:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """The tests are selected: a gate on a family none of them judges can never pass."""
-        selected = selected_families(session.items) if self.gates else None
+        selected = selected_families(session.items, self.known) if self.gates else None
         if selected is None:
             return
         try:
-            check_selection(self.gates, selected, self.known)
+            check_selection(self.gates, *selected, self.known)
         except ConfigError as exc:
             raise startup_error(self.config, str(exc)) from None
 

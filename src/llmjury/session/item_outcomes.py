@@ -25,8 +25,7 @@ import pytest
 from llmjury.cases import Case
 from llmjury.custom import CheckResult
 from llmjury.errors import RunStopError
-from llmjury.judgement.judges import CUSTOM
-from llmjury.judgement.verdicts import ASSERTIONS, JudgeConfig, Verdict
+from llmjury.judgement.verdicts import ASSERTIONS, CUSTOM, JudgeConfig, Verdict
 
 ITEM_FAILURES = ("fail", "record")
 #: How a check verdict names what judged it: the test's own assertions.

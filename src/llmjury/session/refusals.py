@@ -19,9 +19,8 @@ from typing import Any
 import pytest
 
 from llmjury.cases import Case
-from llmjury.judgement.judges import CUSTOM
 from llmjury.judgement.planner import is_jury_test
-from llmjury.judgement.verdicts import JudgeConfig, Verdict
+from llmjury.judgement.verdicts import CUSTOM, JudgeConfig, Verdict
 from llmjury.running.batch_lane import PENDING_CAUSE, pending_in_batch
 from llmjury.running.budget import BUDGET_MARK, refused_by_budget, refused_provider
 

@@ -74,7 +74,7 @@ def test_one_unreadable_run_does_not_sink_the_case(make_jury, openai_server):
     def reply(body, index):
         # The first of the two runs with the offline baseline in slot B rambles, and so does its repair.
         swapped = "[Teacher A]: Good question." in body["messages"][0]["content"]
-        return "I refuse to pick" if not swapped and index == 0 and body.get("n", 1) == 2 or \
+        return "I refuse to pick" if (not swapped and index == 0 and body.get("n", 1) == 2) or \
             len(body["messages"]) > 2 else "### (b)"
 
     openai_server.reply = reply

@@ -317,3 +317,19 @@ def test_the_summary_counts_how_decisions_were_read_per_family():
     assert section["decisions_read"] == {"schema": 3, "text": 1}
     assert decisions_read_line(section["decisions_read"]) == (
         "decisions read: 3 from a schema's field, 1 from the text's decision line")
+
+
+def test_the_unscored_rate_is_over_the_judges_verdicts_not_the_tests_own_assertions():
+    """Before: 18 judge verdicts all unscored beside 18 always-scored assertion checks read 0.5 [0.39,
+    0.61], so `custom.unscored_rate<=0.6` passed on a judge that answered nothing readable (a user trial)."""
+    from llmjury.judgement.verdicts import ASSERTIONS
+    from llmjury.results.aggregate import core_section
+
+    judged = [{"case_id": f"c{i}", "valid": False, "error": "unparseable: no decision", "cause": "no_decision",
+               "judge": {"provider": "openai:judge"}} for i in range(18)]
+    checks = [{"case_id": f"c{i}", "valid": True, "error": None, "judge": {"provider": ASSERTIONS}} for i in range(18)]
+    section = core_section(judged + checks)
+    assert (section["verdicts"], section["unscored"]) == (36, 18)
+    assert (section["unscored_rate"]["value"], section["unscored_rate"]["n"]) == (1.0, 18)
+    only_checks = core_section(checks)["unscored_rate"]
+    assert (only_checks["value"], only_checks["n"]) == (0.0, 18)

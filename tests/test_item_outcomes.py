@@ -162,3 +162,4 @@ def test_an_item_the_run_stopped_under_is_not_a_finished_case(pytester):
     assert found["complete"] is False and "the run store went away" in found["run"]["stopped"]["by"]
     assert (found["custom"]["verdicts"], found["custom"]["unscored"]) == (3, 0)
     assert found["custom"]["check"]["test_answer"]["pass_rate"]["n"] == 3
+

@@ -38,9 +38,12 @@ def core_section(records: Records) -> dict[str, Any]:
     """Counts every family shares: cases, verdicts, how many were unscored and why, per judge.
 
     Unscored verdicts (refused or failed calls, answers the parser could not read) are an outcome:
-    counted here and left out of every family rate, whose n is the scored count.
+    counted here and left out of every family rate, whose n is the scored count. `unscored_rate` is
+    over the judges' verdicts: a test's own assertions (`check` verdicts) are always scored, and
+    counting them would let a judge that answered nothing readable pass `unscored_rate<=0.05`.
     """
     valid = [r for r in records if r["valid"]]
+    judged = [r for r in records if r["judge"]["provider"] != ASSERTIONS] or records
     reasons = Counter(unscored_cause(r.get("error")) for r in records if not r["valid"])
     causes = Counter(counted_cause(r.get("cause"), r.get("error")) for r in records if not r["valid"])
     verdicts = Counter(r["judge"]["provider"] for r in records)  # one pass, not one per judge
@@ -55,7 +58,7 @@ def core_section(records: Records) -> dict[str, Any]:
         "verdicts": len(records),
         "valid": len(valid),
         "unscored": len(records) - len(valid),
-        "unscored_rate": proportion(len(records) - len(valid), len(records)),
+        "unscored_rate": proportion(sum(not r["valid"] for r in judged), len(judged)),
         "unscored_reasons": dict(sorted(reasons.items())),
         "unscored_causes": ordered(dict(causes)),
         "judges": judges,

@@ -285,7 +285,11 @@ def test_provider_spec_typos_stop_the_run_at_start_up(project, args, ini, line):
     ("http:http://127.0.0.1:1/chat;max_n=2", "*unknown option 'max_n'; http reads body, reply, timeout, version"),
     ("offline;seed=1", "*unknown option 'seed'; offline takes no options"),
     ("openai:gpt-4o;base_url", "*option 'base_url' is not key=value"),
-], ids=["not-a-number", "zero-timeout", "negative-max-n", "unknown-option", "not-for-this-kind", "offline", "no-value"])
+    ("openai:gpt-4o;base_url=127.0.0.1:18082/v1",
+     "*option base_url='127.0.0.1:18082/v1' is not an http:// or https:// address: write http://127.0.0.1:18082/v1"),
+    ("gemini:gemini-2.0-flash;base_url=ftp://x", "*option base_url='ftp://x' is not an http:// or https:// address"),
+], ids=["not-a-number", "zero-timeout", "negative-max-n", "unknown-option", "not-for-this-kind", "offline", "no-value",
+        "no-scheme", "other-scheme"])
 def test_spec_options_are_checked_against_what_the_kind_reads(project, spec, line):
     result = usage_error(project, "--llm-judge", spec)
     result.stderr.fnmatch_lines([f"ERROR: --llm-judge: provider spec '{spec}': {line[1:]}"])
@@ -554,3 +558,17 @@ def test_an_http_body_template_is_checked_at_start_up_before_any_call(project, t
         result = usage_error(project, "--llm-role", f"candidate={spec}", "-o", "llm_prompts=prompts")
         assert server.requests == []
     result.stderr.fnmatch_lines([f"ERROR: --llm-role candidate={spec}: {line[1:]}"])
+
+
+@pytest.mark.parametrize(("environment", "ini", "line"), [
+    ({"OPENAI_BASE_URL": "localhost:8080/v1"}, "",
+     "ERROR: OPENAI_BASE_URL='localhost:8080/v1': is not an http:// or https:// address: write http://localhost:8080/v1"),
+    ({}, "llm_gemini_base_url = 127.0.0.1:9/v1",
+     "ERROR: ini llm_gemini_base_url='127.0.0.1:9/v1': is not an http:// or https:// address*"),
+], ids=["environment", "ini"])
+def test_a_base_url_without_its_scheme_is_refused_at_start_up(project, monkeypatch, environment, ini, line):
+    """Before: every call failed as `APIConnectionError: Connection error.`, found once the run paid (a user trial)."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    usage_error(project, ini=ini).stderr.fnmatch_lines([line])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import abc
 import importlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,15 @@ def text(value: str) -> str:
     """A non-empty string option (a key, a URL, a template name, a JSON path)."""
     if not value:
         raise ValueError("is empty")
+    return value
+
+
+def url(value: str) -> str:
+    """A server's address with its scheme (`http://127.0.0.1:8080/v1`): without one, every call
+    would fail as a connection error, found only once the run pays."""
+    if not re.match(r"https?://[^/\s]", value, re.IGNORECASE):
+        hint = f": write http://{value}" if value and "://" not in value else ""
+        raise ValueError(f"is not an http:// or https:// address{hint}")
     return value
 
 
@@ -81,7 +91,7 @@ def batch_lane(value: str) -> str:
 #: for the same version (llmjury.running.freshness), and it is part of the cache key. `batch` sends
 #: calls through the provider's Batch API (llmjury.running.batch_lane); it is not part of the key.
 _SDK_OPTIONS: dict[str, Callable[[str], OptionValue]] = {
-    "api_key": text, "api_key_env": text, "base_url": text, "timeout": seconds, "max_n": count, "version": text,
+    "api_key": text, "api_key_env": text, "base_url": url, "timeout": seconds, "max_n": count, "version": text,
     "batch": batch_lane}
 KINDS = {
     "openai": Kind("llmjury.providers.openai_chat", "OpenAIProvider", "openai", _SDK_OPTIONS, native_schema=True),

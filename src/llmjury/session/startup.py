@@ -23,7 +23,7 @@ from llmjury.families import discover
 from llmjury.family import AnyFamily, FamilyOptions
 from llmjury.hints import did_you_mean
 from llmjury.pricing import PriceTable
-from llmjury.providers.base import ProviderSpec
+from llmjury.providers.base import ProviderSpec, url
 from llmjury.providers.http_body import check_body_templates
 from llmjury.providers.keys import missing_key
 from llmjury.redact import redact_spec
@@ -90,9 +90,21 @@ def start_up(config: pytest.Config) -> StartUp:
     except ConfigError as exc:  # the message may quote a spec: never its key
         raise pytest.UsageError(redact_spec(str(exc))) from None
     for variable, ini in BASE_URLS:
+        from_environment = os.environ.get(variable)
+        check_base_url(from_environment or config.getini(ini), variable if from_environment else f"ini {ini}")
         if config.getini(ini) and not os.environ.get(variable):
             os.environ[variable] = config.getini(ini)
     return StartUp(settings, families, gates, budget, given, role_warnings, baseline)
+
+
+def check_base_url(address: str, where: str) -> None:
+    """An SDK's base URL from the environment or the ini file is an http(s) address, as a spec's is."""
+    if not address:
+        return
+    try:
+        url(address)
+    except ValueError as exc:
+        raise pytest.UsageError(f"{where}={address!r}: {exc}") from None
 
 
 def check_keys(settings: Settings) -> None:

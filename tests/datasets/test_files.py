@@ -15,9 +15,11 @@ def test_blank_lines_are_skipped_and_numbers_are_line_positions(tmp_path):
 
 
 def test_a_bad_line_names_file_and_line(tmp_path):
+    """The line as an editor counts it: it said `[item 4]` for line 5, and a user opened the wrong one."""
     path = tmp_path / "x.jsonl"
-    path.write_text('{"a": 1}\n{oops\n')
-    with pytest.raises(DatasetError, match=r"x\.jsonl \[item 1\]: not JSON"):
+    path.write_text('{"a": 1}\n\n{oops\n')
+    with pytest.raises(DatasetError, match=r"x\.jsonl: line 3: not JSON \(Expecting property name enclosed in "
+                                           r"double quotes, column 2\)"):
         list(read_jsonl(path))
 
 

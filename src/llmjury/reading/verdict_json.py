@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeVar, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from llmjury.asked import Asked
-from llmjury.errors import JudgeParseError, validation_cause
+from llmjury.errors import JudgeParseError, UnscoredCause, validation_cause
 from llmjury.reading.words import RESTATED_SCALE, language_of
 
 M = TypeVar("M", bound=BaseModel)
@@ -51,12 +51,13 @@ def strict_json(text: str) -> Any:
     return json.loads(text, object_pairs_hook=pairs)
 
 
-def json_parts(text: str) -> tuple[str, str] | None:
+def json_parts(text: str, *, embedded: bool = False) -> tuple[str, str] | None:
     """The answer's JSON object and the prose after it: the answer itself (a ```json fence around it is
     fine), an object that opens the answer, or the one ```json block of an answer that wraps it in
-    prose (the prose before it is the judge's reasoning); a trailing comma (`{"score": 4,}`) is
-    dropped, and a repeated key still counts as an object (reading it names that fault). None for a
-    text answer, even one that begins with `{`."""
+    prose (the prose before it is the judge's reasoning); with `embedded` (an answer asked for JSON
+    alone), also the one object that prose leads to unfenced (`Here is my grade: {...}`). A trailing
+    comma (`{"score": 4,}`) is dropped, and a repeated key still counts as an object (reading it names
+    that fault). None for a text answer, even one that begins with `{`."""
     text = _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(0), text.translate(_INVISIBLE).strip())
     fence = _OPENING_FENCE.match(text)
     if fence:
@@ -69,9 +70,14 @@ def json_parts(text: str) -> tuple[str, str] | None:
         body, prose = text[:end], text[end:]
     else:
         blocks = list(_JSON_BLOCK.finditer(text))
-        if len(blocks) != 1:
+        objects = objects_in(text) if embedded and not blocks else []
+        if len(blocks) == 1:
+            body, prose = blocks[0].group(1), text[blocks[0].end():]
+        elif len(objects) == 1:
+            start, end = objects[0]
+            body, prose = text[start:end], text[end:]
+        else:
             return None
-        body, prose = blocks[0].group(1), text[blocks[0].end():]
     try:
         value = strict_json(body)
     except DuplicateKeyError:
@@ -81,12 +87,29 @@ def json_parts(text: str) -> tuple[str, str] | None:
     return (body.strip(), prose) if isinstance(value, dict) else None
 
 
-def json_body(text: str) -> str | None:
+def objects_in(text: str) -> list[tuple[int, int]]:
+    """Where each JSON object stands in `text` (start, end), outermost only: a brace that opens no
+    object is prose."""
+    found: list[tuple[int, int]] = []
+    decoder, at = json.JSONDecoder(), text.find("{")
+    while at >= 0:
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except ValueError:
+            at = text.find("{", at + 1)
+            continue
+        if isinstance(value, dict):
+            found.append((at, end))
+        at = text.find("{", end)
+    return found
+
+
+def json_body(text: str, *, embedded: bool = False) -> str | None:
     """The answer's JSON object (`json_parts`) where the prose after it states no number but the
     object's own and the scale ("Hope this helps!", "Final score: 4 out of 5"): prose that says another
     (`{"score": 2} I think 5 is fairer`) makes the answer no JSON verdict. None for a text answer, even
     one that begins with `{`."""
-    parts = json_parts(text)
+    parts = json_parts(text, embedded=embedded)
     if parts is None:
         return None
     body, prose = parts
@@ -133,11 +156,11 @@ def read_model(text: str, schema: type[M], parser: str) -> M:
     def error(cause: str, kind: Any = "ambiguous") -> JudgeParseError:
         return JudgeParseError(parser, text, cause, expected=expected, kind=kind, language=language)
 
-    body = json_body(text)
+    body = json_body(text, embedded=True)
     if body is None and len(_JSON_BLOCK.findall(text)) > 1:
         raise error("two ```json blocks: which one is the verdict is a guess")
     if body is None:
-        raise error("no JSON object" + (" (the answer is not JSON)" if text.strip() else ""), "no_decision")
+        raise error(*_why_no_object(text))
     try:
         data = strict_json(body)
     except DuplicateKeyError as exc:
@@ -155,6 +178,19 @@ def read_model(text: str, schema: type[M], parser: str) -> M:
             first["type"] == "literal_error" and _number(first.get("input")) is not None)
         kind = "out_of_scale" if off_scale else "no_decision" if first["type"] == "missing" else "ambiguous"
         raise error(validation_cause(exc, "json"), kind) from exc
+
+
+def _why_no_object(text: str) -> tuple[str, UnscoredCause]:
+    """Why an answer holds no JSON verdict, and the cause's kind: no object at all (no_decision), or
+    several, or prose after the one that states another number (ambiguous: two decisions)."""
+    if not text.strip():
+        return "no JSON object", "no_decision"
+    objects = objects_in(text.translate(_INVISIBLE))
+    if len(objects) > 1:
+        return f"{len(objects)} JSON objects: which one is the verdict is a guess", "ambiguous"
+    if objects:
+        return "the words after the JSON object state another number: which one counts is a guess", "ambiguous"
+    return "no JSON object (the answer is not JSON)", "no_decision"
 
 
 def _whole_scores(data: Any) -> Any:

@@ -68,11 +68,10 @@ def test_free_text_to_a_schema_request_is_read_by_the_text_parser():
 
 @pytest.mark.parametrize(("text", "cause"), [
     (answer("C"), "decision 'C' is none of 'A', 'B', 'tie'"),
-    (answer("a"), "decision 'a' is none of"),
+    (answer("ab"), "decision 'ab' is none of"),
     ('{"reasoning": "r", "decision": "A", "decision": "B"}', "duplicate key 'decision'"),
-    ('{"reasoning": "r"}', "missing field(s) decision"),
-    ('{"reasoning": "r", "decision": "A", "score": 5}', "unexpected field(s) score"),
-    ('{"reasoning": 3, "decision": "A"}', "reasoning is not a string"),
+    ('{"reasoning": "r"}', "missing field decision"),
+    ('{"reasoning": "r", "decision": "A", "winner": "b"}', "winner 'b' names another decision than 'A'"),
     ('```json\n{"reasoning": "r", "decision": "D"}\n```', "decision 'D'"),
 ])
 def test_json_that_does_not_validate_is_ambiguous_with_its_cause(text, cause):
@@ -80,6 +79,14 @@ def test_json_that_does_not_validate_is_ambiguous_with_its_cause(text, cause):
         CHOICE_FIELD.reader(parse_choice)(text)
     assert cause in raised.value.cause
     assert raised.value.expected == CHOICE_FIELD.expected
+
+
+@pytest.mark.parametrize("text", [answer("b"), answer(" B "), '{"decision": "B"}', '{"reasoning": 3, "decision": "B"}',
+                                  '{"reasoning": "r", "decision": "B", "confidence": 0.9, "score": 5}'])
+def test_a_decision_the_enum_holds_but_for_case_and_fields_that_decide_nothing_are_read(text):
+    """Before, each was ambiguous and asked again (a user trial threw away such clear answers from a
+    server that ignores the response format): the decision field names B whatever else stands beside it."""
+    assert CHOICE_FIELD.reader(parse_choice)(text) == "b"
 
 
 def test_an_answer_that_only_begins_like_json_is_read_as_text():

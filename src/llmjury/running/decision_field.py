@@ -7,10 +7,11 @@ schema travels only as the request's response format (OpenAI's `json_schema`, Ge
 `response_json_schema`), so a server that refuses it is asked the published prompt in plain text,
 never with the schema pasted in.
 
-An answer that is a JSON object is read by its `decision` field alone, strictly: a repeated key, a
-missing or extra field, a decision outside the enum, prose around the object that names another
-decision, or malformed JSON is ambiguous (repaired or
-unscored with its cause, never a guess). Free text to a schema request (a server that ignores the
+An answer that is a JSON object is read by its `decision` field: a value of the enum, in any case
+(`"b"` for `B`). A repeated key, a decision outside the enum, another field naming another decision
+(`"winner": "A"` beside `"decision": "B"`), prose around the object that names another decision, or
+malformed JSON is ambiguous (repaired or unscored with its cause, never a guess); a missing decision is
+no decision. A missing `reasoning` or a field the schema does not list decides nothing and is let be. Free text to a schema request (a server that ignores the
 response format), even text that begins with `{` but is no JSON object, is read by the family's own
 text reader, exactly as in text mode.
 """
@@ -78,19 +79,28 @@ class DecisionField:
             raise self._ambiguous(text, f"json: {exc}") from exc
         except ValueError as exc:
             raise self._ambiguous(text, f"json: malformed ({exc})") from exc
-        missing = [key for key in ("reasoning", "decision") if key not in answer]
-        extra = sorted(set(answer) - {"reasoning", "decision"})
-        if missing or extra:
-            cause = f"missing field(s) {', '.join(missing)}" if missing else f"unexpected field(s) {', '.join(extra)}"
-            raise self._ambiguous(text, f"json: {cause}", "no_decision" if "decision" in missing else "ambiguous")
-        if not isinstance(answer["reasoning"], str):
-            raise self._ambiguous(text, "json: reasoning is not a string")
-        value = answer["decision"]
-        if not isinstance(value, str) or value not in self.values:
-            raise self._ambiguous(text, f"json: decision {value!r} is none of {', '.join(map(repr, self.values))}")
-        if other := self._named_around(text, value):
-            raise self._ambiguous(text, f"the words around the object name another decision: {other!r}")
+        if "decision" not in answer:
+            raise self._ambiguous(text, "json: missing field decision", "no_decision")
+        given = answer["decision"]
+        value = self._listed(given)
+        if value is None:
+            raise self._ambiguous(text, f"json: decision {given!r} is none of {', '.join(map(repr, self.values))}")
+        for key, other in answer.items():  # a field beside it naming another decision ("winner": "A")
+            if key != "decision" and isinstance(other, str) and self._listed(other) not in (None, value):
+                raise self._ambiguous(text, f"json: {key} {other!r} names another decision than {given!r}")
+        if other_named := self._named_around(text, value):
+            raise self._ambiguous(text, f"the words around the object name another decision: {other_named!r}")
         return self.values[value]
+
+    def _listed(self, given: object) -> str | None:
+        """The enum value a decision names: itself, or the one value it equals but for case and spaces
+        (`"b"` for `B`); None for none of them."""
+        if not isinstance(given, str):
+            return None
+        if given in self.values:
+            return given
+        same = [value for value in self.values if value.casefold() == given.strip().casefold()]
+        return same[0] if len(same) == 1 else None
 
     def _named_around(self, text: str, value: str) -> str | None:
         """Another decision the prose after the object names ("On second thought, A is better"), if any:

@@ -269,6 +269,7 @@ TAKEN_BACK = [
     ("### A is the weaker one", "a"),
     ("### A loses", "a"),
     ("### Risposta A è peggiore", "a"),
+    ("Neither is better.\n\n### B", "b"),
 ]
 SCORE_TAKEN_BACK = [
     ("Coherence: 4\n\nActually, on reflection, 3 is fairer.", 4),

@@ -124,6 +124,7 @@ def _prose_decisions(o: str) -> str:
 _TIE_PROSE = (r"\b(?:(?:it\s*['’]?s|it\s+is)(?:\s+(?:basically|essentially|practically|really|effectively|pretty\s+much"
               r"|more\s+or\s+less|just))?|call\s+it)\s+a\s+(?:tie|draw)\b"
               r"|\b(?:both|they)\s+are\s+(?:equally\s+good|equivalent|equal)\b"
+              r"|\bneither\s+(?:one\s+|response\s+|answer\s+)?is\s+(?:clearly\s+)?better\b"
               r"|무승부|동점|둘\s*다\s*(?:비슷|동등)|\bpareggio\b|\bparità\b|\bsono\s+equivalenti\b")
 
 

@@ -260,6 +260,6 @@ def test_a_form_label_with_punctuation_is_a_label(text, score):
 
 def test_a_score_line_under_a_punctuated_label_before_the_final_number_is_ambiguous():
     """It was not seen as a score line, so the trailing `1` was read as the score."""
-    with pytest.raises(JudgeParseError, match="before the decision that decide otherwise") as raised:
+    with pytest.raises(JudgeParseError, match="that decides otherwise before the decision") as raised:
         parse_score("Coherence - is the reply coherent with the question?: 5\n\n1", range(1, 6))
     assert raised.value.kind == "ambiguous"

@@ -69,8 +69,8 @@ def conflict(words: OwnWords, decision: Found, mentions: Sequence[Found], prose:
         if found.end > decision.start or found.value == decision.value:
             continue
         if not corrected(words, found, decision, [*prose, *support]):
-            kind = "decision-shaped text" if found in mentions else "words"
-            return f"{kind} before the decision that decide otherwise: {_shown(words, found)!r}"
+            kind = "decision-shaped text that decides" if found in mentions else "words that decide"
+            return f"{kind} otherwise before the decision: {_shown(words, found)!r}"
     return None
 
 

@@ -541,3 +541,17 @@ def test_verdict_lines_are_read_in_blocks_that_share_key_strings_and_a_bad_line_
         (tmp_path / "bad.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
         with pytest.raises(ConfigError, match=rf"bad\.jsonl line {number}: not a JSON verdict record"):
             runfiles.read_verdicts(tmp_path / "bad.jsonl")
+
+
+def test_a_role_the_offline_heuristics_played_beside_a_real_judge_is_said(tmp_path):
+    """`--llm-role candidat=...` (a typo) left `candidate` to the heuristics under a real judge, and
+    neither the terminal nor summary.md said so: only a warning in pytest's summary (a user trial)."""
+    offline = {"offline:heuristic": {"policy": "offline heuristics", "fresh_samples": 18, "replayed_samples": 0}}
+    real = {"openai:judge": {"policy": "fixed instrument", "fresh_samples": 126, "replayed_samples": 0}}
+    summary = summary_of({"usage": {"roles": {"candidate": offline, "judge": real}}})
+    said = ("offline heuristics played candidate (no --llm-role candidate=SPEC was set): its answers are "
+            "llmjury's, not a system's")
+    assert said in terminal_lines(summary, [], tmp_path / "run", {})
+    assert f"> **O{said[1:]}.**" in markdown(summary, [], {})
+    everything_offline = summary_of({"run": {"offline": True}, "usage": {"roles": {"candidate": offline}}})
+    assert not any("heuristics played" in line for line in terminal_lines(everything_offline, [], tmp_path, {}))

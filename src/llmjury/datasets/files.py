@@ -61,7 +61,8 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
         try:
             yield number, json.loads(line)
         except json.JSONDecodeError as exc:
-            raise DatasetError(str(path), None, f"line {number + 1}: not JSON ({exc.msg}, column {exc.colno})") from None
+            cause = f"line {number + 1}: not JSON ({exc.msg}, column {exc.colno})"
+            raise DatasetError(str(path), None, cause) from None
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:

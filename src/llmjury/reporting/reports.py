@@ -13,7 +13,7 @@ from llmjury.family import AnyFamily
 from llmjury.loading import LoadReport
 from llmjury.model import FamilySummary, GateResult, RunSummary
 from llmjury.portable import portable, shown
-from llmjury.reporting.offline_banner import offline_banner
+from llmjury.reporting.offline_banner import offline_banner, offline_roles
 from llmjury.results.decision import (
     Decision,
     Flips,
@@ -233,6 +233,8 @@ def markdown(summary: RunSummary, gates: list[GateResult], families: Mapping[str
         lines += [incomplete_banner(decision), ""]
     if run.offline:
         lines += [offline_banner(summary), ""]
+    if played := offline_roles(summary):
+        lines += [f"> **{played[0].upper()}{played[1:]}.**", ""]
     if summary.budget is not None and summary.budget.stopped:  # the cases it left unscored change every figure
         lines += [f"> **{summary.budget.note}**", ""]
     lines += decision_markdown(decision)
@@ -314,6 +316,8 @@ def terminal_lines(summary: RunSummary, gates: list[GateResult], run_dir: Path,
         lines.append(f"INCOMPLETE RUN: {decision.stopped or 'stopped early'}; figures cover the finished cases only")
     if summary.run.offline:
         lines.append("offline run: numbers come from heuristics, not an LLM")
+    if played := offline_roles(summary):
+        lines.append(played)
     if summary.run.store is not None:
         lines += summary.run.store.lines()
     for g in decision.gates:

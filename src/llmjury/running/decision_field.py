@@ -10,10 +10,10 @@ never with the schema pasted in.
 An answer that is a JSON object is read by its `decision` field: a value of the enum, in any case
 (`"b"` for `B`). A repeated key, a decision outside the enum, another field naming another decision
 (`"winner": "A"` beside `"decision": "B"`), prose around the object that names another decision, or
-malformed JSON is ambiguous (repaired or unscored with its cause, never a guess); a missing decision is
-no decision. A missing `reasoning` or a field the schema does not list decides nothing and is let be. Free text to a schema request (a server that ignores the
-response format), even text that begins with `{` but is no JSON object, is read by the family's own
-text reader, exactly as in text mode.
+malformed JSON is ambiguous (repaired or unscored with its cause, never a guess); a missing decision
+is no decision. A missing `reasoning` or a field the schema does not list decides nothing and is let
+be. Free text to a schema request (a server that ignores the response format), even text that begins
+with `{` but is no JSON object, is read by the family's own text reader, exactly as in text mode.
 """
 
 from __future__ import annotations

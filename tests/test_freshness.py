@@ -126,3 +126,18 @@ def test_the_usage_section_names_each_roles_policy_as_a_policy_not_as_what_happe
     text = markdown(summary_of({"usage": usage}), [], {})
     assert "| role | provider | fresh samples | replayed samples | policy |" in text
     assert "| judge | `openai:m` | 28 | 0 | fixed instrument: a cached answer is replayed |" in text
+
+
+@pytest.mark.parametrize("role", ["candidate", "judge"])
+def test_an_answer_another_process_of_the_run_paid_for_is_not_counted_as_replayed(openai_server, make_engine,
+                                                                                  tmp_path, role):
+    """Two xdist workers of one run: the one that reads an answer the other paid for got it from this
+    run, not from an earlier one. Before, the usage table said 18 fresh and 11 replayed for a
+    candidate asked afresh under -n 2, and 18 and 0 under -n 0 (a user trial)."""
+    cache = tmp_path / "c.sqlite"
+    ask(make_engine(cache=cache, run_id="run"), spec(openai_server), role, "the same question")
+    other_worker = make_engine(cache=cache, run_id="run")
+    assert ask(other_worker, spec(openai_server), role, "the same question").cached == [True]
+    assert len(openai_server.requests) == 1
+    counts = usage_by_role(other_worker.roles)[role]["openai:my-bot"]
+    assert (counts["fresh_samples"], counts["replayed_samples"]) == (0, 0)

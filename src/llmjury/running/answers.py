@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from concurrent.futures import Future
 
 from llmjury.chat import Sample
+from llmjury.errors import PermanentProviderError
 
 
 class RunAnswers:
@@ -58,3 +59,11 @@ class RunAnswers:
         with self._lock:
             if self._held.get(key) is sample:
                 del self._held[key]
+
+
+def ended_outcome(provider: str, ended: Sample | str | None) -> Sample | None:
+    """This run's unanswered outcome of a call as the caller's own: a refused or empty answer, or the
+    failure raised again, naming the process it happened in."""
+    if isinstance(ended, str):
+        raise PermanentProviderError(provider, f"{ended} (the call failed in another process of this run)")
+    return ended

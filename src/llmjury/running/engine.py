@@ -23,7 +23,6 @@ from typing import Any, TypeVar
 from llmjury.chat import ChatRequest, Completion, Sample
 from llmjury.errors import (
     CacheMissError,
-    PermanentProviderError,
     ProviderError,
     RunStopError,
     SchemaRefusedError,
@@ -33,7 +32,7 @@ from llmjury.meter import CallMeter, Unmetered
 from llmjury.providers import Provider, ProviderSpec, resolve
 from llmjury.providers.offline import Heuristic
 from llmjury.retry import with_retries
-from llmjury.running.answers import RunAnswers
+from llmjury.running.answers import RunAnswers, ended_outcome
 from llmjury.running.batch_lane import BatchLane
 from llmjury.running.cache import ENDED, CacheMode, SampleStore
 from llmjury.running.claim_waits import ClaimWaits, ClaimWindows
@@ -152,9 +151,9 @@ class Engine:
         future: asyncio.Future[Completion] = self._loop.create_future()
         self._inflight[flight] = future
         try:
-            result, paid = await self._complete(provider, request, keys, policy.fresh)
+            result, paid, replayed = await self._complete(provider, request, keys, policy.fresh)
             if role is not None:
-                self.roles.setdefault((role, provider.name), RoleLedger(policy.why)).add(paid, sum(result.cached))
+                self.roles.setdefault((role, provider.name), RoleLedger(policy.why)).add(paid, replayed)
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # mark retrieved: waiting callers re-raise it themselves
@@ -166,17 +165,19 @@ class Engine:
             del self._inflight[flight]
 
     async def _complete(self, provider: Provider, request: ChatRequest, keys: list[str], fresh: bool
-                        ) -> tuple[Completion, int]:
-        """The completion, and how many samples this call paid for (not those it was handed back)."""
+                        ) -> tuple[Completion, int, int]:
+        """The completion, how many samples this call paid for (not those it was handed back), and how
+        many it replayed from an earlier run (not those another process of this run paid for)."""
         found: dict[int, Sample] = {}
-        paid = 0
+        paid = replayed = 0
         cached: dict[int, bool] = {}
         for index, key in enumerate(keys):
-            sample = await self._lookup(provider, key, fresh)
-            if sample is not None:
+            looked = await self._lookup(provider, key, fresh)
+            if looked is not None:
                 # A sample this process fetched earlier in the run (a judge re-asked for a later
                 # sample of the same request) was paid now, not served from the cache.
-                found[index], cached[index] = sample, not self._answers.paid(key)
+                found[index], cached[index] = looked[0], not self._answers.paid(key)
+                replayed += looked[1]
         missing = [i for i in range(request.n) if i not in found]
         self.ledger[provider.name].cached_samples += sum(cached.values())
         if missing and provider.cacheable and self.settings.cache_mode is CacheMode.REPLAY:
@@ -186,7 +187,7 @@ class Engine:
                 "run once with --llm-cache record to record it"
             )
         for index in missing:  # ended unanswered by this process a moment ago (not committed yet): not paid again
-            if (ended := self._ended(provider, self._unanswered.get(keys[index]))) is not None:
+            if (ended := ended_outcome(provider.name, self._unanswered.get(keys[index]))) is not None:
                 found[index], cached[index] = ended, False
         missing = [i for i in missing if i not in found]
         batched = self._batched_lane(provider, request, fresh)
@@ -198,11 +199,12 @@ class Engine:
             for index, holder in theirs.items():
                 answer = await self._claimed(provider, keys[index], fresh, holder)
                 if answer is not None:
-                    found[index], cached[index] = answer
+                    found[index], cached[index], earlier = answer
+                    replayed += earlier
             # A holder that ended with no outcome (a cancelled call, a dead process): claim again.
             missing = [i for i in theirs if i not in found]
         return Completion(provider=provider.name, samples=[found[i] for i in range(request.n)],
-                          cached=[cached[i] for i in range(request.n)]), paid
+                          cached=[cached[i] for i in range(request.n)]), paid, replayed
 
     def _batched_lane(self, provider: Provider, request: ChatRequest, fresh: bool) -> bool:
         """Whether the request's samples go through the provider's Batch API lane."""
@@ -277,39 +279,36 @@ class Engine:
         held = claimed.held
         return [i for i in missing if keys[i] not in held], {i: held[keys[i]] for i in missing if keys[i] in held}
 
-    async def _claimed(self, provider: Provider, key: str, fresh: bool, holder: str) -> tuple[Sample, bool] | None:
+    async def _claimed(self, provider: Provider, key: str, fresh: bool, holder: str
+                       ) -> tuple[Sample, bool, bool] | None:
         """Wait for another process's fetch of `key` (one look at the store a poll for every waited
-        key: llmjury.running.claim_waits): its answer (cached), or this run's outcome of it; None
-        when the holder let go with neither (cancelled, or dead: its lease ran out), and the caller
-        claims the key again. `holder` ENDED: the outcome is committed already."""
+        key: llmjury.running.claim_waits): its answer (cached; from an earlier run or not), or this
+        run's outcome of it; None when the holder let go with neither (cancelled, or dead: its lease
+        ran out), and the caller claims the key again. `holder` ENDED: the outcome is committed already."""
         assert self.store is not None and self._waits is not None
         hand_back_kept_slots()  # however long the other process takes, this one's slots serve other cases
         written_by = self.run_id if fresh else None
+        looked: tuple[Sample, bool] | None
         if holder == ENDED:
-            sample = await self._lookup(provider, key, fresh)
+            looked = await self._lookup(provider, key, fresh)
         else:
             row = await self._waits.settled(key, written_by)
             sample = self.store.sample_of(key, row, written_by) if row is not None else None
-        if sample is None:  # this run's own outcome (a refusal, an empty answer, a failure), if any
+            looked = None if sample is None or row is None else (sample, row[1] != self.run_id)
+        if looked is None:  # this run's own outcome (a refusal, an empty answer, a failure), if any
             ended = self._unanswered.get(key) or await asyncio.to_thread(self.store.unanswered, key, self.run_id)
-            return None if (outcome := self._ended(provider, ended)) is None else (outcome, False)
+            return None if (outcome := ended_outcome(provider.name, ended)) is None else (outcome, False, False)
         self.ledger[provider.name].cached_samples += 1
-        return sample, True
+        return looked[0], True, looked[1]
 
-    @staticmethod
-    def _ended(provider: Provider, ended: Sample | str | None) -> Sample | None:
-        """An unanswered outcome as this call's: a refused or empty answer, or its failure raised again."""
-        if isinstance(ended, str):
-            raise PermanentProviderError(provider.name, f"{ended} (the call failed in another process of this run)")
-        return ended
-
-    async def _lookup(self, provider: Provider, key: str, fresh: bool) -> Sample | None:
+    async def _lookup(self, provider: Provider, key: str, fresh: bool) -> tuple[Sample, bool] | None:
+        """A stored answer of `key`, and whether an earlier run wrote it (a replay, where another
+        process of this run paying for it is not); None when there is none this call may use."""
         if (held := self._answers.get(key)) is not None:
-            return held
+            return held, False
         if self._reads is None or not provider.cacheable:
             return None
-        # Fresh (refresh mode, a role under test): only an entry this very run wrote (another worker may have).
-        return self._reads.store.sample_of(key, await self._reads.row(key), self.run_id if fresh else None)
+        return await self._reads.answer(key, self.run_id, fresh)
 
     def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
                   sample: Sample) -> Future[None] | None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Literal
 from llmjury.asked import Asked
 
 if TYPE_CHECKING:
+    from _pytest._code import ExceptionInfo
     from pydantic import ValidationError
     from pydantic_core import ErrorDetails
 
@@ -60,6 +61,14 @@ class ProviderError(LLMJuryError):
     def __init__(self, provider: str, cause: str, *, status: int | None = None) -> None:
         super().__init__(f"{provider}: {cause}")
         self.provider, self.cause, self.status = provider, cause, status
+
+
+def provider_fault(excinfo: ExceptionInfo[BaseException]) -> bool:
+    """pytest's `__tracebackhide__` for the modules a call goes through: a provider's error (no server,
+    a refusal, a reply path that is not in the answer) fails a test with the test's own line and the
+    cause, not the dozens of frames of the engine between them; any other exception keeps every
+    frame, as `--full-trace` keeps them all."""
+    return excinfo.errisinstance(ProviderError)
 
 
 class TransientProviderError(ProviderError):

@@ -13,7 +13,9 @@ from typing import TypeVar
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_random_exponential
 
-from llmjury.errors import TransientProviderError
+from llmjury.errors import TransientProviderError, provider_fault
+
+__tracebackhide__ = provider_fault  # pytest shows a provider's error at the test's line
 
 T = TypeVar("T")
 

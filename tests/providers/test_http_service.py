@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -136,3 +137,31 @@ def test_body_variables_keep_the_system_prompt_apart_from_the_dialogue():
     assert seen["dialogue"] == "[user]: 7?\n[assistant]: Why?\n[user]: 3+4"
     assert seen["history"].startswith("[system]: Be Socratic.\n") and seen["last"] == {"role": "user",
                                                                                      "content": "3+4"}
+
+
+OWN_EVAL = """
+import llmjury
+from llmjury import Case
+
+
+@llmjury.parametrize([Case(id="r0", family="recipes")])
+async def test_recipe(case, jury):
+    answer = await jury.ask("candidate", "a stew?")
+    assert answer
+"""
+
+
+def test_a_providers_error_fails_the_test_at_its_own_line_without_the_engines_frames(pytester):
+    """A wrong reply path printed about 85 lines of llmjury's frames per test, 3,089 for 36 tests (a
+    user trial): the failure shows the test's line and the cause; `--full-trace` shows every frame."""
+    pytester.makepyfile(test_recipes=OWN_EVAL)
+    with TutorService() as service:
+        role = f"candidate=http:{service.origin}/chat;reply=result.txt"
+        short = pytester.runpytest_inprocess("-p", "no:randomly", "--llm-role", role)
+        full = pytester.runpytest_inprocess("-p", "no:randomly", "--llm-role", role, "--full-trace")
+    short.assert_outcomes(failed=1)
+    text = short.stdout.str()
+    assert "answer = await jury.ask(\"candidate\", \"a stew?\")" in text
+    assert re.search(r"^E +llmjury.errors.PermanentProviderError: http:.*reply path 'result.txt' not found", text, re.M)
+    assert not re.search(r"llmjury/\S+\.py:\d+", text), text
+    assert "engine.py" in full.stdout.str()

@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from llmjury.chat import ChatRequest, Message
+from llmjury.errors import provider_fault
 from llmjury.fingerprints import criteria_fingerprint
 from llmjury.judgement.judges import (
     CHOICE_FIELD,
@@ -33,6 +34,8 @@ from llmjury.judgement.judges import (
 from llmjury.judgement.jury import Jury
 from llmjury.judgement.verdicts import CUSTOM, JudgeConfig, Verdict
 from llmjury.model import Result
+
+__tracebackhide__ = provider_fault  # pytest shows a provider's error at the test's line
 
 R = TypeVar("R", bound=Result)
 

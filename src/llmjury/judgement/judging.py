@@ -27,11 +27,20 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from llmjury.chat import ChatRequest, Completion, Message, Sample, Usage
-from llmjury.errors import JudgeParseError, PromptBlockedError, ProviderError, SchemaRefusedError, UnscoredCause
+from llmjury.errors import (
+    JudgeParseError,
+    PromptBlockedError,
+    ProviderError,
+    SchemaRefusedError,
+    UnscoredCause,
+    provider_fault,
+)
 from llmjury.judgement.jury import Jury
 from llmjury.jurors import Juror
 from llmjury.prompts import RenderedPrompt
 from llmjury.running.decision_field import DecisionField, Read, how_read, reasoning, uses_schema
+
+__tracebackhide__ = provider_fault  # pytest shows a provider's error at the test's line
 
 
 @dataclass

@@ -8,11 +8,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from llmjury.chat import ChatRequest, Completion, Message
+from llmjury.errors import provider_fault
 from llmjury.judgement.verdicts import Verdict
 from llmjury.jurors import Juror, JurySpec
 from llmjury.pricing import PriceTable
 from llmjury.prompts import PromptLibrary, RenderedPrompt
 from llmjury.running.settings import Settings, family_options
+
+__tracebackhide__ = provider_fault  # pytest shows a provider's error at the test's line
 
 if TYPE_CHECKING:  # the engine is handed in: `import llmjury.judgement.judges` does not load it
     from llmjury.model import FamilyOptions

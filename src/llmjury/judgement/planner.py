@@ -32,12 +32,14 @@ from typing import Any, Protocol, TypeAlias, TypeVar
 import pytest
 
 from llmjury.cases import Case
-from llmjury.errors import LLMJuryError, RunStopError
+from llmjury.errors import LLMJuryError, RunStopError, provider_fault
 from llmjury.judgement.jury import Jury, Outcome
 from llmjury.judgement.verdicts import Verdict
 from llmjury.running.handoff import OutcomeHandoff
 from llmjury.running.limits import in_case_order
 from llmjury.tracebacks import format_exception
+
+__tracebackhide__ = provider_fault  # pytest shows a provider's error at the test's line
 
 Pipeline: TypeAlias = Callable[[Case, Jury], Awaitable[Outcome]]
 T = TypeVar("T")

@@ -17,13 +17,21 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from llmjury.chat import ChatRequest, Sample
-from llmjury.errors import PermanentProviderError, PromptBlockedError, ProviderError, TransientProviderError
+from llmjury.errors import (
+    PermanentProviderError,
+    PromptBlockedError,
+    ProviderError,
+    TransientProviderError,
+    provider_fault,
+)
 from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.gemini_wire import blocked_reason, contents, generate_config, response_samples
 from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.providers.tls import shared_tls
 from llmjury.redact import scrub
+
+__tracebackhide__ = provider_fault  # pytest shows a provider's error at the test's line
 
 
 def _aiohttp_errors() -> tuple[type[Exception], ...]:

@@ -15,13 +15,15 @@ from typing import Any
 import httpx2
 
 from llmjury.chat import ChatRequest, Sample
-from llmjury.errors import PermanentProviderError, TransientProviderError
+from llmjury.errors import PermanentProviderError, TransientProviderError, provider_fault
 from llmjury.prompts import library
 from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.http_body import variables
 from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.redact import scrub
+
+__tracebackhide__ = provider_fault  # pytest shows a provider's error at the test's line
 
 
 class HttpServiceProvider(Provider):

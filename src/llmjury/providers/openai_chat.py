@@ -23,7 +23,13 @@ from collections.abc import Sequence
 import openai
 
 from llmjury.chat import ChatRequest, Sample
-from llmjury.errors import PermanentProviderError, ProviderError, SchemaRefusedError, TransientProviderError
+from llmjury.errors import (
+    PermanentProviderError,
+    ProviderError,
+    SchemaRefusedError,
+    TransientProviderError,
+    provider_fault,
+)
 from llmjury.providers.address import split
 from llmjury.providers.base import Provider, ProviderSpec
 from llmjury.providers.openai_wire import STRUCTURED_MODES, chat_body, completion_samples
@@ -31,6 +37,8 @@ from llmjury.providers.status import connection_error, is_retryable, retry_after
 from llmjury.providers.structured import refusal_proof
 from llmjury.providers.tls import shared_tls
 from llmjury.redact import scrub
+
+__tracebackhide__ = provider_fault  # pytest shows a provider's error at the test's line
 
 
 class OpenAIProvider(Provider):

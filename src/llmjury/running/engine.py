@@ -27,6 +27,7 @@ from llmjury.errors import (
     RunStopError,
     SchemaRefusedError,
     UnreachableProviderError,
+    provider_fault,
 )
 from llmjury.meter import CallMeter, Unmetered
 from llmjury.providers import Provider, ProviderSpec, resolve
@@ -45,6 +46,8 @@ from llmjury.running.loop_bridge import LoopBridge
 from llmjury.running.reach import Reach
 from llmjury.running.reads import CoalescedReads
 from llmjury.running.settings import Settings
+
+__tracebackhide__ = provider_fault  # pytest shows a provider's error at the test's line
 
 T = TypeVar("T")
 
@@ -281,17 +284,14 @@ class Engine:
 
     async def _claimed(self, provider: Provider, key: str, fresh: bool, holder: str
                        ) -> tuple[Sample, bool, bool] | None:
-        """Wait for another process's fetch of `key` (one look at the store a poll for every waited
-        key: llmjury.running.claim_waits): its answer (cached; from an earlier run or not), or this
-        run's outcome of it; None when the holder let go with neither (cancelled, or dead: its lease
-        ran out), and the caller claims the key again. `holder` ENDED: the outcome is committed already."""
+        """Wait for another process's fetch of `key` (llmjury.running.claim_waits): its answer (cached;
+        whether an earlier run wrote it), or this run's outcome of it; None when the holder let go with
+        neither (cancelled, or dead), and the caller claims again. `holder` ENDED: committed already."""
         assert self.store is not None and self._waits is not None
         hand_back_kept_slots()  # however long the other process takes, this one's slots serve other cases
         written_by = self.run_id if fresh else None
-        looked: tuple[Sample, bool] | None
-        if holder == ENDED:
-            looked = await self._lookup(provider, key, fresh)
-        else:
+        looked = await self._lookup(provider, key, fresh) if holder == ENDED else None
+        if holder != ENDED:
             row = await self._waits.settled(key, written_by)
             sample = self.store.sample_of(key, row, written_by) if row is not None else None
             looked = None if sample is None or row is None else (sample, row[1] != self.run_id)

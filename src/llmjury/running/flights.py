@@ -14,6 +14,10 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+from llmjury.errors import provider_fault
+
+__tracebackhide__ = provider_fault  # pytest shows a provider's error at the test's line
+
 T = TypeVar("T")
 #: How long a run stopping on a RunStopError waits for the calls it has sent, in seconds.
 LANDING_S = 30.0

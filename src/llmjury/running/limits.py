@@ -19,8 +19,10 @@ from typing import TypeVar
 from aiolimiter import AsyncLimiter
 
 from llmjury.chat import ChatRequest
-from llmjury.errors import ConfigError
+from llmjury.errors import ConfigError, provider_fault
 from llmjury.providers.base import ProviderSpec
+
+__tracebackhide__ = provider_fault  # pytest shows a provider's error at the test's line
 
 
 @dataclass(frozen=True)

@@ -288,6 +288,8 @@ NOT_TAKEN_BACK = [
     ("### A\n\nB loses points for the wrong year.", "a"),
     ("### B\n\nA is actually quite good, but B is more accurate.", "b"),
     ("### B is better than A", "b"),
+    ("I would not choose A.\n\n### B", "b"),
+    ("I wouldn't pick A.\n\n### B", "b"),
 ]
 SCORE_NOT_TAKEN_BACK = [
     ("4\n\n(I considered 3 but the ending is fine.)", 4),

@@ -112,7 +112,8 @@ def _prose_decisions(o: str) -> str:
         r"\s+est\s+(?:clairement\s+|nettement\s+)?(?:meilleure?|supérieure?|préférable|la\s+meilleure?)" + end,
         r"\s*(?:的回答|的回复)?\s*(?:更好|更优|较好|胜出|获胜)", r"\s*(?:の方が|が|は)\s*(?:より)?\s*(?:良い|優れ|勝)",
     ])
-    verbs = (r"(?:\b(?:prefer|choose|chose|pick|select|favou?r|go\s+with|winner\s+is|scelgo|preferisco|vince"
+    verbs = (r"(?:(?<!\bnot\s)(?<!n't\s)(?<!n’t\s)(?<!never\s)(?<!\bnon\s)"
+             r"\b(?:prefer|choose|chose|pick|select|favou?r|go\s+with|winner\s+is|scelgo|preferisco|vince"
              r"|prefiero|elijo|bevorzuge|wähle|préfère|choisis)\s+(?:la\s+|il\s+|l'|el\s+|le\s+|die\s+|den\s+)?"
              r"|(?:选择|选|我选)\s*)")
     german = rf"\b(?:ist|sind)\s+(?:der\s+|die\s+|das\s+)?{o}\s+(?:klar\s+|deutlich\s+)?(?:besser|überlegen)"

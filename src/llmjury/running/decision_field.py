@@ -12,8 +12,10 @@ An answer that is a JSON object is read by its `decision` field: a value of the 
 (`"winner": "A"` beside `"decision": "B"`), prose around the object that names another decision, or
 malformed JSON is ambiguous (repaired or unscored with its cause, never a guess); a missing decision
 is no decision. A missing `reasoning` or a field the schema does not list decides nothing and is let
-be. Free text to a schema request (a server that ignores the response format), even text that begins
-with `{` but is no JSON object, is read by the family's own text reader, exactly as in text mode.
+be. An answer that leads to the object in prose (`Here is my evaluation: {...}`) is read by the object
+when it holds a decision. Free text to a schema request (a server that ignores the response format),
+even text that begins with `{` but is no JSON object, is read by the family's own text reader, exactly
+as in text mode.
 """
 
 from __future__ import annotations
@@ -66,15 +68,15 @@ class DecisionField:
         """The reader of an answer to a schema request: the field of a JSON answer, else `parse`."""
 
         def read(text: str) -> Any:
-            return parse(text) if json_body(text) is None else self.decision(text)
+            return parse(text) if verdict_parts(text) is None else self.decision(text)
 
         return read
 
     def decision(self, text: str) -> Any:
         """The decision of a JSON answer; JudgeParseError naming the fault when it does not validate."""
-        body = json_body(text) or text
+        parts = verdict_parts(text)
         try:
-            answer = strict_json(body)
+            answer = strict_json(parts[0] if parts else text)
         except DuplicateKeyError as exc:
             raise self._ambiguous(text, f"json: {exc}") from exc
         except ValueError as exc:
@@ -106,7 +108,7 @@ class DecisionField:
         """Another decision the prose after the object names ("On second thought, A is better"), if any:
         a letter as a word of its own in upper case, a longer value in any case. The prose before it is
         the judge's reasoning, which names both options."""
-        parts = json_parts(text)
+        parts = verdict_parts(text)
         prose = parts[1] if parts else ""
         for other in self.values:
             if other != value and re.search(rf"(?<![\w'’]){re.escape(other)}(?![\w'’])", prose,
@@ -118,16 +120,31 @@ class DecisionField:
         return JudgeParseError(self.parser, text, cause, expected=self.expected, kind=kind, language=language_of(text))
 
 
+def verdict_parts(text: str) -> tuple[str, str] | None:
+    """The JSON object of an answer to a schema request and the prose after it: the answer's object
+    (`llmjury.reading.verdict_json.json_body`), or the one unfenced object prose leads to when it
+    holds a `decision` (`Here is my evaluation: {...}`); None for a text answer, read as text."""
+    if (body := json_body(text)) is not None:
+        parts = json_parts(text)
+        return (body, parts[1]) if parts else (body, "")
+    embedded = json_parts(text, embedded=True)
+    try:
+        holds = embedded is not None and "decision" in strict_json(embedded[0])
+    except ValueError:
+        holds = False
+    return embedded if holds and json_body(text, embedded=True) is not None else None
+
+
 def how_read(text: str) -> Read:
     """Whether an answer to a schema request was read from its field (JSON) or as text."""
-    return "schema" if json_body(text) is not None else "text"
+    return "schema" if verdict_parts(text) is not None else "text"
 
 
 def reasoning(text: str) -> str:
     """What a report shows of an answer read from its field: the `reasoning`, else the text itself."""
-    body = json_body(text)
+    parts = verdict_parts(text)
     try:
-        answer = strict_json(body) if body is not None else None
+        answer = strict_json(parts[0]) if parts is not None else None
     except ValueError:
         return text
     return answer["reasoning"] if isinstance(answer, dict) and isinstance(answer.get("reasoning"), str) else text

@@ -11,6 +11,7 @@ read it.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from typing import Any, Literal, TypeVar, get_args, get_origin
@@ -66,7 +67,8 @@ def json_parts(text: str, *, embedded: bool = False) -> tuple[str, str] | None:
         try:
             end = json.JSONDecoder().raw_decode(text)[1]
         except ValueError:
-            return None
+            written = python_dict(text)
+            return None if written is None else (written, "")
         body, prose = text[:end], text[end:]
     else:
         blocks = list(_JSON_BLOCK.finditer(text))
@@ -85,6 +87,25 @@ def json_parts(text: str, *, embedded: bool = False) -> tuple[str, str] | None:
     except ValueError:
         return None
     return (body.strip(), prose) if isinstance(value, dict) else None
+
+
+def python_dict(text: str) -> str | None:
+    """An answer that is a Python dict literal of JSON's values (`{'score': 4}`, as some models write
+    JSON) as the JSON it means; None for anything else, and for a key written twice (which value
+    counts would be a guess)."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    if not isinstance(tree, ast.Dict):
+        return None
+    keys = [key.value for key in tree.keys if isinstance(key, ast.Constant)]
+    if len(keys) != len(tree.keys) or len(set(keys)) != len(keys) or not all(isinstance(k, str) for k in keys):
+        return None
+    try:
+        return json.dumps(ast.literal_eval(tree))
+    except (ValueError, TypeError, SyntaxError):
+        return None
 
 
 def objects_in(text: str) -> list[tuple[int, int]]:

@@ -1,7 +1,8 @@
 """A JSON verdict: one object, validated against the schema the prompt asked for.
 
 The answer is the object alone (a ```json fence around it is fine, and so is prose around the object
-or the one ```json block that holds it, when the prose states no number but the object's own). An
+or the one ```json block that holds it, when the prose states no number but the object's own; an
+answer asked for JSON may lead to the one unfenced object in prose, or write it as a Python dict). An
 object that names a key twice (`{"score": 2, "score": 5}`), or holds two score fields that disagree (`{"score": 2,
 "final_score": 5}`), is ambiguous: which value counts would be a guess. A field the schema bounds
 (`ge`/`le`) with a value off its scale is `out_of_scale`. A text answer that merely begins with `{`

@@ -63,3 +63,12 @@ def test_a_json_list_of_non_objects_is_named(tmp_path):
     path.write_text("[1, 2]")
     with pytest.raises(DatasetError, match=r"list\.json \[item 0\]: expected an object"):
         read_records(path)
+
+
+def test_a_quote_left_open_in_a_csv_file_is_an_error_not_the_rest_of_the_file_in_one_field(tmp_path):
+    """Before, the rows after an unclosed quote were read as one field of the row that opened it (a user trial)."""
+    path = tmp_path / "pairs.csv"
+    path.write_text('id,question,answer\n1,"What is it,x\n2,q,a\n3,q,a\n')
+    with pytest.raises(DatasetError, match=r"pairs\.csv: line \d+: not CSV \(unexpected end of data; a quote left "
+                                           r"open\?\)"):
+        read_csv(path)

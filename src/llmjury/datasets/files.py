@@ -72,7 +72,11 @@ def read_csv(path: Path) -> list[dict[str, str]]:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
     except csv.Error:
         dialect = csv.excel
-    rows = list(csv.DictReader(io.StringIO(text), dialect=dialect))
+    reader = csv.DictReader(io.StringIO(text), dialect=dialect, strict=True)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:  # an unclosed quote: without strict, the rest of the file is one field
+        raise DatasetError(str(path), None, f"line {reader.line_num}: not CSV ({exc}; a quote left open?)") from None
     if not rows:
         raise DatasetError(str(path), None, "a header line but no rows")
     if None in rows[0]:

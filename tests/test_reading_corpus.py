@@ -270,6 +270,9 @@ TAKEN_BACK = [
     ("### A loses", "a"),
     ("### Risposta A è peggiore", "a"),
     ("Neither is better.\n\n### B", "b"),
+    ("### B\n\nNo, meglio la A.", "b"),
+    ("### B\n\nA, actually.", "b"),
+    ("### B\n\nA would be the better pick.", "b"),
 ]
 SCORE_TAKEN_BACK = [
     ("Coherence: 4\n\nActually, on reflection, 3 is fairer.", 4),
@@ -280,6 +283,7 @@ SCORE_TAKEN_BACK = [
     ("Coherence: 5\n\nWell, more like a 3.", 5),
     ("Coherence: 2\n\nIt deserves a 4, really.", 2),
     ("Coerenza: 4\n\nAnzi, 3.", 4),
+    ("일관성: 4\n\n아니, 3점.", 4),
 ]
 #: The same shapes with prose that takes nothing back: still read.
 NOT_TAKEN_BACK = [
@@ -290,6 +294,7 @@ NOT_TAKEN_BACK = [
     ("### B is better than A", "b"),
     ("I would not choose A.\n\n### B", "b"),
     ("I wouldn't pick A.\n\n### B", "b"),
+    ("### B\n\nA would be better if it cited a source.", "b"),
 ]
 SCORE_NOT_TAKEN_BACK = [
     ("4\n\n(I considered 3 but the ending is fine.)", 4),
@@ -299,6 +304,7 @@ SCORE_NOT_TAKEN_BACK = [
     ("Coherence: 4\n\n2 of the sentences are unclear.", 4),
     ("Coherence: 3\n\nThe summary covers 3/4 of the events.", 3),
     ("Punteggio: 4\n\nCi sono 2 errori minori.", 4),
+    ("Coherence: 4\n\nIt covers 3 points.", 4),
 ]
 
 

@@ -100,7 +100,11 @@ def _prose_decisions(o: str) -> str:
         r"\s+(?:is|was|seems|appears|remains)\s+(?:(?:clearly|slightly|much|far|definitely|overall|actually|really"
         r"|truly|indeed|now|in\s+fact|still|honestly)\s+){0,3}"
         rf"(?:the\s+)?(?:better|best|superior|preferable|preferred|stronger|winner)"
-        rf"(?:\s+(?:one|response|answer|teacher|choice|option|overall))?{end}",
+        rf"(?:\s+(?:one|response|answer|teacher|choice|option|pick|overall))?{end}",
+        r"\s+(?:would|should|will|must)\s+be\s+(?:(?:clearly|slightly|much|far|definitely|actually|really)\s+)?"
+        rf"(?:the\s+)?(?:better|best|superior|preferable|stronger|winner)"
+        rf"(?:\s+(?:one|response|answer|teacher|choice|option|pick|overall))?{end}",
+        r"[ \t]*,?[ \t]+(?:actually|rather|instead|after\s+all)(?=[ \t]*(?:[.!;]|$))",
         r"\s+wins\b",
         r"\s*(?:가|이|는|은)?\s*(?:더|훨씬|조금|약간)?\s*(?:낫|좋|우수|뛰어나)",
         r"\s*(?:을|를)\s*(?:선택|선호)", r"\s*(?:의\s*)?승리",
@@ -113,7 +117,7 @@ def _prose_decisions(o: str) -> str:
         r"\s*(?:的回答|的回复)?\s*(?:更好|更优|较好|胜出|获胜)", r"\s*(?:の方が|が|は)\s*(?:より)?\s*(?:良い|優れ|勝)",
     ])
     verbs = (r"(?:(?<!\bnot\s)(?<!n't\s)(?<!n’t\s)(?<!never\s)(?<!\bnon\s)"
-             r"\b(?:prefer|choose|chose|pick|select|favou?r|go\s+with|winner\s+is|scelgo|preferisco|vince"
+             r"\b(?:prefer|choose|chose|pick|select|favou?r|go\s+with|winner\s+is|scelgo|preferisco|vince|meglio"
              r"|prefiero|elijo|bevorzuge|wähle|préfère|choisis)\s+(?:la\s+|il\s+|l'|el\s+|le\s+|die\s+|den\s+)?"
              r"|(?:选择|选|我选)\s*)")
     german = rf"\b(?:ist|sind)\s+(?:der\s+|die\s+|das\s+)?{o}\s+(?:klar\s+|deutlich\s+)?(?:besser|überlegen)"

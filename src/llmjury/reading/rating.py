@@ -77,7 +77,7 @@ _REVISED = re.compile(
 #: a score (`_LEADS_TO`), and closes its clause or comes before a word that weighs it. A count ("3
 #: paragraphs", "2 of the sentences"), a list number ("1. The flow ...") or a label's number ("Step 2", "point 1:")
 #: is none of these.
-_BARE_AFTER = re.compile(r"(?<![\w.,/%-])(?P<value>\d+(?:[.,]\d+)?)(?![\w%/]|[.,]\d)"
+_BARE_AFTER = re.compile(r"(?<![\w.,/%-])(?P<value>\d+(?:[.,]\d+)?)(?:[ \t]*(?:점|points?|punti))?(?![\w%/]|[.,]\d)"
                          r"(?=[ \t]*(?:[.!?;,)]|$)|[ \t]+(?:is|would|seems|feels|fits|sounds|instead|really|then|tops"
                          r"|at\s+most|or\s+so|è|sarebbe|va)\b)", re.IGNORECASE | re.MULTILINE)
 _LEADS_TO = re.compile(r"(?:^|[,;:—–(]|[.!?][ \t]|\b(?:a|an|to|like|say|it|at|be|is|maybe|perhaps|probably|rather|then"

@@ -117,6 +117,13 @@ class SampleStore:
             return Sample.model_validate_json(self._recorded[key])
         return None
 
+    def answer(self, key: str, row: StoredRow | None, run_id: str, fresh: bool) -> tuple[Sample, bool] | None:
+        """The answer a call of `run_id` may take from `key`'s row (`fresh`: a role under test, refresh
+        mode, only one this very run wrote, maybe in another process), and whether an earlier run wrote
+        it (a replay; an answer another process of this run paid for is not one)."""
+        sample = self.sample_of(key, row, run_id if fresh else None)
+        return None if sample is None else (sample, row is None or row[1] != run_id)
+
     def put(self, key: str, provider: str, task: str, request_json: str, sample: Sample,
             run_id: str) -> Future[None]:
         """Store one successful sample (errors are never cached) and end any claim on its key; the

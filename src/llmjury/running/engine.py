@@ -289,12 +289,11 @@ class Engine:
         neither (cancelled, or dead), and the caller claims again. `holder` ENDED: committed already."""
         assert self.store is not None and self._waits is not None
         hand_back_kept_slots()  # however long the other process takes, this one's slots serve other cases
-        written_by = self.run_id if fresh else None
-        looked = await self._lookup(provider, key, fresh) if holder == ENDED else None
-        if holder != ENDED:
-            row = await self._waits.settled(key, written_by)
-            sample = self.store.sample_of(key, row, written_by) if row is not None else None
-            looked = None if sample is None or row is None else (sample, row[1] != self.run_id)
+        if holder == ENDED:
+            looked = await self._lookup(provider, key, fresh)
+        else:
+            row = await self._waits.settled(key, self.run_id if fresh else None)
+            looked = None if row is None else self.store.answer(key, row, self.run_id, fresh)
         if looked is None:  # this run's own outcome (a refusal, an empty answer, a failure), if any
             ended = self._unanswered.get(key) or await asyncio.to_thread(self.store.unanswered, key, self.run_id)
             return None if (outcome := ended_outcome(provider.name, ended)) is None else (outcome, False, False)
@@ -308,7 +307,7 @@ class Engine:
             return held, False
         if self._reads is None or not provider.cacheable:
             return None
-        return await self._reads.answer(key, self.run_id, fresh)
+        return self._reads.store.answer(key, await self._reads.row(key), self.run_id, fresh)
 
     def _remember(self, provider: Provider, key: str, request: ChatRequest, request_json: str,
                   sample: Sample) -> Future[None] | None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 
-from llmjury.chat import Sample
 from llmjury.running.cache import SampleStore, StoredRow
 
 #: Keys read in one statement at most (a turn with more reads them in several).
@@ -28,14 +27,6 @@ class CoalescedReads:
         self._scheduled = False
         self._off_loop = store.location.kind == "postgres"
         self._reading: set[asyncio.Task[None]] = set()  # reads on a thread, kept until they end
-
-    async def answer(self, key: str, run_id: str, fresh: bool) -> tuple[Sample, bool] | None:
-        """`key`'s stored answer a call of `run_id` may use (`fresh`: a role under test, refresh mode,
-        only one this very run wrote, maybe in another process), and whether an earlier run wrote it
-        (a replay; an answer another process of this run paid for is not one)."""
-        row = await self.row(key)
-        sample = self.store.sample_of(key, row, run_id if fresh else None)
-        return None if sample is None else (sample, row is None or row[1] != run_id)
 
     async def row(self, key: str) -> StoredRow | None:
         """The stored row of `key`, read with the other keys asked in this turn of the loop."""

@@ -126,19 +126,23 @@ def objects_in(text: str) -> list[tuple[int, int]]:
     return found
 
 
-def json_body(text: str, *, embedded: bool = False) -> str | None:
-    """The answer's JSON object (`json_parts`) where the prose after it states no number but the
-    object's own and the scale ("Hope this helps!", "Final score: 4 out of 5"): prose that says another
-    (`{"score": 2} I think 5 is fairer`) makes the answer no JSON verdict. None for a text answer, even
-    one that begins with `{`."""
+def json_verdict(text: str, *, embedded: bool = False) -> tuple[str, str] | None:
+    """The answer's JSON object and the prose after it (`json_parts`) where that prose states no number
+    but the object's own and the scale ("Hope this helps!", "Final score: 4 out of 5"): prose that says
+    another (`{"score": 2} I think 5 is fairer`) makes the answer no JSON verdict. None for a text
+    answer, even one that begins with `{`."""
     parts = json_parts(text, embedded=embedded)
     if parts is None:
         return None
     body, prose = parts
     stated = set(re.findall(r"\d+(?:[.,]\d+)?", RESTATED_SCALE.sub(" ", prose)))
-    if stated and not stated <= _numbers_in(body):
-        return None
-    return body
+    return None if stated and not stated <= _numbers_in(body) else parts
+
+
+def json_body(text: str, *, embedded: bool = False) -> str | None:
+    """The object of the answer's JSON verdict (`json_verdict`), or None."""
+    parts = json_verdict(text, embedded=embedded)
+    return None if parts is None else parts[0]
 
 
 def _numbers_in(body: str) -> set[str]:

@@ -30,7 +30,7 @@ from llmjury.chat import ChatRequest
 from llmjury.errors import ConfigError, JudgeParseError, UnscoredCause
 from llmjury.jurors import JurySpec
 from llmjury.providers.base import KINDS, Provider
-from llmjury.reading.verdict_json import DuplicateKeyError, json_body, json_parts, strict_json
+from llmjury.reading.verdict_json import DuplicateKeyError, json_verdict, strict_json
 from llmjury.reading.words import language_of
 
 #: `--llm-judge-output`: the schema where the provider takes one, always the schema, or never.
@@ -68,15 +68,16 @@ class DecisionField:
         """The reader of an answer to a schema request: the field of a JSON answer, else `parse`."""
 
         def read(text: str) -> Any:
-            return parse(text) if verdict_parts(text) is None else self.decision(text)
+            parts = verdict_parts(text)
+            return parse(text) if parts is None else self.decision(text, parts)
 
         return read
 
-    def decision(self, text: str) -> Any:
-        """The decision of a JSON answer; JudgeParseError naming the fault when it does not validate."""
-        parts = verdict_parts(text)
+    def decision(self, text: str, parts: tuple[str, str]) -> Any:
+        """The decision of a JSON answer (its object and the prose after it, `verdict_parts`);
+        JudgeParseError naming the fault when it does not validate."""
         try:
-            answer = strict_json(parts[0] if parts else text)
+            answer = strict_json(parts[0])
         except DuplicateKeyError as exc:
             raise self._ambiguous(text, f"json: {exc}") from exc
         except ValueError as exc:
@@ -90,7 +91,7 @@ class DecisionField:
         for key, other in answer.items():  # a field beside it naming another decision ("winner": "A")
             if key != "decision" and isinstance(other, str) and self._listed(other) not in (None, value):
                 raise self._ambiguous(text, f"json: {key} {other!r} names another decision than {given!r}")
-        if other_named := self._named_around(text, value):
+        if other_named := self._named_after(parts[1], value):
             raise self._ambiguous(text, f"the words around the object name another decision: {other_named!r}")
         return self.values[value]
 
@@ -104,12 +105,10 @@ class DecisionField:
         same = [value for value in self.values if value.casefold() == given.strip().casefold()]
         return same[0] if len(same) == 1 else None
 
-    def _named_around(self, text: str, value: str) -> str | None:
+    def _named_after(self, prose: str, value: str) -> str | None:
         """Another decision the prose after the object names ("On second thought, A is better"), if any:
         a letter as a word of its own in upper case, a longer value in any case. The prose before it is
         the judge's reasoning, which names both options."""
-        parts = verdict_parts(text)
-        prose = parts[1] if parts else ""
         for other in self.values:
             if other != value and re.search(rf"(?<![\w'’]){re.escape(other)}(?![\w'’])", prose,
                                             0 if len(other) == 1 else re.IGNORECASE):
@@ -122,17 +121,15 @@ class DecisionField:
 
 def verdict_parts(text: str) -> tuple[str, str] | None:
     """The JSON object of an answer to a schema request and the prose after it: the answer's object
-    (`llmjury.reading.verdict_json.json_body`), or the one unfenced object prose leads to when it
+    (`llmjury.reading.verdict_json.json_verdict`), or the one unfenced object prose leads to when it
     holds a `decision` (`Here is my evaluation: {...}`); None for a text answer, read as text."""
-    if (body := json_body(text)) is not None:
-        parts = json_parts(text)
-        return (body, parts[1]) if parts else (body, "")
-    embedded = json_parts(text, embedded=True)
+    if (parts := json_verdict(text)) is not None:
+        return parts
+    embedded = json_verdict(text, embedded=True)
     try:
-        holds = embedded is not None and "decision" in strict_json(embedded[0])
+        return embedded if embedded is not None and "decision" in strict_json(embedded[0]) else None
     except ValueError:
-        holds = False
-    return embedded if holds and json_body(text, embedded=True) is not None else None
+        return None
 
 
 def how_read(text: str) -> Read:

@@ -97,12 +97,10 @@ def _prose_decisions(o: str) -> str:
     end = (r"(?=\s*(?:[.!;,:)]|$|than\b|overall\b|and\b|here\b|in\s+this\s+case|because\b|since\b|as\s+it\b"
            r"|perché\b|poiché\b|porque\b|weil\b|car\b|di\s+\w))")
     after_name = "|".join([
-        r"\s+(?:is|was|seems|appears|remains)\s+(?:(?:clearly|slightly|much|far|definitely|overall|actually|really"
-        r"|truly|indeed|now|in\s+fact|still|honestly)\s+){0,3}"
+        r"\s+(?:is|was|seems|appears|remains|(?:would|should|will|must)\s+be)\s+"
+        r"(?:(?:clearly|slightly|much|far|definitely|overall|actually|really|truly|indeed|now|in\s+fact|still"
+        r"|honestly)\s+){0,3}"
         rf"(?:the\s+)?(?:better|best|superior|preferable|preferred|stronger|winner)"
-        rf"(?:\s+(?:one|response|answer|teacher|choice|option|pick|overall))?{end}",
-        r"\s+(?:would|should|will|must)\s+be\s+(?:(?:clearly|slightly|much|far|definitely|actually|really)\s+)?"
-        rf"(?:the\s+)?(?:better|best|superior|preferable|stronger|winner)"
         rf"(?:\s+(?:one|response|answer|teacher|choice|option|pick|overall))?{end}",
         r"[ \t]*,?[ \t]+(?:actually|rather|instead|after\s+all)(?=[ \t]*(?:[.!;]|$))",
         r"\s+wins\b",

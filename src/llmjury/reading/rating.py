@@ -81,7 +81,7 @@ _BARE_AFTER = re.compile(r"(?<![\w.,/%-])(?P<value>\d+(?:[.,]\d+)?)(?:[ \t]*(?:�
                          r"(?=[ \t]*(?:[.!?;,)]|$)|[ \t]+(?:is|would|seems|feels|fits|sounds|instead|really|then|tops"
                          r"|at\s+most|or\s+so|è|sarebbe|va)\b)", re.IGNORECASE | re.MULTILINE)
 _LEADS_TO = re.compile(r"(?:^|[,;:—–(]|[.!?][ \t]|\b(?:a|an|to|like|say|it|at|be|is|maybe|perhaps|probably|rather|then"
-                       r"|gets?|give[sn]?|deserves?|merits?|worth|call|just|only|really|more|now|un|una|di|a)[ \t])"
+                       r"|gets?|give[sn]?|deserves?|merits?|worth|call|just|only|really|more|now|un|una|di)[ \t])"
                        r"[ \t]*$", re.IGNORECASE)
 _LIST_NUMBER = re.compile(r"[.)][ \t]+\S")
 #: A labelled score inside a sentence ("... ends with Coherence: 5 to steer"): it competes after the decision.
